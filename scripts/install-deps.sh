@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs everything parity needs on a fresh Debian machine: Debian packages
+# (skipped when already present) and ONNX Runtime from the npm registry
+# (skipped when already unpacked). A second run does no network work.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+DEBS=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler
+      nlohmann-json3-dev libcli11-dev libfmt-dev libzip-dev zlib1g-dev
+      libgtest-dev libgmock-dev libbenchmark-dev
+      python3-torch python3-torchvision python3-onnx python3-numpy python3-pytest
+      libonnx-testdata npm openssl)
+
+missing=()
+for p in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+"$here/scripts/fetch-ort.sh"
