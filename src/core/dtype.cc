@@ -79,6 +79,46 @@ bool IsInteger(DType t) {
   }
 }
 
+std::optional<DType> DTypeFromOnnx(int e) {
+  switch (e) {
+    case 1: return DType::kFloat32;
+    case 2: return DType::kUInt8;
+    case 3: return DType::kInt8;
+    case 4: return DType::kUInt16;
+    case 5: return DType::kInt16;
+    case 6: return DType::kInt32;
+    case 7: return DType::kInt64;
+    case 8: return DType::kString;
+    case 9: return DType::kBool;
+    case 10: return DType::kFloat16;
+    case 11: return DType::kFloat64;
+    case 12: return DType::kUInt32;
+    case 13: return DType::kUInt64;
+    case 16: return DType::kBFloat16;
+    default: return std::nullopt;
+  }
+}
+
+int DTypeToOnnx(DType t) {
+  switch (t) {
+    case DType::kFloat32: return 1;
+    case DType::kUInt8: return 2;
+    case DType::kInt8: return 3;
+    case DType::kUInt16: return 4;
+    case DType::kInt16: return 5;
+    case DType::kInt32: return 6;
+    case DType::kInt64: return 7;
+    case DType::kString: return 8;
+    case DType::kBool: return 9;
+    case DType::kFloat16: return 10;
+    case DType::kFloat64: return 11;
+    case DType::kUInt32: return 12;
+    case DType::kUInt64: return 13;
+    case DType::kBFloat16: return 16;
+  }
+  return 0;
+}
+
 uint16_t FloatToHalf(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);

@@ -37,6 +37,13 @@ std::optional<DType> DTypeFromName(std::string_view name);
 bool IsFloating(DType t);  // float16, bfloat16, float32, float64
 bool IsInteger(DType t);   // signed and unsigned integers (not bool)
 
+// ONNX's TensorProto.DataType numbers (also ORT's ONNXTensorElementDataType):
+// FLOAT=1, UINT8=2, INT8=3, UINT16=4, INT16=5, INT32=6, INT64=7, STRING=8,
+// BOOL=9, FLOAT16=10, DOUBLE=11, UINT32=12, UINT64=13, BFLOAT16=16.
+// Returns nullopt for types parity does not handle (complex, float8, ...).
+std::optional<DType> DTypeFromOnnx(int elem_type);
+int DTypeToOnnx(DType t);
+
 inline float HalfToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
