@@ -1,0 +1,242 @@
+"""dump(): runs a model once with a forward hook on every module and writes
+the PyTorch dump directory of SPEC.md ("Files").
+
+Layout of out_dir:
+  input_<name>.npy            one per flattened model input
+  layer_<NNNN>_<path>.npy     one per tensor a module returned, in the order
+                              module forwards finished (hook order)
+  output_<name>.npy           one per flattened model output
+  fp64/output_<name>.npy      with fp64=True: the same outputs from a float64 copy
+  manifest.json               written last; its presence means the dump is whole
+"""
+
+import contextlib
+import copy
+import glob
+import os
+import platform
+
+import numpy as np
+import torch
+
+from . import __version__
+from .flatten import flatten, is_single_tensor
+from .signature import input_names_for, split_args
+from .tensors import sanitize, save_json, save_npy, stats, to_numpy
+
+SCHEMA = "parity.torch_dump/1"
+
+# Modules whose eval-mode "fast path" (one fused kernel in torch >= 1.12)
+# bypasses their submodules and is not what the ONNX exporters trace.
+_FASTPATH_TYPES = tuple(
+    getattr(torch.nn, n) for n in
+    ("TransformerEncoderLayer", "TransformerDecoderLayer", "MultiheadAttention")
+    if hasattr(torch.nn, n))
+
+
+def dump(model, args, out_dir, output_names=None, input_names=None,
+         fp64=False, export_info=None, seed=0, fastpath=False):
+    """Runs model(*args) once in eval mode and writes the dump directory.
+
+    args: a tensor, or a tuple of positional arguments whose last element may
+    be a dict of keyword arguments (torch.onnx.export's convention).
+    output_names / input_names: the ONNX names to file the flattened outputs /
+    inputs under (defaults: output_0, ...; the forward signature's names).
+    fp64: also write fp64/output_<name>.npy from a float64 copy of the model.
+    export_info: a record from export(), stored as the manifest's "export".
+    seed: torch's RNG seed during the run (the caller's RNG state is kept).
+    fastpath: allow the fused transformer fast path; off by default so that
+    every submodule runs (and is dumped) as the exporter traced it.
+
+    Returns the manifest (a dict). The model's train/eval flags, torch's
+    RNG state and deterministic-algorithms setting are restored afterwards.
+    Raises what the model's forward raises; then no manifest.json is left.
+    """
+    os.makedirs(out_dir, exist_ok=True)
+    manifest_path = os.path.join(out_dir, "manifest.json")
+    if os.path.exists(manifest_path):
+        os.remove(manifest_path)  # a dump without manifest reads as incomplete
+    pos_args, kw_args = split_args(args)
+    written = set()
+
+    inputs, input_details = {}, []
+    names = input_names_for(model, pos_args, kw_args, input_names)
+    for name, tensor in zip(names, flatten((pos_args, kw_args))):
+        entry = _write(out_dir, f"input_{sanitize(name)}.npy", tensor, written)
+        inputs[name] = entry["file"]
+        input_details.append(dict(name=name, **entry))
+
+    recorder = _LayerRecorder(model, out_dir, written)
+    slow = not fastpath and any(isinstance(m, _FASTPATH_TYPES) for m in model.modules())
+    with _run_context(model, seed, slow) as run_info:
+        with recorder:
+            result = model(*pos_args, **kw_args)
+    out_tensors = flatten(result)
+
+    outputs, output_details = {}, []
+    out_names = _output_names(output_names, len(out_tensors))
+    for name, tensor in zip(out_names, out_tensors):
+        entry = _write(out_dir, f"output_{sanitize(name)}.npy", tensor, written)
+        outputs[name] = entry["file"]
+        output_details.append(dict(name=name, **entry))
+
+    manifest = {
+        "schema": SCHEMA,
+        "torch_version": torch.__version__,
+        "parity_torch_version": __version__,
+        "python_version": platform.python_version(),
+        "numpy_version": np.__version__,
+        "model_type": type(model).__name__,
+        "device": _device_of(model, pos_args),
+        "seed": seed,
+        **run_info,
+        "inputs": inputs,
+        "outputs": outputs,
+        "input_details": input_details,
+        "output_details": output_details,
+        "layers": recorder.layers,
+    }
+    if fp64:
+        manifest["outputs_fp64"] = _dump_fp64(model, pos_args, kw_args, out_names,
+                                              out_dir, seed, slow, written)
+    if export_info is not None:
+        manifest["export"] = export_info
+    _remove_stale(out_dir, written)
+    save_json(manifest_path, manifest)
+    return manifest
+
+
+class _LayerRecorder:
+    """Forward hooks on every module but the root, writing each output at once.
+
+    Outputs are copied inside the hook: an in-place module later in the
+    network (ReLU(inplace=True)) would otherwise overwrite what was recorded.
+    """
+
+    def __init__(self, model, out_dir, written):
+        self.model, self.out_dir, self.written = model, out_dir, written
+        self.layers, self.calls, self.order, self.handles = [], {}, 0, []
+
+    def __enter__(self):
+        for path, module in self.model.named_modules():
+            if module is self.model:
+                continue
+            is_leaf = next(module.children(), None) is None
+            self.handles.append(module.register_forward_hook(
+                lambda m, i, o, path=path, is_leaf=is_leaf: self._hook(m, path, is_leaf, o)))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+        self.handles = []
+
+    def _hook(self, module, path, is_leaf, output):
+        call = self.calls.get(path, 0)
+        self.calls[path] = call + 1
+        tensors = flatten(output)
+        single = is_single_tensor(output)
+        for k, tensor in enumerate(tensors):
+            suffix = (f".call{call}" if call else "") + ("" if single else f".out{k}")
+            fname = f"layer_{len(self.layers):04d}_{sanitize(path)}{suffix}.npy"
+            entry = _write(self.out_dir, fname, tensor, self.written)
+            self.layers.append({
+                "file": entry.pop("file"), "module": path, "type": type(module).__name__,
+                "call": call, "output_index": None if single else k,
+                "order": self.order, "is_leaf": is_leaf, **entry})
+        self.order += 1
+
+
+def _write(out_dir, fname, tensor, written):
+    """Saves one tensor; returns its manifest entry {file, dtype, shape, stats...}."""
+    array, dtype = to_numpy(tensor)
+    rel = fname.replace(os.sep, "/")
+    save_npy(os.path.join(out_dir, fname), array)
+    written.add(rel)
+    return {"file": rel, "dtype": dtype, "shape": list(tensor.shape), **stats(tensor)}
+
+
+def _output_names(given, count):
+    names = list(given or [])
+    return names[:count] + [f"output_{i}" for i in range(len(names), count)]
+
+
+@contextlib.contextmanager
+def _run_context(model, seed, slow):
+    """eval mode, deterministic algorithms, a fixed seed; all restored after."""
+    modes = [(m, m.training) for m in model.modules()]
+    det = torch.are_deterministic_algorithms_enabled()
+    warn_only = (torch.is_deterministic_algorithms_warn_only_enabled()
+                 if hasattr(torch, "is_deterministic_algorithms_warn_only_enabled") else False)
+    info = {"deterministic": True, "fastpath": not slow, "grad_enabled": False}
+    mha = getattr(getattr(torch.backends, "mha", None), "set_fastpath_enabled", None)
+    restore_fastpath = None
+    grad = torch.no_grad()
+    if slow:
+        if mha is not None:
+            restore_fastpath = torch.backends.mha.get_fastpath_enabled()
+            mha(False)
+        else:
+            # torch < 2.1 has no switch; its fast path is skipped when grad is
+            # enabled and weights require grad, which is how tracing runs too.
+            grad = torch.enable_grad()
+            info["grad_enabled"] = True
+    try:
+        model.eval()
+        _set_deterministic(True, True)
+        with torch.random.fork_rng(devices=[]), grad:
+            torch.manual_seed(seed)
+            yield info
+    finally:
+        for m, training in modes:
+            m.training = training
+        _set_deterministic(det, warn_only)
+        if restore_fastpath is not None:
+            mha(restore_fastpath)
+
+
+def _set_deterministic(on, warn_only):
+    try:
+        torch.use_deterministic_algorithms(on, warn_only=warn_only)
+    except TypeError:  # torch < 1.11: no warn_only
+        torch.use_deterministic_algorithms(on)
+
+
+def _dump_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written):
+    """Runs a float64 copy of the model on float64 inputs; writes fp64/output_*.npy."""
+    os.makedirs(os.path.join(out_dir, "fp64"), exist_ok=True)
+    model64 = copy.deepcopy(model).double()
+
+    def cast(v):
+        if isinstance(v, torch.Tensor):
+            return v.double() if v.is_floating_point() else v
+        if isinstance(v, (list, tuple)):
+            return type(v)(cast(x) for x in v) if not hasattr(v, "_fields") else type(v)(*map(cast, v))
+        if isinstance(v, dict):
+            return {k: cast(x) for k, x in v.items()}
+        return v
+
+    with _run_context(model64, seed, slow):
+        result = model64(*cast(pos_args), **cast(kw_args))
+    files = {}
+    for name, tensor in zip(out_names, flatten(result)):
+        entry = _write(out_dir, os.path.join("fp64", f"output_{sanitize(name)}.npy"), tensor, written)
+        files[name] = entry["file"]
+    return files
+
+
+def _device_of(model, pos_args):
+    for p in model.parameters():
+        return str(p.device)
+    for t in flatten(pos_args):
+        return str(t.device)
+    return "cpu"
+
+
+def _remove_stale(out_dir, written):
+    """Deletes dump files a previous dump into out_dir left and this one did not write."""
+    for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy"):
+        for path in glob.glob(os.path.join(out_dir, pattern)):
+            rel = os.path.relpath(path, out_dir).replace(os.sep, "/")
+            if rel not in written:
+                os.remove(path)
