@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 DEBS=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler
       nlohmann-json3-dev libcli11-dev libfmt-dev libzip-dev zlib1g-dev
-      libgtest-dev libgmock-dev libbenchmark-dev
+      libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
       python3-torch python3-torchvision python3-onnx python3-numpy python3-pytest
       libonnx-testdata npm openssl)
 
