@@ -1,0 +1,169 @@
+#include "core/atomic_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace parity {
+namespace {
+
+// The registry is a fixed array so that a signal handler can walk it without
+// allocating or locking: a slot is free (0), being filled (1) or live (2).
+constexpr int kMaxPending = 64;
+constexpr size_t kMaxPathBytes = 4096;
+struct PendingSlot {
+  std::atomic<int> state{0};
+  char path[kMaxPathBytes];
+};
+static_assert(std::atomic<int>::is_always_lock_free);
+PendingSlot g_pending[kMaxPending];
+std::atomic<unsigned> g_temp_counter{0};
+
+int Register(const std::string& path) {
+  if (path.size() >= kMaxPathBytes) return -1;
+  for (int i = 0; i < kMaxPending; ++i) {
+    int expected = 0;
+    if (g_pending[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+      std::memcpy(g_pending[i].path, path.c_str(), path.size() + 1);
+      g_pending[i].state.store(2, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void Unregister(int slot) {
+  if (slot >= 0) g_pending[slot].state.store(0, std::memory_order_release);
+}
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+}  // namespace
+
+void RemovePendingTempFiles() {
+  for (auto& slot : g_pending)
+    if (slot.state.load(std::memory_order_acquire) == 2) ::unlink(slot.path);
+}
+
+Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path, ec);
+  if (ec) abs = path;
+  std::filesystem::path temp =
+      fmt::format("{}.tmp.{}.{}", abs.string(), ::getpid(), g_temp_counter.fetch_add(1));
+  // Register before creating so that there is no window in which a signal
+  // leaves an unregistered file behind (unlinking a missing file is harmless).
+  const int slot = Register(temp.string());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    Unregister(slot);
+    std::string msg = fmt::format("{}: cannot create temp file {}: {}", path.string(), temp.string(), ErrnoText(err));
+    if (err == ENOENT) return NotFound(std::move(msg));
+    return InvalidArgument(std::move(msg));
+  }
+  return AtomicFile(path, std::move(temp), fd, slot);
+}
+
+AtomicFile::AtomicFile(AtomicFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      slot_(std::exchange(other.slot_, -1)),
+      failed_(other.failed_),
+      done_(std::exchange(other.done_, true)) {}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
+  if (this != &other) {
+    Discard();
+    path_ = std::move(other.path_);
+    temp_path_ = std::move(other.temp_path_);
+    fd_ = std::exchange(other.fd_, -1);
+    slot_ = std::exchange(other.slot_, -1);
+    failed_ = other.failed_;
+    done_ = std::exchange(other.done_, true);
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() { Discard(); }
+
+void AtomicFile::Discard() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!done_) ::unlink(temp_path_.c_str());
+  Unregister(slot_);
+  slot_ = -1;
+  done_ = true;
+}
+
+Status AtomicFile::Write(std::span<const std::byte> data) {
+  if (done_ || fd_ < 0) return InternalError(fmt::format("{}: write after commit", path_.string()));
+  const std::byte* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    // Linux writes at most ~2 GiB per call; loop over partial writes.
+    const ssize_t n = ::write(fd_, p, std::min<size_t>(left, size_t{1} << 30));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      failed_ = true;
+      return InvalidArgument(fmt::format("{}: write failed: {}", path_.string(), ErrnoText(errno)));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return {};
+}
+
+Status AtomicFile::Write(std::string_view data) {
+  return Write(std::as_bytes(std::span<const char>(data.data(), data.size())));
+}
+
+Status AtomicFile::Commit() {
+  if (done_) return InternalError(fmt::format("{}: Commit called twice", path_.string()));
+  auto fail = [this](std::string what) {
+    const int err = errno;
+    Discard();
+    return InvalidArgument(fmt::format("{}: {}: {}", path_.string(), what, ErrnoText(err)));
+  };
+  if (failed_) {
+    Discard();
+    return InvalidArgument(fmt::format("{}: not written: an earlier write failed", path_.string()));
+  }
+  if (::fsync(fd_) != 0) return fail("fsync failed");
+  const int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0) return fail("close failed");
+  if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return fail("rename of the temp file failed");
+  done_ = true;
+  Unregister(std::exchange(slot_, -1));
+  // Persist the rename itself; failing here loses durability, not atomicity.
+  std::filesystem::path dir = path_.parent_path();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+Status WriteFileAtomic(const std::filesystem::path& path, std::span<const std::byte> data) {
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  PARITY_RETURN_IF_ERROR(file.Write(data));
+  return file.Commit();
+}
+
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data) {
+  return WriteFileAtomic(path, std::as_bytes(std::span<const char>(data.data(), data.size())));
+}
+
+}  // namespace parity
