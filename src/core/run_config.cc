@@ -1,0 +1,182 @@
+#include "core/run_config.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace parity {
+namespace {
+
+using nlohmann::json;
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// The JSON type name as a user would write it in an error message.
+std::string_view JsonTypeName(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+std::unexpected<Error> WrongType(std::string_view key, std::string_view expected, const json& got) {
+  return InvalidArgument(fmt::format("config key '{}': expected {}, got {}", key, expected, JsonTypeName(got)));
+}
+
+Result<std::string> GetString(std::string_view key, const json& v) {
+  if (!v.is_string()) return WrongType(key, "a string", v);
+  return v.get<std::string>();
+}
+
+Result<int> GetThreads(std::string_view key, const json& v) {
+  if (!v.is_number_integer() && !v.is_number_unsigned()) return WrongType(key, "a non-negative integer", v);
+  const int64_t n = v.get<int64_t>();
+  if (n < 0 || n > 4096)
+    return InvalidArgument(fmt::format("config key '{}': expected a non-negative integer up to 4096, got {}", key, n));
+  return static_cast<int>(n);
+}
+
+Result<std::vector<std::string>> GetStringList(std::string_view key, const json& v) {
+  if (!v.is_array()) return WrongType(key, "an array of strings", v);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) return WrongType(fmt::format("{}[{}]", key, i), "a string", v[i]);
+    out.push_back(v[i].get<std::string>());
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::string>> GetEntries(std::string_view key, const json& v) {
+  if (!v.is_object()) return WrongType(key, "an object of string values", v);
+  std::map<std::string, std::string> out;
+  for (const auto& [k, value] : v.items()) {
+    // ORT takes every entry as a string; numbers and booleans are spelled as
+    // users expect ("session.intra_op.allow_spinning": 0 means "0").
+    if (value.is_string()) {
+      out[k] = value.get<std::string>();
+    } else if (value.is_boolean()) {
+      out[k] = value.get<bool>() ? "1" : "0";
+    } else if (value.is_number_integer() || value.is_number_unsigned()) {
+      out[k] = std::to_string(value.get<int64_t>());
+    } else if (value.is_number_float()) {
+      out[k] = fmt::format("{}", value.get<double>());
+    } else {
+      return WrongType(fmt::format("{}.{}", key, k), "a string, number or boolean", value);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view OptLevelName(OptLevel level) {
+  switch (level) {
+    case OptLevel::kDisable: return "disable";
+    case OptLevel::kBasic: return "basic";
+    case OptLevel::kExtended: return "extended";
+    case OptLevel::kAll: return "all";
+  }
+  return "disable";
+}
+
+Result<OptLevel> OptLevelFromName(std::string_view name) {
+  const std::string n = Lower(name);
+  if (n == "disable" || n == "ort_disable_all" || n == "none") return OptLevel::kDisable;
+  if (n == "basic" || n == "ort_enable_basic") return OptLevel::kBasic;
+  if (n == "extended" || n == "ort_enable_extended") return OptLevel::kExtended;
+  if (n == "all" || n == "ort_enable_all") return OptLevel::kAll;
+  return InvalidArgument(
+      fmt::format("unknown optimization level '{}'; expected disable, basic, extended or all", name));
+}
+
+std::string RunConfig::Label() const {
+  std::vector<std::string> parts{std::string(OptLevelName(opt_level))};
+  for (const std::string& name : disabled_optimizers) parts.push_back("-" + name);
+  if (intra_op_threads != 0) parts.push_back(fmt::format("threads={}", intra_op_threads));
+  if (inter_op_threads != 0) parts.push_back(fmt::format("inter_threads={}", inter_op_threads));
+  if (parallel_execution) parts.push_back("parallel");
+  for (const auto& [key, value] : session_entries) parts.push_back(fmt::format("{}={}", key, value));
+  if (providers != std::vector<std::string>{"cpu"}) parts.push_back(fmt::format("{}", fmt::join(providers, ",")));
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+Result<RunConfig> RunConfigFromJson(const json& j) {
+  if (!j.is_object()) return InvalidArgument(fmt::format("config: expected a JSON object, got {}", JsonTypeName(j)));
+  RunConfig config;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "opt") {
+      PARITY_ASSIGN_OR_RETURN(std::string name, GetString(key, value));
+      PARITY_ASSIGN_OR_RETURN(config.opt_level, WithContext(OptLevelFromName(name), "config key 'opt'"));
+    } else if (key == "providers") {
+      PARITY_ASSIGN_OR_RETURN(config.providers, GetStringList(key, value));
+      if (config.providers.empty())
+        return InvalidArgument("config key 'providers': expected at least one execution provider");
+    } else if (key == "intra_op_threads") {
+      PARITY_ASSIGN_OR_RETURN(config.intra_op_threads, GetThreads(key, value));
+    } else if (key == "inter_op_threads") {
+      PARITY_ASSIGN_OR_RETURN(config.inter_op_threads, GetThreads(key, value));
+    } else if (key == "execution_mode") {
+      PARITY_ASSIGN_OR_RETURN(std::string mode, GetString(key, value));
+      const std::string m = Lower(mode);
+      if (m != "sequential" && m != "parallel")
+        return InvalidArgument(
+            fmt::format("config key 'execution_mode': expected \"sequential\" or \"parallel\", got \"{}\"", mode));
+      config.parallel_execution = m == "parallel";
+    } else if (key == "disable_optimizers") {
+      PARITY_ASSIGN_OR_RETURN(config.disabled_optimizers, GetStringList(key, value));
+    } else if (key == "session_config") {
+      PARITY_ASSIGN_OR_RETURN(config.session_entries, GetEntries(key, value));
+    } else if (key == "optimized_model_path") {
+      PARITY_ASSIGN_OR_RETURN(config.optimized_model_path, GetString(key, value));
+    } else {
+      return InvalidArgument(fmt::format(
+          "unknown config key '{}'; expected one of opt, providers, intra_op_threads, inter_op_threads, "
+          "execution_mode, disable_optimizers, session_config, optimized_model_path",
+          key));
+    }
+  }
+  return config;
+}
+
+json RunConfigToJson(const RunConfig& config) {
+  json j = {
+      {"opt", std::string(OptLevelName(config.opt_level))},
+      {"providers", config.providers},
+      {"intra_op_threads", config.intra_op_threads},
+      {"inter_op_threads", config.inter_op_threads},
+      {"execution_mode", config.parallel_execution ? "parallel" : "sequential"},
+      {"disable_optimizers", config.disabled_optimizers},
+      {"session_config", json::object()},
+  };
+  for (const auto& [key, value] : config.session_entries) j["session_config"][key] = value;
+  if (!config.optimized_model_path.empty()) j["optimized_model_path"] = config.optimized_model_path;
+  return j;
+}
+
+Result<RunConfig> LoadRunConfig(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFound(fmt::format("{}: cannot open config file", path));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  json j;
+  try {
+    j = json::parse(buffer.str());
+  } catch (const json::parse_error& e) {
+    // e.what() carries the line and column: "parse error at line 3, column 5: ...".
+    return InvalidArgument(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  return WithContext(RunConfigFromJson(j), path);
+}
+
+}  // namespace parity
