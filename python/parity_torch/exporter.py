@@ -24,9 +24,17 @@ def export(model, args, path, dump_dir=None, **kwargs):
     torch.onnx.export(model, args, path, **kwargs)
     record = export_record(kwargs, path, asked.get("dynamic_axes"))
     if dump_dir is not None:
-        dump(model, args, dump_dir, output_names=kwargs.get("output_names"),
-             input_names=kwargs.get("input_names"), export_info=record)
+        dump(model, args, dump_dir, export_info=record, **dump_names(record, kwargs))
     return record
+
+
+def dump_names(record, kwargs):
+    """input_names/output_names for dump(): the user's, else those in the file
+    (torch names unnamed outputs after graph values, e.g. "9" or "onnx::Add_12")."""
+    return {
+        "input_names": kwargs.get("input_names") or record.get("onnx_input_names"),
+        "output_names": kwargs.get("output_names") or record.get("onnx_output_names"),
+    }
 
 
 def export_record(kwargs, path=None, dynamic_axes=None):
@@ -51,6 +59,7 @@ def export_record(kwargs, path=None, dynamic_axes=None):
     if isinstance(path, (str, os.PathLike)) and os.path.isfile(path):
         record["onnx_file"] = os.fspath(path)
         record["onnx_sha256"] = _sha256(path)
+        record.update(_graph_names(path))
     return record
 
 
@@ -83,6 +92,18 @@ def _opset_used(path, dynamo):
         if hasattr(_constants, attr):
             return getattr(_constants, attr)
     return None
+
+
+def _graph_names(path):
+    """The graph's real input (not initializer) and output names, when onnx is there."""
+    try:
+        import onnx
+        graph = onnx.load(os.fspath(path), load_external_data=False).graph
+    except Exception:  # onnx missing or the file unreadable: names unknown
+        return {}
+    inits = {i.name for i in graph.initializer}
+    return {"onnx_input_names": [i.name for i in graph.input if i.name not in inits],
+            "onnx_output_names": [o.name for o in graph.output]}
 
 
 def _sha256(path):
