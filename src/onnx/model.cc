@@ -1,0 +1,104 @@
+#include "onnx/model.h"
+
+#include <climits>
+
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+
+#include "core/atomic_file.h"
+#include "onnx/external_data.h"
+#include "onnx/file_read.h"
+#include "onnx/model_internal.h"
+
+namespace parity {
+
+namespace fs = std::filesystem;
+using onnx_adapter::kMaxProtoBytes;
+
+Model::Model() = default;
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+Result<Model> Model::Load(const fs::path& path) {
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadFileLimited(path, kMaxProtoBytes));
+  fs::path base = path.parent_path();
+  if (base.empty()) base = ".";
+  PARITY_ASSIGN_OR_RETURN(Model m, FromBytes(bytes, path.string(), base));
+  m.path_ = path;
+  return m;
+}
+
+Result<Model> Model::FromBytes(std::string_view bytes, std::string_view source, const fs::path& base_dir) {
+  const auto invalid = [&](std::string_view why) {
+    return InvalidArgument(fmt::format("{}: not a valid ONNX model ({})", source, why));
+  };
+  if (bytes.empty()) return invalid("empty file");
+  if (static_cast<int64_t>(bytes.size()) > kMaxProtoBytes)
+    return invalid("larger than protobuf's 2 GiB limit; large weights must be stored as external data");
+  auto proto = std::make_unique<onnx::ModelProto>();
+  try {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    in.SetTotalBytesLimit(INT_MAX);
+    if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+      return invalid("protobuf parse failed");
+  } catch (const std::exception& e) {
+    return invalid(fmt::format("protobuf parse failed: {}", e.what()));
+  }
+  if (proto->ir_version() <= 0) return invalid("no ir_version");
+  if (!proto->has_graph()) return invalid("no graph");
+  if (proto->opset_import_size() == 0) return invalid("no opset_import");
+
+  Model m;
+  m.proto_ = std::move(proto);
+  PARITY_ASSIGN_OR_RETURN(
+      m.had_external_data_,
+      WithContext(onnx_adapter::InlineAllExternalData(*m.proto_->mutable_graph(), base_dir), std::string(source)));
+  PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));
+  return m;
+}
+
+Result<std::string> Model::Serialize() const {
+  if (!proto_) return InternalError("Serialize() on an empty Model");
+  const size_t size = proto_->ByteSizeLong();
+  if (size > static_cast<size_t>(kMaxProtoBytes))
+    return Unsupported(fmt::format(
+        "the model is {} bytes serialized, over protobuf's 2 GiB limit; save it with external data", size));
+  std::string out;
+  if (!proto_->SerializeToString(&out)) return InternalError("protobuf failed to serialize the model");
+  return out;
+}
+
+Status Model::Save(const fs::path& path, const SaveOptions& options) const {
+  if (!proto_) return InternalError("Save() on an empty Model");
+  using Ext = SaveOptions::ExternalData;
+  bool external = options.external_data == Ext::kAlways;
+  if (options.external_data == Ext::kAuto)
+    external = had_external_data_ || proto_->ByteSizeLong() > static_cast<size_t>(kMaxProtoBytes);
+  if (!external) {
+    PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(Serialize(), path.string()));
+    return WriteFileAtomic(path, bytes);
+  }
+  onnx::ModelProto copy = *proto_;
+  const std::string data_name = path.filename().string() + ".data";
+  PARITY_ASSIGN_OR_RETURN(std::string data,
+                          onnx_adapter::MoveToExternalData(*copy.mutable_graph(), data_name, options.size_threshold));
+  if (copy.ByteSizeLong() > static_cast<size_t>(kMaxProtoBytes))
+    return Unsupported(fmt::format("{}: the model is over 2 GiB even with its initializers external", path.string()));
+  std::string bytes;
+  if (!copy.SerializeToString(&bytes)) return InternalError("protobuf failed to serialize the model");
+  // Data first: a model file never references data that is not there yet.
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(path.parent_path() / data_name, data));
+  return WriteFileAtomic(path, bytes);
+}
+
+Model Model::Clone() const {
+  Model m;
+  if (proto_) m.proto_ = std::make_unique<onnx::ModelProto>(*proto_);
+  m.path_ = path_;
+  m.had_external_data_ = had_external_data_;
+  return m;
+}
+
+}  // namespace parity

@@ -1,0 +1,98 @@
+// An ONNX model held in memory: the only owner of a ModelProto in parity.
+//
+// Load() reads a `.onnx` file, resolves tensors stored as external data
+// (`data_location == EXTERNAL`, paths relative to the model's directory) into
+// memory, and checks the structure enough that later stages can trust it:
+// the bytes parse, there is a graph and an opset import, every node input is
+// produced by a node, a graph input or an initializer.
+//
+// Callers see no protobuf type. The adapter's own code reaches the proto
+// through onnx/model_internal.h.
+//
+// Thread-safety: const methods may be called concurrently; a Model is not
+// safe for concurrent mutation.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace parity {
+
+namespace onnx_adapter {
+struct ModelAccess;
+}
+
+struct SaveOptions {
+  enum class ExternalData {
+    kAuto,    // external when the model was loaded with external data, or would exceed 2 GiB
+    kNever,   // everything inline; fails when the serialized model exceeds 2 GiB
+    kAlways,  // initializers of at least `size_threshold` bytes go external
+  };
+  ExternalData external_data = ExternalData::kAuto;
+  // Tensors smaller than this stay inline even when saving external data.
+  int64_t size_threshold = 1024;
+};
+
+class Model {
+ public:
+  // An empty model (no graph); only useful as a target for assignment.
+  Model();
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  // Loads `path`. External data is read into memory; its files are found
+  // relative to the model's directory and may not lie outside it.
+  // Errors (each message starts with the path):
+  //   kNotFound        the file or an external data file does not exist;
+  //   kInvalidArgument "not a valid ONNX model (...)": empty file, protobuf
+  //                    parse failed (truncated, random bytes), no graph, no
+  //                    opset import; a file over 2 GiB;
+  //                    node 'N' (Op) reads tensor 'T' that nothing produces;
+  //   kCorrupt         external data outside its file or of the wrong size.
+  static Result<Model> Load(const std::filesystem::path& path);
+
+  // Parses serialized bytes. `source` names them in error messages;
+  // external data, if any, is resolved relative to `base_dir` (none when empty).
+  static Result<Model> FromBytes(std::string_view bytes, std::string_view source = "<memory>",
+                                 const std::filesystem::path& base_dir = {});
+
+  // The model serialized with all data inline (what ORT can load from memory).
+  // Fails (kUnsupported) when that exceeds protobuf's 2 GiB limit.
+  Result<std::string> Serialize() const;
+
+  // Writes the model to `path`, atomically. With external data, the tensors go
+  // to `<file name>.data` next to `path` (replaced atomically too) and are
+  // referenced by that relative name, so the pair can be moved together.
+  Status Save(const std::filesystem::path& path, const SaveOptions& options = {}) const;
+
+  // A deep copy.
+  Model Clone() const;
+
+  // The path Load() read, empty for models from bytes or the builder.
+  const std::filesystem::path& path() const { return path_; }
+  // True when Load()/FromBytes() resolved external data.
+  bool had_external_data() const { return had_external_data_; }
+  // False only for a default-constructed Model.
+  bool valid() const { return proto_ != nullptr; }
+
+ private:
+  friend struct onnx_adapter::ModelAccess;
+
+  std::unique_ptr<onnx::ModelProto> proto_;
+  std::filesystem::path path_;
+  bool had_external_data_ = false;
+};
+
+}  // namespace parity

@@ -1,0 +1,62 @@
+// Internal to src/onnx: access to the ModelProto behind a Model, and helpers
+// shared by the adapter's files. Nothing outside src/onnx includes this.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <unordered_set>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/status.h"
+#include "onnx/model.h"
+
+namespace parity::onnx_adapter {
+
+struct ModelAccess {
+  static const onnx::ModelProto& Proto(const Model& m) { return *m.proto_; }
+  static onnx::ModelProto& MutableProto(Model& m) { return *m.proto_; }
+  static Model FromProto(onnx::ModelProto proto) {
+    Model m;
+    m.proto_ = std::make_unique<onnx::ModelProto>(std::move(proto));
+    return m;
+  }
+};
+
+inline const onnx::ModelProto& Proto(const Model& m) { return ModelAccess::Proto(m); }
+inline onnx::ModelProto& MutableProto(Model& m) { return ModelAccess::MutableProto(m); }
+inline Model FromProto(onnx::ModelProto proto) { return ModelAccess::FromProto(std::move(proto)); }
+
+// The opset version of the default ("" / "ai.onnx") domain, 0 when absent.
+int64_t DefaultOpset(const onnx::ModelProto& m);
+
+// Names produced in `graph`: its inputs, initializers and node outputs.
+std::unordered_set<std::string> DefinedNames(const onnx::GraphProto& graph);
+
+// Checks that every node input of the top-level graph is defined (node inputs
+// of subgraphs may refer to the outer scope and are not checked here).
+// Error: "node 'N' (Op) reads tensor 'T' that no node, graph input or
+// initializer produces".
+Status CheckReferences(const onnx::GraphProto& graph);
+
+// Reads the external data of `t` (relative to `base_dir`) into raw_data and
+// marks it DEFAULT. kCorrupt/kNotFound errors name the tensor and the file.
+Status InlineExternalData(onnx::TensorProto& t, const std::filesystem::path& base_dir);
+
+// Calls `fn(TensorProto&)` on every tensor of the graph: initializers, and
+// tensor attributes of nodes, recursively through subgraphs.
+template <typename Fn>
+Status ForEachTensor(onnx::GraphProto& g, Fn&& fn) {
+  for (auto& t : *g.mutable_initializer()) PARITY_RETURN_IF_ERROR(fn(t));
+  for (auto& n : *g.mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_t()) PARITY_RETURN_IF_ERROR(fn(*a.mutable_t()));
+      for (auto& t : *a.mutable_tensors()) PARITY_RETURN_IF_ERROR(fn(t));
+      if (a.has_g()) PARITY_RETURN_IF_ERROR(ForEachTensor(*a.mutable_g(), fn));
+      for (auto& sg : *a.mutable_graphs()) PARITY_RETURN_IF_ERROR(ForEachTensor(sg, fn));
+    }
+  }
+  return {};
+}
+
+}  // namespace parity::onnx_adapter

@@ -1,0 +1,103 @@
+#include "onnx/model.h"
+
+#include <gtest/gtest.h>
+
+#include "onnx/model_internal.h"
+#include "onnx/test_util.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::WriteRaw;
+
+const fs::path kRelu = testing::kOnnxNodeData / "test_relu" / "model.onnx";
+
+void ExpectNamesFile(const Result<Model>& r, const fs::path& p, const std::string& needle) {
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument) << r.error().message();
+  EXPECT_NE(r.error().message().find(p.string()), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find(needle), std::string::npos) << r.error().message();
+}
+
+TEST(ModelLoad, LoadsAndRoundTrips) {
+  if (!fs::exists(kRelu)) GTEST_SKIP() << "libonnx-testdata not installed";
+  auto m = Model::Load(kRelu);
+  ASSERT_TRUE(m) << m.error().message();
+  EXPECT_EQ(m->path(), kRelu);
+  EXPECT_FALSE(m->had_external_data());
+  TempDir dir;
+  ASSERT_TRUE(m->Save(dir / "copy.onnx"));
+  auto back = Model::Load(dir / "copy.onnx");
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back->Serialize(), *m->Serialize());
+  Model clone = m->Clone();
+  EXPECT_EQ(*clone.Serialize(), *m->Serialize());
+  auto from_bytes = Model::FromBytes(*m->Serialize());
+  ASSERT_TRUE(from_bytes);
+  EXPECT_EQ(*from_bytes->Serialize(), *m->Serialize());
+}
+
+TEST(ModelLoad, RejectsBadFilesNamingThem) {
+  if (!fs::exists(kRelu)) GTEST_SKIP() << "libonnx-testdata not installed";
+  TempDir dir;
+  const std::string good = testing::ReadRaw(kRelu);
+  WriteRaw(dir / "empty.onnx", "");
+  WriteRaw(dir / "truncated.onnx", good.substr(0, good.size() / 2));
+  std::string random(4096, '\0');
+  std::mt19937 rng(1);
+  for (auto& c : random) c = static_cast<char>(rng());
+  WriteRaw(dir / "random.onnx", random);
+  ExpectNamesFile(Model::Load(dir / "empty.onnx"), dir / "empty.onnx", "not a valid ONNX model (empty file)");
+  ExpectNamesFile(Model::Load(dir / "truncated.onnx"), dir / "truncated.onnx", "not a valid ONNX model");
+  ExpectNamesFile(Model::Load(dir / "random.onnx"), dir / "random.onnx", "not a valid ONNX model");
+  auto missing = Model::Load(dir / "missing.onnx");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code(), ErrorCode::kNotFound);
+  auto directory = Model::Load(dir.path());
+  ASSERT_FALSE(directory);
+}
+
+TEST(ModelLoad, RejectsUndefinedTensorNamingNodeAndTensor) {
+  if (!fs::exists(kRelu)) GTEST_SKIP() << "libonnx-testdata not installed";
+  auto m = Model::Load(kRelu);
+  ASSERT_TRUE(m);
+  auto& proto = onnx_adapter::MutableProto(*m);
+  auto* n = proto.mutable_graph()->mutable_node(0);
+  n->set_name("my_relu");
+  n->set_input(0, "ghost");
+  TempDir dir;
+  ASSERT_TRUE(m->Save(dir / "bad.onnx"));
+  auto r = Model::Load(dir / "bad.onnx");
+  ExpectNamesFile(r, dir / "bad.onnx", "node 'my_relu' (Relu) reads tensor 'ghost'");
+}
+
+TEST(ModelLoad, RejectsExternalDataOutsideModelDir) {
+  if (!fs::exists(kRelu)) GTEST_SKIP() << "libonnx-testdata not installed";
+  auto m = Model::Load(kRelu);
+  ASSERT_TRUE(m);
+  auto& g = *onnx_adapter::MutableProto(*m).mutable_graph();
+  auto* t = g.add_initializer();
+  t->set_name("w");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(2);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* e = t->add_external_data();
+  e->set_key("location");
+  e->set_value("../../etc/passwd");
+  TempDir dir;
+  WriteRaw(dir / "ext.onnx", *m->Serialize());
+  auto r = Model::Load(dir / "ext.onnx");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("leaves the model's directory"), std::string::npos) << r.error().message();
+  e->set_value("missing.bin");
+  WriteRaw(dir / "ext2.onnx", *m->Serialize());
+  auto r2 = Model::Load(dir / "ext2.onnx");
+  ASSERT_FALSE(r2);
+  EXPECT_EQ(r2.error().code(), ErrorCode::kNotFound);
+  EXPECT_NE(r2.error().message().find("tensor 'w'"), std::string::npos) << r2.error().message();
+}
+
+}  // namespace
+}  // namespace parity

@@ -1,0 +1,98 @@
+#include "onnx/validate.h"
+
+#include <fmt/format.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "onnx/model_internal.h"
+
+namespace parity {
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kError: return "error";
+    case Severity::kWarning: return "warning";
+    case Severity::kInfo: break;
+  }
+  return "info";
+}
+
+namespace {
+
+// Why the bundled checker cannot judge this model, or "" when it can.
+std::string CheckerSkipReason(const onnx::ModelProto& p) {
+  if (p.ir_version() > kCheckerMaxIrVersion)
+    return fmt::format("checker skipped: model has IR version {}, newer than the bundled ONNX 1.12 knows (<= {})",
+                       p.ir_version(), kCheckerMaxIrVersion);
+  const int64_t opset = onnx_adapter::DefaultOpset(p);
+  if (opset > kCheckerMaxOpset)
+    return fmt::format("checker skipped: model uses opset {}, newer than the bundled ONNX 1.12 knows (<= {})",
+                       opset, kCheckerMaxOpset);
+  return {};
+}
+
+// Runs `fn`, turning anything thrown into a message.
+template <typename Fn>
+std::string CatchAll(Fn&& fn) {
+  try {
+    fn();
+  } catch (const onnx::checker::ValidationError& e) {
+    return e.what();
+  } catch (const onnx::InferenceError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<Finding> Check(const Model& m) {
+  std::vector<Finding> findings;
+  if (!m.valid()) return {{Severity::kError, "checker", "empty model"}};
+  const auto& proto = onnx_adapter::Proto(m);
+
+  const std::string skip = CheckerSkipReason(proto);
+  if (!skip.empty()) {
+    findings.push_back({Severity::kInfo, "checker", skip});
+  } else if (std::string err = CatchAll([&] { onnx::checker::check_model(proto); }); !err.empty()) {
+    findings.push_back({Severity::kError, "checker", err});
+  }
+
+  onnx::ModelProto copy = proto;
+  const Severity shape_severity = skip.empty() ? Severity::kError : Severity::kWarning;
+  const std::string err = CatchAll([&] {
+    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  });
+  if (!err.empty()) {
+    findings.push_back({shape_severity, "shape_inference", fmt::format("shape inference failed: {}", err)});
+    return findings;
+  }
+  // Which graph outputs still have no element type after inference.
+  std::unordered_set<std::string> typed;
+  for (const auto& v : copy.graph().value_info())
+    if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) typed.insert(v.name());
+  for (const auto& v : copy.graph().output())
+    if (!(v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) && !typed.contains(v.name()))
+      findings.push_back({Severity::kWarning, "shape_inference",
+                          fmt::format("graph output '{}' has no declared or inferred element type", v.name())});
+  return findings;
+}
+
+Result<Model> WithInferredShapes(const Model& m) {
+  if (!m.valid()) return InternalError("WithInferredShapes on an empty model");
+  Model copy = m.Clone();
+  const std::string err = CatchAll([&] {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(onnx_adapter::MutableProto(copy), onnx::OpSchemaRegistry::Instance(),
+                                       options);
+  });
+  if (!err.empty()) return InvalidArgument(fmt::format("shape inference failed: {}", err));
+  return copy;
+}
+
+}  // namespace parity
