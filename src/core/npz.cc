@@ -1,0 +1,181 @@
+#include "core/npz.h"
+
+#include <zip.h>
+
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+#include "core/npy.h"
+
+namespace parity {
+namespace {
+
+constexpr std::string_view kSuffix = ".npy";
+
+std::string ZipErrorText(int code) {
+  zip_error_t err;
+  zip_error_init_with_code(&err, code);
+  std::string text = zip_error_strerror(&err);
+  zip_error_fini(&err);
+  return text;
+}
+
+// Reads one entry; the extra-byte probe after the data is what catches a
+// stream longer than its declared size (and, at EOF, makes libzip check the
+// CRC).
+class ZipEntrySource : public ByteSource {
+ public:
+  explicit ZipEntrySource(zip_file_t* file) : file_(file) {}
+  ~ZipEntrySource() override { zip_fclose(file_); }
+  Result<size_t> Read(std::span<std::byte> out) override {
+    size_t done = 0;
+    while (done < out.size()) {
+      const zip_int64_t n = zip_fread(file_, out.data() + done, std::min<size_t>(out.size() - done, size_t{1} << 26));
+      if (n < 0) return Corrupt(fmt::format("cannot decompress: {}", zip_file_strerror(file_)));
+      if (n == 0) break;
+      done += static_cast<size_t>(n);
+    }
+    return done;
+  }
+
+ private:
+  zip_file_t* file_;
+};
+
+Result<Tensor> ReadEntry(zip_t* zip, zip_uint64_t index, const zip_stat_t& st, const NpzReadOptions& options) {
+  if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
+    return Corrupt("the archive does not declare the entry's size");
+  if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
+    return Unsupported("encrypted entries are not supported");
+  if (st.size > options.max_entry_bytes)
+    return Unsupported(fmt::format("declares {} uncompressed bytes, above the limit of {}", st.size,
+                                   options.max_entry_bytes));
+  if (st.size > options.ratio_check_above_bytes &&
+      static_cast<double>(st.size) > options.max_compression_ratio * static_cast<double>(st.comp_size))
+    return Corrupt(fmt::format("declares {} bytes from {} compressed bytes, a ratio above {}:1 (zip bomb?)",
+                               st.size, st.comp_size, options.max_compression_ratio));
+  zip_file_t* file = zip_fopen_index(zip, index, 0);
+  if (file == nullptr) {
+    const int code = zip_error_code_zip(zip_get_error(zip));
+    std::string msg = fmt::format("cannot open: {}", zip_strerror(zip));
+    if (code == ZIP_ER_COMPNOTSUPP || code == ZIP_ER_ENCRNOTSUPP) return Unsupported(std::move(msg));
+    return Corrupt(std::move(msg));
+  }
+  ZipEntrySource src(file);
+  PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpyFrom(src, st.size));
+  std::byte probe[1];
+  PARITY_ASSIGN_OR_RETURN(size_t extra, src.Read(probe));
+  if (extra != 0)
+    return Corrupt(fmt::format("decompresses to more than its declared {} bytes (corrupt or a zip bomb)", st.size));
+  return t;
+}
+
+time_t Dos1980() {
+  // libzip converts mtime to a DOS date in local time; mktime is its inverse.
+  std::tm tm{};
+  tm.tm_year = 80;
+  tm.tm_mon = 0;
+  tm.tm_mday = 1;
+  tm.tm_isdst = -1;
+  return std::mktime(&tm);
+}
+
+}  // namespace
+
+Result<TensorSet> ReadNpz(const std::filesystem::path& path, const NpzReadOptions& options) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    if (!std::filesystem::exists(path, ec)) return NotFound(fmt::format("{}: no such file", name));
+    return InvalidArgument(fmt::format("{}: not a regular file", name));
+  }
+  int code = 0;
+  std::unique_ptr<zip_t, void (*)(zip_t*)> zip(zip_open(path.c_str(), ZIP_RDONLY, &code), &zip_discard);
+  if (!zip) {
+    if (code == ZIP_ER_NOENT) return NotFound(fmt::format("{}: no such file", name));
+    if (code == ZIP_ER_OPEN || code == ZIP_ER_READ)
+      return InvalidArgument(fmt::format("{}: cannot read: {}", name, ZipErrorText(code)));
+    return Corrupt(fmt::format("{}: not a readable .npz (zip) archive: {}", name, ZipErrorText(code)));
+  }
+  TensorSet out;
+  const zip_int64_t entries = zip_get_num_entries(zip.get(), 0);
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(zip.get(), static_cast<zip_uint64_t>(i), 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME))
+      return Corrupt(fmt::format("{}: entry {}: {}", name, i, zip_strerror(zip.get())));
+    const std::string entry = st.name;
+    if (entry.ends_with('/')) continue;
+    if (!entry.ends_with(kSuffix) || entry.size() == kSuffix.size()) {
+      if (options.skip_non_npy_entries) continue;
+      return InvalidArgument(fmt::format("{}: entry '{}' is not a .npy file (an .npz holds only NAME.npy entries)",
+                                         name, entry));
+    }
+    auto tensor = ReadEntry(zip.get(), static_cast<zip_uint64_t>(i), st, options);
+    if (!tensor) return std::unexpected(std::move(tensor.error()).With(fmt::format("{}: entry '{}'", name, entry)));
+    std::string key = entry.substr(0, entry.size() - kSuffix.size());
+    if (out.Contains(key)) return Corrupt(fmt::format("{}: tensor '{}' appears twice", name, key));
+    out.Set(std::move(key), std::move(*tensor));
+  }
+  return out;
+}
+
+Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors, const NpzWriteOptions& options) {
+  const std::string name = path.string();
+  // libzip deletes an archive left without entries; write the 22-byte empty
+  // zip (end of central directory record only) that np.savez() writes.
+  if (tensors.empty()) return WriteFileAtomic(path, std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
+  if (buffer == nullptr) return InternalError(fmt::format("{}: zip_source_buffer_create: {}", name, zip_error_strerror(&error)));
+  std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> buffer_owner(buffer, &zip_source_free);
+  zip_t* zip = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
+  if (zip == nullptr) return InternalError(fmt::format("{}: zip_open_from_source: {}", name, zip_error_strerror(&error)));
+  zip_source_keep(buffer);  // the archive holds one reference, buffer_owner the other
+  std::unique_ptr<zip_t, void (*)(zip_t*)> zip_owner(zip, &zip_discard);
+
+  // The serialized entries must outlive zip_close, which reads them.
+  std::vector<std::vector<std::byte>> images;
+  images.reserve(tensors.size());
+  const time_t mtime = Dos1980();
+  for (const NamedTensor& nt : tensors) {
+    if (nt.name.empty()) return InvalidArgument(fmt::format("{}: a tensor has an empty name", name));
+    auto image = SerializeNpy(nt.tensor);
+    if (!image) return std::unexpected(image.error().With(fmt::format("{}: tensor '{}'", name, nt.name)));
+    images.push_back(std::move(*image));
+    zip_source_t* src = zip_source_buffer(zip, images.back().data(), images.back().size(), 0);
+    const std::string entry = nt.name + std::string(kSuffix);
+    const zip_int64_t index = src ? zip_file_add(zip, entry.c_str(), src, ZIP_FL_ENC_UTF_8) : -1;
+    if (index < 0) {
+      if (src) zip_source_free(src);
+      return InternalError(fmt::format("{}: cannot add '{}': {}", name, entry, zip_strerror(zip)));
+    }
+    const bool deflate = options.compression == NpzCompression::kDeflate;
+    if (zip_set_file_compression(zip, static_cast<zip_uint64_t>(index), deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
+                                 deflate ? static_cast<zip_uint32_t>(options.deflate_level) : 0) != 0 ||
+        zip_file_set_mtime(zip, static_cast<zip_uint64_t>(index), mtime, 0) != 0)
+      return InternalError(fmt::format("{}: cannot set up '{}': {}", name, entry, zip_strerror(zip)));
+  }
+  if (zip_close(zip) != 0)
+    return InternalError(fmt::format("{}: cannot build the archive: {}", name, zip_strerror(zip)));
+  zip_owner.release();
+
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_source_stat(buffer, &st) != 0 || zip_source_open(buffer) != 0)
+    return InternalError(fmt::format("{}: cannot read back the archive", name));
+  std::vector<std::byte> bytes(st.size);
+  const zip_int64_t n = zip_source_read(buffer, bytes.data(), bytes.size());
+  zip_source_close(buffer);
+  if (n < 0 || static_cast<zip_uint64_t>(n) != st.size)
+    return InternalError(fmt::format("{}: cannot read back the archive", name));
+  return WriteFileAtomic(path, bytes);
+}
+
+}  // namespace parity

@@ -1,0 +1,79 @@
+#include "core/tensor_files.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/npy.h"
+
+namespace parity {
+
+Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(dir, ec);
+  if (!std::filesystem::exists(status)) return NotFound(fmt::format("{}: no such directory", dir.string()));
+  if (!std::filesystem::is_directory(status))
+    return InvalidArgument(fmt::format("{}: not a directory", dir.string()));
+  std::vector<std::pair<std::string, std::filesystem::path>> files;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::filesystem::path& p = it->path();
+    if (p.extension() != ".npy" || p.stem().empty() || !it->is_regular_file(ec)) continue;
+    files.emplace_back(p.stem().string(), p);
+  }
+  if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+  std::sort(files.begin(), files.end());
+  TensorSet out;
+  for (const auto& [name, path] : files) {
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+    out.Set(name, std::move(t));
+  }
+  return out;
+}
+
+Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
+  for (const NamedTensor& nt : tensors) {
+    if (nt.name.empty() || nt.name == "." || nt.name == ".." ||
+        nt.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos)
+      return InvalidArgument(fmt::format("{}: tensor name '{}' cannot be a file name", dir.string(), nt.name));
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
+  for (const NamedTensor& nt : tensors) PARITY_RETURN_IF_ERROR(WriteNpy(dir / (nt.name + ".npy"), nt.tensor));
+  return {};
+}
+
+Result<std::vector<Sample>> SplitSamples(const TensorSet& tensors) {
+  std::vector<Sample> samples;
+  if (tensors.empty()) return samples;
+  const bool prefixed = tensors[0].name.find('/') != std::string::npos;
+  for (const NamedTensor& nt : tensors) {
+    const size_t slash = nt.name.find('/');
+    if ((slash != std::string::npos) != prefixed)
+      return InvalidArgument(fmt::format(
+          "keys '{}' and '{}' mix the SAMPLE/INPUT form with bare input names; use one form for all keys",
+          tensors[0].name, nt.name));
+    if (!prefixed) continue;
+    std::string sample = nt.name.substr(0, slash);
+    std::string input = nt.name.substr(slash + 1);
+    if (sample.empty() || input.empty())
+      return InvalidArgument(fmt::format("key '{}' has an empty sample or input name (expected SAMPLE/INPUT)", nt.name));
+    auto it = std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == sample; });
+    if (it == samples.end()) it = samples.insert(samples.end(), Sample{.name = std::move(sample), .tensors = {}});
+    it->tensors.Set(std::move(input), nt.tensor);
+  }
+  if (!prefixed) samples.push_back(Sample{.name = "default", .tensors = tensors});
+  return samples;
+}
+
+TensorSet JoinSamples(const std::vector<Sample>& samples) {
+  TensorSet out;
+  if (samples.size() == 1 && samples[0].name == "default") return samples[0].tensors;
+  for (const Sample& s : samples)
+    for (const NamedTensor& nt : s.tensors) out.Set(s.name + "/" + nt.name, nt.tensor);
+  return out;
+}
+
+}  // namespace parity

@@ -1,0 +1,43 @@
+// Tensor sets on disk as a directory of .npy files, and the sample naming
+// convention of SPEC.md ("Files"): in one tensor set, keys `SAMPLE/INPUT`
+// ("typical/images", "anomaly_nan/images") group inputs into samples, and
+// keys without '/' form the single sample "default".
+// (.npz lives in npz.h; ONNX TensorProto .pb files in the ONNX adapter.)
+// All functions are thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+// Reads every regular file `*.npy` of `dir` (not recursively) as a tensor
+// named by the file stem, sorted by name (bytewise). Other files (a
+// manifest.json, ...) and subdirectories are ignored; an empty directory
+// gives an empty set. Errors: kNotFound when `dir` does not exist,
+// kInvalidArgument when it is not a directory, else the first file's error
+// (which names the file).
+Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir);
+
+// Writes each tensor to `dir/NAME.npy` (creating `dir`), each file atomically
+// (the directory as a whole is not). Names must be usable as file names: not
+// empty, ".", "..", and without '/' or NUL (kInvalidArgument, checked for all
+// names before anything is written).
+Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors);
+
+// Splits keys at their first '/' into sample and input names (the input name
+// may itself contain '/'). Samples are ordered by first appearance, inputs in
+// key order. All keys without '/' give one sample "default". An empty set
+// gives no samples. Errors (kInvalidArgument): keys with and without '/'
+// mixed; an empty sample or input name ("/x", "x/").
+Result<std::vector<Sample>> SplitSamples(const TensorSet& tensors);
+
+// The inverse of SplitSamples: a single sample named "default" gives bare
+// keys, anything else gives `SAMPLE/INPUT` keys. Precondition: sample names
+// are unique and contain no '/'.
+TensorSet JoinSamples(const std::vector<Sample>& samples);
+
+}  // namespace parity
