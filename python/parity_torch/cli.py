@@ -1,0 +1,165 @@
+"""python3 -m parity_torch dump MODULE:FACTORY --input NAME=SHAPE[:DTYPE] ... -o DIR
+
+Exit codes as parity's: 0 done, 2 bad usage or bad input (one line on
+stderr), 3 the model or the exporter failed.
+"""
+
+import argparse
+import importlib
+import json
+import re
+import sys
+
+import torch
+
+from . import __version__
+
+_DTYPES = {"float32", "float", "float16", "half", "float64", "double", "bfloat16",
+           "int64", "long", "int32", "int", "int16", "int8", "uint8", "bool"}
+
+
+class UsageError(Exception):
+    """A user's mistake: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse prints usage + error; we want one line
+        raise UsageError(message)
+
+
+def build_parser():
+    p = _Parser(prog="python3 -m parity_torch",
+                description="Write a PyTorch dump directory (and optionally the ONNX export) for parity.")
+    p.add_argument("--version", action="version", version=f"parity_torch {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    d = sub.add_parser("dump", help="run a model once and dump every module's output")
+    d.add_argument("model", metavar="MODULE:FACTORY",
+                   help="e.g. torchvision.models:resnet18 or parity_torch.models:ConvBnRelu")
+    d.add_argument("--kwargs", default="{}", help='JSON keyword arguments for the factory, e.g. \'{"weights": null}\'')
+    d.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE[:DTYPE]",
+                   help="one per model input, in forward order, e.g. images=1x3x224x224:float32 "
+                        "(default: the model's make_inputs(seed) if it has one)")
+    d.add_argument("-o", "--out", required=True, metavar="DIR", help="dump directory")
+    d.add_argument("--seed", type=int, default=0, help="seed for inputs, weights init and the run")
+    d.add_argument("--fp64", action="store_true", help="also write fp64/output_*.npy from a float64 copy")
+    d.add_argument("--output-names", default=None, metavar="A,B,...", help="ONNX output names")
+    d.add_argument("--export", metavar="MODEL.onnx", help="also export to ONNX (TorchScript exporter)")
+    d.add_argument("--opset", type=int, default=None, help="opset_version for --export")
+    d.add_argument("--dynamic", action="append", default=[], metavar="NAME:AXIS:LABEL",
+                   help="dynamic axis for --export, e.g. images:0:batch")
+    return p
+
+
+def parse_input(spec):
+    """'images=1x3x224x224:float32' -> ('images', [1, 3, 224, 224], torch.float32)."""
+    m = re.fullmatch(r"([^=]+)=(\d+(?:x\d+)*)?(?::(\w+))?", spec)
+    if not m:
+        raise UsageError(f"--input '{spec}': expected NAME=SHAPE[:DTYPE], e.g. images=1x3x224x224:float32")
+    name, shape, dtype = m.group(1), m.group(2), m.group(3) or "float32"
+    if dtype not in _DTYPES:
+        raise UsageError(f"--input '{spec}': unknown dtype '{dtype}' (one of {', '.join(sorted(_DTYPES))})")
+    dims = [int(x) for x in shape.split("x")] if shape else []
+    return name, dims, getattr(torch, dtype)
+
+
+def make_input(shape, dtype, generator):
+    """Random normal for floating types, randint 0..9 for integers, 0/1 for bool."""
+    if dtype.is_floating_point:
+        return torch.randn(*shape, generator=generator).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator).bool()
+    return torch.randint(0, 10, shape, generator=generator).to(dtype)
+
+
+def load_factory(spec):
+    if spec.count(":") != 1 or not all(spec.split(":")):
+        raise UsageError(f"model '{spec}': expected MODULE:FACTORY, e.g. torchvision.models:resnet18")
+    module_name, attr = spec.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise UsageError(f"model '{spec}': cannot import module '{module_name}': {e}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"model '{spec}': module '{module_name}' has no '{attr}'")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise UsageError(f"model '{spec}': '{attr}' is not callable")
+    return obj
+
+
+def parse_dynamic(specs):
+    axes = {}
+    for spec in specs:
+        m = re.fullmatch(r"([^:]+):(\d+):([A-Za-z_][\w]*)", spec)
+        if not m:
+            raise UsageError(f"--dynamic '{spec}': expected NAME:AXIS:LABEL, e.g. images:0:batch")
+        axes.setdefault(m.group(1), {})[int(m.group(2))] = m.group(3)
+    return axes
+
+
+def cmd_dump(a):
+    from .dumper import dump
+    from .exporter import dump_names, export
+    from .signature import input_names_for
+
+    factory = load_factory(a.model)
+    try:
+        kwargs = json.loads(a.kwargs)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"--kwargs: not JSON: {e}") from None
+    if not isinstance(kwargs, dict):
+        raise UsageError("--kwargs: expected a JSON object")
+    specs = [parse_input(s) for s in a.input]
+    dynamic = parse_dynamic(a.dynamic)
+    if (a.opset is not None or dynamic) and not a.export:
+        raise UsageError("--opset and --dynamic need --export MODEL.onnx")
+
+    torch.manual_seed(a.seed)
+    try:
+        model = factory(**kwargs)
+    except TypeError as e:
+        raise UsageError(f"model '{a.model}': {e}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise UsageError(f"model '{a.model}': the factory returned {type(model).__name__}, not a torch.nn.Module")
+
+    if specs:
+        g = torch.Generator().manual_seed(a.seed)
+        args = tuple(make_input(shape, dtype, g) for _, shape, dtype in specs)
+        names = [n for n, _, _ in specs]
+    elif hasattr(model, "make_inputs"):
+        args = tuple(model.make_inputs(a.seed))
+        names = input_names_for(model, args, {})
+    else:
+        raise UsageError(f"model '{a.model}' has no make_inputs(); give --input NAME=SHAPE")
+    output_names = a.output_names.split(",") if a.output_names else None
+
+    if a.export:
+        ex = {"opset_version": a.opset, "input_names": names, "output_names": output_names,
+              "dynamic_axes": dynamic or None}
+        record = export(model, args, a.export, **{k: v for k, v in ex.items() if v is not None})
+        manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record, seed=a.seed,
+                        **dump_names(record, {"input_names": names, "output_names": output_names}))
+    else:
+        manifest = dump(model, args, a.out, output_names=output_names, input_names=names,
+                        fp64=a.fp64, seed=a.seed)
+    print(f"wrote {a.out}: {len(manifest['layers'])} layer tensors, "
+          f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
+          + (f"; exported {a.export}" if a.export else ""))
+    return 0
+
+
+def main(argv=None):
+    try:
+        a = build_parser().parse_args(argv)
+        if a.command != "dump":
+            raise UsageError("expected a command: dump (see --help)")
+        return cmd_dump(a)
+    except UsageError as e:
+        print(f"parity_torch: error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # the model or the exporter failed
+        msg = str(e).strip().splitlines()
+        print(f"parity_torch: failed: {type(e).__name__}: {msg[0] if msg else ''}", file=sys.stderr)
+        return 3

@@ -1,0 +1,68 @@
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+torch.set_num_threads(1)
+warnings.filterwarnings("ignore", category=UserWarning)  # torch.onnx export chatter
+
+REQUIRED_LAYER_FIELDS = ("file", "module", "type", "call", "output_index", "dtype", "shape")
+
+
+def load_manifest(out_dir):
+    with open(os.path.join(out_dir, "manifest.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_tensor(out_dir, rel):
+    return np.load(os.path.join(out_dir, rel), allow_pickle=False)
+
+
+def check_file(out_dir, rel, dtype, shape):
+    """The file loads with numpy and has the recorded dtype and shape."""
+    array = load_tensor(out_dir, rel)
+    if dtype == "bfloat16":
+        assert array.dtype == np.dtype("V2"), rel
+    else:
+        assert array.dtype == np.dtype(dtype), (rel, array.dtype, dtype)
+    assert list(array.shape) == list(shape), rel
+    return array
+
+
+def check_manifest(out_dir):
+    """Required fields and schema; every listed file exists with its dtype/shape."""
+    m = load_manifest(out_dir)
+    assert m["schema"] == "parity.torch_dump/1"
+    assert m["torch_version"] == torch.__version__
+    for key in ("inputs", "outputs", "layers"):
+        assert key in m
+    for section in ("input_details", "output_details"):
+        for d in m[section]:
+            check_file(out_dir, d["file"], d["dtype"], d["shape"])
+    assert set(m["inputs"].values()) == {d["file"] for d in m["input_details"]}
+    assert set(m["outputs"].values()) == {d["file"] for d in m["output_details"]}
+    files = [layer["file"] for layer in m["layers"]]
+    assert len(files) == len(set(files)), "layer file names must be unique"
+    for i, layer in enumerate(m["layers"]):
+        for field in REQUIRED_LAYER_FIELDS:
+            assert field in layer, (field, layer)
+        assert layer["file"].startswith(f"layer_{i:04d}_"), layer["file"]
+        check_file(out_dir, layer["file"], layer["dtype"], layer["shape"])
+    return m
+
+
+def run_direct(model, args, slow=False):
+    """The model's own outputs, computed as dump() runs it (eval; no_grad, or
+    grad enabled on torch without a fast-path switch when slow)."""
+    model.eval()
+    grad = torch.enable_grad() if slow and not hasattr(torch.backends, "mha") else torch.no_grad()
+    with grad:
+        return model(*args)
+
+
+@pytest.fixture
+def tmp_dir(tmp_path):
+    return str(tmp_path)
