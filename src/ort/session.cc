@@ -1,0 +1,174 @@
+#include "ort/session.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "ort/optimizer_log.h"
+#include "ort/ort_env.h"
+#include "ort/ort_error.h"
+#include "ort/ort_providers.h"
+#include "ort/session_impl.h"
+#include "ort/value_conversion.h"
+
+namespace parity::ort {
+namespace {
+
+constexpr char kDisableOptimizersKey[] = "optimization.disable_specified_optimizers";
+
+GraphOptimizationLevel ToOrtLevel(OptLevel level) {
+  switch (level) {
+    case OptLevel::kDisable: return ORT_DISABLE_ALL;
+    case OptLevel::kBasic: return ORT_ENABLE_BASIC;
+    case OptLevel::kExtended: return ORT_ENABLE_EXTENDED;
+    case OptLevel::kAll: return ORT_ENABLE_ALL;
+  }
+  return ORT_DISABLE_ALL;
+}
+
+// Fills `options` from the config. May throw Ort::Exception (for example a
+// session config entry ORT rejects).
+Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::SessionOptions& options) {
+  options.SetGraphOptimizationLevel(ToOrtLevel(config.opt_level));
+  if (config.intra_op_threads > 0) options.SetIntraOpNumThreads(config.intra_op_threads);
+  if (config.inter_op_threads > 0) options.SetInterOpNumThreads(config.inter_op_threads);
+  options.SetExecutionMode(config.parallel_execution ? ORT_PARALLEL : ORT_SEQUENTIAL);
+
+  std::vector<std::string> disabled;
+  for (const auto& [key, value] : config.session_entries) {
+    if (key == kDisableOptimizersKey) {
+      if (!value.empty()) disabled.push_back(value);
+    } else {
+      options.AddConfigEntry(key.c_str(), value.c_str());
+    }
+  }
+  disabled.insert(disabled.end(), config.disabled_optimizers.begin(), config.disabled_optimizers.end());
+  if (!disabled.empty()) {
+    const std::string joined = fmt::format("{}", fmt::join(disabled, ","));
+    options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
+  }
+  if (!config.optimized_model_path.empty()) options.SetOptimizedModelFilePath(config.optimized_model_path.c_str());
+  if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
+  return AppendProviders(options, config.providers);
+}
+
+TensorInfo ReadInfo(const std::string& name, const Ort::TypeInfo& type) {
+  TensorInfo info;
+  info.name = name;
+  if (type.GetONNXType() != ONNX_TYPE_TENSOR) {
+    info.is_tensor = false;
+    return info;
+  }
+  const auto tensor = type.GetTensorTypeAndShapeInfo();
+  info.onnx_type = static_cast<int>(tensor.GetElementType());
+  info.dtype = FromOrtElementType(tensor.GetElementType());
+  info.shape = tensor.GetShape();
+  for (const char* symbol : tensor.GetSymbolicDimensions()) info.dim_names.emplace_back(symbol ? symbol : "");
+  info.dim_names.resize(info.shape.size());
+  for (size_t d = 0; d < info.shape.size(); ++d) {
+    if (info.shape[d] >= 0) info.dim_names[d].clear();  // a fixed dim has no symbol
+  }
+  return info;
+}
+
+}  // namespace
+
+ModelSource ModelSource::FromFile(std::string path) {
+  ModelSource m;
+  m.path_ = std::move(path);
+  return m;
+}
+
+ModelSource ModelSource::FromBytes(std::string bytes) {
+  ModelSource m;
+  m.bytes_ = std::make_shared<const std::string>(std::move(bytes));
+  return m;
+}
+
+std::string_view ModelSource::bytes() const { return bytes_ ? std::string_view(*bytes_) : std::string_view(); }
+
+std::string ModelSource::Describe() const {
+  return is_file() ? path_ : fmt::format("<in-memory model, {} bytes>", bytes_->size());
+}
+
+Result<Session> Session::Create(const ModelSource& model, const RunConfig& config, const SessionExtras& extras) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    Ort::Env& env = GlobalEnv();
+    Ort::SessionOptions options;
+    PARITY_RETURN_IF_ERROR(Configure(config, extras, options));
+    std::optional<LogCapture> capture;
+    if (extras.capture_optimizer_log) {
+      capture.emplace();
+      options.SetLogId(capture->log_id().c_str());
+      // The "GraphTransformer X modified: N" lines are INFO; VERBOSE would
+      // add ~10 times more lines that parity does not read.
+      options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_INFO);
+    }
+
+    const auto start = std::chrono::steady_clock::now();
+    if (model.is_file()) {
+      impl->session = Ort::Session(env, model.path().c_str(), options);
+    } else {
+      impl->session = Ort::Session(env, model.bytes().data(), model.bytes().size(), options);
+    }
+    impl->creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+    if (capture) {
+      impl->optimizer_log = capture->TakeLines();
+      impl->modified_optimizers = ModifiedOptimizers(impl->optimizer_log);
+    }
+    impl->profiling = !extras.profile_prefix.empty();
+
+    const std::vector<std::string> input_names = impl->session.GetInputNames();
+    for (size_t i = 0; i < input_names.size(); ++i)
+      impl->inputs.push_back(ReadInfo(input_names[i], impl->session.GetInputTypeInfo(i)));
+    const std::vector<std::string> output_names = impl->session.GetOutputNames();
+    for (size_t i = 0; i < output_names.size(); ++i)
+      impl->outputs.push_back(ReadInfo(output_names[i], impl->session.GetOutputTypeInfo(i)));
+  } catch (const Ort::Exception& e) {
+    return std::unexpected(FromOrtException(e, OrtStage::kLoad));
+  } catch (const std::exception& e) {
+    return RuntimeError(fmt::format("creating the ORT session: {}", e.what()));
+  }
+  return Session(std::move(impl));
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+Session::~Session() = default;
+
+const std::vector<TensorInfo>& Session::inputs() const { return impl_->inputs; }
+const std::vector<TensorInfo>& Session::outputs() const { return impl_->outputs; }
+
+std::vector<std::string> Session::input_names() const {
+  std::vector<std::string> names;
+  for (const TensorInfo& info : impl_->inputs) names.push_back(info.name);
+  return names;
+}
+
+std::vector<std::string> Session::output_names() const {
+  std::vector<std::string> names;
+  for (const TensorInfo& info : impl_->outputs) names.push_back(info.name);
+  return names;
+}
+
+double Session::creation_ms() const { return impl_->creation_ms; }
+const std::vector<std::string>& Session::optimizer_log() const { return impl_->optimizer_log; }
+const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
+
+Result<std::string> Session::EndProfiling() {
+  if (!impl_->profiling) return InvalidArgument("profiling is not enabled for this session (or already ended)");
+  try {
+    Ort::AllocatorWithDefaultOptions allocator;
+    Ort::AllocatedStringPtr path = impl_->session.EndProfilingAllocated(allocator);
+    impl_->profiling = false;
+    return std::string(path.get());
+  } catch (const Ort::Exception& e) {
+    return std::unexpected(FromOrtException(e, OrtStage::kRun).With("ending the ORT profile"));
+  }
+}
+
+}  // namespace parity::ort

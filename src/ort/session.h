@@ -1,0 +1,107 @@
+// An ONNX Runtime inference session behind parity types: a model (file or
+// bytes) and a RunConfig in, TensorSets in and out. Nothing ORT-specific
+// escapes: every Ort::Exception becomes an Error here.
+//
+// Thread-safety: Create may be called concurrently. Run may be called
+// concurrently on one Session (ORT's Run is thread-safe). EndProfiling and
+// moving must not overlap a Run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ort/tensor_info.h"
+
+namespace parity::ort {
+
+// A model to load: a file path or serialized ModelProto bytes. Copies share
+// the bytes.
+class ModelSource {
+ public:
+  static ModelSource FromFile(std::string path);
+  static ModelSource FromBytes(std::string bytes);
+
+  bool is_file() const { return bytes_ == nullptr; }
+  const std::string& path() const { return path_; }  // empty for bytes
+  std::string_view bytes() const;                    // empty for a file
+  // The path, or "<in-memory model, N bytes>", for messages.
+  std::string Describe() const;
+
+ private:
+  std::string path_;
+  std::shared_ptr<const std::string> bytes_;
+};
+
+// What a session needs beyond the RunConfig (which says how the model runs,
+// not what parity observes about it).
+struct SessionExtras {
+  // Log the session creation at INFO severity under a private log id and keep
+  // the lines: Session::optimizer_log(), Session::modified_optimizers().
+  bool capture_optimizer_log = false;
+  // Non-empty: ORT profiles the session and writes "<prefix>_<date>.json";
+  // Session::EndProfiling returns the path.
+  std::string profile_prefix;
+};
+
+class Session {
+ public:
+  // Loads the model under `config`. Errors keep ORT's message (callers add the
+  // model path as context):
+  //   kInvalidArgument  malformed/invalid model, or a bad config (unknown
+  //                     provider name, bad session config entry)
+  //   kNotFound         the model file does not exist
+  //   kUnsupported      a provider this ORT build lacks (the message lists the
+  //                     available ones), or an operator ORT does not implement
+  //   kRuntime          anything else ORT reports
+  // config.disabled_optimizers is merged with any
+  // "optimization.disable_specified_optimizers" entry in session_entries.
+  static Result<Session> Create(const ModelSource& model, const RunConfig& config,
+                                const SessionExtras& extras = {});
+
+  Session(Session&&) noexcept;
+  Session& operator=(Session&&) noexcept;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session();
+
+  // The model's inputs (without initializers) and outputs, in model order.
+  const std::vector<TensorInfo>& inputs() const;
+  const std::vector<TensorInfo>& outputs() const;
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+
+  // Wall time of ORT's session construction (load + optimize + prepare), ms.
+  double creation_ms() const;
+
+  // The ORT log lines of this session's creation; empty unless
+  // SessionExtras::capture_optimizer_log.
+  const std::vector<std::string>& optimizer_log() const;
+  // Optimizers that changed the graph ("ConvActivationFusion", ...), each
+  // once in order of first change; empty unless capture_optimizer_log.
+  const std::vector<std::string>& modified_optimizers() const;
+
+  // Runs the model. `inputs` must name every model input with its dtype, rank
+  // and fixed dimensions, else kInvalidArgument listing every problem (nothing
+  // runs). `output_names` selects outputs (empty: all, in model order); an
+  // unknown name is kInvalidArgument. Returns the outputs, in the requested
+  // order, copied into parity Tensors. ORT failures during the run are
+  // kRuntime (kInvalidArgument when ORT says the arguments are invalid).
+  Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {}) const;
+
+  // Stops profiling and returns the JSON profile's path. kInvalidArgument when
+  // the session was not created with SessionExtras::profile_prefix or the
+  // profile was already ended.
+  Result<std::string> EndProfiling();
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace parity::ort

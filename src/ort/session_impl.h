@@ -1,0 +1,24 @@
+// INTERNAL to src/ort/: Session's hidden state, shared by session.cc
+// (creation, model facts) and session_run.cc (running).
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <string>
+#include <vector>
+
+#include "ort/session.h"
+
+namespace parity::ort {
+
+struct Session::Impl {
+  Ort::Session session{nullptr};
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
+  double creation_ms = 0;
+  std::vector<std::string> optimizer_log;
+  std::vector<std::string> modified_optimizers;
+  bool profiling = false;
+};
+
+}  // namespace parity::ort
