@@ -39,7 +39,7 @@ def dump_names(record, kwargs):
 
 def export_record(kwargs, path=None, dynamic_axes=None):
     """The record for torch.onnx.export keyword arguments (see export())."""
-    dynamo = bool(kwargs.get("dynamo", False))
+    dynamo = bool(kwargs.get("dynamo", _default_dynamo()))
     opset = kwargs.get("opset_version")
     record = {
         "exporter": "dynamo" if dynamo else "torchscript",
@@ -74,6 +74,16 @@ def normalize_dynamic_axes(dynamic_axes):
             out[name] = {str(int(a)): f"{name}_dynamic_axes_{k + 1}"
                          for k, a in enumerate(axes)}
     return out
+
+
+def _default_dynamo():
+    """torch.onnx.export's own default for dynamo= (absent before 2.5, True from 2.9)."""
+    import inspect
+    try:
+        param = inspect.signature(torch.onnx.export).parameters.get("dynamo")
+    except (TypeError, ValueError):
+        return False
+    return bool(param.default) if param is not None and param.default is not param.empty else False
 
 
 def _opset_used(path, dynamo):

@@ -134,3 +134,10 @@ def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir):
     m = check_manifest(tmp_dir + "/d")
     assert list(m["outputs"]) == [o.name for o in proto.graph.output]
     assert list(m["inputs"]) == [i.name for i in proto.graph.input]
+
+
+def test_record_names_dynamo_when_asked():
+    from parity_torch.exporter import export_record
+    rec = export_record({"dynamo": True, "opset_version": 18, "input_names": ["x"]})
+    assert rec["exporter"] == "dynamo" and rec["opset"] == 18 and rec["input_names"] == ["x"]
+    assert export_record({"dynamo": False})["exporter"] == "torchscript"
