@@ -73,7 +73,7 @@ Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
   if (!bytes) return std::unexpected(std::move(bytes.error()).With(context));
   t.set_raw_data(std::move(*bytes));
   t.clear_external_data();
-  t.set_data_location(onnx::TensorProto::DEFAULT);
+  t.clear_data_location();  // DEFAULT, and serialized as if never external
   return {};
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "onnx/builtin_models.h"
 #include "onnx/model_internal.h"
 #include "onnx/test_util.h"
 
@@ -31,12 +32,12 @@ TEST(ModelLoad, LoadsAndRoundTrips) {
   ASSERT_TRUE(m->Save(dir / "copy.onnx"));
   auto back = Model::Load(dir / "copy.onnx");
   ASSERT_TRUE(back);
-  EXPECT_EQ(*back->Serialize(), *m->Serialize());
+  EXPECT_TRUE(*back->Serialize() == *m->Serialize());
   Model clone = m->Clone();
-  EXPECT_EQ(*clone.Serialize(), *m->Serialize());
+  EXPECT_TRUE(*clone.Serialize() == *m->Serialize());
   auto from_bytes = Model::FromBytes(*m->Serialize());
   ASSERT_TRUE(from_bytes);
-  EXPECT_EQ(*from_bytes->Serialize(), *m->Serialize());
+  EXPECT_TRUE(*from_bytes->Serialize() == *m->Serialize());
 }
 
 TEST(ModelLoad, RejectsBadFilesNamingThem) {
@@ -97,6 +98,52 @@ TEST(ModelLoad, RejectsExternalDataOutsideModelDir) {
   ASSERT_FALSE(r2);
   EXPECT_EQ(r2.error().code(), ErrorCode::kNotFound);
   EXPECT_NE(r2.error().message().find("tensor 'w'"), std::string::npos) << r2.error().message();
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+TEST(ModelSave, ExternalDataRoundTrips) {
+  Model m = ResidualCnn();
+  TempDir dir;
+  ASSERT_TRUE(m.Save(dir / "ext.onnx", {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 1024}));
+  ASSERT_TRUE(fs::exists(dir / "ext.onnx.data"));
+  EXPECT_LT(fs::file_size(dir / "ext.onnx"), fs::file_size(dir / "ext.onnx.data"));
+  auto loaded = Model::Load(dir / "ext.onnx");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_TRUE(loaded->had_external_data());
+  EXPECT_TRUE(*loaded->Serialize() == *m.Serialize());  // data inlined again, byte for byte
+
+  // Saving a model that came with external data keeps it external, next to the new path.
+  fs::create_directories(dir / "moved");
+  ASSERT_TRUE(loaded->Save(dir / "moved" / "copy.onnx"));
+  ASSERT_TRUE(fs::exists(dir / "moved" / "copy.onnx.data"));
+  auto again = Model::Load(dir / "moved" / "copy.onnx");
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_TRUE(*again->Serialize() == *m.Serialize());
+
+  // A truncated data file is reported, naming the tensor.
+  const std::string data = testing::ReadRaw(dir / "ext.onnx.data");
+  WriteRaw(dir / "ext.onnx.data", data.substr(0, data.size() / 2));
+  auto broken = Model::Load(dir / "ext.onnx");
+  ASSERT_FALSE(broken);
+  EXPECT_EQ(broken.error().code(), ErrorCode::kCorrupt) << broken.error().message();
+  EXPECT_NE(broken.error().message().find("ext.onnx"), std::string::npos);
+}
+
+TEST(ModelSave, FromBytesWithExternalDataNeedsAPath) {
+  Model m = ConvBnRelu();
+  TempDir dir;
+  ASSERT_TRUE(m.Save(dir / "e.onnx", {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 16}));
+  const std::string bytes = testing::ReadRaw(dir / "e.onnx");
+  auto r = Model::FromBytes(bytes);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code(), ErrorCode::kUnsupported);
+  auto ok = Model::FromBytes(bytes, "e.onnx", dir.path());
+  ASSERT_TRUE(ok) << ok.error().message();
 }
 
 }  // namespace

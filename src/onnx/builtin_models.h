@@ -1,0 +1,33 @@
+// Models parity builds itself, for the demo, tests and benchmarks. Each is
+// deterministic (fixed seed), float32, opset 17 unless said otherwise, passes
+// the ONNX checker and shape inference, and is built to exercise ORT's
+// fusions at ORT_ENABLE_ALL.
+#pragma once
+
+#include "onnx/model.h"
+
+namespace parity {
+
+// The seed's model: Conv(3->16, 3x3, pad 1) + BatchNormalization + Relu.
+// Input `input` [1, 3, 224, 224], output `output` [1, 16, 224, 224].
+// Nodes "/conv/Conv", "/bn/BatchNormalization", "/relu/Relu".
+Model ConvBnRelu();
+
+// A small ResNet-like CNN (>= 50 nodes): stem, residual blocks (Conv, BN,
+// Relu, Add skip, a strided block with a 1x1 projection), a nearest Resize
+// upsample, GlobalAveragePool, Flatten, Gemm head.
+// Input `input` [1, 3, 64, 64], output `logits` [1, 10].
+Model ResidualCnn();
+
+// A transformer encoder (two layers, >= 50 nodes): decomposed LayerNorm,
+// MatMul+Add projections, 4-head attention (Reshape/Transpose/MatMul/Div/
+// Softmax), decomposed erf-Gelu MLP, residual Adds, and a SiLU head.
+// Input `input` [1, 16, 64], output `output` [1, 16, 64].
+Model TransformerBlock();
+
+// A tiny model at any opset (>= 13): input `x` [2, 8], LayerNorm-like
+// ReduceMean/Sub, Relu, output `y`. At opset >= 18 ReduceMean takes its axes
+// as an input, so the bundled ONNX 1.12 does not know the model.
+Model OpsetModel(int opset);
+
+}  // namespace parity

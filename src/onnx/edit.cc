@@ -1,0 +1,206 @@
+#include "onnx/edit.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "onnx/graph.h"
+#include "onnx/model_internal.h"
+#include "onnx/tensor_proto_internal.h"
+#include "onnx/validate.h"
+
+namespace parity {
+
+namespace {
+
+// Declared and inferred types of the model's values, by name.
+std::unordered_map<std::string, onnx::TypeProto> KnownTypes(const Model& m) {
+  std::unordered_map<std::string, onnx::TypeProto> types;
+  const auto add = [&](const onnx::ValueInfoProto& v) {
+    if (v.has_type() && !types.contains(v.name())) types.emplace(v.name(), v.type());
+  };
+  const auto& g = onnx_adapter::Proto(m).graph();
+  for (const auto& v : g.input()) add(v);
+  for (const auto& v : g.output()) add(v);
+  for (const auto& v : g.value_info()) add(v);
+  if (auto inferred = WithInferredShapes(m))
+    for (const auto& v : onnx_adapter::Proto(*inferred).graph().value_info()) add(v);
+  return types;
+}
+
+bool HasElemType(const onnx::TypeProto& t) { return t.has_tensor_type() && t.tensor_type().elem_type() != 0; }
+
+onnx::TensorProto* FindInitializer(onnx::GraphProto& g, const std::string& name) {
+  for (auto& t : *g.mutable_initializer())
+    if (t.name() == name) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& tensor_names) {
+  Model out = m.Clone();
+  auto& g = *onnx_adapter::MutableProto(out).mutable_graph();
+  std::unordered_set<std::string> produced, present;
+  for (const auto& n : g.node())
+    for (const auto& o : n.output()) produced.insert(o);
+  for (const auto& o : g.output()) present.insert(o.name());
+  std::unordered_map<std::string, onnx::TypeProto> types;
+  bool types_known = false;
+  for (const auto& name : tensor_names) {
+    if (name.empty() || !produced.contains(name))
+      return NotFound(fmt::format("tensor '{}' is not produced by any node of the graph", name));
+    if (!present.insert(name).second) continue;
+    if (!types_known) {
+      types = KnownTypes(m);  // shape inference only when an output is really added
+      types_known = true;
+    }
+    auto* v = g.add_output();
+    v->set_name(name);
+    if (auto it = types.find(name); it != types.end() && HasElemType(it->second)) *v->mutable_type() = it->second;
+  }
+  return out;
+}
+
+Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inputs,
+                            const std::vector<std::string>& outputs) {
+  PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(m, {.infer_shapes = false}));
+  const auto& src = onnx_adapter::Proto(m);
+  const auto& g = src.graph();
+  std::unordered_set<std::string> initializers(view.initializers.begin(), view.initializers.end());
+  std::unordered_set<std::string> graph_inputs(view.inputs.begin(), view.inputs.end());
+  const auto exists = [&](const std::string& t) {
+    return view.producer.contains(t) || initializers.contains(t) || graph_inputs.contains(t);
+  };
+  for (const auto& t : inputs)
+    if (!exists(t)) return NotFound(fmt::format("region input '{}' is not a tensor of the model", t));
+  for (const auto& t : outputs)
+    if (!exists(t)) return NotFound(fmt::format("region output '{}' is not a tensor of the model", t));
+  if (outputs.empty()) return InvalidArgument("a region needs at least one output");
+
+  // Walk back from the outputs to the boundary.
+  const std::unordered_set<std::string> boundary(inputs.begin(), inputs.end());
+  std::unordered_set<std::string> seen, used_initializers;
+  std::vector<size_t> kept;  // indices into view.nodes
+  std::vector<std::string> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    std::string t = std::move(stack.back());
+    stack.pop_back();
+    if (t.empty() || !seen.insert(t).second || boundary.contains(t)) continue;
+    if (initializers.contains(t)) {
+      used_initializers.insert(t);
+    } else if (auto it = view.producer.find(t); it != view.producer.end()) {
+      const auto& node = view.nodes[it->second];
+      kept.push_back(it->second);
+      stack.insert(stack.end(), node.inputs.begin(), node.inputs.end());
+      stack.insert(stack.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
+    } else {
+      return InvalidArgument(fmt::format(
+          "the region is open: it needs graph input '{}', which is not among the region's inputs", t));
+    }
+  }
+  std::sort(kept.begin(), kept.end());
+  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+
+  const auto types = KnownTypes(m);
+  onnx::ModelProto out;
+  out.set_ir_version(src.ir_version());
+  *out.mutable_opset_import() = src.opset_import();
+  *out.mutable_functions() = src.functions();
+  out.set_producer_name("parity");
+  out.set_producer_version("region");
+  auto* og = out.mutable_graph();
+  og->set_name(g.name().empty() ? "region" : g.name() + "_region");
+  for (const auto& t : inputs) {
+    if (initializers.contains(t)) {
+      used_initializers.insert(t);
+      continue;
+    }
+    auto it = types.find(t);
+    if (it == types.end() || !HasElemType(it->second))
+      return Unsupported(fmt::format("the type of region input '{}' is unknown", t));
+    auto* v = og->add_input();
+    v->set_name(t);
+    *v->mutable_type() = it->second;
+  }
+  for (const auto& init : g.initializer())
+    if (used_initializers.contains(init.name())) *og->add_initializer() = init;
+  for (size_t i : kept) *og->add_node() = g.node(static_cast<int>(view.nodes[i].file_index));
+  for (const auto& t : outputs) {
+    auto* v = og->add_output();
+    v->set_name(t);
+    if (auto it = types.find(t); it != types.end() && HasElemType(it->second)) *v->mutable_type() = it->second;
+  }
+  return onnx_adapter::FromProto(std::move(out));
+}
+
+Result<Tensor> ReadInitializer(const Model& m, const std::string& name) {
+  for (const auto& t : onnx_adapter::Proto(m).graph().initializer())
+    if (t.name() == name) return onnx_adapter::TensorFromProto(t);
+  return NotFound(fmt::format("no initializer named '{}'", name));
+}
+
+Result<Model> ReplaceInitializer(const Model& m, const std::string& name, const Tensor& value) {
+  Model out = m.Clone();
+  auto* t = FindInitializer(*onnx_adapter::MutableProto(out).mutable_graph(), name);
+  if (!t) return NotFound(fmt::format("no initializer named '{}'", name));
+  *t = onnx_adapter::TensorToProto(name, value);
+  // A graph input of the same name (IR < 4 style) must keep a matching type.
+  for (auto& v : *onnx_adapter::MutableProto(out).mutable_graph()->mutable_input()) {
+    if (v.name() != name) continue;
+    auto* tt = v.mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(DTypeToOnnx(value.dtype()));
+    tt->clear_shape();
+    for (int64_t d : value.shape()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  }
+  return out;
+}
+
+Result<Model> ScaleInitializer(const Model& m, const std::string& name, double factor) {
+  PARITY_ASSIGN_OR_RETURN(Tensor t, ReadInitializer(m, name));
+  Tensor scaled(t.dtype(), t.shape());
+  const int64_t n = t.size();
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      for (int64_t i = 0; i < n; ++i) scaled.mutable_view<float>()[i] = static_cast<float>(t.view<float>()[i] * factor);
+      break;
+    case DType::kFloat64:
+      for (int64_t i = 0; i < n; ++i) scaled.mutable_view<double>()[i] = t.view<double>()[i] * factor;
+      break;
+    case DType::kFloat16:
+      for (int64_t i = 0; i < n; ++i)
+        scaled.mutable_view<uint16_t>()[i] = FloatToHalf(static_cast<float>(t.GetAsDouble(i) * factor));
+      break;
+    case DType::kBFloat16:
+      for (int64_t i = 0; i < n; ++i)
+        scaled.mutable_view<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(t.GetAsDouble(i) * factor));
+      break;
+    default:
+      return Unsupported(fmt::format("initializer '{}' is {}, not floating point", name, DTypeName(t.dtype())));
+  }
+  return ReplaceInitializer(m, name, scaled);
+}
+
+Result<Model> ReplaceNodeOp(const Model& m, const std::string& node_name, const std::string& new_op_type,
+                            const std::string& new_domain) {
+  const auto names = NodeNames(m);
+  auto it = std::find(names.begin(), names.end(), node_name);
+  if (it == names.end()) return NotFound(fmt::format("no node named '{}'", node_name));
+  Model out = m.Clone();
+  auto* n = onnx_adapter::MutableProto(out).mutable_graph()->mutable_node(static_cast<int>(it - names.begin()));
+  n->set_op_type(new_op_type);
+  n->set_domain(new_domain);
+  return out;
+}
+
+Model WithNodeNames(const Model& m) {
+  const auto names = NodeNames(m);
+  Model out = m.Clone();
+  auto& g = *onnx_adapter::MutableProto(out).mutable_graph();
+  for (int i = 0; i < g.node_size(); ++i) g.mutable_node(i)->set_name(names[i]);
+  return out;
+}
+
+}  // namespace parity
