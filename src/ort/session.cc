@@ -1,5 +1,6 @@
 #include "ort/session.h"
 
+#include <cctype>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -27,6 +28,21 @@ GraphOptimizationLevel ToOrtLevel(OptLevel level) {
   return ORT_DISABLE_ALL;
 }
 
+// Splits a user's list of optimizer names on ',' or ';' (either may be
+// written), trimming blanks, and appends the names to `out`.
+void AppendOptimizerNames(std::string_view list, std::vector<std::string>& out) {
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find_first_of(",;", start);
+    if (end == std::string_view::npos) end = list.size();
+    std::string_view name = list.substr(start, end - start);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) name.remove_prefix(1);
+    while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.remove_suffix(1);
+    if (!name.empty()) out.emplace_back(name);
+    start = end + 1;
+  }
+}
+
 // Fills `options` from the config. May throw Ort::Exception (for example a
 // session config entry ORT rejects).
 Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::SessionOptions& options) {
@@ -38,14 +54,17 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
   std::vector<std::string> disabled;
   for (const auto& [key, value] : config.session_entries) {
     if (key == kDisableOptimizersKey) {
-      if (!value.empty()) disabled.push_back(value);
+      AppendOptimizerNames(value, disabled);
     } else {
       options.AddConfigEntry(key.c_str(), value.c_str());
     }
   }
-  disabled.insert(disabled.end(), config.disabled_optimizers.begin(), config.disabled_optimizers.end());
+  for (const std::string& name : config.disabled_optimizers) AppendOptimizerNames(name, disabled);
   if (!disabled.empty()) {
-    const std::string joined = fmt::format("{}", fmt::join(disabled, ","));
+    // ORT 1.29 splits this value on ';' only, although its header documents a
+    // comma-separated list: "A,B" silently disables nothing
+    // (microsoft/onnxruntime#32211). Always hand it ';'.
+    const std::string joined = fmt::format("{}", fmt::join(disabled, ";"));
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
   if (!config.optimized_model_path.empty()) options.SetOptimizedModelFilePath(config.optimized_model_path.c_str());

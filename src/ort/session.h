@@ -59,7 +59,9 @@ class Session {
   //                     available ones), or an operator ORT does not implement
   //   kRuntime          anything else ORT reports
   // config.disabled_optimizers is merged with any
-  // "optimization.disable_specified_optimizers" entry in session_entries.
+  // "optimization.disable_specified_optimizers" entry in session_entries
+  // (names separated by ',' or ';'); ORT receives them ';'-separated, the
+  // separator ORT 1.29 really parses. ORT ignores unknown names silently.
   static Result<Session> Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras = {});
 
