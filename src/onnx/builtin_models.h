@@ -1,7 +1,11 @@
 // Models parity builds itself, for the demo, tests and benchmarks. Each is
 // deterministic (fixed seed), float32, opset 17 unless said otherwise, passes
 // the ONNX checker and shape inference, and is built to exercise ORT's
-// fusions at ORT_ENABLE_ALL.
+// fusions at ORT_ENABLE_ALL. Seen with ORT 1.29 on x86 at ORT_ENABLE_ALL:
+//   ConvBnRelu       -> nchwc Conv (BN and Relu folded in) + ReorderOutput
+//   ResidualCnn      -> 15 nchwc Conv, nchwc MaxPool/GlobalAveragePool
+//   TransformerBlock -> LayerNormalization x4, SkipLayerNormalization, Gelu x2,
+//                       QuickGelu (the SiLU), FusedMatMul x2, Gemm x13
 #pragma once
 
 #include "onnx/model.h"

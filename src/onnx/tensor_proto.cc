@@ -47,6 +47,10 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
     return Unsupported(fmt::format("{}: stored as external data", label));
   const auto dtype = DTypeFromOnnx(p.data_type());
+  if (p.data_type() == 0)
+    return Unsupported(fmt::format("{}: element type UNDEFINED (0): not a tensor (a SequenceProto, MapProto or "
+                                   "OptionalProto?)",
+                                   label));
   if (!dtype) return Unsupported(fmt::format("{}: element type {} is not supported", label, TypeLabel(p.data_type())));
   Shape shape(p.dims().begin(), p.dims().end());
   auto count_or = ElementCount(shape);

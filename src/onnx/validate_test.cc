@@ -29,6 +29,15 @@ TEST(Check, Opset18SkipsTheCheckerAndSaysWhy) {
   EXPECT_TRUE(skipped);
 }
 
+TEST(Check, NewerIrVersionSkipsTheCheckerAndSaysWhy) {
+  const auto findings = Check(OpsetModel(19));  // IR version 9
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].stage, "checker");
+  EXPECT_EQ(findings[0].message,
+            "checker skipped: model has IR version 9, newer than the bundled ONNX 1.12 knows (<= 8)");
+  for (const auto& f : findings) EXPECT_NE(f.severity, Severity::kError) << f.message;
+}
+
 TEST(Check, ReportsCheckerErrorsWithoutFailing) {
   // Relu replaced by an op that does not exist in the default domain.
   auto broken = ReplaceNodeOp(OpsetModel(17), "/Relu", "NoSuchOp");
