@@ -82,6 +82,8 @@ TensorInfo ReadInfo(const std::string& name, const Ort::TypeInfo& type) {
   const auto tensor = type.GetTensorTypeAndShapeInfo();
   info.onnx_type = static_cast<int>(tensor.GetElementType());
   info.dtype = FromOrtElementType(tensor.GetElementType());
+  // ORT reports an unknown shape as rank 0; only HasShape tells it from a scalar.
+  info.rank_known = tensor.HasShape();
   info.shape = tensor.GetShape();
   for (const char* symbol : tensor.GetSymbolicDimensions()) info.dim_names.emplace_back(symbol ? symbol : "");
   info.dim_names.resize(info.shape.size());

@@ -149,6 +149,20 @@ TEST(SessionRun, RejectsWrongFixedDim) {
   EXPECT_THAT(out.error().message(), HasSubstr("input 'a': dimension 1 expected 3, given 2"));
 }
 
+TEST(SessionRun, AcceptsAnyShapeWhenTheModelStatesNone) {
+  ModelBuilder m;
+  m.InputWithoutShape("x", onnx::TensorProto::FLOAT).Output("y", onnx::TensorProto::FLOAT);
+  m.Node("Identity", "identity", {"x"}, {"y"});
+  Session s = MustCreate(m.Bytes());
+  EXPECT_FALSE(s.inputs()[0].rank_known);
+  EXPECT_EQ(s.inputs()[0].ToString(), "float32 [...]");
+  TensorSet in;
+  in.Set("x", Tensor::FromVector<float>(DType::kFloat32, {2, 2}, {1, 2, 3, 4}));
+  auto out = s.Run(in);
+  ASSERT_TRUE(out.has_value()) << out.error().message();
+  EXPECT_EQ(out->Find("y")->shape(), (Shape{2, 2}));
+}
+
 TEST(SessionRun, RejectsUnknownOutput) {
   Session s = MustCreate(AddModel());
   auto out = s.Run(AddInputs(), {"nope"});

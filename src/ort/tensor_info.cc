@@ -15,6 +15,7 @@ std::string DTypeText(const TensorInfo& info) {
 }  // namespace
 
 std::string TensorInfo::ShapeString() const {
+  if (!rank_known) return "[...]";
   std::vector<std::string> dims;
   for (size_t i = 0; i < shape.size(); ++i) {
     const std::string& symbol = i < dim_names.size() ? dim_names[i] : std::string();
@@ -48,6 +49,7 @@ Status CheckInputs(const std::vector<TensorInfo>& model_inputs, const TensorSet&
       findings.push_back(fmt::format("input '{}': expected {}, given {}", info.name, DTypeName(*info.dtype),
                                      DTypeName(t->dtype())));
     }
+    if (!info.rank_known) continue;
     if (t->rank() != static_cast<int64_t>(info.shape.size())) {
       findings.push_back(fmt::format("input '{}': expected rank {} {}, given rank {} {}", info.name,
                                      info.shape.size(), info.ShapeString(), t->rank(),

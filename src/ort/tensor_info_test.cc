@@ -69,6 +69,15 @@ TEST(CheckInputs, RejectsWrongFixedDim) {
   EXPECT_THAT(s.error().message(), HasSubstr("input 'images': dimension 1 expected 3, given 1"));
 }
 
+TEST(CheckInputs, SkipsRankCheckWhenModelStatesNoShape) {
+  std::vector<TensorInfo> inputs = ImageInput();
+  inputs[0].rank_known = false;
+  inputs[0].shape.clear();
+  inputs[0].dim_names.clear();
+  EXPECT_TRUE(CheckInputs(inputs, One("images", Tensor(DType::kFloat32, {2}))).has_value());
+  EXPECT_FALSE(CheckInputs(inputs, One("images", Tensor(DType::kInt8, {2}))).has_value());
+}
+
 TEST(CheckInputs, ReportsEveryProblemOnOneLine) {
   TensorSet given = One("images", Tensor(DType::kInt32, {1, 1, 4, 4}));
   given.Set("extra", Tensor(DType::kInt32, {1}));
