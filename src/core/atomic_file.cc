@@ -1,17 +1,16 @@
 #include "core/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <string>
 #include <utility>
-#include <algorithm>
-
-#include <fmt/format.h>
 
 namespace parity {
 namespace {
@@ -67,7 +66,8 @@ Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {
   if (fd < 0) {
     const int err = errno;
     Unregister(slot);
-    std::string msg = fmt::format("{}: cannot create temp file {}: {}", path.string(), temp.string(), ErrnoText(err));
+    std::string msg =
+        fmt::format("{}: cannot create temp file {}: {}", path.string(), temp.string(), ErrnoText(err));
     if (err == ENOENT) return NotFound(std::move(msg));
     return InvalidArgument(std::move(msg));
   }

@@ -82,7 +82,7 @@ TEST(AtomicFile, SignalHandlerLeavesNoTempFileBehind) {
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = OnTerm;
     ::sigaction(SIGTERM, &sa, nullptr);
     auto file = AtomicFile::Create(dir / "out");

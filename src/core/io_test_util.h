@@ -47,7 +47,8 @@ inline void WriteFileString(const std::filesystem::path& p, const std::string& b
 
 inline std::vector<std::string> ListDir(const std::filesystem::path& dir) {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

@@ -1,6 +1,7 @@
 #include "core/npy.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/atomic_file.h"
 
@@ -84,10 +83,12 @@ Result<Tensor> ReadNpyFrom(ByteSource& in, uint64_t stream_size) {
   uint64_t header_len = 0;
   for (size_t i = 0; i < len_bytes; ++i) header_len |= std::to_integer<uint64_t>(len_field[i]) << (8 * i);
   if (header_len > kNpyMaxHeaderBytes)
-    return Corrupt(fmt::format("header length {} exceeds the limit of {} bytes", header_len, kNpyMaxHeaderBytes));
+    return Corrupt(
+        fmt::format("header length {} exceeds the limit of {} bytes", header_len, kNpyMaxHeaderBytes));
   const uint64_t prefix = kNpyPreambleBytes + len_bytes + header_len;
   if (prefix > stream_size)
-    return Corrupt(fmt::format("truncated header: it declares {} bytes but the file has {}", prefix, stream_size));
+    return Corrupt(
+        fmt::format("truncated header: it declares {} bytes but the file has {}", prefix, stream_size));
 
   std::string dict(header_len, '\0');
   PARITY_RETURN_IF_ERROR(ReadExactly(in, std::as_writable_bytes(std::span(dict)), "header"));
@@ -96,11 +97,13 @@ Result<Tensor> ReadNpyFrom(ByteSource& in, uint64_t stream_size) {
   // The size check that keeps a lying header from allocating anything.
   const uint64_t available = stream_size - prefix;
   if (h.data_bytes > available)
-    return Corrupt(fmt::format("header declares {} bytes of data ({} {}) but the file has {} after its {}-byte header",
-                               h.data_bytes, DTypeName(h.dtype), ShapeToString(h.shape), available, prefix));
+    return Corrupt(
+        fmt::format("header declares {} bytes of data ({} {}) but the file has {} after its {}-byte header",
+                    h.data_bytes, DTypeName(h.dtype), ShapeToString(h.shape), available, prefix));
   if (h.data_bytes < available)
-    return Corrupt(fmt::format("{} trailing bytes after the {} bytes of data that the header declares ({} {})",
-                               available - h.data_bytes, h.data_bytes, DTypeName(h.dtype), ShapeToString(h.shape)));
+    return Corrupt(
+        fmt::format("{} trailing bytes after the {} bytes of data that the header declares ({} {})",
+                    available - h.data_bytes, h.data_bytes, DTypeName(h.dtype), ShapeToString(h.shape)));
 
   PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(h.dtype, h.shape));
   PARITY_RETURN_IF_ERROR(ReadExactly(in, {t.mutable_data(), t.byte_size()}, "data"));
@@ -121,7 +124,7 @@ Result<Tensor> ReadNpy(const std::filesystem::path& path) {
     return err == ENOENT ? NotFound(std::move(msg)) : InvalidArgument(std::move(msg));
   }
   FdSource src(fd);
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     return InvalidArgument(fmt::format("{}: not a regular file", path.string()));
   return WithContext(ReadNpyFrom(src, static_cast<uint64_t>(st.st_size)), path.string());

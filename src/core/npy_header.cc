@@ -1,12 +1,12 @@
 #include "core/npy_header.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <cctype>
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace parity {
 namespace {
@@ -26,13 +26,20 @@ struct PyValue {
 
 const char* KindName(PyValue::Kind k) {
   switch (k) {
-    case PyValue::Kind::kString: return "a string";
-    case PyValue::Kind::kInt: return "an integer";
-    case PyValue::Kind::kBool: return "a bool";
-    case PyValue::Kind::kNone: return "None";
-    case PyValue::Kind::kTuple: return "a tuple";
-    case PyValue::Kind::kList: return "a list";
-    case PyValue::Kind::kDict: return "a dict";
+    case PyValue::Kind::kString:
+      return "a string";
+    case PyValue::Kind::kInt:
+      return "an integer";
+    case PyValue::Kind::kBool:
+      return "a bool";
+    case PyValue::Kind::kNone:
+      return "None";
+    case PyValue::Kind::kTuple:
+      return "a tuple";
+    case PyValue::Kind::kList:
+      return "a list";
+    case PyValue::Kind::kDict:
+      return "a dict";
   }
   return "?";
 }
@@ -77,9 +84,9 @@ class LiteralParser {
     if (c == '(') return ParseSequence(')', PyValue::Kind::kTuple, depth);
     if (c == '[') return ParseSequence(']', PyValue::Kind::kList, depth);
     if (c == '{') return ParseDict(depth);
-    for (auto [word, kind, b] : {std::tuple{"True", PyValue::Kind::kBool, true},
-                                 std::tuple{"False", PyValue::Kind::kBool, false},
-                                 std::tuple{"None", PyValue::Kind::kNone, false}}) {
+    for (auto [word, kind, b] :
+         {std::tuple{"True", PyValue::Kind::kBool, true}, std::tuple{"False", PyValue::Kind::kBool, false},
+          std::tuple{"None", PyValue::Kind::kNone, false}}) {
       if (s_.substr(pos_).starts_with(word)) {
         pos_ += std::string_view(word).size();
         PyValue v;
@@ -113,7 +120,8 @@ class LiteralParser {
   Result<PyValue> ParseInt() {
     const bool negative = s_[pos_] == '-';
     if (negative) ++pos_;
-    if (pos_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[pos_]))) return Error("expected a digit");
+    if (pos_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[pos_])))
+      return Error("expected a digit");
     uint64_t magnitude = 0;
     while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
       const uint64_t digit = static_cast<uint64_t>(s_[pos_++] - '0');
@@ -186,28 +194,34 @@ Result<DescrInfo> ParseDescr(std::string_view descr) {
     return Unsupported(fmt::format("{} (descr '{}') are not supported", what, descr));
   };
   switch (kind) {
-    case 'O': return unsupported("object arrays");
+    case 'O':
+      return unsupported("object arrays");
     case 'U':
     case 'S':
-    case 'a': return unsupported("string arrays");
-    case 'c': return unsupported("complex arrays");
+    case 'a':
+      return unsupported("string arrays");
+    case 'c':
+      return unsupported("complex arrays");
     case 'M':
-    case 'm': return unsupported("datetime arrays");
-    default: break;
+    case 'm':
+      return unsupported("datetime arrays");
+    default:
+      break;
   }
   static constexpr struct {
     char kind;
     std::string_view size;
     DType dtype;
   } kTable[] = {
-      {'f', "2", DType::kFloat16}, {'f', "4", DType::kFloat32}, {'f', "8", DType::kFloat64},
-      {'i', "1", DType::kInt8},    {'i', "2", DType::kInt16},   {'i', "4", DType::kInt32},
-      {'i', "8", DType::kInt64},   {'u', "1", DType::kUInt8},   {'u', "2", DType::kUInt16},
-      {'u', "4", DType::kUInt32},  {'u', "8", DType::kUInt64},  {'b', "1", DType::kBool},
+      {'f', "2", DType::kFloat16}, {'f', "4", DType::kFloat32},  {'f', "8", DType::kFloat64},
+      {'i', "1", DType::kInt8},    {'i', "2", DType::kInt16},    {'i', "4", DType::kInt32},
+      {'i', "8", DType::kInt64},   {'u', "1", DType::kUInt8},    {'u', "2", DType::kUInt16},
+      {'u', "4", DType::kUInt32},  {'u', "8", DType::kUInt64},   {'b', "1", DType::kBool},
       {'?', "", DType::kBool},     {'V', "2", DType::kBFloat16},
   };
   for (const auto& row : kTable)
-    if (row.kind == kind && row.size == size) return DescrInfo{row.dtype, big_endian && DTypeSize(row.dtype) > 1};
+    if (row.kind == kind && row.size == size)
+      return DescrInfo{row.dtype, big_endian && DTypeSize(row.dtype) > 1};
   if (kind == 'V') return unsupported("void types other than bfloat16 ('|V2')");
   return unsupported("dtypes other than float16/32/64, bfloat16, [u]int8-64 and bool");
 }
@@ -220,7 +234,8 @@ Result<size_t> ParseNpyPreamble(std::string_view preamble) {
   const int major = static_cast<unsigned char>(preamble[6]);
   const int minor = static_cast<unsigned char>(preamble[7]);
   if (minor != 0 || major < 1 || major > 3)
-    return Unsupported(fmt::format(".npy format version {}.{} is not supported (1.0, 2.0, 3.0 are)", major, minor));
+    return Unsupported(
+        fmt::format(".npy format version {}.{} is not supported (1.0, 2.0, 3.0 are)", major, minor));
   return major == 1 ? 2 : 4;
 }
 
@@ -232,15 +247,20 @@ Result<NpyHeader> ParseNpyHeaderDict(std::string_view text) {
   const PyValue* fortran = nullptr;
   const PyValue* shape = nullptr;
   for (const auto& [key, value] : dict.fields) {
-    if (key == "descr") descr = &value;
-    else if (key == "fortran_order") fortran = &value;
-    else if (key == "shape") shape = &value;
-    else return Corrupt(fmt::format("header has unexpected key '{}'", key));
+    if (key == "descr")
+      descr = &value;
+    else if (key == "fortran_order")
+      fortran = &value;
+    else if (key == "shape")
+      shape = &value;
+    else
+      return Corrupt(fmt::format("header has unexpected key '{}'", key));
   }
   if (!descr || !fortran || !shape)
     return Corrupt("header lacks one of the keys 'descr', 'fortran_order', 'shape'");
 
-  if (descr->kind == PyValue::Kind::kList) return Unsupported("structured dtypes (a list descr) are not supported");
+  if (descr->kind == PyValue::Kind::kList)
+    return Unsupported("structured dtypes (a list descr) are not supported");
   if (descr->kind != PyValue::Kind::kString)
     return Corrupt(fmt::format("'descr' is {}, not a string", KindName(descr->kind)));
   if (fortran->kind != PyValue::Kind::kBool)
@@ -268,20 +288,34 @@ Result<NpyHeader> ParseNpyHeaderDict(std::string_view text) {
 
 Result<std::string> NpyDescr(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return "<f4";
-    case DType::kFloat64: return "<f8";
-    case DType::kFloat16: return "<f2";
-    case DType::kBFloat16: return "|V2";
-    case DType::kInt8: return "|i1";
-    case DType::kUInt8: return "|u1";
-    case DType::kInt16: return "<i2";
-    case DType::kUInt16: return "<u2";
-    case DType::kInt32: return "<i4";
-    case DType::kUInt32: return "<u4";
-    case DType::kInt64: return "<i8";
-    case DType::kUInt64: return "<u8";
-    case DType::kBool: return "|b1";
-    case DType::kString: break;
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kBFloat16:
+      return "|V2";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kUInt64:
+      return "<u8";
+    case DType::kBool:
+      return "|b1";
+    case DType::kString:
+      break;
   }
   return Unsupported(fmt::format("cannot write {} tensors as .npy", DTypeName(dtype)));
 }
@@ -289,9 +323,10 @@ Result<std::string> NpyDescr(DType dtype) {
 Result<std::string> EncodeNpyHeader(DType dtype, const Shape& shape) {
   PARITY_ASSIGN_OR_RETURN(std::string descr, NpyDescr(dtype));
   // numpy's repr of a tuple: (), (3,), (2, 3).
-  std::string shape_text = shape.size() == 1 ? fmt::format("({},)", shape[0])
-                                             : fmt::format("({})", fmt::join(shape, ", "));
-  std::string dict = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape_text);
+  std::string shape_text =
+      shape.size() == 1 ? fmt::format("({},)", shape[0]) : fmt::format("({})", fmt::join(shape, ", "));
+  std::string dict =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}", descr, shape_text);
   for (int major : {1, 2}) {
     const size_t len_bytes = major == 1 ? 2 : 4;
     const size_t unpadded = kNpyPreambleBytes + len_bytes + dict.size() + 1;  // + '\n'

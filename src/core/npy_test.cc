@@ -107,7 +107,8 @@ TEST(NpyReader, RejectsTruncatedData) {
 }
 
 TEST(NpyReader, RejectsTrailingBytes) {
-  FileRead(MakeNpy(Dict("<f4", "(2,)"), std::string(9, '\0'))).ExpectError(ErrorCode::kCorrupt, "1 trailing bytes");
+  FileRead(MakeNpy(Dict("<f4", "(2,)"), std::string(9, '\0')))
+      .ExpectError(ErrorCode::kCorrupt, "1 trailing bytes");
 }
 
 TEST(NpyReader, RejectsHugeDeclaredShapeBeforeAllocating) {
@@ -122,7 +123,8 @@ TEST(NpyReader, RejectsHugeDeclaredShapeBeforeAllocating) {
 TEST(NpyReader, RejectsShapeWhoseElementCountOverflows) {
   FileRead(MakeNpy(Dict("<f8", "(4294967296, 4294967296, 4294967296)"), ""))
       .ExpectError(ErrorCode::kCorrupt, "more than");
-  FileRead(MakeNpy(Dict("<f8", "(99999999999999999999,)"), "")).ExpectError(ErrorCode::kCorrupt, "out of range");
+  FileRead(MakeNpy(Dict("<f8", "(99999999999999999999,)"), ""))
+      .ExpectError(ErrorCode::kCorrupt, "out of range");
 }
 
 TEST(NpyReader, RejectsNegativeDimension) {
@@ -135,10 +137,13 @@ TEST(NpyReader, RejectsFortranOrder) {
 }
 
 TEST(NpyReader, RejectsObjectStringComplexAndStructuredDtypes) {
-  FileRead(MakeNpy(Dict("|O", "(1,)"), std::string(8, '\0'))).ExpectError(ErrorCode::kUnsupported, "object arrays");
-  FileRead(MakeNpy(Dict("<U3", "(1,)"), std::string(12, '\0'))).ExpectError(ErrorCode::kUnsupported, "string");
+  FileRead(MakeNpy(Dict("|O", "(1,)"), std::string(8, '\0')))
+      .ExpectError(ErrorCode::kUnsupported, "object arrays");
+  FileRead(MakeNpy(Dict("<U3", "(1,)"), std::string(12, '\0')))
+      .ExpectError(ErrorCode::kUnsupported, "string");
   FileRead(MakeNpy(Dict("|S3", "(1,)"), std::string(3, '\0'))).ExpectError(ErrorCode::kUnsupported, "string");
-  FileRead(MakeNpy(Dict("<c8", "(1,)"), std::string(8, '\0'))).ExpectError(ErrorCode::kUnsupported, "complex");
+  FileRead(MakeNpy(Dict("<c8", "(1,)"), std::string(8, '\0')))
+      .ExpectError(ErrorCode::kUnsupported, "complex");
   FileRead(MakeNpy(Dict("|V4", "(1,)"), std::string(4, '\0'))).ExpectError(ErrorCode::kUnsupported, "void");
   FileRead(MakeNpy("{'descr': [('a', '<f4'), ('b', '<i4')], 'fortran_order': False, 'shape': (1,), }\n",
                    std::string(8, '\0')))
@@ -163,7 +168,8 @@ TEST(NpyReader, RejectsMalformedHeaderDicts) {
       {"{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", "duplicate key"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} junk", "unexpected text"},
       {"('descr', '<f4')", "not a dict"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (((((((((((((((((((1,),),),),),),),),),),),),),),),),),)}",
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': "
+       "(((((((((((((((((((1,),),),),),),),),),),),),),),),),),)}",
        "nested too deeply"},
       {"'descr': '<f4', 'fortran_order': False, 'shape': (1,)}", "malformed header dict at byte 7"},
       {"{'descr': '<q9', 'fortran_order': False, 'shape': (1,)}", "not supported"},
@@ -172,7 +178,8 @@ TEST(NpyReader, RejectsMalformedHeaderDicts) {
     SCOPED_TRACE(c.dict);
     FileRead read(MakeNpy(c.dict, data));
     ASSERT_FALSE(read.result.has_value());
-    EXPECT_NE(read.result.error().message().find(c.fragment), std::string::npos) << read.result.error().message();
+    EXPECT_NE(read.result.error().message().find(c.fragment), std::string::npos)
+        << read.result.error().message();
   }
 }
 
@@ -187,7 +194,8 @@ np.save(d + '/object.npy', np.array([1, 'a', None], dtype=object), allow_pickle=
 np.save(d + '/structured.npy', np.zeros(2, dtype=[('a', '<f4'), ('b', '<i8')]))
 np.save(d + '/unicode.npy', np.array(['ab', 'c']))
 np.save(d + '/complex.npy', np.zeros(2, dtype='<c16'))
-)py", dir.path().string());
+)py",
+                                dir.path().string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const std::pair<const char*, const char*> cases[] = {{"fortran", "Fortran-order"},
                                                        {"object", "object arrays"},
@@ -204,7 +212,8 @@ np.save(d + '/complex.npy', np.zeros(2, dtype='<c16'))
 }
 
 TEST(NpyReader, RejectsUnknownVersionAndHugeHeaderLength) {
-  FileRead(MakeNpy(Dict("<f4", "(1,)"), std::string(4, '\0'), 4)).ExpectError(ErrorCode::kUnsupported, "version 4.0");
+  FileRead(MakeNpy(Dict("<f4", "(1,)"), std::string(4, '\0'), 4))
+      .ExpectError(ErrorCode::kUnsupported, "version 4.0");
   std::string huge = std::string("\x93NUMPY\x02\x00", 8) + std::string("\x00\x00\x00\x40", 4) + "{}";
   FileRead(huge).ExpectError(ErrorCode::kCorrupt, "exceeds the limit");
 }

@@ -1,13 +1,12 @@
 #include "core/npz.h"
 
+#include <fmt/format.h>
 #include <zip.h>
 
 #include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/atomic_file.h"
 #include "core/npy.h"
@@ -35,7 +34,8 @@ class ZipEntrySource : public ByteSource {
   Result<size_t> Read(std::span<std::byte> out) override {
     size_t done = 0;
     while (done < out.size()) {
-      const zip_int64_t n = zip_fread(file_, out.data() + done, std::min<size_t>(out.size() - done, size_t{1} << 26));
+      const zip_int64_t n =
+          zip_fread(file_, out.data() + done, std::min<size_t>(out.size() - done, size_t{1} << 26));
       if (n < 0) return Corrupt(fmt::format("cannot decompress: {}", zip_file_strerror(file_)));
       if (n == 0) break;
       done += static_cast<size_t>(n);
@@ -47,7 +47,8 @@ class ZipEntrySource : public ByteSource {
   zip_file_t* file_;
 };
 
-Result<Tensor> ReadEntry(zip_t* zip, zip_uint64_t index, const zip_stat_t& st, const NpzReadOptions& options) {
+Result<Tensor> ReadEntry(zip_t* zip, zip_uint64_t index, const zip_stat_t& st,
+                         const NpzReadOptions& options) {
   if (!(st.valid & ZIP_STAT_SIZE) || !(st.valid & ZIP_STAT_COMP_SIZE))
     return Corrupt("the archive does not declare the entry's size");
   if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
@@ -71,7 +72,8 @@ Result<Tensor> ReadEntry(zip_t* zip, zip_uint64_t index, const zip_stat_t& st, c
   std::byte probe[1];
   PARITY_ASSIGN_OR_RETURN(size_t extra, src.Read(probe));
   if (extra != 0)
-    return Corrupt(fmt::format("decompresses to more than its declared {} bytes (corrupt or a zip bomb)", st.size));
+    return Corrupt(
+        fmt::format("decompresses to more than its declared {} bytes (corrupt or a zip bomb)", st.size));
   return t;
 }
 
@@ -113,11 +115,12 @@ Result<TensorSet> ReadNpz(const std::filesystem::path& path, const NpzReadOption
     if (entry.ends_with('/')) continue;
     if (!entry.ends_with(kSuffix) || entry.size() == kSuffix.size()) {
       if (options.skip_non_npy_entries) continue;
-      return InvalidArgument(fmt::format("{}: entry '{}' is not a .npy file (an .npz holds only NAME.npy entries)",
-                                         name, entry));
+      return InvalidArgument(fmt::format(
+          "{}: entry '{}' is not a .npy file (an .npz holds only NAME.npy entries)", name, entry));
     }
     auto tensor = ReadEntry(zip.get(), static_cast<zip_uint64_t>(i), st, options);
-    if (!tensor) return std::unexpected(std::move(tensor.error()).With(fmt::format("{}: entry '{}'", name, entry)));
+    if (!tensor)
+      return std::unexpected(std::move(tensor.error()).With(fmt::format("{}: entry '{}'", name, entry)));
     std::string key = entry.substr(0, entry.size() - kSuffix.size());
     if (out.Contains(key)) return Corrupt(fmt::format("{}: tensor '{}' appears twice", name, key));
     out.Set(std::move(key), std::move(*tensor));
@@ -129,14 +132,17 @@ Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors, con
   const std::string name = path.string();
   // libzip deletes an archive left without entries; write the 22-byte empty
   // zip (end of central directory record only) that np.savez() writes.
-  if (tensors.empty()) return WriteFileAtomic(path, std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
+  if (tensors.empty())
+    return WriteFileAtomic(path, std::string_view("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22));
   zip_error_t error;
   zip_error_init(&error);
   zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
-  if (buffer == nullptr) return InternalError(fmt::format("{}: zip_source_buffer_create: {}", name, zip_error_strerror(&error)));
+  if (buffer == nullptr)
+    return InternalError(fmt::format("{}: zip_source_buffer_create: {}", name, zip_error_strerror(&error)));
   std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> buffer_owner(buffer, &zip_source_free);
   zip_t* zip = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
-  if (zip == nullptr) return InternalError(fmt::format("{}: zip_open_from_source: {}", name, zip_error_strerror(&error)));
+  if (zip == nullptr)
+    return InternalError(fmt::format("{}: zip_open_from_source: {}", name, zip_error_strerror(&error)));
   zip_source_keep(buffer);  // the archive holds one reference, buffer_owner the other
   std::unique_ptr<zip_t, void (*)(zip_t*)> zip_owner(zip, &zip_discard);
 
@@ -157,7 +163,8 @@ Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors, con
       return InternalError(fmt::format("{}: cannot add '{}': {}", name, entry, zip_strerror(zip)));
     }
     const bool deflate = options.compression == NpzCompression::kDeflate;
-    if (zip_set_file_compression(zip, static_cast<zip_uint64_t>(index), deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
+    if (zip_set_file_compression(zip, static_cast<zip_uint64_t>(index),
+                                 deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
                                  deflate ? static_cast<zip_uint32_t>(options.deflate_level) : 0) != 0 ||
         zip_file_set_mtime(zip, static_cast<zip_uint64_t>(index), mtime, 0) != 0)
       return InternalError(fmt::format("{}: cannot set up '{}': {}", name, entry, zip_strerror(zip)));

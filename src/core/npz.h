@@ -49,6 +49,7 @@ struct NpzWriteOptions {
 // carry the fixed date 1980-01-01 like numpy's, so equal tensors give equal
 // files. The archive is built in memory first (peak memory about twice the
 // data). Errors: kInvalidArgument for empty names, kUnsupported for strings.
-Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors, const NpzWriteOptions& options = {});
+Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors,
+                const NpzWriteOptions& options = {});
 
 }  // namespace parity

@@ -101,7 +101,8 @@ TEST_F(NpzReaderBadInput, RefusesEntryAboveTheSizeLimit) {
 
 TEST_F(NpzReaderBadInput, RefusesStreamLongerThanDeclared) {
   const auto path = *dir_ / "liar.npz";
-  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt, "entry 'x.npy': decompresses to more than its declared");
+  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt,
+              "entry 'x.npy': decompresses to more than its declared");
 }
 
 TEST_F(NpzReaderBadInput, RefusesNonNpyEntriesUnlessAskedToSkipThem) {
@@ -114,7 +115,8 @@ TEST_F(NpzReaderBadInput, RefusesNonNpyEntriesUnlessAskedToSkipThem) {
 
 TEST_F(NpzReaderBadInput, NamesTheBadEntry) {
   const auto path = *dir_ / "badentry.npz";
-  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt, "entry 'bad.npy': header declares 1000 bytes of data");
+  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt,
+              "entry 'bad.npy': header declares 1000 bytes of data");
 }
 
 TEST_F(NpzReaderBadInput, RefusesNonZipFile) {
@@ -162,7 +164,8 @@ TEST(NpzWriter, RefusesStringTensorsAndEmptyNamesNamingTheFile) {
   auto s = WriteNpz(dir / "s.npz", strings);
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().code(), ErrorCode::kUnsupported);
-  EXPECT_TRUE(s.error().message().starts_with((dir / "s.npz").string() + ": tensor 's': ")) << s.error().message();
+  EXPECT_TRUE(s.error().message().starts_with((dir / "s.npz").string() + ": tensor 's': "))
+      << s.error().message();
   TensorSet unnamed;
   unnamed.Set("", Tensor(DType::kFloat32, {1}));
   EXPECT_FALSE(WriteNpz(dir / "u.npz", unnamed).has_value());

@@ -1,5 +1,6 @@
 #include "core/sha256.h"
 
+#include <fmt/format.h>
 #include <openssl/evp.h>
 
 #include <cerrno>
@@ -7,8 +8,6 @@
 #include <cstring>
 #include <memory>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace parity {
 

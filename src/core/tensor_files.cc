@@ -1,10 +1,10 @@
 #include "core/tensor_files.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "core/npy.h"
 
@@ -36,7 +36,8 @@ Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
   for (const NamedTensor& nt : tensors) {
     if (nt.name.empty() || nt.name == "." || nt.name == ".." ||
         nt.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos)
-      return InvalidArgument(fmt::format("{}: tensor name '{}' cannot be a file name", dir.string(), nt.name));
+      return InvalidArgument(
+          fmt::format("{}: tensor name '{}' cannot be a file name", dir.string(), nt.name));
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -59,9 +60,11 @@ Result<std::vector<Sample>> SplitSamples(const TensorSet& tensors) {
     std::string sample = nt.name.substr(0, slash);
     std::string input = nt.name.substr(slash + 1);
     if (sample.empty() || input.empty())
-      return InvalidArgument(fmt::format("key '{}' has an empty sample or input name (expected SAMPLE/INPUT)", nt.name));
+      return InvalidArgument(
+          fmt::format("key '{}' has an empty sample or input name (expected SAMPLE/INPUT)", nt.name));
     auto it = std::find_if(samples.begin(), samples.end(), [&](const Sample& s) { return s.name == sample; });
-    if (it == samples.end()) it = samples.insert(samples.end(), Sample{.name = std::move(sample), .tensors = {}});
+    if (it == samples.end())
+      it = samples.insert(samples.end(), Sample{.name = std::move(sample), .tensors = {}});
     it->tensors.Set(std::move(input), nt.tensor);
   }
   if (!prefixed) samples.push_back(Sample{.name = "default", .tensors = tensors});

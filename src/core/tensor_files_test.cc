@@ -20,7 +20,8 @@ TensorSet Set(std::initializer_list<std::pair<std::string, float>> items) {
 
 TEST(ReadNpyDir, ReadsNpyFilesSortedByNameIgnoringOthers) {
   TempDir dir;
-  ASSERT_TRUE(WriteNpyDir(dir.path(), Set({{"output", 3}, {"input", 1}, {"layer_0001_conv", 2}})).has_value());
+  ASSERT_TRUE(
+      WriteNpyDir(dir.path(), Set({{"output", 3}, {"input", 1}, {"layer_0001_conv", 2}})).has_value());
   testing::WriteFileString(dir / "manifest.json", "{}");
   std::filesystem::create_directory(dir / "sub.npy");  // a directory, not a file
   auto set = ReadNpyDir(dir.path());
@@ -77,7 +78,8 @@ TEST(SplitSamples, GroupsPrefixedKeysInOrderOfFirstAppearance) {
   EXPECT_EQ((*samples)[0].name, "typical");
   EXPECT_EQ((*samples)[0].tensors.Names(), (std::vector<std::string>{"images", "mask"}));
   EXPECT_EQ((*samples)[1].name, "anomaly_nan");
-  EXPECT_EQ((*samples)[1].tensors.Names(), (std::vector<std::string>{"images", "a/b"}));  // split at the first '/'
+  EXPECT_EQ((*samples)[1].tensors.Names(),
+            (std::vector<std::string>{"images", "a/b"}));  // split at the first '/'
   EXPECT_EQ((*samples)[1].tensors.Find("images")->GetAsDouble(0), 2.0);
 }
 
