@@ -2,13 +2,13 @@
 // nodes and Build. The operator wrappers are in builder_ops.cc.
 #include "onnx/builder.h"
 
+#include <fmt/format.h>
+#include <onnx/shape_inference/implementation.h>
+
 #include <cmath>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include "onnx/builder_impl.h"
 #include "onnx/model_internal.h"
@@ -169,7 +169,8 @@ std::string ModelBuilder::ConstWeight(const std::string& leaf, const Shape& shap
 
 std::string ModelBuilder::Scalar(const std::string& leaf, float value) {
   const std::string n = ParamName(leaf);
-  *impl_->graph.add_initializer() = onnx_adapter::TensorToProto(n, Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{value}));
+  *impl_->graph.add_initializer() =
+      onnx_adapter::TensorToProto(n, Tensor::FromVector(DType::kFloat32, {}, std::vector<float>{value}));
   return n;
 }
 
@@ -180,7 +181,8 @@ std::string ModelBuilder::Int64s(const std::string& leaf, const std::vector<int6
   return n;
 }
 
-std::vector<std::string> ModelBuilder::Node(const std::string& op_type, const std::vector<std::string>& inputs,
+std::vector<std::string> ModelBuilder::Node(const std::string& op_type,
+                                            const std::vector<std::string>& inputs,
                                             const std::vector<Attr>& attrs, int num_outputs,
                                             const std::string& domain) {
   std::string base;

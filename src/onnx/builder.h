@@ -57,7 +57,9 @@ class ModelBuilder {
    public:
     explicit ScopeGuard(ModelBuilder* b) : b_(b) {}
     ScopeGuard(ScopeGuard&& o) noexcept : b_(o.b_) { o.b_ = nullptr; }
-    ~ScopeGuard() { if (b_) b_->PopScope(); }
+    ~ScopeGuard() {
+      if (b_) b_->PopScope();
+    }
 
    private:
     ModelBuilder* b_;
@@ -119,8 +121,8 @@ class ModelBuilder {
   std::string Concat(const std::vector<std::string>& xs, int64_t axis);
   // Nearest-neighbour resize by per-axis scales.
   std::string Resize(const std::string& x, const std::vector<float>& scales);
-  std::string MaxPool(const std::string& x, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
-                      const std::vector<int64_t>& pads = {});
+  std::string MaxPool(const std::string& x, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& pads = {});
   std::string GlobalAveragePool(const std::string& x) { return Op("GlobalAveragePool", {x}); }
   std::string Flatten(const std::string& x, int64_t axis = 1);
   std::string Constant(const Tensor& value);

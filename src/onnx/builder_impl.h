@@ -1,12 +1,12 @@
 // Internal to src/onnx: ModelBuilder's state.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <random>
 #include <string>
 #include <unordered_set>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "onnx/builder.h"
 

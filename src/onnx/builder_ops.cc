@@ -17,8 +17,9 @@ std::string ModelBuilder::Conv(const std::string& x, const std::string& w, const
   return Op("Conv", inputs, attrs);
 }
 
-std::string ModelBuilder::BatchNormalization(const std::string& x, const std::string& scale, const std::string& bias,
-                                             const std::string& mean, const std::string& var, float epsilon) {
+std::string ModelBuilder::BatchNormalization(const std::string& x, const std::string& scale,
+                                             const std::string& bias, const std::string& mean,
+                                             const std::string& var, float epsilon) {
   return Op("BatchNormalization", {x, scale, bias, mean, var}, {{"epsilon", epsilon}});
 }
 
@@ -37,7 +38,9 @@ std::string ModelBuilder::ReduceMean(const std::string& x, const std::vector<int
   return Op("ReduceMean", {x}, {{"axes", axes}, {"keepdims", keep}});
 }
 
-std::string ModelBuilder::Softmax(const std::string& x, int64_t axis) { return Op("Softmax", {x}, {{"axis", axis}}); }
+std::string ModelBuilder::Softmax(const std::string& x, int64_t axis) {
+  return Op("Softmax", {x}, {{"axis", axis}});
+}
 
 std::string ModelBuilder::Transpose(const std::string& x, const std::vector<int64_t>& perm) {
   return Op("Transpose", {x}, {{"perm", perm}});
@@ -53,7 +56,8 @@ std::string ModelBuilder::Concat(const std::vector<std::string>& xs, int64_t axi
 
 std::string ModelBuilder::Resize(const std::string& x, const std::vector<float>& scales) {
   const std::string s =
-      Initializer(ParamName("scales"), Tensor::FromVector(DType::kFloat32, {static_cast<int64_t>(scales.size())}, scales));
+      Initializer(ParamName("scales"),
+                  Tensor::FromVector(DType::kFloat32, {static_cast<int64_t>(scales.size())}, scales));
   return Op("Resize", {x, "", s}, {{"mode", std::string("nearest")}});
 }
 
@@ -64,16 +68,19 @@ std::string ModelBuilder::MaxPool(const std::string& x, const std::vector<int64_
   return Op("MaxPool", {x}, attrs);
 }
 
-std::string ModelBuilder::Flatten(const std::string& x, int64_t axis) { return Op("Flatten", {x}, {{"axis", axis}}); }
+std::string ModelBuilder::Flatten(const std::string& x, int64_t axis) {
+  return Op("Flatten", {x}, {{"axis", axis}});
+}
 
 std::string ModelBuilder::Constant(const Tensor& value) { return Op("Constant", {}, {{"value", value}}); }
 
-std::string ModelBuilder::ConvLayer(const std::string& x, int64_t in_channels, int64_t out_channels, int64_t kernel,
-                                    int64_t stride, int64_t pad, bool bias) {
-  const std::string w = KaimingWeight("weight", {out_channels, in_channels, kernel, kernel},
-                                      in_channels * kernel * kernel);
+std::string ModelBuilder::ConvLayer(const std::string& x, int64_t in_channels, int64_t out_channels,
+                                    int64_t kernel, int64_t stride, int64_t pad, bool bias) {
+  const std::string w =
+      KaimingWeight("weight", {out_channels, in_channels, kernel, kernel}, in_channels * kernel * kernel);
   const std::string b = bias ? RandomWeight("bias", {out_channels}, 0.05f) : "";
-  return Conv(x, w, b, {.pads = {pad, pad, pad, pad}, .strides = {stride, stride}, .dilations = {}, .group = 1});
+  return Conv(x, w, b,
+              {.pads = {pad, pad, pad, pad}, .strides = {stride, stride}, .dilations = {}, .group = 1});
 }
 
 std::string ModelBuilder::BatchNormLayer(const std::string& x, int64_t channels) {
@@ -93,8 +100,8 @@ std::string ModelBuilder::GemmLayer(const std::string& x, int64_t in_features, i
 }
 
 std::string ModelBuilder::LinearLayer(const std::string& x, int64_t in_features, int64_t out_features) {
-  const std::string w = RandomWeight("weight", {in_features, out_features},
-                                     1.0f / std::sqrt(static_cast<float>(in_features)));
+  const std::string w =
+      RandomWeight("weight", {in_features, out_features}, 1.0f / std::sqrt(static_cast<float>(in_features)));
   const std::string b = RandomWeight("bias", {out_features}, 0.05f);
   return Add(MatMul(x, w), b);
 }

@@ -55,10 +55,10 @@ TEST(BuiltinModels, TransformerBlockHasTheFusablePatterns) {
   EXPECT_EQ(Errors(Check(m)), "");
   ModelInfo info = Inspect(m);
   EXPECT_GE(info.node_count, 50);
-  EXPECT_EQ(CountOp(info, "Erf"), 2);       // one Gelu per layer
-  EXPECT_EQ(CountOp(info, "Sqrt"), 5);      // one per LayerNorm
+  EXPECT_EQ(CountOp(info, "Erf"), 2);   // one Gelu per layer
+  EXPECT_EQ(CountOp(info, "Sqrt"), 5);  // one per LayerNorm
   EXPECT_EQ(CountOp(info, "Softmax"), 2);
-  EXPECT_EQ(CountOp(info, "Sigmoid"), 1);   // the SiLU
+  EXPECT_EQ(CountOp(info, "Sigmoid"), 1);  // the SiLU
   EXPECT_EQ(info.outputs[0].type.ToString(), "float32[1, 16, 64]");
 }
 

@@ -15,7 +15,8 @@ namespace {
 Model MustBuild(ModelBuilder& b, const char* name) {
   auto m = b.Build(name);
   if (!m) {
-    std::fprintf(stderr, "parity: bug: builtin model %s does not build: %s\n", name, m.error().message().c_str());
+    std::fprintf(stderr, "parity: bug: builtin model %s does not build: %s\n", name,
+                 m.error().message().c_str());
     std::abort();
   }
   return std::move(*m);
@@ -131,15 +132,15 @@ Model ConvBnRelu() {
 Model ResidualCnn() {
   ModelBuilder b(17, /*seed=*/7);
   std::string x = b.Input("input", DType::kFloat32, Shape{1, 3, 64, 64});
-  x = ConvBnReluBlock(b, x, 3, 16, 1, "stem");             // 16 x 64 x 64
-  x = b.MaxPool(x, {2, 2}, {2, 2});                        // 16 x 32 x 32
+  x = ConvBnReluBlock(b, x, 3, 16, 1, "stem");  // 16 x 64 x 64
+  x = b.MaxPool(x, {2, 2}, {2, 2});             // 16 x 32 x 32
   x = ResidualBlock(b, x, 16, 16, 1, "layer1/0");
   x = ResidualBlock(b, x, 16, 16, 1, "layer1/1");
-  x = ResidualBlock(b, x, 16, 32, 2, "layer2/0");          // 32 x 16 x 16
+  x = ResidualBlock(b, x, 16, 32, 2, "layer2/0");  // 32 x 16 x 16
   x = ResidualBlock(b, x, 32, 32, 1, "layer2/1");
   {
     auto s = b.Scope("up");
-    x = b.Resize(x, {1.0f, 1.0f, 2.0f, 2.0f});             // 32 x 32 x 32
+    x = b.Resize(x, {1.0f, 1.0f, 2.0f, 2.0f});  // 32 x 32 x 32
   }
   x = ConvBnReluBlock(b, x, 32, 32, 1, "fuse");
   x = ResidualBlock(b, x, 32, 32, 1, "layer3/0");

@@ -1,10 +1,10 @@
 #include "onnx/edit.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "onnx/graph.h"
 #include "onnx/model_internal.h"
@@ -59,7 +59,8 @@ Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& t
     }
     auto* v = g.add_output();
     v->set_name(name);
-    if (auto it = types.find(name); it != types.end() && HasElemType(it->second)) *v->mutable_type() = it->second;
+    if (auto it = types.find(name); it != types.end() && HasElemType(it->second))
+      *v->mutable_type() = it->second;
   }
   return out;
 }
@@ -131,7 +132,8 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
   for (const auto& t : outputs) {
     auto* v = og->add_output();
     v->set_name(t);
-    if (auto it = types.find(t); it != types.end() && HasElemType(it->second)) *v->mutable_type() = it->second;
+    if (auto it = types.find(t); it != types.end() && HasElemType(it->second))
+      *v->mutable_type() = it->second;
   }
   return onnx_adapter::FromProto(std::move(out));
 }
@@ -164,7 +166,8 @@ Result<Model> ScaleInitializer(const Model& m, const std::string& name, double f
   const int64_t n = t.size();
   switch (t.dtype()) {
     case DType::kFloat32:
-      for (int64_t i = 0; i < n; ++i) scaled.mutable_view<float>()[i] = static_cast<float>(t.view<float>()[i] * factor);
+      for (int64_t i = 0; i < n; ++i)
+        scaled.mutable_view<float>()[i] = static_cast<float>(t.view<float>()[i] * factor);
       break;
     case DType::kFloat64:
       for (int64_t i = 0; i < n; ++i) scaled.mutable_view<double>()[i] = t.view<double>()[i] * factor;
@@ -178,7 +181,8 @@ Result<Model> ScaleInitializer(const Model& m, const std::string& name, double f
         scaled.mutable_view<uint16_t>()[i] = FloatToBFloat16(static_cast<float>(t.GetAsDouble(i) * factor));
       break;
     default:
-      return Unsupported(fmt::format("initializer '{}' is {}, not floating point", name, DTypeName(t.dtype())));
+      return Unsupported(
+          fmt::format("initializer '{}' is {}, not floating point", name, DTypeName(t.dtype())));
   }
   return ReplaceInitializer(m, name, scaled);
 }
@@ -189,7 +193,8 @@ Result<Model> ReplaceNodeOp(const Model& m, const std::string& node_name, const 
   auto it = std::find(names.begin(), names.end(), node_name);
   if (it == names.end()) return NotFound(fmt::format("no node named '{}'", node_name));
   Model out = m.Clone();
-  auto* n = onnx_adapter::MutableProto(out).mutable_graph()->mutable_node(static_cast<int>(it - names.begin()));
+  auto* n =
+      onnx_adapter::MutableProto(out).mutable_graph()->mutable_node(static_cast<int>(it - names.begin()));
   n->set_op_type(new_op_type);
   n->set_domain(new_domain);
   return out;

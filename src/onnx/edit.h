@@ -20,7 +20,8 @@ namespace parity {
 // transformer builtin with all 110 intermediates exposed, name-only, runs at
 // ORT_DISABLE_ALL and ORT_ENABLE_ALL), and a declared shape that differs from
 // the real one is only a warning there. (The ONNX checker wants a shape on every graph output, so a
-// model with name-only outputs fails the checker but still runs.) Errors: kNotFound naming a tensor no node produces.
+// model with name-only outputs fails the checker but still runs.) Errors: kNotFound naming a tensor no node
+// produces.
 Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& tensor_names);
 
 // A standalone model of the nodes needed to compute `outputs` from `inputs`:

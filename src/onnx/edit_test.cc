@@ -83,7 +83,8 @@ TEST(ExtractRegion, RefusesOpenRegions) {
   EXPECT_EQ(Inspect(*r).node_count, 2);
   auto open = ExtractRegion(m, {"/bn/BatchNormalization_output_0"}, {"output", "/conv/Conv_output_0"});
   ASSERT_FALSE(open);
-  EXPECT_NE(open.error().message().find("needs graph input 'input'"), std::string::npos) << open.error().message();
+  EXPECT_NE(open.error().message().find("needs graph input 'input'"), std::string::npos)
+      << open.error().message();
   EXPECT_EQ(ExtractRegion(m, {"input"}, {"nope"}).error().code(), ErrorCode::kNotFound);
 }
 

@@ -1,8 +1,8 @@
 #include "onnx/external_data.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -28,8 +28,10 @@ Result<fs::path> ResolveLocation(const std::string& location, const fs::path& ba
   const fs::path rel(location);
   if (location.empty()) return Corrupt("external data has an empty location");
   if (rel.is_absolute())
-    return Unsupported(fmt::format("external data location '{}' is absolute; ONNX requires a path relative "
-                                   "to the model's directory", location));
+    return Unsupported(
+        fmt::format("external data location '{}' is absolute; ONNX requires a path relative "
+                    "to the model's directory",
+                    location));
   for (const auto& part : rel)
     if (part == "..")
       return Unsupported(fmt::format("external data location '{}' leaves the model's directory", location));
@@ -83,15 +85,17 @@ Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const fs::path& base
     if (t.data_location() != onnx::TensorProto::EXTERNAL) return {};
     any = true;
     if (base_dir.empty())
-      return Unsupported(fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
-                                     "load the model from its file",
-                                     t.name()));
+      return Unsupported(
+          fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
+                      "load the model from its file",
+                      t.name()));
     return InlineExternalData(t, base_dir);
   }));
   return any;
 }
 
-Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location, int64_t threshold) {
+Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location,
+                                       int64_t threshold) {
   std::string blob;
   PARITY_RETURN_IF_ERROR(ForEachTensor(graph, [&](onnx::TensorProto& t) -> Status {
     if (!t.has_raw_data() || static_cast<int64_t>(t.raw_data().size()) < threshold) return {};

@@ -2,10 +2,10 @@
 // side file, `data_location == EXTERNAL`, keys location/offset/length).
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <filesystem>
 #include <string>
-
-#include <onnx/onnx_pb.h>
 
 #include "core/status.h"
 
@@ -20,6 +20,7 @@ Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const std::filesyste
 // Moves the raw_data of every tensor of at least `threshold` bytes into one
 // blob (each tensor 4096-aligned) and rewrites the tensors to reference
 // `location` with offset/length. Returns the blob.
-Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location, int64_t threshold);
+Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location,
+                                       int64_t threshold);
 
 }  // namespace parity::onnx_adapter

@@ -1,10 +1,10 @@
 #include "onnx/file_read.h"
 
-#include <fstream>
-#include <system_error>
-
 #include <fmt/format.h>
 #include <fmt/std.h>
+
+#include <fstream>
+#include <system_error>
 
 namespace parity::onnx_adapter {
 
@@ -42,7 +42,8 @@ Result<std::string> ReadFileRange(const fs::path& path, int64_t offset, int64_t 
   in.seekg(offset);
   std::string bytes(static_cast<size_t>(length), '\0');
   in.read(bytes.data(), length);
-  if (in.gcount() != length) return Corrupt(fmt::format("{}: short read at offset {}", path.string(), offset));
+  if (in.gcount() != length)
+    return Corrupt(fmt::format("{}: short read at offset {}", path.string(), offset));
   return bytes;
 }
 

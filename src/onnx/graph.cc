@@ -1,10 +1,10 @@
 #include "onnx/graph.h"
 
+#include <fmt/format.h>
+
 #include <functional>
 #include <queue>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "onnx/model_internal.h"
 #include "onnx/tensor_type_internal.h"
@@ -105,14 +105,19 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
   std::unordered_map<std::string, size_t> writer;  // tensor -> file index
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
-    GraphNode node{names[i], names[i] != n.name(), n.op_type(), n.domain() == "ai.onnx" ? "" : n.domain(),
-                   {n.input().begin(), n.input().end()}, {n.output().begin(), n.output().end()},
-                   ImplicitInputs(n), static_cast<size_t>(i)};
+    GraphNode node{names[i],
+                   names[i] != n.name(),
+                   n.op_type(),
+                   n.domain() == "ai.onnx" ? "" : n.domain(),
+                   {n.input().begin(), n.input().end()},
+                   {n.output().begin(), n.output().end()},
+                   ImplicitInputs(n),
+                   static_cast<size_t>(i)};
     for (const auto& o : node.outputs) {
       if (o.empty()) continue;
       if (auto [it, fresh] = writer.emplace(o, i); !fresh)
-        return InvalidArgument(fmt::format("nodes '{}' and '{}' both write tensor '{}'", names[it->second],
-                                           node.name, o));
+        return InvalidArgument(
+            fmt::format("nodes '{}' and '{}' both write tensor '{}'", names[it->second], node.name, o));
       if (available.contains(o))
         return InvalidArgument(
             fmt::format("node '{}' ({}) writes tensor '{}', which is a graph input or initializer", node.name,
@@ -131,9 +136,9 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
     for (const auto& in : deps) {
       if (in.empty() || available.contains(in)) continue;
       if (!writer.contains(in))
-        return InvalidArgument(fmt::format(
-            "node '{}' ({}) reads tensor '{}' that no node, graph input or initializer produces", node.name,
-            node.op_type, in));
+        return InvalidArgument(
+            fmt::format("node '{}' ({}) reads tensor '{}' that no node, graph input or initializer produces",
+                        node.name, node.op_type, in));
       ++missing[node.file_index];
       waiting[in].push_back(node.file_index);
     }

@@ -22,7 +22,7 @@ struct GraphNode {
   std::string name;
   bool name_synthesized = false;
   std::string op_type;
-  std::string domain;  // "" for the default ONNX domain
+  std::string domain;                // "" for the default ONNX domain
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;  // "" marks an omitted optional output
   // Outer-scope tensors read by the node's subgraphs (If/Loop/Scan bodies).
@@ -31,8 +31,8 @@ struct GraphNode {
 };
 
 struct GraphView {
-  std::vector<GraphNode> nodes;  // topological order, stable w.r.t. the file order
-  std::unordered_map<std::string, size_t> producer;                // tensor -> index in nodes
+  std::vector<GraphNode> nodes;                      // topological order, stable w.r.t. the file order
+  std::unordered_map<std::string, size_t> producer;  // tensor -> index in nodes
   std::unordered_map<std::string, std::vector<size_t>> consumers;  // tensor -> indices in nodes
   std::vector<std::string> inputs;        // graph inputs that are not initializers, in order
   std::vector<std::string> initializers;  // in file order
@@ -59,7 +59,7 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
 
 struct IntermediateTensor {
   std::string name;
-  size_t producer = 0;          // index in GraphView::nodes
+  size_t producer = 0;  // index in GraphView::nodes
   bool is_graph_output = false;
 };
 

@@ -50,7 +50,8 @@ ModelInfo Inspect(const Model& m) {
   for (const auto& v : g.input())
     if (!init_names.contains(v.name()))
       info.inputs.push_back({v.name(), onnx_adapter::TensorTypeFromProto(v.type())});
-  for (const auto& v : g.output()) info.outputs.push_back({v.name(), onnx_adapter::TensorTypeFromProto(v.type())});
+  for (const auto& v : g.output())
+    info.outputs.push_back({v.name(), onnx_adapter::TensorTypeFromProto(v.type())});
 
   std::map<std::pair<std::string, std::string>, int64_t> counts;
   for (const auto& n : g.node()) {

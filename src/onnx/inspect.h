@@ -34,7 +34,7 @@ struct ModelInfo {
   std::vector<OpCount> op_counts;  // top-level graph, sorted by domain then op_type
   int64_t node_count = 0;          // top-level graph
   int64_t initializer_count = 0;
-  int64_t initializer_bytes = 0;   // data bytes (strings: their lengths)
+  int64_t initializer_bytes = 0;  // data bytes (strings: their lengths)
 
   // The default-domain opset, 0 when the model imports none.
   int64_t default_opset() const;

@@ -1,9 +1,9 @@
 #include "onnx/model.h"
 
-#include <climits>
-
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
+
+#include <climits>
 
 #include "core/atomic_file.h"
 #include "onnx/external_data.h"
@@ -52,9 +52,9 @@ Result<Model> Model::FromBytes(std::string_view bytes, std::string_view source, 
 
   Model m;
   m.proto_ = std::move(proto);
-  PARITY_ASSIGN_OR_RETURN(
-      m.had_external_data_,
-      WithContext(onnx_adapter::InlineAllExternalData(*m.proto_->mutable_graph(), base_dir), std::string(source)));
+  PARITY_ASSIGN_OR_RETURN(m.had_external_data_, WithContext(onnx_adapter::InlineAllExternalData(
+                                                                *m.proto_->mutable_graph(), base_dir),
+                                                            std::string(source)));
   PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));
   return m;
 }
@@ -82,10 +82,11 @@ Status Model::Save(const fs::path& path, const SaveOptions& options) const {
   }
   onnx::ModelProto copy = *proto_;
   const std::string data_name = path.filename().string() + ".data";
-  PARITY_ASSIGN_OR_RETURN(std::string data,
-                          onnx_adapter::MoveToExternalData(*copy.mutable_graph(), data_name, options.size_threshold));
+  PARITY_ASSIGN_OR_RETURN(std::string data, onnx_adapter::MoveToExternalData(*copy.mutable_graph(), data_name,
+                                                                             options.size_threshold));
   if (copy.ByteSizeLong() > static_cast<size_t>(kMaxProtoBytes))
-    return Unsupported(fmt::format("{}: the model is over 2 GiB even with its initializers external", path.string()));
+    return Unsupported(
+        fmt::format("{}: the model is over 2 GiB even with its initializers external", path.string()));
   std::string bytes;
   if (!copy.SerializeToString(&bytes)) return InternalError("protobuf failed to serialize the model");
   // Data first: a model file never references data that is not there yet.

@@ -1,6 +1,6 @@
-#include <fmt/format.h>
-
 #include "onnx/model_internal.h"
+
+#include <fmt/format.h>
 
 namespace parity::onnx_adapter {
 
@@ -28,15 +28,15 @@ Status CheckReferences(const onnx::GraphProto& graph) {
     for (const auto& in : n.input()) {
       if (in.empty() || defined.contains(in)) continue;  // "" is an omitted optional input
       const std::string name = n.name().empty() ? fmt::format("#{}", i) : n.name();
-      return InvalidArgument(fmt::format(
-          "node '{}' ({}) reads tensor '{}' that no node, graph input or initializer produces", name,
-          n.op_type(), in));
+      return InvalidArgument(
+          fmt::format("node '{}' ({}) reads tensor '{}' that no node, graph input or initializer produces",
+                      name, n.op_type(), in));
     }
   }
   for (const auto& o : graph.output())
     if (!defined.contains(o.name()))
-      return InvalidArgument(fmt::format("graph output '{}' is not produced by any node, input or initializer",
-                                         o.name()));
+      return InvalidArgument(
+          fmt::format("graph output '{}' is not produced by any node, input or initializer", o.name()));
   return {};
 }
 

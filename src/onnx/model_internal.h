@@ -2,11 +2,11 @@
 // shared by the adapter's files. Nothing outside src/onnx includes this.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <filesystem>
 #include <string>
 #include <unordered_set>
-
-#include <onnx/onnx_pb.h>
 
 #include "core/status.h"
 #include "onnx/model.h"

@@ -91,7 +91,8 @@ TEST(ModelLoad, RejectsExternalDataOutsideModelDir) {
   WriteRaw(dir / "ext.onnx", *m->Serialize());
   auto r = Model::Load(dir / "ext.onnx");
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("leaves the model's directory"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("leaves the model's directory"), std::string::npos)
+      << r.error().message();
   e->set_value("missing.bin");
   WriteRaw(dir / "ext2.onnx", *m->Serialize());
   auto r2 = Model::Load(dir / "ext2.onnx");
@@ -109,7 +110,8 @@ namespace {
 TEST(ModelSave, ExternalDataRoundTrips) {
   Model m = ResidualCnn();
   TempDir dir;
-  ASSERT_TRUE(m.Save(dir / "ext.onnx", {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 1024}));
+  ASSERT_TRUE(m.Save(dir / "ext.onnx",
+                     {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 1024}));
   ASSERT_TRUE(fs::exists(dir / "ext.onnx.data"));
   EXPECT_LT(fs::file_size(dir / "ext.onnx"), fs::file_size(dir / "ext.onnx.data"));
   auto loaded = Model::Load(dir / "ext.onnx");
@@ -137,7 +139,8 @@ TEST(ModelSave, ExternalDataRoundTrips) {
 TEST(ModelSave, FromBytesWithExternalDataNeedsAPath) {
   Model m = ConvBnRelu();
   TempDir dir;
-  ASSERT_TRUE(m.Save(dir / "e.onnx", {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 16}));
+  ASSERT_TRUE(
+      m.Save(dir / "e.onnx", {.external_data = SaveOptions::ExternalData::kAlways, .size_threshold = 16}));
   const std::string bytes = testing::ReadRaw(dir / "e.onnx");
   auto r = Model::FromBytes(bytes);
   ASSERT_FALSE(r);

@@ -1,11 +1,11 @@
 #include "onnx/tensor_proto.h"
 
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+
 #include <bit>
 #include <climits>
 #include <cstring>
-
-#include <fmt/format.h>
-#include <google/protobuf/io/coded_stream.h>
 
 #include "core/atomic_file.h"
 #include "onnx/file_read.h"
@@ -13,7 +13,8 @@
 
 namespace parity {
 
-static_assert(std::endian::native == std::endian::little, "raw_data is little-endian; big-endian hosts need swaps");
+static_assert(std::endian::native == std::endian::little,
+              "raw_data is little-endian; big-endian hosts need swaps");
 
 namespace fs = std::filesystem;
 
@@ -29,11 +30,11 @@ void CopyNarrow(const Field& field, Tensor& t) {
 }
 
 std::string TypeLabel(int elem_type) {
-  static const char* const kNames[] = {"UNDEFINED", "FLOAT",   "UINT8",     "INT8",       "UINT16",
-                                       "INT16",     "INT32",   "INT64",     "STRING",     "BOOL",
-                                       "FLOAT16",   "DOUBLE",  "UINT32",    "UINT64",     "COMPLEX64",
-                                       "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ",
-                                       "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4"};
+  static const char* const kNames[] = {
+      "UNDEFINED",      "FLOAT",      "UINT8",          "INT8",       "UINT16",   "INT16",
+      "INT32",          "INT64",      "STRING",         "BOOL",       "FLOAT16",  "DOUBLE",
+      "UINT32",         "UINT64",     "COMPLEX64",      "COMPLEX128", "BFLOAT16", "FLOAT8E4M3FN",
+      "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",      "INT4"};
   if (elem_type >= 0 && elem_type < static_cast<int>(std::size(kNames)))
     return fmt::format("{} ({})", kNames[elem_type], elem_type);
   return fmt::format("{}", elem_type);
@@ -48,10 +49,12 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
     return Unsupported(fmt::format("{}: stored as external data", label));
   const auto dtype = DTypeFromOnnx(p.data_type());
   if (p.data_type() == 0)
-    return Unsupported(fmt::format("{}: element type UNDEFINED (0): not a tensor (a SequenceProto, MapProto or "
-                                   "OptionalProto?)",
-                                   label));
-  if (!dtype) return Unsupported(fmt::format("{}: element type {} is not supported", label, TypeLabel(p.data_type())));
+    return Unsupported(
+        fmt::format("{}: element type UNDEFINED (0): not a tensor (a SequenceProto, MapProto or "
+                    "OptionalProto?)",
+                    label));
+  if (!dtype)
+    return Unsupported(fmt::format("{}: element type {} is not supported", label, TypeLabel(p.data_type())));
   Shape shape(p.dims().begin(), p.dims().end());
   auto count_or = ElementCount(shape);
   if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
@@ -60,7 +63,8 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
 
   if (*dtype == DType::kString) {
     if (p.string_data_size() != count)
-      return InvalidArgument(fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
+      return InvalidArgument(
+          fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
     return Tensor::FromStrings(std::move(shape), {p.string_data().begin(), p.string_data().end()});
   }
   if (p.has_raw_data()) {
@@ -77,36 +81,72 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
   int64_t have = 0;
   const char* field = "";
   switch (*dtype) {
-    case DType::kFloat32: have = p.float_data_size(); field = "float_data"; break;
-    case DType::kFloat64: have = p.double_data_size(); field = "double_data"; break;
-    case DType::kInt64: have = p.int64_data_size(); field = "int64_data"; break;
+    case DType::kFloat32:
+      have = p.float_data_size();
+      field = "float_data";
+      break;
+    case DType::kFloat64:
+      have = p.double_data_size();
+      field = "double_data";
+      break;
+    case DType::kInt64:
+      have = p.int64_data_size();
+      field = "int64_data";
+      break;
     case DType::kUInt32:
-    case DType::kUInt64: have = p.uint64_data_size(); field = "uint64_data"; break;
-    default: have = p.int32_data_size(); field = "int32_data"; break;
+    case DType::kUInt64:
+      have = p.uint64_data_size();
+      field = "uint64_data";
+      break;
+    default:
+      have = p.int32_data_size();
+      field = "int32_data";
+      break;
   }
   if (have != count)
     return InvalidArgument(fmt::format("{}: {} has {} elements, shape {} needs {}", label, field, have,
                                        ShapeToString(shape), count));
   PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(*dtype, std::move(shape)));
   switch (*dtype) {
-    case DType::kFloat32: CopyNarrow<float>(p.float_data(), t); break;
-    case DType::kFloat64: CopyNarrow<double>(p.double_data(), t); break;
-    case DType::kInt64: CopyNarrow<int64_t>(p.int64_data(), t); break;
-    case DType::kUInt32: CopyNarrow<uint32_t>(p.uint64_data(), t); break;
-    case DType::kUInt64: CopyNarrow<uint64_t>(p.uint64_data(), t); break;
-    case DType::kInt32: CopyNarrow<int32_t>(p.int32_data(), t); break;
-    case DType::kInt16: CopyNarrow<int16_t>(p.int32_data(), t); break;
-    case DType::kInt8: CopyNarrow<int8_t>(p.int32_data(), t); break;
+    case DType::kFloat32:
+      CopyNarrow<float>(p.float_data(), t);
+      break;
+    case DType::kFloat64:
+      CopyNarrow<double>(p.double_data(), t);
+      break;
+    case DType::kInt64:
+      CopyNarrow<int64_t>(p.int64_data(), t);
+      break;
+    case DType::kUInt32:
+      CopyNarrow<uint32_t>(p.uint64_data(), t);
+      break;
+    case DType::kUInt64:
+      CopyNarrow<uint64_t>(p.uint64_data(), t);
+      break;
+    case DType::kInt32:
+      CopyNarrow<int32_t>(p.int32_data(), t);
+      break;
+    case DType::kInt16:
+      CopyNarrow<int16_t>(p.int32_data(), t);
+      break;
+    case DType::kInt8:
+      CopyNarrow<int8_t>(p.int32_data(), t);
+      break;
     case DType::kUInt16:
     case DType::kFloat16:
-    case DType::kBFloat16: CopyNarrow<uint16_t>(p.int32_data(), t); break;
-    case DType::kUInt8: CopyNarrow<uint8_t>(p.int32_data(), t); break;
+    case DType::kBFloat16:
+      CopyNarrow<uint16_t>(p.int32_data(), t);
+      break;
+    case DType::kUInt8:
+      CopyNarrow<uint8_t>(p.int32_data(), t);
+      break;
     case DType::kBool: {
       auto out = t.mutable_view<uint8_t>();
       for (size_t i = 0; i < out.size(); ++i) out[i] = p.int32_data(static_cast<int>(i)) != 0 ? 1 : 0;
       break;
     }
-    case DType::kString: break;  // handled above
+    case DType::kString:
+      break;  // handled above
   }
   return t;
 }
@@ -127,7 +167,8 @@ onnx::TensorProto TensorToProto(const std::string& name, const Tensor& tensor) {
 }  // namespace onnx_adapter
 
 Result<Tensor> ReadTensorProtoFile(const fs::path& path, std::string* name_out) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadFileLimited(path, onnx_adapter::kMaxProtoBytes));
+  PARITY_ASSIGN_OR_RETURN(std::string bytes,
+                          onnx_adapter::ReadFileLimited(path, onnx_adapter::kMaxProtoBytes));
   if (bytes.empty()) return InvalidArgument(fmt::format("{}: empty file, not a TensorProto", path.string()));
   onnx::TensorProto proto;
   try {
@@ -135,7 +176,8 @@ Result<Tensor> ReadTensorProtoFile(const fs::path& path, std::string* name_out) 
                                               static_cast<int>(bytes.size()));
     in.SetTotalBytesLimit(INT_MAX);
     if (!proto.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-      return InvalidArgument(fmt::format("{}: not a valid TensorProto (protobuf parse failed)", path.string()));
+      return InvalidArgument(
+          fmt::format("{}: not a valid TensorProto (protobuf parse failed)", path.string()));
   } catch (const std::exception& e) {
     return InvalidArgument(fmt::format("{}: not a valid TensorProto ({})", path.string(), e.what()));
   }
@@ -157,7 +199,8 @@ Result<TestDataSet> ReadTestDataSet(const fs::path& dir, const std::vector<std::
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return NotFound(fmt::format("{}: no such directory", dir.string()));
   TestDataSet set;
-  const auto read_all = [&](const char* prefix, const std::vector<std::string>& names, TensorSet& out) -> Status {
+  const auto read_all = [&](const char* prefix, const std::vector<std::string>& names,
+                            TensorSet& out) -> Status {
     for (size_t i = 0;; ++i) {
       const fs::path file = dir / fmt::format("{}_{}.pb", prefix, i);
       if (!fs::exists(file, ec)) return {};

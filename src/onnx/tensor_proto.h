@@ -34,7 +34,8 @@ struct TestDataSet {
 // `output_0.pb`, ...). Each tensor is named by the proto's `name` field, else
 // by its position in `input_names`/`output_names` (the model's order). Errors
 // when a file fails to read or a tensor can be named neither way.
-Result<TestDataSet> ReadTestDataSet(const std::filesystem::path& dir, const std::vector<std::string>& input_names,
+Result<TestDataSet> ReadTestDataSet(const std::filesystem::path& dir,
+                                    const std::vector<std::string>& input_names,
                                     const std::vector<std::string>& output_names);
 
 }  // namespace parity

@@ -1,9 +1,9 @@
 // Internal to src/onnx: TensorProto <-> Tensor conversion.
 #pragma once
 
-#include <string>
-
 #include <onnx/onnx_pb.h>
+
+#include <string>
 
 #include "core/status.h"
 #include "core/tensor.h"

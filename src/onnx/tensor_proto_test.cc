@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <onnx/onnx_pb.h>
 
 #include "onnx/test_util.h"
@@ -16,11 +15,12 @@ using testing::WriteRaw;
 
 TEST(TensorProtoFile, RoundTripsEveryDType) {
   TempDir dir;
-  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8, DType::kUInt8,
-                   DType::kInt16, DType::kUInt16, DType::kInt32, DType::kUInt32, DType::kInt64, DType::kUInt64,
-                   DType::kBool}) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16, DType::kInt8,
+                   DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32, DType::kUInt32, DType::kInt64,
+                   DType::kUInt64, DType::kBool}) {
     Tensor t(dt, {2, 3});
-    for (size_t i = 0; i < t.byte_size(); ++i) t.mutable_data()[i] = std::byte(dt == DType::kBool ? i % 2 : i * 7);
+    for (size_t i = 0; i < t.byte_size(); ++i)
+      t.mutable_data()[i] = std::byte(dt == DType::kBool ? i % 2 : i * 7);
     const fs::path p = dir / fmt::format("{}.pb", DTypeName(dt));
     ASSERT_TRUE(WriteTensorProtoFile(p, "x", t));
     std::string name;
@@ -87,7 +87,8 @@ TEST(TensorProtoFile, RejectsBadFilesNamingThem) {
   mismatch.set_raw_data("abcd");
   WriteRaw(dir / "mismatch.pb", mismatch.SerializeAsString());
 
-  for (const char* name : {"truncated.pb", "empty.pb", "random.pb", "negative.pb", "huge.pb", "mismatch.pb"}) {
+  for (const char* name :
+       {"truncated.pb", "empty.pb", "random.pb", "negative.pb", "huge.pb", "mismatch.pb"}) {
     auto r = ReadTensorProtoFile(dir / name);
     ASSERT_FALSE(r) << name;
     EXPECT_NE(r.error().message().find(name), std::string::npos) << r.error().message();

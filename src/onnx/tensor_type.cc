@@ -9,9 +9,12 @@ namespace parity {
 
 std::string Dim::ToString() const {
   switch (kind) {
-    case Kind::kKnown: return std::to_string(value);
-    case Kind::kSymbolic: return symbol;
-    case Kind::kUnknown: break;
+    case Kind::kKnown:
+      return std::to_string(value);
+    case Kind::kSymbolic:
+      return symbol;
+    case Kind::kUnknown:
+      break;
   }
   return "?";
 }
@@ -38,12 +41,22 @@ namespace onnx_adapter {
 TensorType TensorTypeFromProto(const onnx::TypeProto& type) {
   TensorType out;
   switch (type.value_case()) {
-    case onnx::TypeProto::kTensorType: break;
-    case onnx::TypeProto::kSequenceType: out.dtype_name = "sequence"; return out;
-    case onnx::TypeProto::kMapType: out.dtype_name = "map"; return out;
-    case onnx::TypeProto::kOptionalType: out.dtype_name = "optional"; return out;
-    case onnx::TypeProto::kSparseTensorType: out.dtype_name = "sparse_tensor"; return out;
-    default: return out;
+    case onnx::TypeProto::kTensorType:
+      break;
+    case onnx::TypeProto::kSequenceType:
+      out.dtype_name = "sequence";
+      return out;
+    case onnx::TypeProto::kMapType:
+      out.dtype_name = "map";
+      return out;
+    case onnx::TypeProto::kOptionalType:
+      out.dtype_name = "optional";
+      return out;
+    case onnx::TypeProto::kSparseTensorType:
+      out.dtype_name = "sparse_tensor";
+      return out;
+    default:
+      return out;
   }
   const auto& tt = type.tensor_type();
   out.onnx_elem_type = tt.elem_type();

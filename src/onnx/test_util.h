@@ -1,14 +1,13 @@
 // Test helpers for src/onnx tests: temp dirs and raw file writes.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
-
-#include <unistd.h>
-
-#include <gtest/gtest.h>
 
 namespace parity::testing {
 

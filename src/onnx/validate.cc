@@ -10,9 +10,12 @@ namespace parity {
 
 std::string_view SeverityName(Severity s) {
   switch (s) {
-    case Severity::kError: return "error";
-    case Severity::kWarning: return "warning";
-    case Severity::kInfo: break;
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      break;
   }
   return "info";
 }
@@ -22,8 +25,9 @@ namespace {
 // Why the bundled checker cannot judge this model, or "" when it can.
 std::string CheckerSkipReason(const onnx::ModelProto& p) {
   if (p.ir_version() > kCheckerMaxIrVersion)
-    return fmt::format("checker skipped: model has IR version {}, newer than the bundled ONNX 1.12 knows (<= {})",
-                       p.ir_version(), kCheckerMaxIrVersion);
+    return fmt::format(
+        "checker skipped: model has IR version {}, newer than the bundled ONNX 1.12 knows (<= {})",
+        p.ir_version(), kCheckerMaxIrVersion);
   const int64_t opset = onnx_adapter::DefaultOpset(p);
   if (opset > kCheckerMaxOpset)
     return fmt::format("checker skipped: model uses opset {}, newer than the bundled ONNX 1.12 knows (<= {})",
@@ -78,8 +82,9 @@ std::vector<Finding> Check(const Model& m) {
     if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) typed.insert(v.name());
   for (const auto& v : copy.graph().output())
     if (!(v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0) && !typed.contains(v.name()))
-      findings.push_back({Severity::kWarning, "shape_inference",
-                          fmt::format("graph output '{}' has no declared or inferred element type", v.name())});
+      findings.push_back(
+          {Severity::kWarning, "shape_inference",
+           fmt::format("graph output '{}' has no declared or inferred element type", v.name())});
   return findings;
 }
 

@@ -23,7 +23,8 @@ TEST(Check, Opset18SkipsTheCheckerAndSaysWhy) {
     EXPECT_NE(f.severity, Severity::kError) << f.message;
     if (f.stage == "checker") {
       skipped = true;
-      EXPECT_EQ(f.message, "checker skipped: model uses opset 18, newer than the bundled ONNX 1.12 knows (<= 17)");
+      EXPECT_EQ(f.message,
+                "checker skipped: model uses opset 18, newer than the bundled ONNX 1.12 knows (<= 17)");
     }
   }
   EXPECT_TRUE(skipped);
