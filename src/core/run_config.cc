@@ -1,12 +1,12 @@
 #include "core/run_config.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace parity {
 namespace {
@@ -31,7 +31,8 @@ std::string_view JsonTypeName(const json& v) {
 }
 
 std::unexpected<Error> WrongType(std::string_view key, std::string_view expected, const json& got) {
-  return InvalidArgument(fmt::format("config key '{}': expected {}, got {}", key, expected, JsonTypeName(got)));
+  return InvalidArgument(
+      fmt::format("config key '{}': expected {}, got {}", key, expected, JsonTypeName(got)));
 }
 
 Result<std::string> GetString(std::string_view key, const json& v) {
@@ -43,7 +44,8 @@ Result<int> GetThreads(std::string_view key, const json& v) {
   if (!v.is_number_integer() && !v.is_number_unsigned()) return WrongType(key, "a non-negative integer", v);
   const int64_t n = v.get<int64_t>();
   if (n < 0 || n > 4096)
-    return InvalidArgument(fmt::format("config key '{}': expected a non-negative integer up to 4096, got {}", key, n));
+    return InvalidArgument(
+        fmt::format("config key '{}': expected a non-negative integer up to 4096, got {}", key, n));
   return static_cast<int>(n);
 }
 
@@ -82,10 +84,14 @@ Result<std::map<std::string, std::string>> GetEntries(std::string_view key, cons
 
 std::string_view OptLevelName(OptLevel level) {
   switch (level) {
-    case OptLevel::kDisable: return "disable";
-    case OptLevel::kBasic: return "basic";
-    case OptLevel::kExtended: return "extended";
-    case OptLevel::kAll: return "all";
+    case OptLevel::kDisable:
+      return "disable";
+    case OptLevel::kBasic:
+      return "basic";
+    case OptLevel::kExtended:
+      return "extended";
+    case OptLevel::kAll:
+      return "all";
   }
   return "disable";
 }
@@ -107,12 +113,14 @@ std::string RunConfig::Label() const {
   if (inter_op_threads != 0) parts.push_back(fmt::format("inter_threads={}", inter_op_threads));
   if (parallel_execution) parts.push_back("parallel");
   for (const auto& [key, value] : session_entries) parts.push_back(fmt::format("{}={}", key, value));
-  if (providers != std::vector<std::string>{"cpu"}) parts.push_back(fmt::format("{}", fmt::join(providers, ",")));
+  if (providers != std::vector<std::string>{"cpu"})
+    parts.push_back(fmt::format("{}", fmt::join(providers, ",")));
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
 Result<RunConfig> RunConfigFromJson(const json& j) {
-  if (!j.is_object()) return InvalidArgument(fmt::format("config: expected a JSON object, got {}", JsonTypeName(j)));
+  if (!j.is_object())
+    return InvalidArgument(fmt::format("config: expected a JSON object, got {}", JsonTypeName(j)));
   RunConfig config;
   for (const auto& [key, value] : j.items()) {
     if (key == "opt") {
@@ -130,8 +138,8 @@ Result<RunConfig> RunConfigFromJson(const json& j) {
       PARITY_ASSIGN_OR_RETURN(std::string mode, GetString(key, value));
       const std::string m = Lower(mode);
       if (m != "sequential" && m != "parallel")
-        return InvalidArgument(
-            fmt::format("config key 'execution_mode': expected \"sequential\" or \"parallel\", got \"{}\"", mode));
+        return InvalidArgument(fmt::format(
+            "config key 'execution_mode': expected \"sequential\" or \"parallel\", got \"{}\"", mode));
       config.parallel_execution = m == "parallel";
     } else if (key == "disable_optimizers") {
       PARITY_ASSIGN_OR_RETURN(config.disabled_optimizers, GetStringList(key, value));

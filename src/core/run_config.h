@@ -5,11 +5,10 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 
@@ -26,10 +25,10 @@ struct RunConfig {
   std::vector<std::string> providers = {"cpu"};  // "cpu", "cuda", "tensorrt", ...
   int intra_op_threads = 0;                      // 0: ORT's default
   int inter_op_threads = 0;
-  bool parallel_execution = false;               // ORT_PARALLEL vs ORT_SEQUENTIAL
-  std::vector<std::string> disabled_optimizers;  // optimization.disable_specified_optimizers
+  bool parallel_execution = false;                     // ORT_PARALLEL vs ORT_SEQUENTIAL
+  std::vector<std::string> disabled_optimizers;        // optimization.disable_specified_optimizers
   std::map<std::string, std::string> session_entries;  // any other session config entry
-  std::string optimized_model_path;              // where ORT saves its optimized graph; empty: none
+  std::string optimized_model_path;                    // where ORT saves its optimized graph; empty: none
 
   // A short label: "all", "disable", "all -BiasGeluFusion threads=1 cuda".
   std::string Label() const;

@@ -1,12 +1,12 @@
 #include "core/run_config.h"
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 namespace parity {
 namespace {
@@ -109,20 +109,21 @@ TEST_P(RunConfigJsonRejects, NamingKeyAndExpectedType) {
 
 INSTANTIATE_TEST_SUITE_P(
     BadConfigs, RunConfigJsonRejects,
-    ::testing::Values(BadCase{R"({"opt": 3})", "'opt': expected a string, got an integer"},
-                      BadCase{R"({"opt": "fast"})", "unknown optimization level 'fast'"},
-                      BadCase{R"({"providers": "cpu"})", "'providers': expected an array of strings"},
-                      BadCase{R"({"providers": ["cpu", 1]})", "'providers[1]': expected a string"},
-                      BadCase{R"({"providers": []})", "at least one execution provider"},
-                      BadCase{R"({"intra_op_threads": "2"})", "'intra_op_threads': expected a non-negative integer"},
-                      BadCase{R"({"inter_op_threads": -1})", "'inter_op_threads'"},
-                      BadCase{R"({"intra_op_threads": 1.5})", "'intra_op_threads': expected a non-negative integer"},
-                      BadCase{R"({"execution_mode": "async"})", "'execution_mode': expected \"sequential\""},
-                      BadCase{R"({"disable_optimizers": "X"})", "'disable_optimizers': expected an array"},
-                      BadCase{R"({"session_config": {"a": [1]}})", "'session_config.a': expected a string"},
-                      BadCase{R"({"session_config": []})", "'session_config': expected an object"},
-                      BadCase{R"({"optimised": 1})", "unknown config key 'optimised'"},
-                      BadCase{R"([1, 2])", "expected a JSON object"}));
+    ::testing::Values(
+        BadCase{R"({"opt": 3})", "'opt': expected a string, got an integer"},
+        BadCase{R"({"opt": "fast"})", "unknown optimization level 'fast'"},
+        BadCase{R"({"providers": "cpu"})", "'providers': expected an array of strings"},
+        BadCase{R"({"providers": ["cpu", 1]})", "'providers[1]': expected a string"},
+        BadCase{R"({"providers": []})", "at least one execution provider"},
+        BadCase{R"({"intra_op_threads": "2"})", "'intra_op_threads': expected a non-negative integer"},
+        BadCase{R"({"inter_op_threads": -1})", "'inter_op_threads'"},
+        BadCase{R"({"intra_op_threads": 1.5})", "'intra_op_threads': expected a non-negative integer"},
+        BadCase{R"({"execution_mode": "async"})", "'execution_mode': expected \"sequential\""},
+        BadCase{R"({"disable_optimizers": "X"})", "'disable_optimizers': expected an array"},
+        BadCase{R"({"session_config": {"a": [1]}})", "'session_config.a': expected a string"},
+        BadCase{R"({"session_config": []})", "'session_config': expected an object"},
+        BadCase{R"({"optimised": 1})", "unknown config key 'optimised'"},
+        BadCase{R"([1, 2])", "expected a JSON object"}));
 
 class LoadRunConfigTest : public ::testing::Test {
  protected:

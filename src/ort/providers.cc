@@ -1,16 +1,17 @@
 #include "ort/providers.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
 
 #include "ort/ort_providers.h"
 
 // Declares OrtSessionOptionsAppendExecutionProvider_CPU, which
 // SessionOptions::AppendExecutionProvider_CPU calls.
 #include <cpu_provider_factory.h>
+
 #include "ort/runtime.h"
 
 namespace parity::ort {
@@ -91,9 +92,10 @@ Status AppendProviders(Ort::SessionOptions& options, const std::vector<std::stri
       return InvalidArgument(fmt::format("unknown execution provider '{}'; known: {}", name,
                                          fmt::join(KnownProviderNames(), ", ")));
     if (std::find(available.begin(), available.end(), e->ort_name) == available.end())
-      return Unsupported(fmt::format("execution provider '{}' ({}) is not available in this ONNX Runtime build; "
-                                     "available: {}",
-                                     name, e->ort_name, AvailableList()));
+      return Unsupported(
+          fmt::format("execution provider '{}' ({}) is not available in this ONNX Runtime build; "
+                      "available: {}",
+                      name, e->ort_name, AvailableList()));
     entries.push_back(e);
   }
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -111,8 +113,8 @@ Status AppendProviders(Ort::SessionOptions& options, const std::vector<std::stri
     } else if (!e.generic_name.empty()) {
       options.AppendExecutionProvider(std::string(e.generic_name));
     } else {
-      return Unsupported(
-          fmt::format("execution provider '{}' is available but parity cannot register it yet", e.short_name));
+      return Unsupported(fmt::format("execution provider '{}' is available but parity cannot register it yet",
+                                     e.short_name));
     }
   }
   return {};

@@ -1,10 +1,10 @@
 #include "ort/runtime.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cstdio>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "ort/ort_env.h"
 
@@ -27,11 +27,16 @@ CaptureRegistry& Registry() {
 
 char SeverityLetter(OrtLoggingLevel severity) {
   switch (severity) {
-    case ORT_LOGGING_LEVEL_VERBOSE: return 'V';
-    case ORT_LOGGING_LEVEL_INFO: return 'I';
-    case ORT_LOGGING_LEVEL_WARNING: return 'W';
-    case ORT_LOGGING_LEVEL_ERROR: return 'E';
-    case ORT_LOGGING_LEVEL_FATAL: return 'F';
+    case ORT_LOGGING_LEVEL_VERBOSE:
+      return 'V';
+    case ORT_LOGGING_LEVEL_INFO:
+      return 'I';
+    case ORT_LOGGING_LEVEL_WARNING:
+      return 'W';
+    case ORT_LOGGING_LEVEL_ERROR:
+      return 'E';
+    case ORT_LOGGING_LEVEL_FATAL:
+      return 'F';
   }
   return '?';
 }

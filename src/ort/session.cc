@@ -1,10 +1,10 @@
 #include "ort/session.h"
 
-#include <cctype>
-#include <chrono>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cctype>
+#include <chrono>
 
 #include "ort/optimizer_log.h"
 #include "ort/ort_env.h"
@@ -20,10 +20,14 @@ constexpr char kDisableOptimizersKey[] = "optimization.disable_specified_optimiz
 
 GraphOptimizationLevel ToOrtLevel(OptLevel level) {
   switch (level) {
-    case OptLevel::kDisable: return ORT_DISABLE_ALL;
-    case OptLevel::kBasic: return ORT_ENABLE_BASIC;
-    case OptLevel::kExtended: return ORT_ENABLE_EXTENDED;
-    case OptLevel::kAll: return ORT_ENABLE_ALL;
+    case OptLevel::kDisable:
+      return ORT_DISABLE_ALL;
+    case OptLevel::kBasic:
+      return ORT_ENABLE_BASIC;
+    case OptLevel::kExtended:
+      return ORT_ENABLE_EXTENDED;
+    case OptLevel::kAll:
+      return ORT_ENABLE_ALL;
   }
   return ORT_DISABLE_ALL;
 }
@@ -67,7 +71,8 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
     const std::string joined = fmt::format("{}", fmt::join(disabled, ";"));
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
-  if (!config.optimized_model_path.empty()) options.SetOptimizedModelFilePath(config.optimized_model_path.c_str());
+  if (!config.optimized_model_path.empty())
+    options.SetOptimizedModelFilePath(config.optimized_model_path.c_str());
   if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
   return AppendProviders(options, config.providers);
 }
@@ -107,13 +112,16 @@ ModelSource ModelSource::FromBytes(std::string bytes) {
   return m;
 }
 
-std::string_view ModelSource::bytes() const { return bytes_ ? std::string_view(*bytes_) : std::string_view(); }
+std::string_view ModelSource::bytes() const {
+  return bytes_ ? std::string_view(*bytes_) : std::string_view();
+}
 
 std::string ModelSource::Describe() const {
   return is_file() ? path_ : fmt::format("<in-memory model, {} bytes>", bytes_->size());
 }
 
-Result<Session> Session::Create(const ModelSource& model, const RunConfig& config, const SessionExtras& extras) {
+Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
+                                const SessionExtras& extras) {
   auto impl = std::make_unique<Impl>();
   try {
     Ort::Env& env = GlobalEnv();
@@ -134,7 +142,8 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     } else {
       impl->session = Ort::Session(env, model.bytes().data(), model.bytes().size(), options);
     }
-    impl->creation_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    impl->creation_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
     if (capture) {
       impl->optimizer_log = capture->TakeLines();
@@ -181,7 +190,8 @@ const std::vector<std::string>& Session::optimizer_log() const { return impl_->o
 const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
 
 Result<std::string> Session::EndProfiling() {
-  if (!impl_->profiling) return InvalidArgument("profiling is not enabled for this session (or already ended)");
+  if (!impl_->profiling)
+    return InvalidArgument("profiling is not enabled for this session (or already ended)");
   try {
     Ort::AllocatorWithDefaultOptions allocator;
     Ort::AllocatedStringPtr path = impl_->session.EndProfilingAllocated(allocator);

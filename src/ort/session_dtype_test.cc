@@ -1,9 +1,9 @@
 // Every parity DType goes into ORT and comes back bit for bit (Identity), and
 // Cast produces each output type.
-#include <cstring>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "ort/session.h"
 #include "ort/test_models.h"
@@ -88,15 +88,16 @@ TEST_P(CastOutput, ProducesTheRequestedDtype) {
   if (to == DType::kString) {
     EXPECT_THAT(y.strings(), ::testing::ElementsAre("0", "1", "2", "3"));
   } else {
-    for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(y.GetAsDouble(i), i == 0 ? 0.0 : (to == DType::kBool ? 1.0 : i));
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(y.GetAsDouble(i), i == 0 ? 0.0 : (to == DType::kBool ? 1.0 : i));
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, CastOutput,
-                         ::testing::Values(DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16,
-                                           DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16,
-                                           DType::kInt32, DType::kUInt32, DType::kInt64, DType::kUInt64,
-                                           DType::kBool, DType::kString),
+                         ::testing::Values(DType::kFloat32, DType::kFloat64, DType::kFloat16,
+                                           DType::kBFloat16, DType::kInt8, DType::kUInt8, DType::kInt16,
+                                           DType::kUInt16, DType::kInt32, DType::kUInt32, DType::kInt64,
+                                           DType::kUInt64, DType::kBool, DType::kString),
                          [](const auto& info) { return std::string(DTypeName(info.param)); });
 
 }  // namespace

@@ -1,10 +1,10 @@
 // What parity observes about ORT's graph optimization: the optimizer log,
 // switching an optimizer off, the saved optimized model, and profiling.
-#include <filesystem>
-#include <fstream>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "ort/session.h"
 #include "ort/test_models.h"
@@ -58,7 +58,8 @@ TEST(OptimizerCapture, ListsConvActivationFusionForConvRelu) {
   auto s = CreateCapturing(testing::ConvReluModel(), Config(OptLevel::kExtended));
   ASSERT_TRUE(s.has_value()) << s.error().message();
   EXPECT_THAT(s->modified_optimizers(), Contains("ConvActivationFusion"));
-  EXPECT_THAT(s->optimizer_log(), Contains("GraphTransformer ConvActivationFusion modified: 1 with status: OK"));
+  EXPECT_THAT(s->optimizer_log(),
+              Contains("GraphTransformer ConvActivationFusion modified: 1 with status: OK"));
 }
 
 TEST(OptimizerCapture, ListsNchwcTransformerAtAll) {

@@ -18,8 +18,8 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
     bool known = false;
     for (const TensorInfo& info : impl_->outputs) known = known || info.name == name;
     if (!known)
-      return InvalidArgument(
-          fmt::format("unknown output '{}' (model outputs: {})", name, fmt::join(this->output_names(), ", ")));
+      return InvalidArgument(fmt::format("unknown output '{}' (model outputs: {})", name,
+                                         fmt::join(this->output_names(), ", ")));
   }
 
   try {
@@ -27,19 +27,21 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
     std::vector<const char*> input_ptrs;
     std::vector<Ort::Value> values;
     for (const TensorInfo& info : impl_->inputs) {
-      PARITY_ASSIGN_OR_RETURN(Ort::Value value,
-                              WithContext(ToOrtValue(*inputs.Find(info.name)), fmt::format("input '{}'", info.name)));
+      PARITY_ASSIGN_OR_RETURN(Ort::Value value, WithContext(ToOrtValue(*inputs.Find(info.name)),
+                                                            fmt::format("input '{}'", info.name)));
       input_ptrs.push_back(info.name.c_str());
       values.push_back(std::move(value));
     }
     std::vector<const char*> output_ptrs;
     for (const std::string& name : fetch) output_ptrs.push_back(name.c_str());
 
-    std::vector<Ort::Value> results = impl_->session.Run(Ort::RunOptions{nullptr}, input_ptrs.data(), values.data(),
-                                                         values.size(), output_ptrs.data(), output_ptrs.size());
+    std::vector<Ort::Value> results =
+        impl_->session.Run(Ort::RunOptions{nullptr}, input_ptrs.data(), values.data(), values.size(),
+                           output_ptrs.data(), output_ptrs.size());
     TensorSet out;
     for (size_t i = 0; i < results.size(); ++i) {
-      PARITY_ASSIGN_OR_RETURN(Tensor t, WithContext(FromOrtValue(results[i]), fmt::format("output '{}'", fetch[i])));
+      PARITY_ASSIGN_OR_RETURN(Tensor t,
+                              WithContext(FromOrtValue(results[i]), fmt::format("output '{}'", fetch[i])));
       PARITY_RETURN_IF_ERROR(out.Add(fetch[i], std::move(t)));
     }
     return out;

@@ -1,21 +1,21 @@
 // Session creation and Run: results, model facts and the errors users meet.
 #include "ort/session.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "ort/test_models.h"
 
 namespace parity::ort {
 namespace {
 
+using testing::AddModel;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using testing::AddModel;
 using testing::ModelBuilder;
 
 RunConfig Config(OptLevel level) {
@@ -174,7 +174,9 @@ TEST(SessionRun, RejectsUnknownOutput) {
 TEST(SessionRun, OrtFailureDuringRunIsRuntimeErrorNamingNode) {
   // Reshape to [5] cannot take 4 elements: ORT fails inside the kernel.
   ModelBuilder m;
-  m.Input("x", onnx::TensorProto::FLOAT, {"n"}).Int64Init("shape", {1}, {5}).Output("y", onnx::TensorProto::FLOAT);
+  m.Input("x", onnx::TensorProto::FLOAT, {"n"})
+      .Int64Init("shape", {1}, {5})
+      .Output("y", onnx::TensorProto::FLOAT);
   m.Node("Reshape", "the_reshape", {"x", "shape"}, {"y"});
   Session s = MustCreate(m.Bytes());
   TensorSet in;

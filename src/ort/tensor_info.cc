@@ -58,9 +58,9 @@ Status CheckInputs(const std::vector<TensorInfo>& model_inputs, const TensorSet&
     }
     for (size_t d = 0; d < info.shape.size(); ++d) {
       if (info.shape[d] >= 0 && info.shape[d] != t->shape()[d]) {
-        findings.push_back(fmt::format("input '{}': dimension {} expected {}, given {} (expected {}, given {})",
-                                       info.name, d, info.shape[d], t->shape()[d], info.ShapeString(),
-                                       ShapeToString(t->shape())));
+        findings.push_back(
+            fmt::format("input '{}': dimension {} expected {}, given {} (expected {}, given {})", info.name,
+                        d, info.shape[d], t->shape()[d], info.ShapeString(), ShapeToString(t->shape())));
         break;
       }
     }

@@ -14,11 +14,11 @@ namespace parity::ort {
 
 struct TensorInfo {
   std::string name;
-  bool is_tensor = true;     // false for sequence, map and optional values
-  int onnx_type = 0;         // ONNX TensorProto.DataType number; 0 when not a tensor
-  std::optional<DType> dtype;  // nullopt: not a tensor, or a type parity lacks (complex, float8)
-  bool rank_known = true;    // false when the model gives no shape at all (then `shape` is empty)
-  Shape shape;               // -1 for a dynamic dimension
+  bool is_tensor = true;               // false for sequence, map and optional values
+  int onnx_type = 0;                   // ONNX TensorProto.DataType number; 0 when not a tensor
+  std::optional<DType> dtype;          // nullopt: not a tensor, or a type parity lacks (complex, float8)
+  bool rank_known = true;              // false when the model gives no shape at all (then `shape` is empty)
+  Shape shape;                         // -1 for a dynamic dimension
   std::vector<std::string> dim_names;  // per dimension: its symbolic name, "" when fixed or unnamed
 
   // "float32 [batch, 3, 224, 224]"; an unnamed dynamic dim prints as "?",

@@ -14,7 +14,7 @@ namespace parity::ort::testing {
 struct Dim {
   int64_t value = -1;
   std::string symbol;
-  Dim(int64_t v) : value(v) {}  // NOLINT: implicit for brevity in tests
+  Dim(int64_t v) : value(v) {}       // NOLINT: implicit for brevity in tests
   Dim(const char* s) : symbol(s) {}  // NOLINT
 };
 
@@ -42,7 +42,8 @@ class ModelBuilder {
     FillValueInfo(model_.mutable_graph()->add_output(), name, elem_type, nullptr);
     return *this;
   }
-  ModelBuilder& FloatInit(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& data) {
+  ModelBuilder& FloatInit(const std::string& name, const std::vector<int64_t>& dims,
+                          const std::vector<float>& data) {
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::FLOAT);
@@ -50,7 +51,8 @@ class ModelBuilder {
     for (float v : data) t->add_float_data(v);
     return *this;
   }
-  ModelBuilder& Int64Init(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& data) {
+  ModelBuilder& Int64Init(const std::string& name, const std::vector<int64_t>& dims,
+                          const std::vector<int64_t>& data) {
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
     t->set_data_type(onnx::TensorProto::INT64);
@@ -58,8 +60,8 @@ class ModelBuilder {
     for (int64_t v : data) t->add_int64_data(v);
     return *this;
   }
-  onnx::NodeProto& Node(const std::string& op, const std::string& name, const std::vector<std::string>& inputs,
-                        const std::vector<std::string>& outputs) {
+  onnx::NodeProto& Node(const std::string& op, const std::string& name,
+                        const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
     auto* n = model_.mutable_graph()->add_node();
     n->set_op_type(op);
     n->set_name(name);

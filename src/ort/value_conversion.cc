@@ -1,8 +1,8 @@
 #include "ort/value_conversion.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace parity::ort {
 
@@ -22,8 +22,8 @@ Result<Ort::Value> ToOrtValue(const Tensor& tensor) {
       return InternalError(fmt::format("string tensor of shape {} holds {} strings", ShapeToString(shape),
                                        tensor.strings().size()));
     Ort::AllocatorWithDefaultOptions allocator;
-    Ort::Value value = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(),
-                                                ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+    Ort::Value value =
+        Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
     std::vector<const char*> pointers;
     pointers.reserve(tensor.strings().size());
     for (const std::string& s : tensor.strings()) pointers.push_back(s.c_str());
@@ -46,8 +46,8 @@ Result<Tensor> FromOrtValue(const Ort::Value& value) {
   if (!value) return RuntimeError("ORT returned no value");
   if (!value.IsTensor()) {
     const ONNXType kind = value.GetTypeInfo().GetONNXType();
-    const char* name = kind == ONNX_TYPE_SEQUENCE ? "a sequence"
-                       : kind == ONNX_TYPE_MAP    ? "a map"
+    const char* name = kind == ONNX_TYPE_SEQUENCE   ? "a sequence"
+                       : kind == ONNX_TYPE_MAP      ? "a map"
                        : kind == ONNX_TYPE_OPTIONAL ? "an optional"
                                                     : "a non-tensor value";
     return Unsupported(fmt::format("value is {}; parity handles tensors only", name));
@@ -55,7 +55,8 @@ Result<Tensor> FromOrtValue(const Ort::Value& value) {
   const Ort::TensorTypeAndShapeInfo info = value.GetTensorTypeAndShapeInfo();
   const ONNXTensorElementDataType elem = info.GetElementType();
   const std::optional<DType> dtype = FromOrtElementType(elem);
-  if (!dtype) return Unsupported(fmt::format("element type {} (ONNX number) is not supported", static_cast<int>(elem)));
+  if (!dtype)
+    return Unsupported(fmt::format("element type {} (ONNX number) is not supported", static_cast<int>(elem)));
   Shape shape = info.GetShape();
   const size_t count = info.GetElementCount();
 
@@ -67,8 +68,10 @@ Result<Tensor> FromOrtValue(const Ort::Value& value) {
   }
   PARITY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Create(*dtype, std::move(shape)));
   if (static_cast<size_t>(tensor.size()) != count)
-    return InternalError(fmt::format("ORT reports {} elements for shape {}", count, ShapeToString(tensor.shape())));
-  if (tensor.byte_size() != 0) std::memcpy(tensor.mutable_data(), value.GetTensorRawData(), tensor.byte_size());
+    return InternalError(
+        fmt::format("ORT reports {} elements for shape {}", count, ShapeToString(tensor.shape())));
+  if (tensor.byte_size() != 0)
+    std::memcpy(tensor.mutable_data(), value.GetTensorRawData(), tensor.byte_size());
   return tensor;
 }
 
