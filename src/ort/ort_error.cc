@@ -1,5 +1,8 @@
 #include "ort/ort_error.h"
 
+#include <cctype>
+#include <string>
+
 namespace parity::ort {
 
 Error FromOrtException(const Ort::Exception& e, OrtStage stage) {
@@ -24,7 +27,10 @@ Error FromOrtException(const Ort::Exception& e, OrtStage stage) {
       code = ErrorCode::kRuntime;
       break;
   }
-  return Error(code, e.what());
+  // ORT's messages often end in a newline; parity prints errors on one line.
+  std::string message = e.what();
+  while (!message.empty() && std::isspace(static_cast<unsigned char>(message.back()))) message.pop_back();
+  return Error(code, std::move(message));
 }
 
 }  // namespace parity::ort

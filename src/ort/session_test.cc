@@ -185,6 +185,7 @@ TEST(SessionRun, OrtFailureDuringRunIsRuntimeErrorNamingNode) {
   ASSERT_FALSE(out.has_value());
   EXPECT_EQ(out.error().code(), ErrorCode::kRuntime);
   EXPECT_THAT(out.error().message(), HasSubstr("the_reshape"));
+  EXPECT_NE(out.error().message().back(), '\n');
 }
 
 TEST(SessionCreate, MalformedBytesAreInvalidArgument) {
