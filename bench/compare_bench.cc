@@ -1,0 +1,111 @@
+// Benchmark of parity's comparator (reported, never a timed test).
+//
+// On two float32 tensors of N elements (default 64M; argv[1] overrides) it times:
+//   stream   a plain vectorized read of both arrays (sum of both): the bandwidth limit
+//   parity   ComputeMetrics with 1 thread and with 2
+//   numpy    the seed-style check (bench/numpy_seed_check.py) run by Debian's
+//            /usr/bin/python3 on the same data, timed inside Python after loading
+// Each is run `reps` times (argv[2], default 5); medians are printed with the ratios.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compare/metrics.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// A plain streaming read: 16 independent float lanes so the compiler vectorizes it.
+__attribute__((noinline)) float StreamSum(const float* a, const float* b, int64_t n) {
+  float s[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (int l = 0; l < 16; ++l) s[l] += a[i + l] + b[i + l];
+  }
+  for (; i < n; ++i) s[0] += a[i] + b[i];
+  float total = 0;
+  for (float x : s) total += x;
+  return total;
+}
+
+template <typename F>
+double TimeMs(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int64_t n = argc > 1 ? std::atoll(argv[1]) : (int64_t{64} << 20);
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  parity::Tensor ref(parity::DType::kFloat32, {n});
+  parity::Tensor test(parity::DType::kFloat32, {n});
+  {
+    std::mt19937_64 rng(42);
+    std::normal_distribution<float> g(0.f, 1.f);
+    auto r = ref.mutable_view<float>();
+    auto t = test.mutable_view<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      r[i] = g(rng);
+      t[i] = r[i] + 1e-5f * g(rng);  // a typical fused-kernel difference
+    }
+  }
+  const float* r = ref.view<float>().data();
+  const float* t = test.view<float>().data();
+
+  std::vector<double> stream_ms, p1_ms, p2_ms;
+  volatile float sink = 0;
+  for (int k = 0; k < reps; ++k) {
+    stream_ms.push_back(TimeMs([&] { sink = sink + StreamSum(r, t, n); }));
+    p1_ms.push_back(TimeMs([&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 1}); }));
+    p2_ms.push_back(TimeMs([&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 2}); }));
+  }
+
+  double numpy_ms = -1;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("parity_bench_{}", getpid());
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "ref.f32", std::ios::binary).write(reinterpret_cast<const char*>(r), n * 4);
+    std::ofstream(dir / "test.f32", std::ios::binary).write(reinterpret_cast<const char*>(t), n * 4);
+  }
+  const std::string script = (std::filesystem::path(__FILE__).parent_path() / "numpy_seed_check.py").string();
+  const std::string cmd = fmt::format("/usr/bin/python3 {} {} {} {} {}", script, (dir / "ref.f32").string(),
+                                      (dir / "test.f32").string(), reps, (dir / "out.txt").string());
+  if (std::system(cmd.c_str()) == 0) {
+    std::ifstream in(dir / "out.txt");
+    in >> numpy_ms;
+  }
+  std::filesystem::remove_all(dir);
+
+  const double s = Median(stream_ms), a = Median(p1_ms), b = Median(p2_ms);
+  const double bytes = 2.0 * 4.0 * static_cast<double>(n);
+  fmt::print("elements: {} float32 pairs, {} reps, medians\n", n, reps);
+  fmt::print("stream read (1 thread): {:8.1f} ms  {:6.2f} GB/s\n", s, bytes / s / 1e6);
+  fmt::print("parity, 1 thread:       {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", a, bytes / a / 1e6,
+             100 * s / a);
+  fmt::print("parity, 2 threads:      {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", b, bytes / b / 1e6,
+             100 * s / b);
+  if (numpy_ms > 0) {
+    fmt::print("numpy seed-style check: {:8.1f} ms\n", numpy_ms);
+    fmt::print("speed-up over numpy:    {:5.1f}x (1 thread), {:5.1f}x (2 threads)\n", numpy_ms / a, numpy_ms / b);
+  } else {
+    fmt::print("numpy seed-style check: not run ({} failed)\n", cmd);
+  }
+  return 0;
+}

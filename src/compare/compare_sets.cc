@@ -1,0 +1,125 @@
+#include "compare/compare_sets.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace parity {
+namespace {
+
+std::string Describe(const Tensor& t) { return fmt::format("{} {}", DTypeName(t.dtype()), ShapeToString(t.shape())); }
+
+}  // namespace
+
+std::string_view FindingKindName(StructuralFinding::Kind k) {
+  switch (k) {
+    case StructuralFinding::Kind::kMissingInTest: return "missing";
+    case StructuralFinding::Kind::kExtraInTest: return "extra";
+    case StructuralFinding::Kind::kShapeMismatch: return "shape";
+    case StructuralFinding::Kind::kDTypeMismatch: return "dtype";
+    case StructuralFinding::Kind::kUnknownMapName: return "map";
+  }
+  return "?";
+}
+
+std::string_view VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "pass";
+    case Verdict::kFail: return "fail";
+    case Verdict::kUnchecked: return "unchecked";
+  }
+  return "?";
+}
+
+bool SetComparison::passed() const {
+  for (const StructuralFinding& f : findings) {
+    if (f.fatal) return false;
+  }
+  for (const TensorComparison& t : tensors) {
+    if (t.status != Verdict::kPass) return false;
+  }
+  return true;
+}
+
+Result<std::pair<std::string, std::string>> ParseRename(std::string_view spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == spec.size() || spec.find('=', eq + 1) != std::string_view::npos) {
+    return InvalidArgument(fmt::format("--map '{}' is not REFERENCE_NAME=TEST_NAME", spec));
+  }
+  return std::make_pair(std::string(spec.substr(0, eq)), std::string(spec.substr(eq + 1)));
+}
+
+Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& test, const CompareOptions& options) {
+  SetComparison out;
+  using Kind = StructuralFinding::Kind;
+  for (const auto& [from, to] : options.rename) {
+    if (!reference.Contains(from)) {
+      out.findings.push_back({Kind::kUnknownMapName, from, "absent", fmt::format("--map {}={}", from, to), true});
+    }
+  }
+  std::set<std::string> used;
+  for (const NamedTensor& r : reference) {
+    TensorComparison c;
+    c.name = r.name;
+    auto it = options.rename.find(r.name);
+    c.test_name = it == options.rename.end() ? r.name : it->second;
+    const Tensor* t = test.Find(c.test_name);
+    if (t == nullptr) {
+      out.findings.push_back({Kind::kMissingInTest, r.name, Describe(r.tensor), "absent", true});
+      c.reason = fmt::format("'{}' is missing from the test set", c.test_name);
+      out.tensors.push_back(std::move(c));
+      continue;
+    }
+    used.insert(c.test_name);
+    if (r.tensor.shape() != t->shape()) {
+      out.findings.push_back({Kind::kShapeMismatch, r.name, Describe(r.tensor), Describe(*t), true});
+      c.reason = fmt::format("shape differs: reference {} vs test {}", ShapeToString(r.tensor.shape()),
+                             ShapeToString(t->shape()));
+      out.tensors.push_back(std::move(c));
+      continue;
+    }
+    if (r.tensor.dtype() != t->dtype()) {
+      out.findings.push_back(
+          {Kind::kDTypeMismatch, r.name, Describe(r.tensor), Describe(*t), !options.allow_dtype_change});
+      if ((r.tensor.dtype() == DType::kString) != (t->dtype() == DType::kString)) {
+        c.reason = fmt::format("dtype differs: reference {} vs test {}", DTypeName(r.tensor.dtype()),
+                               DTypeName(t->dtype()));
+        out.tensors.push_back(std::move(c));
+        continue;
+      }
+    }
+    std::optional<TensorMetrics> noise;
+    if (options.noise_reference != nullptr) {
+      if (const Tensor* n = options.noise_reference->Find(r.name);
+          n != nullptr && n->shape() == r.tensor.shape() && n->dtype() != DType::kString) {
+        auto nm = ComputeMetrics(r.tensor, *n, {.threads = options.threads});
+        if (nm) noise = std::move(*nm);
+      }
+    }
+    c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr);
+    if (r.tensor.dtype() != t->dtype()) {
+      // Judge by the looser default of the two dtypes, and say so.
+      const Tolerance other = DefaultTolerance(t->dtype(), options.policy.quantized);
+      if (other.atol > c.tolerance.tolerance.atol && c.tolerance.rules_fired.size() == 1) {
+        c.tolerance.tolerance.atol = other.atol;
+        c.tolerance.tolerance.rtol = std::max(other.rtol, c.tolerance.tolerance.rtol);
+        c.tolerance.rules_fired.push_back(
+            fmt::format("dtype change: the test's {} default is looser, used it", DTypeName(t->dtype())));
+      }
+    }
+    const Tolerance& tol = c.tolerance.tolerance;
+    PARITY_ASSIGN_OR_RETURN(
+        c.metrics, WithContext(ComputeMetrics(r.tensor, *t, {.atol = tol.atol, .rtol = tol.rtol, .threads = options.threads}),
+                               fmt::format("tensor '{}'", r.name)));
+    c.reason = Judge(c.metrics, tol);
+    c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
+    out.tensors.push_back(std::move(c));
+  }
+  for (const NamedTensor& t : test) {
+    if (used.contains(t.name)) continue;
+    out.findings.push_back({Kind::kExtraInTest, t.name, "absent", Describe(t.tensor), !options.allow_extra_in_test});
+  }
+  return out;
+}
+
+}  // namespace parity

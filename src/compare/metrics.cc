@@ -1,0 +1,272 @@
+#include "compare/metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <thread>
+
+#include "compare/metrics_kernel.h"
+
+namespace parity {
+namespace compare_internal {
+
+void Merge(BlockStats& a, const BlockStats& b) {
+  a.pairs += b.pairs;
+  a.sum_abs += b.sum_abs;
+  a.sum_sq += b.sum_sq;
+  a.sum_rt += b.sum_rt;
+  a.sum_rr += b.sum_rr;
+  a.sum_tt += b.sum_tt;
+  a.max_abs = std::max(a.max_abs, b.max_abs);
+  a.max_rel = std::max(a.max_rel, b.max_rel);
+  a.rel_undefined += b.rel_undefined;
+  a.mismatches += b.mismatches;
+  a.nan_ref += b.nan_ref;
+  a.nan_test += b.nan_test;
+  a.inf_ref += b.inf_ref;
+  a.inf_test += b.inf_test;
+  a.nan_mismatch += b.nan_mismatch;
+  a.nan_equal += b.nan_equal;
+  a.inf_equal += b.inf_equal;
+  a.inf_mismatch += b.inf_mismatch;
+  a.ref_min = std::min(a.ref_min, b.ref_min);
+  a.ref_max = std::max(a.ref_max, b.ref_max);
+  AddRefMoments(a, b.ref_n, b.ref_mean, b.ref_m2);
+  for (int k = 0; k < kEdges; ++k) a.above[k] += b.above[k];
+}
+
+namespace {
+
+// A chunk is the unit of work of one thread and of the ordered merge.
+constexpr int64_t kChunk = 16 * kBlock;
+
+template <typename R, typename T>
+BlockStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p) {
+  BlockStats s;
+  alignas(64) double scratch[kBlock];
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t len = std::min(kBlock, n - b);
+    if (!FastBlock(r + b, t + b, len, p, scratch, s)) SlowBlock(r + b, t + b, len, p, s);
+  }
+  return s;
+}
+
+int ChooseThreads(int requested, int64_t n) {
+  if (requested == 1 || n < kParallelThreshold) return 1;
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int want = requested > 0 ? requested : hw;
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, chunks)));
+}
+
+struct Totals {
+  BlockStats stats;
+  int64_t max_flat = -1;
+};
+
+template <typename R, typename T>
+Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int threads) {
+  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<BlockStats> partial(static_cast<size_t>(chunks));
+  auto work = [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t off = c * kChunk;
+      partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p);
+    }
+  };
+  const int nt = ChooseThreads(threads, n);
+  if (nt <= 1) {
+    work(0, chunks);
+  } else {
+    std::vector<std::jthread> pool;
+    for (int i = 0; i < nt; ++i) pool.emplace_back(work, chunks * i / nt, chunks * (i + 1) / nt);
+  }
+  Totals out;
+  for (const BlockStats& b : partial) Merge(out.stats, b);
+  if (out.stats.pairs > 0) {
+    for (int64_t c = 0; c < chunks; ++c) {
+      if (partial[c].max_abs != out.stats.max_abs) continue;
+      const int64_t off = c * kChunk;
+      const int64_t i = FindFirstAbs(r + off, t + off, std::min(kChunk, n - off), out.stats.max_abs);
+      if (i >= 0) out.max_flat = off + i;
+      break;
+    }
+  }
+  return out;
+}
+
+// Mixed dtypes other than float/float: convert chunk by chunk to double.
+Totals RunConverted(const Tensor& ref, const Tensor& test, const KernelParams& p) {
+  const int64_t n = ref.size();
+  Totals out;
+  std::vector<double> rb(kBlock), tb(kBlock);
+  std::vector<BlockStats> per_block;
+  std::vector<double> scratch(kBlock);
+  for (int64_t b = 0; b < n; b += kBlock) {
+    const int64_t len = std::min(kBlock, n - b);
+    for (int64_t i = 0; i < len; ++i) {
+      rb[i] = ref.GetAsDouble(b + i);
+      tb[i] = test.GetAsDouble(b + i);
+    }
+    BlockStats s;
+    if (!FastBlock(rb.data(), tb.data(), len, p, scratch.data(), s)) SlowBlock(rb.data(), tb.data(), len, p, s);
+    per_block.push_back(s);
+    Merge(out.stats, s);
+  }
+  for (size_t k = 0; k < per_block.size() && out.stats.pairs > 0; ++k) {
+    if (per_block[k].max_abs != out.stats.max_abs) continue;
+    const int64_t b = static_cast<int64_t>(k) * kBlock;
+    const int64_t len = std::min(kBlock, n - b);
+    for (int64_t i = 0; i < len; ++i) {
+      rb[i] = ref.GetAsDouble(b + i);
+      tb[i] = test.GetAsDouble(b + i);
+    }
+    out.max_flat = b + FindFirstAbs(rb.data(), tb.data(), len, out.stats.max_abs);
+    break;
+  }
+  return out;
+}
+
+template <typename R>
+Totals DispatchTest(const R* r, const Tensor& test, const KernelParams& p, int threads) {
+  const int64_t n = test.size();
+  const void* t = test.data();
+  switch (test.dtype()) {
+    case DType::kFloat32: return RunTyped(r, static_cast<const float*>(t), n, p, threads);
+    case DType::kFloat64: return RunTyped(r, static_cast<const double*>(t), n, p, threads);
+    case DType::kFloat16: return RunTyped(r, static_cast<const F16*>(t), n, p, threads);
+    case DType::kBFloat16: return RunTyped(r, static_cast<const BF16*>(t), n, p, threads);
+    default: return {};
+  }
+}
+
+template <typename V>
+Totals RunSame(const Tensor& ref, const Tensor& test, const KernelParams& p, int threads) {
+  return RunTyped(reinterpret_cast<const V*>(ref.data()), reinterpret_cast<const V*>(test.data()), ref.size(), p,
+                  threads);
+}
+
+Totals Dispatch(const Tensor& ref, const Tensor& test, const KernelParams& p, int threads) {
+  if (IsFloating(ref.dtype()) && IsFloating(test.dtype())) {
+    const void* r = ref.data();
+    switch (ref.dtype()) {
+      case DType::kFloat32: return DispatchTest(static_cast<const float*>(r), test, p, threads);
+      case DType::kFloat64: return DispatchTest(static_cast<const double*>(r), test, p, threads);
+      case DType::kFloat16: return DispatchTest(static_cast<const F16*>(r), test, p, threads);
+      default: return DispatchTest(static_cast<const BF16*>(r), test, p, threads);
+    }
+  }
+  if (ref.dtype() != test.dtype()) return RunConverted(ref, test, p);
+  switch (ref.dtype()) {
+    case DType::kInt8: return RunSame<int8_t>(ref, test, p, threads);
+    case DType::kUInt8: return RunSame<uint8_t>(ref, test, p, threads);
+    case DType::kInt16: return RunSame<int16_t>(ref, test, p, threads);
+    case DType::kUInt16: return RunSame<uint16_t>(ref, test, p, threads);
+    case DType::kInt32: return RunSame<int32_t>(ref, test, p, threads);
+    case DType::kUInt32: return RunSame<uint32_t>(ref, test, p, threads);
+    case DType::kInt64: return RunSame<int64_t>(ref, test, p, threads);
+    case DType::kUInt64: return RunSame<uint64_t>(ref, test, p, threads);
+    default: return RunSame<Bool8>(ref, test, p, threads);
+  }
+}
+
+TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, const MetricsOptions& o) {
+  const BlockStats& s = tot.stats;
+  TensorMetrics m;
+  m.count = ref.size();
+  m.finite_pairs = s.pairs;
+  m.atol = o.atol;
+  m.rtol = o.rtol;
+  m.mismatches = s.mismatches;
+  m.nan_ref = s.nan_ref;
+  m.nan_test = s.nan_test;
+  m.inf_ref = s.inf_ref;
+  m.inf_test = s.inf_test;
+  m.nan_mismatch = s.nan_mismatch;
+  m.nan_equal = s.nan_equal;
+  m.inf_equal = s.inf_equal;
+  m.inf_mismatch = s.inf_mismatch;
+  m.rel_undefined = s.rel_undefined;
+  m.ref_finite = s.ref_n;
+  if (s.ref_n > 0) {
+    m.ref_min = s.ref_min;
+    m.ref_max = s.ref_max;
+    m.ref_mean = s.ref_mean;
+    m.ref_std = std::sqrt(s.ref_m2 / static_cast<double>(s.ref_n));
+  }
+  if (s.pairs > 0) {
+    const double n = static_cast<double>(s.pairs);
+    m.max_abs = s.max_abs;
+    m.max_rel = s.max_rel;
+    m.mean_abs = s.sum_abs / n;
+    m.rmse = std::sqrt(s.sum_sq / n);
+    if (tot.max_flat >= 0) {
+      m.max_abs_flat_index = tot.max_flat;
+      m.max_abs_index = UnravelIndex(tot.max_flat, ref.shape());
+      m.ref_at_max = ref.GetAsDouble(tot.max_flat);
+      m.test_at_max = test.GetAsDouble(tot.max_flat);
+    }
+  }
+  if (s.sum_rr == 0 && s.sum_tt == 0) {
+    m.cosine = 1;
+  } else if (s.sum_rr == 0 || s.sum_tt == 0) {
+    m.cosine = 0;
+  } else {
+    m.cosine = s.sum_rt / std::sqrt(s.sum_rr * s.sum_tt);
+  }
+  if (s.sum_sq == 0) {
+    m.snr_db = std::numeric_limits<double>::infinity();
+  } else {
+    m.snr_db = 10 * std::log10(s.sum_rr / s.sum_sq);
+  }
+  int64_t below = s.pairs;  // elements at or below the current edge
+  for (int k = 0; k < kEdges; ++k) {
+    m.histogram[k] = below - s.above[k];
+    below = s.above[k];
+  }
+  m.histogram[kEdges] = below;
+  return m;
+}
+
+}  // namespace
+}  // namespace compare_internal
+
+std::vector<int64_t> UnravelIndex(int64_t flat, const Shape& shape) {
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (size_t k = shape.size(); k-- > 0;) {
+    if (shape[k] <= 0) continue;
+    idx[k] = flat % shape[k];
+    flat /= shape[k];
+  }
+  return idx;
+}
+
+Result<TensorMetrics> ComputeMetrics(const Tensor& ref, const Tensor& test, const MetricsOptions& options) {
+  using namespace compare_internal;
+  if (ref.size() != test.size()) {
+    return InvalidArgument(fmt::format("element counts differ: reference {} {} vs test {} {}", ref.size(),
+                                       ShapeToString(ref.shape()), test.size(), ShapeToString(test.shape())));
+  }
+  if (!(options.atol >= 0) || !(options.rtol >= 0)) {
+    return InvalidArgument(fmt::format("tolerances must be >= 0 (atol {}, rtol {})", options.atol, options.rtol));
+  }
+  const bool rs = ref.dtype() == DType::kString, ts = test.dtype() == DType::kString;
+  if (rs || ts) {
+    if (!(rs && ts)) {
+      return InvalidArgument(fmt::format("cannot compare {} with {}", DTypeName(ref.dtype()),
+                                         DTypeName(test.dtype())));
+    }
+    TensorMetrics m;
+    m.count = ref.size();
+    for (int64_t i = 0; i < ref.size(); ++i) m.mismatches += ref.strings()[i] != test.strings()[i];
+    m.finite_pairs = 0;
+    return m;
+  }
+  const KernelParams p{options.atol, options.rtol};
+  return Finish(Dispatch(ref, test, p, options.threads), ref, test, options);
+}
+
+}  // namespace parity

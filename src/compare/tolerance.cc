@@ -1,0 +1,202 @@
+#include "compare/tolerance.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace parity {
+namespace {
+
+double Epsilon(DType t) {
+  switch (t) {
+    case DType::kFloat16: return 0x1p-10;
+    case DType::kBFloat16: return 0x1p-7;
+    case DType::kFloat64: return std::numeric_limits<double>::epsilon();
+    case DType::kFloat32: return std::numeric_limits<float>::epsilon();
+    default: return 0;
+  }
+}
+
+void Overlay(Tolerance& t, ToleranceMode& mode, const ToleranceRule& r) {
+  if (r.atol) t.atol = *r.atol;
+  if (r.rtol) t.rtol = *r.rtol;
+  if (r.decide_by) t.decide_by = *r.decide_by;
+  if (r.quantile) t.quantile = *r.quantile;
+  if (r.mode) mode = *r.mode;
+}
+
+bool HasAny(const ToleranceRule& r) { return r.atol || r.rtol || r.decide_by || r.quantile || r.mode; }
+
+std::string Describe(const Tolerance& t) {
+  std::string s = fmt::format("atol {:g}, rtol {:g}, decided by {}", t.atol, t.rtol, StatisticName(t.decide_by));
+  if (t.decide_by == Statistic::kQuantile) s += fmt::format(" q={:g}", t.quantile);
+  return s;
+}
+
+// The axis (and its length) along which a [0,1] reference sums to 1, if any.
+std::optional<std::pair<int, int64_t>> ProbabilityAxis(const Tensor& ref) {
+  if (!IsFloating(ref.dtype()) || ref.size() == 0) return std::nullopt;
+  const Shape& shape = ref.shape();
+  for (int axis = static_cast<int>(shape.size()) - 1; axis >= 0; --axis) {
+    const int64_t len = shape[axis];
+    if (len < 2) continue;
+    int64_t inner = 1;
+    for (size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+    const int64_t outer = ref.size() / (len * inner);
+    bool ok = true;
+    for (int64_t o = 0; o < outer && ok; ++o) {
+      for (int64_t in = 0; in < inner && ok; ++in) {
+        double sum = 0;
+        for (int64_t j = 0; j < len; ++j) sum += ref.GetAsDouble((o * len + j) * inner + in);
+        ok = std::fabs(sum - 1.0) <= 1e-3;
+      }
+    }
+    if (ok) return std::make_pair(axis, len);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view StatisticName(Statistic s) {
+  switch (s) {
+    case Statistic::kElementwise: return "elementwise";
+    case Statistic::kMax: return "max";
+    case Statistic::kMean: return "mean";
+    case Statistic::kQuantile: return "quantile";
+  }
+  return "?";
+}
+
+std::string_view ToleranceModeName(ToleranceMode m) {
+  switch (m) {
+    case ToleranceMode::kFixed: return "fixed";
+    case ToleranceMode::kAdaptive: return "adaptive";
+    case ToleranceMode::kCalibrated: return "calibrated";
+  }
+  return "?";
+}
+
+Result<Statistic> StatisticFromName(std::string_view name) {
+  for (Statistic s : {Statistic::kElementwise, Statistic::kMax, Statistic::kMean, Statistic::kQuantile}) {
+    if (name == StatisticName(s)) return s;
+  }
+  return InvalidArgument(fmt::format("unknown statistic '{}' (elementwise, max, mean, quantile)", name));
+}
+
+Result<ToleranceMode> ToleranceModeFromName(std::string_view name) {
+  for (ToleranceMode m : {ToleranceMode::kFixed, ToleranceMode::kAdaptive, ToleranceMode::kCalibrated}) {
+    if (name == ToleranceModeName(m)) return m;
+  }
+  return InvalidArgument(fmt::format("unknown tolerance mode '{}' (fixed, adaptive, calibrated)", name));
+}
+
+Tolerance DefaultTolerance(DType dtype, bool quantized) {
+  if (IsFloating(dtype) && quantized) return {.atol = 1e-1, .rtol = 1e-1};
+  switch (dtype) {
+    case DType::kFloat32: return {.atol = 1e-4, .rtol = 1e-3};
+    case DType::kFloat16:
+    case DType::kBFloat16: return {.atol = 1e-2, .rtol = 1e-2};
+    case DType::kFloat64: return {.atol = 1e-7, .rtol = 1e-6};
+    default: return {.atol = 0, .rtol = 0};
+  }
+}
+
+bool GlobMatch(std::string_view pattern, std::string_view name) {
+  return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
+}
+
+ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
+                          const TensorMetrics* noise) {
+  ResolvedTolerance out;
+  out.mode = policy.mode;
+  out.tolerance = DefaultTolerance(ref.dtype(), policy.quantized);
+  out.rules_fired.push_back(fmt::format("default for {}{}: {}", DTypeName(ref.dtype()),
+                                        policy.quantized ? " (quantized target)" : "", Describe(out.tolerance)));
+  if (HasAny(policy.global)) {
+    Overlay(out.tolerance, out.mode, policy.global);
+    out.rules_fired.push_back("global: " + Describe(out.tolerance));
+  }
+  for (bool exact : {true, false}) {
+    for (const ToleranceRule& r : policy.rules) {
+      const bool hit = exact ? r.pattern == name : (r.pattern != name && GlobMatch(r.pattern, name));
+      if (!hit) continue;
+      Overlay(out.tolerance, out.mode, r);
+      out.rules_fired.push_back(fmt::format("{} '{}': {}", exact ? "name" : "glob", r.pattern, Describe(out.tolerance)));
+      if (!exact) break;  // the first matching glob only
+    }
+  }
+  if (out.mode == ToleranceMode::kFixed || !IsFloating(ref.dtype())) return out;
+
+  // Reference statistics for the mode rules (one cheap pass over the reference).
+  TensorMetrics self = ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
+  const double absmax = std::max(std::fabs(self.ref_min), std::fabs(self.ref_max));
+  Tolerance& t = out.tolerance;
+  if (out.mode == ToleranceMode::kCalibrated) {
+    if (noise == nullptr) {
+      out.rules_fired.push_back("calibrated: no second reference for this output, kept fixed tolerance");
+      return out;
+    }
+    const double floor = Epsilon(ref.dtype()) * absmax;
+    const double measured = std::max(noise->max_abs, floor);
+    t.atol = policy.calibration_multiplier * measured;
+    t.rtol = 0;
+    out.rules_fired.push_back(fmt::format(
+        "calibrated: noise floor max_abs {:g} (floor eps*max|ref| {:g}) x {:g} -> atol {:g}, rtol 0", noise->max_abs,
+        floor, policy.calibration_multiplier, t.atol));
+    return out;
+  }
+  // Adaptive.
+  if (self.ref_finite == self.count && self.ref_min >= 0 && self.ref_max <= 1) {
+    if (auto axis = ProbabilityAxis(ref)) {
+      const double scale = 1.0 / static_cast<double>(axis->second);
+      t.atol *= scale;
+      out.rules_fired.push_back(fmt::format(
+          "adaptive: probabilities (in [0,1], sum 1 along axis {} of {}): atol scaled by 1/{} to {:g}", axis->first,
+          axis->second, axis->second, t.atol));
+      return out;
+    }
+  }
+  const double band = t.atol + t.rtol * absmax;
+  if (absmax > 0 && self.ref_std <= band / 100) {
+    t.atol = std::max(self.ref_std / 10, 4 * Epsilon(ref.dtype()) * absmax);
+    t.rtol = 0;
+    out.rules_fired.push_back(fmt::format(
+        "adaptive: near-constant (std {:g} <= 1/100 of tolerance band {:g}): atol {:g}, rtol 0", self.ref_std, band,
+        t.atol));
+  }
+  return out;
+}
+
+std::string Judge(const TensorMetrics& m, const Tolerance& tol) {
+  const int64_t nonfinite = m.nan_mismatch + m.inf_mismatch;
+  const double absmax = std::max(std::fabs(m.ref_min), std::fabs(m.ref_max));
+  switch (tol.decide_by) {
+    case Statistic::kElementwise:
+      if (m.mismatches == 0) return "";
+      return fmt::format("{} of {} elements outside atol {:g} + rtol {:g}*|ref| ({} NaN/Inf), max_abs {:g}",
+                         m.mismatches, m.count, tol.atol, tol.rtol, nonfinite, m.max_abs);
+    case Statistic::kQuantile: {
+      const auto allowed = static_cast<int64_t>(std::floor((1 - tol.quantile) * static_cast<double>(m.count)));
+      if (m.mismatches <= allowed) return "";
+      return fmt::format("{} elements outside tolerance, {} allowed by quantile {:g}", m.mismatches, allowed,
+                         tol.quantile);
+    }
+    default: break;
+  }
+  if (nonfinite > 0) return fmt::format("{} NaN/Inf mismatches", nonfinite);
+  if (tol.decide_by == Statistic::kMax) {
+    const double limit = tol.atol + tol.rtol * absmax;
+    if (m.max_abs <= limit) return "";
+    return fmt::format("max_abs {:g} > {:g} (atol + rtol*max|ref|)", m.max_abs, limit);
+  }
+  const double rms = std::sqrt(m.ref_std * m.ref_std + m.ref_mean * m.ref_mean);
+  const double limit = tol.atol + tol.rtol * rms;
+  if (m.mean_abs <= limit) return "";
+  return fmt::format("mean_abs {:g} > {:g} (atol + rtol*rms(ref))", m.mean_abs, limit);
+}
+
+}  // namespace parity
