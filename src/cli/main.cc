@@ -1,1 +1,31 @@
-int main() { return 0; }
+// parity's entry point: registers the subcommands and maps errors to exit
+// codes. All logic lives in the library; see command.h.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/command.h"
+#include "core/build_info.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"parity: does the exported ONNX model compute what the PyTorch model computes, "
+               "under the ONNX Runtime configuration it will be deployed with?"};
+  app.set_version_flag("--version", std::string("parity ") + PARITY_VERSION);
+  app.require_subcommand(1);
+  parity::cli::RegisterEnv(app);
+  parity::cli::RegisterInspect(app);
+  parity::cli::RegisterRun(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "parity: error: %s (see parity --help)\n", e.what());
+    return 2;
+  }
+  return parity::cli::ExitCode();
+}

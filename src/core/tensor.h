@@ -39,7 +39,7 @@ class Tensor {
   template <typename T>
   static Tensor FromVector(DType dtype, Shape shape, const std::vector<T>& values) {
     Tensor t(dtype, std::move(shape));
-    std::memcpy(t.mutable_data(), values.data(), t.byte_size());
+    if (t.byte_size() > 0) std::memcpy(t.mutable_data(), values.data(), t.byte_size());
     return t;
   }
 

@@ -1,0 +1,47 @@
+// parity inspect MODEL: IR version, opsets, producer, signature with symbolic
+// dims, op counts, checker findings.
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "engine/environment.h"
+#include "engine/model_summary.h"
+#include "onnx/inspect.h"
+#include "onnx/model.h"
+#include "onnx/validate.h"
+
+namespace parity::cli {
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  std::string json;
+};
+
+int RunInspect(const InspectOptions& o) {
+  auto model = Model::Load(o.model);
+  if (!model) return ReportError(model.error());
+  const ModelInfo info = Inspect(*model);
+  const std::vector<Finding> findings = Check(*model);
+  fmt::print("{}\n{}", o.model, FormatModelInfo(info, findings));
+  if (!o.json.empty()) {
+    nlohmann::json j = {{"schema", "parity.inspect/1"},
+                        {"model", o.model},
+                        {"info", ModelInfoToJson(info)},
+                        {"findings", FindingsToJson(findings)}};
+    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterInspect(CLI::App& app) {
+  auto o = std::make_shared<InspectOptions>();
+  auto* cmd = app.add_subcommand("inspect", "IR version, opsets, producer, inputs/outputs, op counts, checker findings");
+  cmd->add_option("model", o->model, "the .onnx model")->required();
+  cmd->add_option("--json", o->json, "also write the facts as JSON to FILE");
+  cmd->callback([o] { ExitCode() = RunInspect(*o); });
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,72 @@
+// parity run MODEL --inputs FILE -o FILE.npz: runs one config on every
+// sample; --all-tensors also saves every intermediate tensor.
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "core/tensor_files.h"
+#include "engine/runner.h"
+#include "engine/tensor_source.h"
+#include "onnx/model.h"
+
+namespace parity::cli {
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::string inputs;
+  std::string output;
+  bool all_tensors = false;
+  ConfigOptions config;
+};
+
+int RunRun(const RunOptions& o) {
+  auto config = ResolveConfig(o.config, "all");
+  if (!config) return ReportError(config.error());
+  auto model = Model::Load(o.model);
+  if (!model) return ReportError(model.error());
+
+  Model to_run;
+  if (o.all_tensors) {
+    auto observed = ObserveAllTensors(*model);
+    if (!observed) return ReportError(observed.error().With(o.model));
+    to_run = std::move(observed->model);
+  } else {
+    to_run = std::move(*model);
+  }
+  auto session = CreateSession(to_run, *config, o.model);
+  if (!session) return ReportError(session.error());
+
+  TensorSourceOptions source;
+  source.input_names = session->input_names();
+  auto samples = LoadSamples(o.inputs, source);
+  if (!samples) return ReportError(samples.error());
+  if (samples->empty()) return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
+
+  std::vector<Sample> results;
+  for (const Sample& sample : *samples) {
+    auto outputs = RunSample(*session, sample, o.model);
+    if (!outputs) return ReportError(outputs.error());
+    results.push_back({sample.name, std::move(*outputs)});
+  }
+  if (auto s = SaveTensors(o.output, JoinSamples(results)); !s) return ReportError(s.error());
+  size_t count = 0;
+  for (const auto& r : results) count += r.tensors.size();
+  fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,
+             config->Label());
+  return 0;
+}
+
+}  // namespace
+
+void RegisterRun(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "run one config on every sample and save the outputs");
+  cmd->add_option("model", o->model, "the .onnx model")->required();
+  cmd->add_option("--inputs", o->inputs, "input tensors: .npz, .npy, .pb, or a directory of them")->required();
+  cmd->add_option("-o,--output", o->output, "where to write the outputs: FILE.npz or a directory")->required();
+  cmd->add_flag("--all-tensors", o->all_tensors, "also save every intermediate tensor");
+  AddConfigOptions(cmd, &o->config, "all");
+  cmd->callback([o] { ExitCode() = RunRun(*o); });
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,65 @@
+#include "cli/command.h"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+
+namespace parity::cli {
+
+int& ExitCode() {
+  static int code = 0;
+  return code;
+}
+
+int ReportError(const Error& error) {
+  std::string message = error.message();
+  // One line: a multi-line message from a library below is folded.
+  for (char& c : message)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (error.code() == ErrorCode::kInternal)
+    std::fprintf(stderr, "parity: internal error (this is a bug in parity): %s\n", message.c_str());
+  else
+    std::fprintf(stderr, "parity: error: %s\n", message.c_str());
+  return error.ExitCode();
+}
+
+void AddConfigOptions(CLI::App* app, ConfigOptions* o, const std::string& default_opt) {
+  app->add_option("--config", o->config_file, "run config as a JSON file (flags given here override it)")
+      ->check(CLI::ExistingFile);
+  app->add_option("--opt", o->opt, "graph optimization level: disable, basic, extended, all (default " +
+                                        default_opt + ")");
+  app->add_option("--providers", o->providers, "execution providers in order: cpu, cuda, ...")->delimiter(',');
+  app->add_option("--threads", o->threads, "intra-op threads (0: ORT's default)");
+  app->add_option("--inter-threads", o->inter_threads, "inter-op threads");
+  app->add_flag("--parallel", o->parallel, "ORT parallel execution mode");
+  app->add_option("--disable-optimizer", o->disabled_optimizers,
+                  "switch off an ORT optimizer by name (repeatable, or comma-separated)")
+      ->delimiter(',');
+  app->add_option("--session-config", o->session_entries, "any ORT session config entry KEY=VALUE");
+}
+
+Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& default_opt) {
+  RunConfig config;
+  if (!o.config_file.empty()) {
+    PARITY_ASSIGN_OR_RETURN(config, LoadRunConfig(o.config_file));
+  } else {
+    PARITY_ASSIGN_OR_RETURN(config.opt_level, OptLevelFromName(default_opt));
+  }
+  if (!o.opt.empty()) {
+    PARITY_ASSIGN_OR_RETURN(config.opt_level, WithContext(OptLevelFromName(o.opt), "--opt"));
+  }
+  if (!o.providers.empty()) config.providers = o.providers;
+  if (o.threads >= 0) config.intra_op_threads = o.threads;
+  if (o.inter_threads >= 0) config.inter_op_threads = o.inter_threads;
+  if (o.parallel) config.parallel_execution = true;
+  for (const auto& name : o.disabled_optimizers) config.disabled_optimizers.push_back(name);
+  for (const auto& entry : o.session_entries) {
+    auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgument(fmt::format("--session-config '{}': expected KEY=VALUE", entry));
+    config.session_entries[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  return config;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,46 @@
+// The command line's plumbing: each subcommand lives in its own cmd_<name>.cc
+// with an options struct and a Register<Name>() that attaches it to the app.
+// A subcommand's callback stores its exit code; main() returns it.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/run_config.h"
+#include "core/status.h"
+
+namespace parity::cli {
+
+// The exit code the selected subcommand produced (SPEC.md: 0 pass, 1 check
+// failed, 2 bad input, 3 runtime failure).
+int& ExitCode();
+
+// Prints one line "parity: error: <message>" to stderr and returns the exit
+// code of the error's class.
+int ReportError(const Error& error);
+
+// The shared config option group (SPEC.md "config"): --config FILE, --opt,
+// --providers, --threads, --inter-threads, --parallel, --disable-optimizer,
+// --session-config KEY=VALUE. Call ResolveConfig after parsing.
+struct ConfigOptions {
+  std::string config_file;
+  std::string opt;
+  std::vector<std::string> providers;
+  int threads = -1;
+  int inter_threads = -1;
+  bool parallel = false;
+  std::vector<std::string> disabled_optimizers;
+  std::vector<std::string> session_entries;
+};
+void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& default_opt);
+// The config file first, then each flag given on the command line on top.
+Result<RunConfig> ResolveConfig(const ConfigOptions& options, const std::string& default_opt);
+
+void RegisterEnv(CLI::App& app);
+void RegisterInspect(CLI::App& app);
+void RegisterRun(CLI::App& app);
+void RegisterCompare(CLI::App& app);
+void RegisterDemo(CLI::App& app);
+
+}  // namespace parity::cli

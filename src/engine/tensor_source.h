@@ -1,0 +1,43 @@
+// Where tensors come from and go to, by file kind: the one place that
+// dispatches on a path. Readers themselves live in core/ (.npy, .npz, .npy
+// directories) and onnx/ (TensorProto .pb).
+//
+// Accepted inputs:
+//   FILE.npz            keys NAME, or SAMPLE/NAME for several samples
+//   FILE.npy            one tensor, named by the model's only input (or the stem)
+//   DIR of .npy         one tensor per file, named by the stem
+//   DIR of .pb          ONNX test data: input_N.pb / output_N.pb, named by the
+//                       proto's name or the model's input order
+//   FILE.pb             one TensorProto
+// Errors name the path and say what was expected.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+struct TensorSourceOptions {
+  // The model's input names, used to name unnamed tensors (.pb without a
+  // name, a lone .npy). Empty when there is no model.
+  std::vector<std::string> input_names;
+  // For a .pb directory: read output_N.pb instead of input_N.pb.
+  bool pb_outputs = false;
+  std::vector<std::string> output_names;
+};
+
+Result<TensorSet> LoadTensors(const std::filesystem::path& path, const TensorSourceOptions& options = {});
+
+// LoadTensors, then split by the SAMPLE/INPUT convention.
+Result<std::vector<Sample>> LoadSamples(const std::filesystem::path& path,
+                                        const TensorSourceOptions& options = {});
+
+// Writes a tensor set: `.npz` (deflated) by extension, else a directory of
+// .npy files. Whole files only.
+Status SaveTensors(const std::filesystem::path& path, const TensorSet& tensors);
+
+}  // namespace parity
