@@ -173,13 +173,14 @@ Totals Dispatch(const Tensor& ref, const Tensor& test, const KernelParams& p, in
   }
 }
 
-TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, const MetricsOptions& o) {
+TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, const MetricsOptions& options,
+                     const KernelParams& o) {
   const BlockStats& s = tot.stats;
   TensorMetrics m;
   m.count = ref.size();
   m.finite_pairs = s.pairs;
-  m.atol = o.atol;
-  m.rtol = o.rtol;
+  m.atol = options.atol;
+  m.rtol = options.rtol;
   m.mismatches = s.mismatches;
   m.nan_ref = s.nan_ref;
   m.nan_test = s.nan_test;
@@ -194,7 +195,7 @@ TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, c
   if (s.ref_n > 0) {
     m.ref_min = s.ref_min;
     m.ref_max = s.ref_max;
-    m.ref_mean = s.ref_mean;
+    m.ref_mean = o.ref_shift + s.ref_mean;
     m.ref_std = std::sqrt(s.ref_m2 / static_cast<double>(s.ref_n));
   }
   if (s.pairs > 0) {
@@ -265,8 +266,15 @@ Result<TensorMetrics> ComputeMetrics(const Tensor& ref, const Tensor& test, cons
     m.finite_pairs = 0;
     return m;
   }
-  const KernelParams p{options.atol, options.rtol};
-  return Finish(Dispatch(ref, test, p, options.threads), ref, test, options);
+  KernelParams p{options.atol, options.rtol};
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double v = ref.GetAsDouble(i);
+    if (std::isfinite(v)) {
+      p.ref_shift = v;
+      break;
+    }
+  }
+  return Finish(Dispatch(ref, test, p, options.threads), ref, test, options, p);
 }
 
 }  // namespace parity

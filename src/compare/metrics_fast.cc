@@ -89,7 +89,7 @@ bool FastBlock(const R* __restrict r, const T* __restrict t, int64_t n, const Ke
   b.mismatches = static_cast<int64_t>(mism);
   b.rel_undefined = static_cast<int64_t>(undef);
   const double nd = static_cast<double>(n);
-  AddRefMoments(b, n, shift + s_rs / nd, std::max(0.0, s_rs2 - s_rs * s_rs / nd));
+  AddRefMoments(b, n, (shift - p.ref_shift) + s_rs / nd, std::max(0.0, s_rs2 - s_rs * s_rs / nd));
   CountEdges(scratch, n, mina, mabs, b);
   Merge(s, b);
   return true;

@@ -75,7 +75,7 @@ struct BlockStats {
   int64_t ref_n = 0;
   double ref_min = std::numeric_limits<double>::infinity();
   double ref_max = -std::numeric_limits<double>::infinity();
-  double ref_mean = 0, ref_m2 = 0;  // Chan et al. running mean and M2
+  double ref_mean = 0, ref_m2 = 0;  // Chan et al.: mean (relative to ref_shift) and M2
   std::array<int64_t, kEdges> above{};  // finite pairs with |d| > edge k
 };
 
@@ -102,6 +102,10 @@ inline void AddRefMoments(BlockStats& s, int64_t n, double mean, double m2) {
 struct KernelParams {
   double atol;
   double rtol;
+  // A finite reference value. Block means are kept relative to it, so that
+  // merging blocks of a near-constant tensor (1000 + 1e-6 noise) subtracts
+  // small numbers, not rounded large ones.
+  double ref_shift = 0;
 };
 
 inline constexpr int kLanes = 8;
@@ -184,7 +188,7 @@ void SlowBlock(const R* r, const T* t, int64_t n, const KernelParams& p, BlockSt
   b.ref_n = 0;
   if (ref_n > 0) {
     const double nd = static_cast<double>(ref_n);
-    AddRefMoments(b, ref_n, shift + rs_sum / nd, std::max(0.0, rs2_sum - rs_sum * rs_sum / nd));
+    AddRefMoments(b, ref_n, (shift - p.ref_shift) + rs_sum / nd, std::max(0.0, rs2_sum - rs_sum * rs_sum / nd));
   }
   Merge(s, b);
 }

@@ -1,0 +1,197 @@
+// Property tests: every metric equals a float64 NumPy computation of its
+// definition (testdata/reference_metrics.py, run by Debian's /usr/bin/python3)
+// within 1e-12 relative, counts and indices exactly.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compare/metrics.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Converts float64 values to a tensor of `dtype` (narrowing as the dtype does).
+Tensor Make(DType dtype, Shape shape, const std::vector<double>& v) {
+  Tensor t(dtype, std::move(shape));
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::byte* p = t.mutable_data() + i * DTypeSize(dtype);
+    auto put = [&](auto x) { std::memcpy(p, &x, sizeof(x)); };
+    switch (dtype) {
+      case DType::kFloat32: put(static_cast<float>(v[i])); break;
+      case DType::kFloat64: put(v[i]); break;
+      case DType::kFloat16: put(FloatToHalf(static_cast<float>(v[i]))); break;
+      case DType::kBFloat16: put(FloatToBFloat16(static_cast<float>(v[i]))); break;
+      case DType::kInt8: put(static_cast<int8_t>(v[i])); break;
+      case DType::kUInt8: put(static_cast<uint8_t>(v[i])); break;
+      case DType::kInt16: put(static_cast<int16_t>(v[i])); break;
+      case DType::kUInt16: put(static_cast<uint16_t>(v[i])); break;
+      case DType::kInt32: put(static_cast<int32_t>(v[i])); break;
+      case DType::kUInt32: put(static_cast<uint32_t>(v[i])); break;
+      case DType::kInt64: put(static_cast<int64_t>(v[i])); break;
+      case DType::kUInt64: put(static_cast<uint64_t>(v[i])); break;
+      case DType::kBool: put(static_cast<uint8_t>(v[i] != 0)); break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+struct Case {
+  std::string name;
+  Tensor ref, test;
+  double atol = 1e-4, rtol = 1e-3;
+  int threads = 1;
+};
+
+std::vector<double> Randn(size_t n, uint64_t seed, double scale = 1, double offset = 0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  std::vector<double> v(n);
+  for (double& x : v) x = offset + scale * g(rng);
+  return v;
+}
+
+std::vector<double> Perturb(std::vector<double> v, uint64_t seed, double scale) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> g(0, 1);
+  for (double& x : v) x += scale * g(rng);
+  return v;
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  const size_t n = 5000;
+  auto r = Randn(n, 1);
+  cases.push_back({"random_f32", Make(DType::kFloat32, {50, 100}, r), Make(DType::kFloat32, {50, 100}, Perturb(r, 2, 1e-4))});
+  // Adversarial: NaN and Inf on either side, zeros in the reference, denormals, 1e30.
+  std::vector<double> ar = Randn(n, 3), at = Perturb(ar, 4, 1e-3);
+  const double den = std::numeric_limits<float>::denorm_min();
+  for (size_t i = 0; i < n; i += 7) ar[i] = 0;                // zeros in ref
+  for (size_t i = 1; i < n; i += 97) ar[i] = kNaN;            // NaN ref only
+  for (size_t i = 2; i < n; i += 89) at[i] = kNaN;            // NaN test only
+  for (size_t i = 3; i < n; i += 83) ar[i] = at[i] = kNaN;    // NaN both
+  for (size_t i = 4; i < n; i += 79) ar[i] = at[i] = kInf;    // same inf
+  for (size_t i = 5; i < n; i += 73) ar[i] = kInf, at[i] = -kInf;
+  for (size_t i = 6; i < n; i += 71) at[i] = -kInf;
+  for (size_t i = 8; i < n; i += 67) ar[i] = 5 * den, at[i] = 3 * den;
+  for (size_t i = 9; i < n; i += 61) ar[i] = 1e30, at[i] = 1.0001e30;
+  for (size_t i = 10; i < n; i += 59) ar[i] = -3e29, at[i] = 7e29;
+  cases.push_back({"adversarial_f32", Make(DType::kFloat32, {n}, ar), Make(DType::kFloat32, {n}, at)});
+  cases.push_back({"adversarial_f64", Make(DType::kFloat64, {n}, ar), Make(DType::kFloat64, {n}, at)});
+  cases.push_back({"adversarial_f16", Make(DType::kFloat16, {n}, ar), Make(DType::kFloat16, {n}, at), 1e-2, 1e-2});
+  cases.push_back({"adversarial_bf16", Make(DType::kBFloat16, {n}, ar), Make(DType::kBFloat16, {n}, at), 1e-2, 1e-2});
+  cases.push_back({"empty", Make(DType::kFloat32, {0, 3}, {}), Make(DType::kFloat32, {0, 3}, {})});
+  cases.push_back({"scalar", Make(DType::kFloat32, {}, {2.5}), Make(DType::kFloat32, {}, {2.5001})});
+  cases.push_back({"zeros", Make(DType::kFloat32, {4}, {0, 0, 0, 0}), Make(DType::kFloat32, {4}, {0, 1e-6, 0, 0})});
+  cases.push_back({"identical", Make(DType::kFloat32, {n}, r), Make(DType::kFloat32, {n}, r)});
+  cases.push_back({"near_constant", Make(DType::kFloat64, {n}, Randn(n, 5, 1e-6, 1000)),
+                   Make(DType::kFloat64, {n}, Randn(n, 6, 1e-6, 1000))});
+  cases.push_back({"mixed_f32_f16", Make(DType::kFloat32, {n}, r), Make(DType::kFloat16, {n}, r), 1e-2, 1e-2});
+  for (DType d : {DType::kFloat64, DType::kFloat16, DType::kBFloat16}) {
+    cases.push_back({std::string("random_") + std::string(DTypeName(d)), Make(d, {n}, r), Make(d, {n}, Perturb(r, 7, 1e-2)),
+                     1e-2, 1e-2});
+  }
+  std::vector<double> ir = Randn(n, 8, 40), it = ir;
+  for (size_t i = 0; i < n; i += 13) it[i] += 1;
+  for (double& x : ir) x = std::round(std::fabs(x));
+  for (double& x : it) x = std::round(std::fabs(x));
+  for (DType d : {DType::kInt8, DType::kUInt8, DType::kInt16, DType::kUInt16, DType::kInt32, DType::kUInt32,
+                  DType::kInt64, DType::kUInt64, DType::kBool}) {
+    cases.push_back({std::string("int_") + std::string(DTypeName(d)), Make(d, {n}, ir), Make(d, {n}, it), 0, 0});
+  }
+  // Large enough for threads: the ordered merge must still agree.
+  const size_t big = (size_t{3} << 20) / 2;
+  auto br = Randn(big, 9);
+  cases.push_back({"threads_f32", Make(DType::kFloat32, {big}, br), Make(DType::kFloat32, {big}, Perturb(br, 10, 1e-5)),
+                   1e-4, 1e-3, 2});
+  return cases;
+}
+
+void ExpectClose(const std::string& what, double got, const std::string& want_text, double scale = 0) {
+  const double want = std::stod(want_text);
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what;
+  } else if (std::isinf(want)) {
+    EXPECT_EQ(got, want) << what;
+  } else {
+    const double tol = 1e-12 * std::max({std::fabs(want), std::fabs(got), scale});
+    EXPECT_LE(std::fabs(got - want), tol) << what << ": parity " << got << " numpy " << want_text;
+  }
+}
+
+TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
+  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "Debian's /usr/bin/python3 is not installed";
+  const fs::path dir = fs::temp_directory_path() / ("parity_metrics_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::vector<Case> cases = Cases();
+  nlohmann::json manifest = nlohmann::json::array();
+  for (const Case& c : cases) {
+    const fs::path rp = dir / (c.name + ".ref"), tp = dir / (c.name + ".test");
+    std::ofstream(rp, std::ios::binary).write(reinterpret_cast<const char*>(c.ref.data()), c.ref.byte_size());
+    std::ofstream(tp, std::ios::binary).write(reinterpret_cast<const char*>(c.test.data()), c.test.byte_size());
+    manifest.push_back({{"name", c.name}, {"ref", rp.string()}, {"test", tp.string()},
+                        {"ref_dtype", DTypeName(c.ref.dtype())}, {"test_dtype", DTypeName(c.test.dtype())},
+                        {"atol", c.atol}, {"rtol", c.rtol}});
+  }
+  std::ofstream(dir / "manifest.json") << manifest.dump();
+  const std::string cmd = "/usr/bin/python3 " + std::string(PARITY_SOURCE_DIR) +
+                          "/src/compare/testdata/reference_metrics.py " + (dir / "manifest.json").string() + " " +
+                          (dir / "out.json").string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const nlohmann::json want = nlohmann::json::parse(std::ifstream(dir / "out.json"));
+  fs::remove_all(dir);
+
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = ComputeMetrics(c.ref, c.test, {.atol = c.atol, .rtol = c.rtol, .threads = c.threads});
+    ASSERT_TRUE(got.has_value()) << got.error().message();
+    const TensorMetrics& m = *got;
+    const nlohmann::json& w = want.at(c.name);
+    EXPECT_EQ(m.count, w["count"].get<int64_t>());
+    EXPECT_EQ(m.finite_pairs, w["finite_pairs"].get<int64_t>());
+    EXPECT_EQ(m.max_abs_flat_index, w["max_abs_flat_index"].get<int64_t>());
+    for (const char* k : {"rel_undefined", "mismatches", "nan_ref", "nan_test", "inf_ref", "inf_test",
+                          "nan_mismatch", "nan_equal", "inf_equal", "inf_mismatch", "ref_finite"}) {
+      const int64_t v = std::string(k) == "rel_undefined" ? m.rel_undefined
+                        : std::string(k) == "mismatches"  ? m.mismatches
+                        : std::string(k) == "nan_ref"     ? m.nan_ref
+                        : std::string(k) == "nan_test"    ? m.nan_test
+                        : std::string(k) == "inf_ref"     ? m.inf_ref
+                        : std::string(k) == "inf_test"    ? m.inf_test
+                        : std::string(k) == "nan_mismatch" ? m.nan_mismatch
+                        : std::string(k) == "nan_equal"   ? m.nan_equal
+                        : std::string(k) == "inf_equal"   ? m.inf_equal
+                        : std::string(k) == "inf_mismatch" ? m.inf_mismatch
+                                                           : m.ref_finite;
+      EXPECT_EQ(v, w[k].get<int64_t>()) << k;
+    }
+    EXPECT_EQ(std::vector<int64_t>(m.histogram.begin(), m.histogram.end()), w["histogram"].get<std::vector<int64_t>>());
+    ExpectClose("max_abs", m.max_abs, w["max_abs"]);
+    ExpectClose("max_rel", m.max_rel, w["max_rel"]);
+    ExpectClose("mean_abs", m.mean_abs, w["mean_abs"]);
+    ExpectClose("rmse", m.rmse, w["rmse"]);
+    ExpectClose("cosine", m.cosine, w["cosine"], 1.0);  // bounded by 1: absolute 1e-12
+    ExpectClose("snr_db", m.snr_db, w["snr_db"]);
+    ExpectClose("ref_min", m.ref_min, w["ref_min"]);
+    ExpectClose("ref_max", m.ref_max, w["ref_max"]);
+    // The mean of data centred on 0 is relative to its spread.
+    ExpectClose("ref_mean", m.ref_mean, w["ref_mean"], m.ref_std);
+    ExpectClose("ref_std", m.ref_std, w["ref_std"]);
+  }
+}
+
+}  // namespace
+}  // namespace parity

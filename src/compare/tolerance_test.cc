@@ -1,0 +1,169 @@
+#include "compare/tolerance.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "compare/compare_sets.h"
+
+namespace parity {
+namespace {
+
+using ::testing::HasSubstr;
+
+Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
+
+std::vector<float> Noise(size_t n, uint64_t seed, float scale, float offset = 0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> g(0, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = offset + scale * g(rng);
+  return v;
+}
+
+// Compares one output named "y" under `policy` and returns its verdict.
+TensorComparison CompareOne(const Tensor& ref, const Tensor& test, TolerancePolicy policy,
+                            const Tensor* noise = nullptr) {
+  TensorSet r, t, n;
+  EXPECT_TRUE(r.Add("y", ref));
+  EXPECT_TRUE(t.Add("y", test));
+  if (noise) EXPECT_TRUE(n.Add("y", *noise));
+  auto out = CompareSets(r, t, {.policy = policy, .noise_reference = noise ? &n : nullptr});
+  EXPECT_TRUE(out.has_value());
+  return out->tensors.at(0);
+}
+
+TEST(AdaptiveTolerance, CatchesAProbabilityErrorAFixedAtolPasses) {
+  // Softmax over 1000 classes: each probability ~1e-3; a 5% error on each
+  // (5e-5, alternating sign, so rows still sum to 1) is far below atol 1e-4.
+  const int k = 1000;
+  std::vector<float> p(4 * k), q(4 * k);
+  auto logits = Noise(4 * k, 1, 0.1f);
+  for (int row = 0; row < 4; ++row) {
+    double sum = 0;
+    for (int j = 0; j < k; ++j) sum += std::exp(logits[row * k + j]);
+    for (int j = 0; j < k; ++j) {
+      p[row * k + j] = static_cast<float>(std::exp(logits[row * k + j]) / sum);
+      q[row * k + j] = p[row * k + j] + (j % 2 ? 5e-5f : -5e-5f);
+    }
+  }
+  const Tensor ref = F32({4, k}, p), test = F32({4, k}, q);
+  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kPass);  // the fixed default misses it
+  TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
+  EXPECT_EQ(c.status, Verdict::kFail);
+  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("probabilities"));
+  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("axis 1 of 1000"));
+  // The same output without the error passes adaptive too.
+  EXPECT_EQ(CompareOne(ref, ref, {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
+}
+
+TEST(AdaptiveTolerance, TightensANearConstantOutput) {
+  // 0.5 + 1e-6 noise: the test lost all the variation (a constant 0.5),
+  // which atol 1e-4 + rtol 1e-3*0.5 cannot see.
+  const auto v = Noise(1000, 2, 1e-6f, 0.5f);
+  const Tensor ref = F32({1000}, v), test = F32({1000}, std::vector<float>(1000, 0.5f));
+  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kPass);
+  TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
+  EXPECT_EQ(c.status, Verdict::kFail);
+  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("near-constant"));
+  EXPECT_EQ(c.tolerance.tolerance.rtol, 0);
+  // Rounding-level differences still pass.
+  std::vector<float> w = v;
+  for (float& x : w) x = std::nextafter(x, 1.0f);
+  EXPECT_EQ(CompareOne(ref, F32({1000}, w), {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
+}
+
+TEST(CalibratedTolerance, TheNoiseFloorDecides) {
+  const auto v = Noise(1000, 3, 1.0f);
+  const Tensor ref = F32({1000}, v);
+  auto shifted = [&](float by, uint64_t seed, bool random) {
+    auto n = Noise(1000, seed, by);
+    std::vector<float> w = v;
+    for (size_t i = 0; i < w.size(); ++i) w[i] += random ? n[i] : by;
+    return F32({1000}, w);
+  };
+  const TolerancePolicy calibrated{.mode = ToleranceMode::kCalibrated};
+  // A quiet noise floor (1e-6): an error of 5e-5 passes the fixed default but not 10x the floor.
+  const Tensor quiet = shifted(1e-6f, 4, true), error = shifted(5e-5f, 0, false);
+  EXPECT_EQ(CompareOne(ref, error, {}).status, Verdict::kPass);
+  TensorComparison c = CompareOne(ref, error, calibrated, &quiet);
+  EXPECT_EQ(c.status, Verdict::kFail);
+  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("noise floor"));
+  // A loud noise floor (1e-3, e.g. fp16 vs fp32): an error of 5e-3 is within 10x of it.
+  const Tensor loud = shifted(1e-3f, 5, true), big = shifted(5e-3f, 0, false);
+  EXPECT_EQ(CompareOne(ref, big, {}).status, Verdict::kFail);
+  EXPECT_EQ(CompareOne(ref, big, calibrated, &loud).status, Verdict::kPass);
+  // Without a second reference it says it kept the fixed tolerance.
+  EXPECT_THAT(CompareOne(ref, big, calibrated).tolerance.rules_fired.back(), HasSubstr("no second reference"));
+}
+
+TEST(ToleranceResolution, ExactNameBeatsGlobWhichBeatsGlobalWhichBeatsDtypeDefault) {
+  TolerancePolicy p;
+  p.global.atol = 1e-3;
+  p.rules.push_back({.pattern = "layer*", .atol = 1e-2});
+  p.rules.push_back({.pattern = "layer.7", .rtol = 0.5});
+  const Tensor t = F32({1}, {1});
+  EXPECT_EQ(Resolve("out", t, p).tolerance.atol, 1e-3);
+  EXPECT_EQ(Resolve("out", t, p).tolerance.rtol, 1e-3);  // float32 default kept
+  ResolvedTolerance r = Resolve("layer.7", t, p);
+  EXPECT_EQ(r.tolerance.atol, 1e-2);
+  EXPECT_EQ(r.tolerance.rtol, 0.5);
+  ASSERT_EQ(r.rules_fired.size(), 4u);
+  EXPECT_THAT(r.rules_fired[0], HasSubstr("default for float32"));
+  EXPECT_THAT(r.rules_fired[2], HasSubstr("name 'layer.7'"));
+  EXPECT_THAT(r.rules_fired[3], HasSubstr("glob 'layer*'"));
+  EXPECT_EQ(Resolve("x", Tensor(DType::kInt64, {1}), {}).tolerance.atol, 0);
+  EXPECT_EQ(Resolve("x", Tensor(DType::kFloat16, {1}), {}).tolerance.atol, 1e-2);
+  EXPECT_EQ(Resolve("x", t, {.quantized = true}).tolerance.atol, 1e-1);
+}
+
+TEST(ToleranceJudge, EachStatisticDecidesDifferently) {
+  TensorMetrics m;
+  m.count = 1000;
+  m.mismatches = 1;
+  m.max_abs = 2e-4;
+  m.mean_abs = 1e-6;
+  m.ref_max = 1;
+  EXPECT_NE(Judge(m, {.atol = 1e-4, .rtol = 0}), "");
+  EXPECT_EQ(Judge(m, {.atol = 1e-4, .rtol = 0, .decide_by = Statistic::kMean}), "");
+  EXPECT_NE(Judge(m, {.atol = 1e-4, .rtol = 0, .decide_by = Statistic::kMax}), "");
+  EXPECT_EQ(Judge(m, {.atol = 1e-4, .rtol = 0, .decide_by = Statistic::kQuantile, .quantile = 0.999}), "");
+  EXPECT_NE(Judge(m, {.atol = 1e-4, .rtol = 0, .decide_by = Statistic::kQuantile, .quantile = 0.9999}), "");
+  m.nan_mismatch = 1;
+  EXPECT_THAT(Judge(m, {.atol = 1, .rtol = 0, .decide_by = Statistic::kMean}), HasSubstr("NaN"));
+}
+
+TEST(TolerancePolicyJson, RoundTripsAndNamesTheBadKey) {
+  auto p = TolerancePolicyFromJson(nlohmann::json::parse(
+      R"({"atol":1e-3,"mode":"adaptive","outputs":[{"match":"logits*","rtol":0.1,"decide_by":"max"}]})"));
+  ASSERT_TRUE(p.has_value()) << p.error().message();
+  EXPECT_EQ(p->mode, ToleranceMode::kAdaptive);
+  ASSERT_EQ(p->rules.size(), 1u);
+  EXPECT_EQ(p->rules[0].decide_by, Statistic::kMax);
+  auto again = TolerancePolicyFromJson(TolerancePolicyToJson(*p));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(TolerancePolicyToJson(*again), TolerancePolicyToJson(*p));
+
+  auto bad = TolerancePolicyFromJson(nlohmann::json::parse(R"({"outputs":[{"match":"a","rtol":"x"}]})"));
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_THAT(bad.error().message(), HasSubstr("outputs[0].rtol"));
+  EXPECT_FALSE(TolerancePolicyFromJson(nlohmann::json::parse(R"({"atl":1})")).has_value());
+  EXPECT_FALSE(TolerancePolicyFromJson(nlohmann::json::parse(R"({"mode":"fuzzy"})")).has_value());
+  EXPECT_FALSE(TolerancePolicyFromJson(nlohmann::json::parse(R"({"outputs":[{"atol":1}]})")).has_value());
+}
+
+TEST(ToleranceRuleSpec, ParsesTheCommandLineForm) {
+  auto r = ParseToleranceRule("/layer1/*:atol=1e-3,by=quantile,q=0.99");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r->pattern, "/layer1/*");
+  EXPECT_EQ(r->atol, 1e-3);
+  EXPECT_EQ(r->quantile, 0.99);
+  EXPECT_FALSE(ParseToleranceRule("noколон").has_value());
+  EXPECT_FALSE(ParseToleranceRule("a:atol=-1").has_value());
+  EXPECT_FALSE(ParseToleranceRule("a:speed=3").has_value());
+}
+
+}  // namespace
+}  // namespace parity
