@@ -2,18 +2,26 @@
 #   make demo   installs what is missing, builds, runs parity's demo
 #   make test   installs what is missing, builds, runs every test
 # SANITIZE=1 builds and tests with ASan+UBSan in build-asan/.
+#   make fuzz-smoke  builds the libFuzzer targets (clang 16) and runs each 5 s
+#   make fuzz FUZZ_SECONDS=600   the same, for as long as asked
 
 JOBS ?= $(shell nproc)
 ifeq ($(SANITIZE),1)
 BUILD ?= build-asan
 CMAKE_FLAGS += -DPARITY_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPARITY_BUILD_BENCH=OFF
+# Every report fails the run. LSan ignores only what ONNX Runtime itself keeps
+# at exit (tests/lsan.supp). The python tests run the ASan binary as a child
+# process, so they need no LD_PRELOAD and see its reports as failures too.
+export ASAN_OPTIONS = detect_leaks=1:abort_on_error=0:halt_on_error=1:detect_stack_use_after_return=0
+export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS = suppressions=$(abspath tests/lsan.supp):print_suppressions=0
 else
 BUILD ?= build
 endif
 PARITY = $(BUILD)/parity
 PY = /usr/bin/python3
 
-.PHONY: all deps build test demo unit python-tests clean format
+.PHONY: all deps build test demo unit python-tests clean format fuzz fuzz-smoke
 
 all: build
 
@@ -37,8 +45,15 @@ test: unit python-tests
 demo: build
 	$(PARITY) demo --out demo-report
 
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	scripts/fuzz.sh 5
+
 format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz

@@ -9,7 +9,8 @@ DEBS=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler
       nlohmann-json3-dev libcli11-dev libfmt-dev libzip-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
       python3-torch python3-torchvision python3-onnx python3-numpy python3-pytest
-      libonnx-testdata npm openssl)
+      libonnx-testdata npm openssl
+      clang-16 libclang-rt-16-dev)  # libFuzzer (scripts/fuzz.sh)
 
 missing=()
 for p in "${DEBS[@]}"; do

@@ -14,6 +14,7 @@ namespace {
 constexpr std::string_view kMagic = "\x93NUMPY";
 
 // A Python literal as written by numpy's repr of the header dict.
+struct PyField;
 struct PyValue {
   enum class Kind { kString, kInt, kBool, kNone, kTuple, kList, kDict };
   Kind kind = Kind::kNone;
@@ -21,7 +22,13 @@ struct PyValue {
   int64_t integer = 0;
   bool boolean = false;
   std::vector<PyValue> items;                           // tuple, list
-  std::vector<std::pair<std::string, PyValue>> fields;  // dict, keys are strings
+  std::vector<PyField> fields;                          // dict, keys are strings
+};
+// Not std::pair: a pair of an incomplete PyValue is not allowed (GCC accepts
+// it, clang with libstdc++ does not).
+struct PyField {
+  std::string first;
+  PyValue second;
 };
 
 const char* KindName(PyValue::Kind k) {
@@ -165,7 +172,7 @@ class LiteralParser {
       PARITY_ASSIGN_OR_RETURN(PyValue value, ParseValue(depth + 1));
       for (const auto& [k, unused] : v.fields)
         if (k == key.str) return Error(fmt::format("duplicate key '{}'", k));
-      v.fields.emplace_back(std::move(key.str), std::move(value));
+      v.fields.push_back({std::move(key.str), std::move(value)});
       saw_comma = Consume(',');
     }
     return v;
