@@ -21,7 +21,10 @@ cd "$here"
 seconds=${1:-10}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(npy npz tensor_proto model run_config tolerance torch_manifest)
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(npy npz tensor_proto model run_config tolerance)
+  [ -f src/engine/torch_dump.cc ] && targets+=(torch_manifest)
+fi
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-2}
 runs=${FUZZ_RUNS:--1}
