@@ -40,7 +40,12 @@ int RunRun(const RunOptions& o) {
   source.input_names = session->input_names();
   auto samples = LoadSamples(o.inputs, source);
   if (!samples) return ReportError(samples.error());
-  if (samples->empty()) return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
+  if (samples->empty()) {
+    // A model without inputs (a Constant, a generator) runs once on nothing.
+    if (!source.input_names.empty())
+      return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
+    samples->push_back({"default", {}});
+  }
 
   std::vector<Sample> results;
   for (const Sample& sample : *samples) {

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "core/status.h"
 
@@ -37,10 +38,29 @@ void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& 
 // The config file first, then each flag given on the command line on top.
 Result<RunConfig> ResolveConfig(const ConfigOptions& options, const std::string& default_opt);
 
+// The shared tolerance option group: --atol, --rtol, --tolerance FILE.json,
+// --tol 'PATTERN:atol=..,rtol=..,by=max|mean|quantile,q=..,mode=..'
+// (repeatable), --mode fixed|adaptive|calibrated, --by, --quantile.
+struct ToleranceOptions {
+  double atol = -1;
+  double rtol = -1;
+  std::string file;
+  std::vector<std::string> rules;
+  std::string mode;
+  std::string by;
+  double quantile = -1;
+  bool quantized = false;
+};
+void AddToleranceOptions(CLI::App* app, ToleranceOptions* options);
+// The file first, then each flag given on the command line on top.
+Result<TolerancePolicy> ResolveTolerance(const ToleranceOptions& options);
+
 void RegisterEnv(CLI::App& app);
 void RegisterInspect(CLI::App& app);
 void RegisterRun(CLI::App& app);
+void RegisterBaseline(CLI::App& app);
 void RegisterCompare(CLI::App& app);
 void RegisterDemo(CLI::App& app);
+void RegisterAlign(CLI::App& app);
 
 }  // namespace parity::cli

@@ -5,9 +5,11 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/signals.h"
 #include "core/build_info.h"
 
 int main(int argc, char** argv) {
+  parity::cli::InstallSignalHandlers();
   CLI::App app{"parity: does the exported ONNX model compute what the PyTorch model computes, "
                "under the ONNX Runtime configuration it will be deployed with?"};
   app.set_version_flag("--version", std::string("parity ") + PARITY_VERSION);
@@ -15,6 +17,9 @@ int main(int argc, char** argv) {
   parity::cli::RegisterEnv(app);
   parity::cli::RegisterInspect(app);
   parity::cli::RegisterRun(app);
+  parity::cli::RegisterBaseline(app);
+  parity::cli::RegisterAlign(app);
+  parity::cli::RegisterCompare(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,54 @@
+// The tolerance option group shared by compare, locate, check and baseline verify.
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+
+namespace parity::cli {
+
+void AddToleranceOptions(CLI::App* app, ToleranceOptions* o) {
+  app->add_option("--atol", o->atol, "absolute tolerance for every output (default per dtype: float32 1e-4)");
+  app->add_option("--rtol", o->rtol, "relative tolerance for every output (default per dtype: float32 1e-3)");
+  app->add_option("--tolerance", o->file, "tolerance policy as a JSON file (docs/compare.md)")
+      ->check(CLI::ExistingFile);
+  app->add_option("--tol", o->rules,
+                  "per-output rule 'PATTERN:atol=..,rtol=..,by=max|mean|quantile|elementwise,q=..,mode=..' "
+                  "(exact name or glob; repeatable)");
+  app->add_option("--mode", o->mode, "fixed (default), adaptive or calibrated");
+  app->add_option("--by", o->by, "which statistic decides: elementwise (default), max, mean, quantile");
+  app->add_option("--quantile", o->quantile, "with --by quantile: the quantile of the error that must pass");
+  app->add_flag("--quantized", o->quantized, "the test side is int8-quantized: looser float defaults (1e-1)");
+}
+
+Result<TolerancePolicy> ResolveTolerance(const ToleranceOptions& o) {
+  TolerancePolicy policy;
+  if (!o.file.empty()) {
+    std::ifstream in(o.file);
+    if (!in) return NotFound(fmt::format("{}: cannot read", o.file));
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return InvalidArgument(fmt::format("{}: not valid JSON", o.file));
+    PARITY_ASSIGN_OR_RETURN(policy, WithContext(TolerancePolicyFromJson(j), o.file));
+  }
+  if (o.atol >= 0) policy.global.atol = o.atol;
+  if (o.rtol >= 0) policy.global.rtol = o.rtol;
+  if (!o.by.empty()) {
+    PARITY_ASSIGN_OR_RETURN(auto by, WithContext(StatisticFromName(o.by), "--by"));
+    policy.global.decide_by = by;
+  }
+  if (o.quantile >= 0) {
+    if (o.quantile > 1) return InvalidArgument("--quantile: expected a value in [0, 1]");
+    policy.global.quantile = o.quantile;
+  }
+  if (!o.mode.empty()) {
+    PARITY_ASSIGN_OR_RETURN(policy.mode, WithContext(ToleranceModeFromName(o.mode), "--mode"));
+  }
+  if (o.quantized) policy.quantized = true;
+  for (const auto& spec : o.rules) {
+    PARITY_ASSIGN_OR_RETURN(auto rule, WithContext(ParseToleranceRule(spec), "--tol"));
+    policy.rules.push_back(std::move(rule));
+  }
+  return policy;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,82 @@
+#include "report/compare_json.h"
+
+#include <cmath>
+
+namespace parity {
+
+nlohmann::json JsonNumber(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+nlohmann::json MetricsToJson(const TensorMetrics& m) {
+  return {{"count", m.count},
+          {"finite_pairs", m.finite_pairs},
+          {"max_abs", JsonNumber(m.max_abs)},
+          {"max_abs_index", m.max_abs_index},
+          {"max_abs_flat_index", m.max_abs_flat_index},
+          {"ref_at_max", JsonNumber(m.ref_at_max)},
+          {"test_at_max", JsonNumber(m.test_at_max)},
+          {"max_rel", JsonNumber(m.max_rel)},
+          {"rel_undefined", m.rel_undefined},
+          {"mean_abs", JsonNumber(m.mean_abs)},
+          {"rmse", JsonNumber(m.rmse)},
+          {"cosine", JsonNumber(m.cosine)},
+          {"snr_db", JsonNumber(m.snr_db)},
+          {"atol", m.atol},
+          {"rtol", m.rtol},
+          {"mismatches", m.mismatches},
+          {"nan_ref", m.nan_ref},
+          {"nan_test", m.nan_test},
+          {"inf_ref", m.inf_ref},
+          {"inf_test", m.inf_test},
+          {"nan_mismatch", m.nan_mismatch},
+          {"nan_equal", m.nan_equal},
+          {"inf_equal", m.inf_equal},
+          {"inf_mismatch", m.inf_mismatch},
+          {"ref_range",
+           {{"finite", m.ref_finite},
+            {"min", JsonNumber(m.ref_min)},
+            {"max", JsonNumber(m.ref_max)},
+            {"mean", JsonNumber(m.ref_mean)},
+            {"std", JsonNumber(m.ref_std)}}},
+          {"abs_error_histogram", {{"upper_edges", kHistogramEdges}, {"counts", m.histogram}}}};
+}
+
+nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t) {
+  return {{"atol", t.tolerance.atol},
+          {"rtol", t.tolerance.rtol},
+          {"decide_by", StatisticName(t.tolerance.decide_by)},
+          {"quantile", t.tolerance.quantile},
+          {"mode", ToleranceModeName(t.mode)},
+          {"rules_fired", t.rules_fired}};
+}
+
+nlohmann::json TensorComparisonToJson(const TensorComparison& c) {
+  nlohmann::json j = {{"name", c.name},
+                      {"status", VerdictName(c.status)},
+                      {"tolerance", ResolvedToleranceToJson(c.tolerance)}};
+  if (c.test_name != c.name) j["test_name"] = c.test_name;
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  if (c.status != Verdict::kUnchecked) j["metrics"] = MetricsToJson(c.metrics);
+  return j;
+}
+
+nlohmann::json StructuralFindingToJson(const StructuralFinding& f) {
+  return {{"kind", FindingKindName(f.kind)},
+          {"name", f.name},
+          {"reference", f.reference},
+          {"test", f.test},
+          {"fatal", f.fatal}};
+}
+
+nlohmann::json SetComparisonToJson(const SetComparison& s) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : s.findings) findings.push_back(StructuralFindingToJson(f));
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : s.tensors) tensors.push_back(TensorComparisonToJson(t));
+  return {{"passed", s.passed()}, {"findings", findings}, {"tensors", tensors}};
+}
+
+}  // namespace parity

@@ -1,0 +1,24 @@
+// JSON forms of the comparison engine's results (plain data in, JSON out).
+// Non-finite numbers (snr_db = +inf, ...) are written as strings "inf",
+// "-inf", "nan", since JSON has no such numbers. Schema: docs/compare.md.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "compare/compare_sets.h"
+#include "compare/metrics.h"
+#include "compare/tolerance.h"
+
+namespace parity {
+
+// A finite double as a number; a non-finite one as "inf"/"-inf"/"nan".
+nlohmann::json JsonNumber(double v);
+
+nlohmann::json MetricsToJson(const TensorMetrics& m);
+nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t);
+nlohmann::json TensorComparisonToJson(const TensorComparison& c);
+nlohmann::json StructuralFindingToJson(const StructuralFinding& f);
+// {"passed", "findings": [...], "tensors": [...]}
+nlohmann::json SetComparisonToJson(const SetComparison& s);
+
+}  // namespace parity

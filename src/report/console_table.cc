@@ -1,0 +1,88 @@
+#include "report/console_table.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace parity {
+namespace {
+
+constexpr const char* kRed = "\x1b[31;1m";
+constexpr const char* kYellow = "\x1b[33m";
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kReset = "\x1b[0m";
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.3g}", v);
+}
+
+}  // namespace
+
+bool StdoutWantsColor() { return isatty(1) && std::getenv("NO_COLOR") == nullptr; }
+
+double Severity(const TensorComparison& c) {
+  if (c.status == Verdict::kUnchecked) return -1;
+  const auto& m = c.metrics;
+  const double band = c.tolerance.tolerance.atol + c.tolerance.tolerance.rtol * std::fabs(m.ref_at_max);
+  double s = band > 0 ? m.max_abs / band : (m.max_abs > 0 ? 1e300 : 0);
+  s += static_cast<double>(m.nan_mismatch + m.inf_mismatch) * 1e6;
+  if (c.status == Verdict::kFail) s += 1e12;
+  return s;
+}
+
+std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style) {
+  std::string out;
+  auto paint = [&](const char* color, const std::string& text) {
+    return style.color ? std::string(color) + text + kReset : text;
+  };
+  for (const auto& f : s.findings) {
+    out += paint(f.fatal ? kRed : kYellow,
+                 fmt::format("{:<9} {}: reference {}, test {}\n", FindingKindName(f.kind), f.name, f.reference, f.test));
+  }
+  std::vector<const TensorComparison*> rows;
+  for (const auto& t : s.tensors) rows.push_back(&t);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return Severity(*a) > Severity(*b); });
+  size_t name_width = 6;
+  for (const auto* r : rows) name_width = std::max(name_width, std::min<size_t>(r->name.size(), 48));
+  out += fmt::format("{:<6} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n", "status", "tensor", name_width,
+                     "max_abs", "max_rel", "rmse", "cosine", "mismatch", "atol/rtol", "worst element (ref -> test)");
+  size_t shown = 0;
+  for (const auto* r : rows) {
+    if (shown++ == style.max_rows) {
+      out += fmt::format("... {} more tensor(s)\n", rows.size() - style.max_rows);
+      break;
+    }
+    const auto& m = r->metrics;
+    std::string name = r->name.size() > 48 ? "..." + r->name.substr(r->name.size() - 45) : r->name;
+    std::string status(VerdictName(r->status));
+    const char* color = r->status == Verdict::kFail ? kRed : r->status == Verdict::kPass ? kGreen : kYellow;
+    if (r->status == Verdict::kUnchecked) {
+      out += fmt::format("{} {:<{}} {}\n", paint(color, fmt::format("{:<6}", status)), name, name_width, r->reason);
+      continue;
+    }
+    std::string worst = m.max_abs_flat_index >= 0
+                            ? fmt::format("[{}] {} -> {}", fmt::join(m.max_abs_index, ","), Num(m.ref_at_max),
+                                          Num(m.test_at_max))
+                            : "";
+    if (m.nan_mismatch + m.inf_mismatch > 0)
+      worst += fmt::format(" nan/inf mismatches {}", m.nan_mismatch + m.inf_mismatch);
+    out += fmt::format("{} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n",
+                       paint(color, fmt::format("{:<6}", status)), name, name_width, Num(m.max_abs),
+                       Num(m.max_rel), Num(m.rmse), fmt::format("{:.6f}", m.cosine),
+                       fmt::format("{}/{}", m.mismatches, m.count),
+                       fmt::format("{}/{}", Num(r->tolerance.tolerance.atol), Num(r->tolerance.tolerance.rtol)),
+                       worst);
+    if (r->status == Verdict::kFail && !r->reason.empty()) out += fmt::format("       {}\n", r->reason);
+  }
+  return out;
+}
+
+}  // namespace parity

@@ -1,0 +1,25 @@
+// Terminal rendering of comparison results: one row per tensor, worst
+// first, failures highlighted (ANSI colour only when writing to a terminal).
+#pragma once
+
+#include <string>
+
+#include "compare/compare_sets.h"
+
+namespace parity {
+
+struct ConsoleStyle {
+  bool color = false;  // ANSI escapes
+  size_t max_rows = 50;  // rows beyond this are summarised in one line
+};
+
+// Whether stdout is a terminal that takes colour (and NO_COLOR is unset).
+bool StdoutWantsColor();
+
+// "how bad" for sorting: failures first, then by max_abs relative to the
+// tolerance band at the worst element.
+double Severity(const TensorComparison& c);
+
+std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style);
+
+}  // namespace parity

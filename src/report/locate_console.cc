@@ -1,0 +1,62 @@
+// Console writer of the locate report: what a person reads first.
+#include <fmt/format.h>
+
+#include "report/locate_report.h"
+
+namespace parity {
+
+namespace {
+
+std::string Join(const std::vector<std::string>& v, size_t max_items) {
+  std::string s;
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? ", " : "") + v[i];
+  if (v.size() > max_items) s += fmt::format(", ... ({} in all)", v.size());
+  return s;
+}
+
+}  // namespace
+
+void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
+  fmt::print(out, "locate {}{}: reference [{}], target [{}], sample '{}'\n", r.model,
+             r.target_model.empty() ? "" : " -> " + r.target_model, r.reference.Label(), r.target.Label(),
+             r.sample);
+  fmt::print(out, "  graph: {} original nodes, {} optimized nodes, {} fused nodes\n", r.original_nodes,
+             r.optimized_nodes, r.fused_nodes.size());
+  fmt::print(out, "  observer_check: {} (mode {})\n", r.observer_check ? "true" : "FALSE", r.observer_mode);
+  for (const auto& n : r.observer_notes) fmt::print(out, "    {}\n", n);
+  fmt::print(out, "  tensors: {} pass, {} fail, {} unchecked\n", r.CountStatus(Verdict::kPass),
+             r.CountStatus(Verdict::kFail), r.CountStatus(Verdict::kUnchecked));
+  if (!r.first_divergence) {
+    fmt::print(out, "  no divergence: every observed tensor is within tolerance\n");
+  } else {
+    const auto& d = *r.first_divergence;
+    fmt::print(out, "  first divergence: tensor '{}' from '{}'\n", d.tensor, d.producer);
+    fmt::print(out, "    fused node '{}' ({}) covers: {}\n", d.fused_node, d.op_type, Join(d.covers, 8));
+    for (const auto& t : r.tensors)
+      if (t.name == d.tensor && t.metrics)
+        fmt::print(out, "    max_abs {:.3g} at {} (ref {:.6g}, target {:.6g}), {} of {} elements out of tolerance\n",
+                   t.metrics->max_abs, fmt::join(t.metrics->max_abs_index, ","), t.metrics->ref_at_max,
+                   t.metrics->test_at_max, t.metrics->mismatches, t.metrics->count);
+  }
+  if (!r.culprits.empty()) {
+    fmt::print(out, "  culprits (by local error, fed reference inputs; score 1 = tolerance):\n");
+    fmt::print(out, "    {:<3} {:<36} {:<26} {:>10} {:>10} {:>10}  {}\n", "#", "fused node", "op", "local",
+               "inherited", "max_abs", "optimizer (latency with/without)");
+    for (size_t i = 0; i < r.culprits.size(); ++i) {
+      const auto& c = r.culprits[i];
+      std::string opt = "-";
+      if (c.ablation && !c.ablation->optimizer.empty())
+        opt = fmt::format("{} ({:.3f}/{:.3f} ms)", c.ablation->optimizer, c.ablation->latency_ms_with,
+                          c.ablation->latency_ms_without);
+      else if (c.ablation)
+        opt = "none found";
+      fmt::print(out, "    {:<3} {:<36} {:<26} {:>10.3g} {:>10.3g} {:>10.3g}  {}\n", i + 1,
+                 c.fused_node.substr(0, 36), c.op_type.substr(0, 26), c.local.score, c.inherited.score,
+                 c.local.max_abs, opt);
+    }
+  }
+  for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
+  if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
+}
+
+}  // namespace parity

@@ -1,0 +1,146 @@
+// JSON writer of the locate report (schema parity.locate/1, docs/locate.md).
+#include <cmath>
+#include <limits>
+
+#include "report/locate_report.h"
+
+namespace parity {
+
+namespace {
+
+using nlohmann::json;
+
+// JSON has no infinity or NaN: write them as strings.
+json Number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+json MetricsJson(const TensorMetrics& m) {
+  return json{{"count", m.count},
+              {"max_abs", Number(m.max_abs)},
+              {"max_abs_index", m.max_abs_index},
+              {"ref_at_max", Number(m.ref_at_max)},
+              {"test_at_max", Number(m.test_at_max)},
+              {"max_rel", Number(m.max_rel)},
+              {"mean_abs", Number(m.mean_abs)},
+              {"rmse", Number(m.rmse)},
+              {"cosine", Number(m.cosine)},
+              {"snr_db", Number(m.snr_db)},
+              {"mismatches", m.mismatches},
+              {"nan_ref", m.nan_ref},
+              {"nan_test", m.nan_test},
+              {"inf_ref", m.inf_ref},
+              {"inf_test", m.inf_test},
+              {"nan_mismatch", m.nan_mismatch}};
+}
+
+json ErrorJson(const ErrorSummary& e) {
+  if (e.tensor.empty()) return nullptr;
+  return json{{"tensor", e.tensor},        {"max_abs", Number(e.max_abs)}, {"max_rel", Number(e.max_rel)},
+              {"mismatches", e.mismatches}, {"score", Number(e.score)},     {"pass", e.pass}};
+}
+
+json AblationJson(const LocateAblation& a) {
+  json j{{"optimizer", a.optimizer.empty() ? json(nullptr) : json(a.optimizer)},
+         {"tried", a.tried},
+         {"also_removing", a.also_removing},
+         {"local_with", ErrorJson(a.local_with)},
+         {"local_without", ErrorJson(a.local_without)},
+         {"output_with", ErrorJson(a.output_with)},
+         {"output_without", ErrorJson(a.output_without)},
+         {"latency_ms_with", Number(a.latency_ms_with)},
+         {"latency_ms_without", Number(a.latency_ms_without)}};
+  if (!a.note.empty()) j["note"] = a.note;
+  return j;
+}
+
+}  // namespace
+
+size_t LocateReport::CountStatus(Verdict v) const {
+  size_t n = 0;
+  for (const auto& t : tensors) n += t.status == v;
+  return n;
+}
+
+nlohmann::json LocateReportToJson(const LocateReport& r) {
+  json j;
+  j["schema"] = "parity.locate/1";
+  j["model"] = r.model;
+  j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
+  j["sample"] = r.sample;
+  json reference = RunConfigToJson(r.reference);
+  reference["kind"] = r.reference_kind;
+  reference["label"] = r.reference.Label();
+  j["reference"] = reference;
+  json target = RunConfigToJson(r.target);
+  target["label"] = r.target.Label();
+  j["target"] = target;
+  j["observer_check"] = r.observer_check;
+  j["observer_mode"] = r.observer_mode;
+  j["observer_notes"] = r.observer_notes;
+  j["summary"] = {{"original_nodes", r.original_nodes},
+                  {"optimized_nodes", r.optimized_nodes},
+                  {"fused_nodes", r.fused_nodes.size()},
+                  {"tensors", r.tensors.size()},
+                  {"pass", r.CountStatus(Verdict::kPass)},
+                  {"fail", r.CountStatus(Verdict::kFail)},
+                  {"unchecked", r.CountStatus(Verdict::kUnchecked)},
+                  {"sessions_created", r.sessions_created},
+                  {"wall_ms", r.wall_ms}};
+  json fused = json::array();
+  for (const auto& f : r.fused_nodes)
+    fused.push_back({{"name", f.name},
+                     {"op_type", f.op_type},
+                     {"domain", f.domain},
+                     {"nodes", f.nodes},
+                     {"op_types", f.op_types},
+                     {"covers", f.covers},
+                     {"inputs", f.inputs},
+                     {"outputs", f.outputs}});
+  j["fused_nodes"] = fused;
+  json tensors = json::array();
+  for (const auto& t : r.tensors) {
+    json e{{"name", t.name},
+           {"producer", t.producer},
+           {"fused_node", t.fused_node.empty() ? json(nullptr) : json(t.fused_node)},
+           {"index", t.index},
+           {"status", std::string(VerdictName(t.status))}};
+    if (!t.reason.empty()) e["reason"] = t.reason;
+    if (t.metrics) {
+      e["metrics"] = MetricsJson(*t.metrics);
+      e["tolerance"] = {{"atol", t.tolerance.atol},
+                        {"rtol", t.tolerance.rtol},
+                        {"decide_by", std::string(StatisticName(t.tolerance.decide_by))}};
+      e["score"] = Number(t.score);
+    }
+    tensors.push_back(std::move(e));
+  }
+  j["tensors"] = tensors;
+  if (r.first_divergence) {
+    const auto& d = *r.first_divergence;
+    j["first_divergence"] = {{"tensor", d.tensor},
+                             {"producer", d.producer},
+                             {"fused_node", d.fused_node},
+                             {"op_type", d.op_type},
+                             {"covered_nodes", d.covers}};
+  } else {
+    j["first_divergence"] = nullptr;
+  }
+  json culprits = json::array();
+  for (const auto& c : r.culprits) {
+    json e{{"fused_node", c.fused_node}, {"op_type", c.op_type},       {"fused", c.fused},
+           {"covers", c.covers},         {"inputs", c.inputs},         {"outputs", c.outputs},
+           {"local", ErrorJson(c.local)}, {"inherited", ErrorJson(c.inherited)}};
+    e["ablation"] = c.ablation ? AblationJson(*c.ablation) : json(nullptr);
+    if (!c.note.empty()) e["note"] = c.note;
+    culprits.push_back(std::move(e));
+  }
+  j["culprits"] = culprits;
+  j["repro"] = r.repro.empty() ? json(nullptr) : json({{"path", r.repro}});
+  j["notes"] = r.notes;
+  return j;
+}
+
+}  // namespace parity
