@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   parity::cli::RegisterBaseline(app);
   parity::cli::RegisterAlign(app);
   parity::cli::RegisterCompare(app);
+  parity::cli::RegisterDemo(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
