@@ -1,0 +1,154 @@
+// The unfused baseline (SPEC.md "Files", seed 002 layout): every observed
+// tensor of a model run at `disable`, written as .npy files with a manifest
+// that says what each file is and how it was made, and checked while it is
+// written; and the verification of such a directory later.
+//
+// Layout of DIR (one sample: the files directly in DIR; several: one
+// sub-directory per sample, named after the sample, manifest.json in DIR):
+//   input.npy | input_<name>.npy         the sample's inputs
+//   layer_<NNNN>_<name>.npy              observed intermediates, topological order
+//   output.npy | output_<name>.npy       the model's outputs
+//   manifest.json                        schema "parity.baseline/1", docs/baseline.md
+// <name> is the tensor name with every character outside [A-Za-z0-9._-]
+// replaced by '_' (made unique with "_<n>" when two names collide); NNNN is
+// the index among the observed layers, zero-padded to 4 digits (more when
+// there are more than 9999).
+//
+// Checks made while writing (recorded in the manifest):
+//   determinism  the model runs twice; a tensor whose bytes differ between
+//                the runs is named (the second run only hashes, it keeps
+//                nothing);
+//   NaN / Inf    counted per tensor; the first tensor (in file order) where
+//                each appears is named;
+//   scale        a tensor whose largest finite |value| exceeds
+//                kScaleFactor * max(1, largest finite |input|) is flagged as
+//                far outside the inputs' scale.
+//
+// Memory: tensors are observed in batches (engine/trace.h) of at most a
+// quarter of the budget left after the model and the inputs, each written
+// before the next batch runs.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/compare_sets.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+inline constexpr double kScaleFactor = 1e4;
+inline constexpr std::string_view kBaselineSchema = "parity.baseline/1";
+
+// `name` with characters outside [A-Za-z0-9._-] replaced by '_'; "_" when empty.
+std::string SanitizeFileName(std::string_view name);
+
+// Default --max-memory: a quarter of physical memory, at most 4 GiB.
+int64_t DefaultBaselineMemory();
+// Parses "512M", "2G", "1.5GiB", "1048576" (bytes). kInvalidArgument otherwise.
+Result<int64_t> ParseMemorySize(std::string_view text);
+
+struct TensorStats {
+  int64_t count = 0;
+  int64_t nan = 0;
+  int64_t inf = 0;
+  // Over the finite elements (0 when there are none); std is the population std.
+  double min = 0, max = 0, mean = 0, std = 0;
+  double max_abs = 0;
+};
+// One pass; strings give only the count.
+TensorStats ComputeStats(const Tensor& t);
+
+struct BaselineOptions {
+  RunConfig config;  // opt_level disable by default, as the baseline is unfused
+  // Peak memory budget; 0: DefaultBaselineMemory().
+  int64_t max_memory_bytes = 0;
+  // Keep only the layers whose producer's op type equals an entry, or whose
+  // tensor or producer name matches an entry as a glob. Empty: every layer.
+  std::vector<std::string> only;
+  bool check_determinism = true;  // run twice
+  bool overwrite = false;         // replace an earlier baseline in DIR
+};
+
+struct BaselineFile {
+  std::string file;  // relative to DIR
+  std::string tensor;
+  std::string role;  // "input", "layer", "output"
+  int64_t index = -1;  // layers: NNNN
+  std::string producer, op_type;  // empty for inputs
+  std::string dtype;
+  Shape shape;
+  std::string sha256;  // of the file
+  int64_t bytes = 0;   // file size
+  TensorStats stats;
+  bool deterministic = true;
+  bool out_of_scale = false;
+};
+
+struct BaselineSample {
+  std::string name;
+  std::string dir;  // relative to DIR: "" or the sample name
+  std::vector<BaselineFile> files;
+  std::optional<std::string> first_nan, first_inf;  // tensor names
+  std::vector<std::string> nondeterministic, out_of_scale;
+  double input_scale = 0;  // largest finite |input|
+};
+
+struct BaselineResult {
+  std::filesystem::path dir;
+  nlohmann::json manifest;  // as written
+  std::vector<BaselineSample> samples;
+  size_t batches = 0;
+  int64_t batch_bytes_limit = 0;
+  bool deterministic() const;
+};
+
+// Writes the baseline of the model at `model_path` for every sample of
+// `inputs_path` into `dir` (created). Errors: kInvalidArgument when `dir` is
+// not empty (unless overwrite) or the inputs do not fit the model; the
+// model's, the inputs' and the run's errors; write errors name the file.
+// A failure leaves no manifest.json in `dir`.
+Result<BaselineResult> WriteBaseline(const std::filesystem::path& model_path,
+                                     const std::filesystem::path& inputs_path, const std::filesystem::path& dir,
+                                     const BaselineOptions& options);
+
+struct VerifyFinding {
+  std::string file;  // relative to DIR
+  std::string kind;  // "missing", "size", "sha256", "unreadable", "shape", "dtype", "numeric", "absent_in_model", "extra"
+  std::string message;
+  bool fatal = true;
+};
+
+struct EnvironmentChange {
+  std::string field;  // "ort_version", "parity_version", "cpu", "os", "model_sha256", "config"...
+  std::string recorded, now;
+};
+
+struct VerifyResult {
+  size_t files_checked = 0;
+  std::vector<VerifyFinding> findings;
+  bool model_checked = false;
+  std::vector<EnvironmentChange> changes;
+  std::vector<TensorComparison> comparisons;  // with a model: per file, in manifest order
+  bool passed() const;
+};
+
+// Re-checks every file of the manifest in `dir` (exists, size, sha256, npy
+// header's dtype and shape) and, given a model, re-runs the recorded config on
+// the recorded inputs and compares each tensor with the comparison engine's
+// default tolerance policy, naming what changed in the environment.
+// Errors (exit 2): manifest.json missing, unreadable, not JSON or not of
+// schema parity.baseline/1; the model's errors. File problems are findings.
+Result<VerifyResult> VerifyBaseline(const std::filesystem::path& dir, const std::filesystem::path& model_path,
+                                    int64_t max_memory_bytes = 0);
+
+nlohmann::json VerifyResultToJson(const VerifyResult& r);
+
+}  // namespace parity
