@@ -1,0 +1,105 @@
+// parity align MODEL --torch DIR [--json FILE]: aligns a PyTorch dump's
+// layers with the model's ONNX tensors, judges each aligned pair and names
+// the first divergent layer. Exit 0: no divergence; 1: a layer or output
+// diverges; 2: bad input; 3: the runtime failed.
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "engine/torch_compare.h"
+#include "engine/torch_dump.h"
+#include "onnx/model.h"
+
+namespace parity::cli {
+namespace {
+
+struct AlignCmdOptions {
+  std::string model;
+  std::string torch_dir;
+  std::string json;
+  ToleranceOptions tolerance;
+  bool all_layers = false;
+  ConfigOptions config;
+};
+
+std::string Shorten(const std::string& s, size_t width) {
+  return s.size() <= width ? s : "..." + s.substr(s.size() - (width - 3));
+}
+
+void PrintTable(const TorchComparison& c, bool all_layers) {
+  fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", "module", "how", "status", "onnx tensor", "max_abs / reason");
+  for (const LayerVerdict& v : c.layers) {
+    const LayerAlignment& a = v.alignment;
+    if (!all_layers && !a.leaf) continue;
+    TorchLayer layer;
+    layer.module = a.module;
+    layer.call = a.call;
+    layer.output_index = a.output_index;
+    const std::string module = TorchDump::Describe(layer);
+    std::string detail;
+    if (v.status == Verdict::kUnchecked)
+      detail = a.reason;
+    else
+      detail = fmt::format("{:.3g}{}", v.metrics.max_abs, a.how == AlignHow::kValue ? "  (" + a.reason + ")" : "");
+    fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", Shorten(module, 40), AlignHowName(a.how), VerdictName(v.status),
+               Shorten(a.tensor.empty() ? "-" : a.tensor, 50), detail);
+  }
+}
+
+int RunAlign(const AlignCmdOptions& o) {
+  auto config = ResolveConfig(o.config, "disable");
+  if (!config) return ReportError(config.error());
+  auto model = Model::Load(o.model);
+  if (!model) return ReportError(model.error());
+  auto dump = LoadTorchDump(o.torch_dir);
+  if (!dump) return ReportError(dump.error());
+
+  auto policy = ResolveTolerance(o.tolerance);
+  if (!policy) return ReportError(policy.error());
+  TorchCompareOptions options;
+  options.label = o.model;
+  options.policy = std::move(*policy);
+  auto result = CompareWithTorch(*model, *dump, *config, options);
+  if (!result) return ReportError(result.error());
+
+  PrintTable(*result, o.all_layers);
+  fmt::print("\n{} layer(s): {} aligned by name, {} by value, {} without an ONNX counterpart; {} pass, {} fail\n",
+             result->layers.size(), result->Count(AlignHow::kName), result->Count(AlignHow::kValue),
+             result->Count(AlignHow::kNone), result->Count(Verdict::kPass), result->Count(Verdict::kFail));
+  if (result->first_divergence) {
+    const LayerVerdict& v = result->layers[*result->first_divergence];
+    fmt::print("first divergence: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n", v.alignment.module,
+               v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "", v.alignment.tensor,
+               v.alignment.node, v.alignment.op_type, v.reason);
+  } else {
+    fmt::print("no divergent layer\n");
+  }
+  for (const auto& t : result->outputs.tensors)
+    if (t.status == Verdict::kFail) fmt::print("output '{}' differs: {}\n", t.name, t.reason);
+  for (const auto& f : result->outputs.findings)
+    fmt::print("output '{}': {} (PyTorch {}, ONNX {})\n", f.name, FindingKindName(f.kind), f.reference, f.test);
+
+  if (!o.json.empty()) {
+    nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(*config)}};
+    report.update(TorchComparisonToJson(*result));
+    if (auto s = WriteJsonReport(o.json, report); !s) return ReportError(s.error());
+  }
+  return result->passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void RegisterAlign(CLI::App& app) {
+  auto o = std::make_shared<AlignCmdOptions>();
+  auto* cmd = app.add_subcommand("align", "align a PyTorch dump's layers with the model's tensors and find the "
+                                          "first divergent layer");
+  cmd->add_option("model", o->model, "the .onnx model")->required();
+  cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity_torch dump)")->required();
+  cmd->add_option("--json", o->json, "also write the alignment as JSON (schema parity.align/1)");
+  AddToleranceOptions(cmd, &o->tolerance);
+  cmd->add_flag("--all-layers", o->all_layers, "also list container modules, not only leaves");
+  AddConfigOptions(cmd, &o->config, "disable");
+  cmd->callback([o] { ExitCode() = RunAlign(*o); });
+}
+
+}  // namespace parity::cli

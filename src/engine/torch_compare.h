@@ -1,0 +1,83 @@
+// Judging an ONNX model against a PyTorch dump, layer by layer: the engine
+// behind `parity align`, `parity locate --reference torch:DIR` and
+// `parity check --torch DIR`.
+//
+// CompareWithTorch runs the model under `config` on the dump's inputs with
+// every intermediate tensor observed, aligns the dump's layers with those
+// tensors (alignment.h), and judges each aligned ONNX tensor against its
+// PyTorch layer with the tolerance policy (resolved per module path). Layers
+// without a counterpart are `unchecked`. The first divergent layer is the
+// first that fails in the dump's execution order.
+//
+// The result is plain data (TorchComparisonToJson gives the `alignment`
+// entries of SPEC.md "Reports" and the first divergence).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/compare_sets.h"
+#include "compare/metrics.h"
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/alignment.h"
+#include "engine/torch_dump.h"
+#include "onnx/model.h"
+
+namespace parity {
+
+struct LayerVerdict {
+  LayerAlignment alignment;
+  Verdict status = Verdict::kUnchecked;
+  std::string reason;     // why it failed; for unchecked, the alignment's reason
+  TensorMetrics metrics;  // valid unless unchecked (ref: PyTorch, test: ONNX)
+  ResolvedTolerance tolerance;
+};
+
+struct TorchComparison {
+  std::string model_label;  // the model's path or label
+  std::string dump_dir;
+  std::vector<LayerVerdict> layers;         // the dump's execution order
+  std::optional<size_t> first_divergence;   // index into layers
+  // The graph outputs compared with the dump's output_*.npy (by ONNX name).
+  SetComparison outputs;
+
+  bool passed() const { return !first_divergence && outputs.passed(); }
+  // Counts over layers: aligned by name / by value / none; pass / fail.
+  int Count(AlignHow how) const;
+  int Count(Verdict v) const;
+};
+
+struct TorchCompareOptions {
+  TolerancePolicy policy;  // judges the layers and decides alignment by value
+  int search_window = 256;
+  std::string label;       // names the model in errors and the report; default: its path
+};
+
+// Errors: the dump's inputs do not fit the model (names, dtypes, shapes), the
+// session cannot be created or run, a dump file is unreadable or disagrees
+// with its manifest, the policy is invalid.
+Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump, const RunConfig& onnx_config,
+                                         const TorchCompareOptions& options);
+
+// Judges an alignment made elsewhere against the given ONNX values (the
+// pure part of CompareWithTorch, without ORT). Layer tensors are read one at
+// a time.
+Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
+                                       const TensorSet& onnx_values, const TolerancePolicy& policy);
+
+// {"alignment": [{"module", "file", "call", "output_index", "leaf", "type",
+//   "tensor" (or null), "node", "op_type", "how", "reason" (when set),
+//   "status", "metrics": {...} (when checked), "atol", "rtol"}],
+//  "first_divergence": {"module", "call", "file", "tensor", "node", "op_type",
+//   "max_abs", "reason"} or null,
+//  "summary": {"layers", "aligned_by_name", "aligned_by_value", "unaligned", "pass", "fail", "unchecked"},
+//  "outputs": [{"name", "status", "max_abs", "reason"}], "passed": bool}
+nlohmann::json TorchComparisonToJson(const TorchComparison& c);
+
+}  // namespace parity

@@ -1,0 +1,83 @@
+// The PyTorch dump directory of SPEC.md ("Files"): what python/parity_torch
+// writes and `--reference torch:DIR` / `--torch DIR` read.
+//
+// LoadTorchDump reads and validates `DIR/manifest.json` only; layer tensors
+// are read one at a time (LoadLayer), so a caller walking the layers holds
+// one PyTorch tensor in memory at a time.
+//
+// All functions are thread-safe (they only read files).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+inline constexpr std::string_view kTorchDumpSchema = "parity.torch_dump/1";
+
+// One tensor a module returned (a `layers` entry).
+struct TorchLayer {
+  std::string file;    // relative to the dump directory
+  std::string module;  // module path: "layer1.0.conv1"
+  std::string type;    // class name: "Conv2d"
+  int64_t call = 0;    // which call of the module (0 for the first)
+  std::optional<int64_t> output_index;  // position in the flattened output; none for a single tensor
+  std::string dtype;   // as written: "float32", "bfloat16", ...
+  Shape shape;
+  std::optional<bool> is_leaf;  // optional extra field (parity_torch writes it)
+};
+
+// What the user asked the exporter for (the optional `export` record).
+struct TorchExportRecord {
+  std::string exporter;  // "torchscript" or "dynamo"
+  std::optional<int64_t> opset;
+  std::vector<std::string> input_names;
+  std::vector<std::string> output_names;
+  std::map<std::string, std::map<std::string, std::string>> dynamic_axes;  // input -> axis -> label
+};
+
+struct TorchDump {
+  std::filesystem::path dir;
+  std::string schema;
+  std::string torch_version;
+  // ONNX name -> file, in the manifest's order.
+  std::vector<std::pair<std::string, std::string>> inputs;
+  std::vector<std::pair<std::string, std::string>> outputs;
+  std::vector<std::pair<std::string, std::string>> outputs_fp64;  // empty when not dumped
+  std::vector<TorchLayer> layers;  // execution order (module forwards finishing)
+  std::optional<TorchExportRecord> export_record;
+
+  // Whether layer i's module has no submodules: the manifest's `is_leaf` when
+  // given, else no other dumped module lies under its path.
+  bool IsLeaf(size_t i) const;
+  // "layer1.0.relu", "act (call 1)", "halves [out 1]": for messages and reports.
+  static std::string Describe(const TorchLayer& layer);
+};
+
+// Reads DIR/manifest.json. Errors name the file and the key:
+//   kNotFound         DIR or its manifest.json does not exist ("a dump without
+//                     manifest.json is incomplete");
+//   kInvalidArgument  malformed JSON, another schema, a required key missing
+//                     or of the wrong type ("manifest.json: layers[3].shape:
+//                     expected an array of non-negative integers, got a string"),
+//                     a file path that leaves the directory.
+// Extra keys are allowed everywhere. Files are not opened.
+Result<TorchDump> LoadTorchDump(const std::filesystem::path& dir);
+
+// Reads one layer's tensor and checks it against the manifest (dtype, shape):
+// kCorrupt when they disagree. Errors name the file.
+Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer);
+
+// The dump's inputs / outputs, named by their ONNX names, in manifest order.
+Result<TensorSet> LoadTorchInputs(const TorchDump& dump);
+Result<TensorSet> LoadTorchOutputs(const TorchDump& dump);
+
+}  // namespace parity
