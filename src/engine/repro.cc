@@ -1,0 +1,61 @@
+#include "engine/repro.h"
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+#include "engine/tensor_source.h"
+
+namespace parity {
+
+namespace {
+
+Status WriteJson(const std::filesystem::path& path, const nlohmann::json& j) {
+  return WriteFileAtomic(path, j.dump(2) + "\n");
+}
+
+}  // namespace
+
+Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgument(fmt::format("--repro {}: cannot create the directory: {}", dir.string(), ec.message()));
+  const auto& culprit = *c.culprit;
+  PARITY_RETURN_IF_ERROR(c.region->reference.Save(dir / "model.onnx"));
+  if (c.separate_target_model) PARITY_RETURN_IF_ERROR(c.region->target.Save(dir / "target_model.onnx"));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "inputs.npz", c.region->inputs));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "expected.npz", c.run->expected));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "actual.npz", c.run->actual));
+  RunConfig target = c.target;
+  target.optimized_model_path.clear();
+  PARITY_RETURN_IF_ERROR(WriteJson(dir / "target.json", RunConfigToJson(target)));
+  std::string command = "parity locate model.onnx --inputs inputs.npz --target target.json";
+  if (c.reference.opt_level != OptLevel::kDisable || c.reference.disabled_optimizers.size() > 0) {
+    RunConfig reference = c.reference;
+    reference.optimized_model_path.clear();
+    PARITY_RETURN_IF_ERROR(WriteJson(dir / "reference.json", RunConfigToJson(reference)));
+    command += " --reference reference.json";
+  }
+  if (c.separate_target_model) command += " --target-model target_model.onnx";
+  const auto& e = culprit.local;
+  std::string readme = fmt::format(
+      "# parity reproduction: {} ({})\n\n"
+      "Cut from `{}`. The region covers {} original node(s):\n\n",
+      culprit.fused_node, culprit.op_type, c.source_model, culprit.covers.size());
+  for (const auto& n : culprit.covers) readme += fmt::format("- `{}`\n", n);
+  readme += fmt::format(
+      "\nFed the reference values of its inputs (`inputs.npz`), the region computes `expected.npz` under "
+      "the reference config [{}] and `actual.npz` under the target config [{}]%s.\n\n"
+      "Run:\n\n```\n{}\n```\n\n"
+      "It should report a divergence (exit code 1) at `{}`: max_abs {:.6g}, {} element(s) outside the "
+      "tolerance, score {:.3g} (1 = the edge of the tolerance band).\n",
+      c.reference.Label(), c.target.Label(), command, e.tensor, e.max_abs, e.mismatches, e.score);
+  const std::string marker = "%s";
+  if (auto pos = readme.find(marker); pos != std::string::npos)
+    readme.replace(pos, marker.size(),
+                   c.separate_target_model ? " (the target region, `target_model.onnx`, comes from the derived "
+                                             "model)"
+                                           : "");
+  return WriteFileAtomic(dir / "README.md", readme);
+}
+
+}  // namespace parity
