@@ -5,8 +5,11 @@
 //   parity   ComputeMetrics with 1 thread and with 2
 //   numpy    the seed-style check (bench/numpy_seed_check.py) run by Debian's
 //            /usr/bin/python3 on the same data, timed inside Python after loading
-// Each is run `reps` times (argv[2], default 5); medians are printed with the ratios.
+// Each is run `reps` times (argv[2], default 5); medians are printed with the ratios,
+// in wall time and in CPU time of the process (on a machine shared with other work,
+// the 1-thread CPU times are the steadier figures), with the load average.
 #include <fmt/format.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -42,11 +45,29 @@ __attribute__((noinline)) float StreamSum(const float* a, const float* b, int64_
   return total;
 }
 
+double CpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+struct Times {
+  std::vector<double> wall, cpu;
+};
+
 template <typename F>
-double TimeMs(F&& f) {
+void TimeMs(Times& out, F&& f) {
+  const double c0 = CpuMs();
   const auto t0 = Clock::now();
   f();
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  out.wall.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  out.cpu.push_back(CpuMs() - c0);
+}
+
+std::string LoadAverage() {
+  std::string a, b, c;
+  std::ifstream("/proc/loadavg") >> a >> b >> c;
+  return a.empty() ? "unknown" : fmt::format("{} {} {}", a, b, c);
 }
 
 }  // namespace
@@ -69,16 +90,18 @@ int main(int argc, char** argv) {
   const float* r = ref.view<float>().data();
   const float* t = test.view<float>().data();
 
-  std::vector<double> stream_ms, p1_ms, p2_ms;
+  const std::string load_before = LoadAverage();
+  Times stream, p1, p2;
   volatile float sink = 0;
   for (int k = 0; k < reps; ++k) {
-    stream_ms.push_back(TimeMs([&] { sink = sink + StreamSum(r, t, n); }));
-    p1_ms.push_back(TimeMs([&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 1}); }));
-    p2_ms.push_back(TimeMs([&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 2}); }));
+    TimeMs(stream, [&] { sink = sink + StreamSum(r, t, n); });
+    TimeMs(p1, [&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 1}); });
+    TimeMs(p2, [&] { (void)parity::ComputeMetrics(ref, test, {.atol = 1e-4, .rtol = 1e-3, .threads = 2}); });
   }
 
-  double numpy_ms = -1;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / fmt::format("parity_bench_{}", getpid());
+  double numpy_ms = -1, numpy_cpu_ms = -1;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("parity_bench_{}", getpid());
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "ref.f32", std::ios::binary).write(reinterpret_cast<const char*>(r), n * 4);
@@ -89,23 +112,32 @@ int main(int argc, char** argv) {
                                       (dir / "test.f32").string(), reps, (dir / "out.txt").string());
   if (std::system(cmd.c_str()) == 0) {
     std::ifstream in(dir / "out.txt");
-    in >> numpy_ms;
+    in >> numpy_ms >> numpy_cpu_ms;
   }
   std::filesystem::remove_all(dir);
 
-  const double s = Median(stream_ms), a = Median(p1_ms), b = Median(p2_ms);
   const double bytes = 2.0 * 4.0 * static_cast<double>(n);
-  fmt::print("elements: {} float32 pairs, {} reps, medians\n", n, reps);
-  fmt::print("stream read (1 thread): {:8.1f} ms  {:6.2f} GB/s\n", s, bytes / s / 1e6);
-  fmt::print("parity, 1 thread:       {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", a, bytes / a / 1e6,
-             100 * s / a);
-  fmt::print("parity, 2 threads:      {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", b, bytes / b / 1e6,
-             100 * s / b);
-  if (numpy_ms > 0) {
-    fmt::print("numpy seed-style check: {:8.1f} ms\n", numpy_ms);
-    fmt::print("speed-up over numpy:    {:5.1f}x (1 thread), {:5.1f}x (2 threads)\n", numpy_ms / a, numpy_ms / b);
-  } else {
-    fmt::print("numpy seed-style check: not run ({} failed)\n", cmd);
+  fmt::print("elements: {} float32 pairs, {} reps, medians; load average {} (before), {} (after)\n", n, reps,
+             load_before, LoadAverage());
+  for (const bool cpu : {false, true}) {
+    auto med = [&](const Times& x) { return Median(cpu ? x.cpu : x.wall); };
+    const double s = med(stream), a = med(p1), np = cpu ? numpy_cpu_ms : numpy_ms;
+    fmt::print("-- {} --\n", cpu ? "CPU time of the process" : "wall time");
+    fmt::print("stream read (1 thread): {:8.1f} ms  {:6.2f} GB/s\n", s, bytes / s / 1e6);
+    fmt::print("parity, 1 thread:       {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", a, bytes / a / 1e6,
+               100 * s / a);
+    if (!cpu) {  // CPU time adds up both threads
+      const double b = med(p2);
+      fmt::print("parity, 2 threads:      {:8.1f} ms  {:6.2f} GB/s  = {:5.1f}% of stream\n", b,
+                 bytes / b / 1e6, 100 * s / b);
+      if (np > 0) fmt::print("speed-up over numpy, 2 threads: {:5.1f}x\n", np / b);
+    }
+    if (np > 0) {
+      fmt::print("numpy seed-style check: {:8.1f} ms\n", np);
+      fmt::print("speed-up over numpy, 1 thread:  {:5.1f}x\n", np / a);
+    } else {
+      fmt::print("numpy seed-style check: not run ({} failed)\n", cmd);
+    }
   }
   return 0;
 }

@@ -1,14 +1,13 @@
 // Internal to metrics.cc: the per-block kernels of ComputeMetrics.
 //
-// A block is processed by FastBlock, a branch-free loop written as W
-// independent lanes so that GCC vectorizes it without reassociating any sum
-// (no -ffast-math: each lane is its own accumulator, lanes are folded in a
-// fixed order). FastBlock assumes every pair is finite; it detects the
-// contrary from the sum of |d| (any NaN or Inf in r or t makes it non-finite)
-// and then the block is redone by SlowBlock, a scalar loop that classifies
-// every element. The histogram runs as a second loop over the block's |d|,
-// kept in an L1-sized scratch buffer, and only over the edges that fall
-// inside the block's [min |d|, max |d|].
+// A block is processed by FastBlock, a branch-free loop that GCC vectorizes
+// (metrics_fast_impl.h, compiled with reassociation allowed, once for baseline
+// x86-64 and once for AVX2 + F16C, picked at run time). FastBlock assumes every
+// pair is finite; it detects the contrary from the sum of |d| (any NaN or Inf in
+// r or t makes it non-finite) and then the block is redone by SlowBlock, a
+// scalar loop that classifies every element. The histogram runs as a second
+// loop over the block's |d|, kept in an L1-sized scratch buffer, and only over
+// the edges that fall inside the block's [min nonzero |d|, max |d|].
 #pragma once
 
 #include <algorithm>
@@ -47,8 +46,7 @@ inline double Widen(V v) {
 }
 
 template <typename V>
-inline constexpr bool kIs64BitInt =
-    std::is_same_v<V, int64_t> || std::is_same_v<V, uint64_t>;
+inline constexpr bool kIs64BitInt = std::is_same_v<V, int64_t> || std::is_same_v<V, uint64_t>;
 
 // t - r in float64. 64-bit integers subtract in 128 bits first, so that a
 // nonzero difference stays nonzero (integers compare exactly).
@@ -75,7 +73,7 @@ struct BlockStats {
   int64_t ref_n = 0;
   double ref_min = std::numeric_limits<double>::infinity();
   double ref_max = -std::numeric_limits<double>::infinity();
-  double ref_mean = 0, ref_m2 = 0;  // Chan et al.: mean (relative to ref_shift) and M2
+  double ref_mean = 0, ref_m2 = 0;      // Chan et al.: mean (relative to ref_shift) and M2
   std::array<int64_t, kEdges> above{};  // finite pairs with |d| > edge k
 };
 
@@ -108,18 +106,37 @@ struct KernelParams {
   double ref_shift = 0;
 };
 
-inline constexpr int kLanes = 8;
 inline constexpr int64_t kBlock = 2048;  // elements; scratch of |d| stays in L1
-
-// Counts |d| > edge for the edges inside (min_a, max_a); the others are all or none.
-void CountEdges(const double* abs_d, int64_t n, double min_a, double max_a, BlockStats& s);
 
 // Fast path over n <= kBlock elements, all assumed finite. Returns false (and
 // leaves s untouched) when a non-finite value or difference is present.
-// Defined in metrics_fast.cc, which is compiled with reassociation allowed so
-// that GCC vectorizes the reductions; instantiated there for every dtype pair.
+// Defined in metrics_fast_impl.h, which is compiled with reassociation allowed
+// so that GCC vectorizes the reductions, once per instruction set; instantiated
+// there for every dtype pair.
+#define PARITY_DECLARE_FAST_BLOCK   \
+  template <typename R, typename T> \
+  bool FastBlock(const R* r, const T* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
+namespace baseline {
+PARITY_DECLARE_FAST_BLOCK
+}
+namespace avx2 {
+PARITY_DECLARE_FAST_BLOCK
+}
+#undef PARITY_DECLARE_FAST_BLOCK
+
+// True when this CPU runs the AVX2 + F16C variant (checked once). Every block
+// of every call then takes the same variant, so results do not depend on the
+// thread count.
+inline bool UseAvx2Kernel() {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  return avx2;
+}
+
 template <typename R, typename T>
-bool FastBlock(const R* r, const T* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
+bool FastBlock(const R* r, const T* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
+  return UseAvx2Kernel() ? avx2::FastBlock(r, t, n, p, scratch, s)
+                         : baseline::FastBlock(r, t, n, p, scratch, s);
+}
 
 // Scalar path: classifies NaN and Inf element by element.
 template <typename R, typename T>
@@ -188,7 +205,8 @@ void SlowBlock(const R* r, const T* t, int64_t n, const KernelParams& p, BlockSt
   b.ref_n = 0;
   if (ref_n > 0) {
     const double nd = static_cast<double>(ref_n);
-    AddRefMoments(b, ref_n, (shift - p.ref_shift) + rs_sum / nd, std::max(0.0, rs2_sum - rs_sum * rs_sum / nd));
+    AddRefMoments(b, ref_n, (shift - p.ref_shift) + rs_sum / nd,
+                  std::max(0.0, rs2_sum - rs_sum * rs_sum / nd));
   }
   Merge(s, b);
 }
