@@ -10,7 +10,11 @@ namespace {
 
 std::string NormalDomain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
 
-bool IsReorder(const std::string& op) { return op == "ReorderInput" || op == "ReorderOutput"; }
+// Data movement that fusions wrap around the computing node.
+bool IsPlumbing(const std::string& op) {
+  return op == "ReorderInput" || op == "ReorderOutput" || op == "Reshape" || op == "Transpose" ||
+         op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Cast";
+}
 
 struct UnionFind {
   explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
@@ -32,7 +36,7 @@ std::string FusedRegion::OpSummary() const {
 
 size_t FusedRegion::MainNode() const {
   for (size_t i = 0; i < op_types.size(); ++i)
-    if (!IsReorder(op_types[i])) return i;
+    if (!IsPlumbing(op_types[i])) return i;
   return 0;
 }
 
@@ -88,10 +92,6 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
     it->second.push_back(i);
   }
 
-  std::unordered_map<std::string, size_t> original_index;  // tensor -> original topological position
-  for (size_t i = 0; i < original.nodes.size(); ++i)
-    for (const auto& o : original.nodes[i].outputs) original_index.emplace(o, i);
-
   for (size_t root : roots) {
     const auto& idx = members[root];
     FusedRegion r;
@@ -120,7 +120,6 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
     std::unordered_set<std::string> seen;
     std::unordered_set<std::string> boundary_seen;
     std::vector<std::string> stack(r.outputs.rbegin(), r.outputs.rend());
-    bool first = true;
     while (!stack.empty()) {
       std::string t = std::move(stack.back());
       stack.pop_back();
@@ -137,9 +136,7 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
       const auto& node = original.nodes[it->second];
       for (auto in = node.implicit_inputs.rbegin(); in != node.implicit_inputs.rend(); ++in) stack.push_back(*in);
       for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
-      first = false;
     }
-    (void)first;
     std::sort(covered.begin(), covered.end());
     covered.erase(std::unique(covered.begin(), covered.end()), covered.end());
     for (size_t c : covered) r.covers.push_back(original.nodes[c].name);
@@ -169,7 +166,6 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
   for (const auto& node : original.nodes)
     for (const auto& o : node.outputs)
       if (!o.empty() && !surviving.contains(o)) map.fused_away.try_emplace(o, -1);
-  (void)original_index;
   return map;
 }
 

@@ -43,7 +43,7 @@ struct FusedRegion {
 
   // "Conv" for one node; "ReorderInput+Conv+ReorderOutput" for several.
   std::string OpSummary() const;
-  // The main node: the first whose op type is not a layout reorder.
+  // The main node: the first that computes (not a Reshape, Transpose or NCHWc reorder).
   size_t MainNode() const;
 };
 

@@ -54,8 +54,11 @@ Planted PlantFault(const Model& model, std::mt19937& rng) {
   std::vector<size_t> of_kind;
   for (const auto& [i, k] : candidates)
     if (k == kind) of_kind.push_back(i);
-  if (of_kind.empty())
-    for (const auto& [i, k] : candidates) of_kind.push_back(i), kind = k;
+  if (of_kind.empty()) {  // the model has no node of that kind: any candidate
+    const auto& c = candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
+    of_kind = {c.first};
+    kind = c.second;
+  }
   const auto& node = view->nodes[of_kind[std::uniform_int_distribution<size_t>(0, of_kind.size() - 1)(rng)]];
   if (kind == 0) {
     auto m = ScaleInitializer(model, node.inputs[1], 1.0 + 1e-3);
