@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
   parity::cli::RegisterRun(app);
   parity::cli::RegisterBaseline(app);
   parity::cli::RegisterAlign(app);
+  parity::cli::RegisterLocate(app);
   parity::cli::RegisterCompare(app);
+  parity::cli::RegisterCheck(app);
   parity::cli::RegisterDemo(app);
   try {
     app.parse(argc, argv);

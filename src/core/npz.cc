@@ -60,6 +60,19 @@ Result<Tensor> ReadEntry(zip_t* zip, zip_uint64_t index, const zip_stat_t& st,
       static_cast<double>(st.size) > options.max_compression_ratio * static_cast<double>(st.comp_size))
     return Corrupt(fmt::format("declares {} bytes from {} compressed bytes, a ratio above {}:1 (zip bomb?)",
                                st.size, st.comp_size, options.max_compression_ratio));
+  // A declared size the compression method cannot produce from the stored
+  // bytes is a lie: refuse it before the .npy inside allocates it. Deflate
+  // turns each bit into at most 516 bytes (a 258-byte match in a 2-bit code),
+  // so about 1032:1 plus block overhead; a stored entry holds its size.
+  if (st.valid & ZIP_STAT_COMP_METHOD) {
+    if (st.comp_method == ZIP_CM_STORE && st.size != st.comp_size)
+      return Corrupt(fmt::format("a stored (uncompressed) entry declares {} bytes but holds {}", st.size,
+                                 st.comp_size));
+    constexpr uint64_t kMaxDeflateRatio = 1032, kDeflateSlack = 1024;
+    if (st.comp_method == ZIP_CM_DEFLATE && st.size / kMaxDeflateRatio > st.comp_size + kDeflateSlack)
+      return Corrupt(fmt::format("declares {} bytes from {} compressed bytes, more than deflate can produce",
+                                 st.size, st.comp_size));
+  }
   zip_file_t* file = zip_fopen_index(zip, index, 0);
   if (file == nullptr) {
     const int code = zip_error_code_zip(zip_get_error(zip));

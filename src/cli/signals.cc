@@ -1,0 +1,50 @@
+#include "cli/signals.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/atomic_file.h"
+
+namespace parity::cli {
+namespace {
+
+void WriteAll(const char* text) {
+  size_t left = std::strlen(text);
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0) return;  // nothing better to do in a handler
+    text += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+// Async-signal-safe only: unlink(2) via RemovePendingTempFiles, write(2), _exit(2).
+extern "C" void OnTerminatingSignal(int sig) {
+  RemovePendingTempFiles();
+  WriteAll(sig == SIGINT    ? "parity: interrupted (SIGINT); no partial files left\n"
+           : sig == SIGTERM ? "parity: interrupted (SIGTERM); no partial files left\n"
+                            : "parity: interrupted; no partial files left\n");
+  ::_exit(128 + sig);
+}
+
+}  // namespace
+
+void InstallSignalHandlers() {
+  struct sigaction action {};
+  action.sa_handler = &OnTerminatingSignal;
+  sigemptyset(&action.sa_mask);
+  // Block the other one while handling, so two signals do not interleave.
+  sigaddset(&action.sa_mask, SIGINT);
+  sigaddset(&action.sa_mask, SIGTERM);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    // A signal ignored by the parent (nohup, `cmd &` in a non-interactive
+    // shell) stays ignored, as POSIX shells expect.
+    if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+}  // namespace parity::cli
