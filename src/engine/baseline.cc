@@ -14,6 +14,7 @@
 #include "compare/tolerance.h"
 #include "core/atomic_file.h"
 #include "core/npy.h"
+#include "core/npy_header.h"
 #include "core/sha256.h"
 #include "engine/baseline_internal.h"
 #include "engine/environment.h"
@@ -73,15 +74,24 @@ Status PrepareDir(const fs::path& dir, bool overwrite) {
   return {};
 }
 
-// Serializes, hashes and writes one tensor; fills the record's file facts.
+// Writes one tensor as .npy (header, then the data straight from the tensor:
+// no second copy of a large tensor) and hashes the file's bytes on the way.
 Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec) {
-  PARITY_ASSIGN_OR_RETURN(std::vector<std::byte> image, WithContext(SerializeNpy(t), path.string()));
-  rec.sha256 = Sha256Hex(image);
-  rec.bytes = static_cast<int64_t>(image.size());
+  PARITY_ASSIGN_OR_RETURN(std::string header, WithContext(EncodeNpyHeader(t.dtype(), t.shape()), path.string()));
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  const auto header_bytes = std::as_bytes(std::span(header.data(), header.size()));
+  Sha256Hasher hasher;
+  hasher.Update(header_bytes);
+  hasher.Update(t.bytes());
+  PARITY_RETURN_IF_ERROR(file.Write(header_bytes));
+  PARITY_RETURN_IF_ERROR(file.Write(t.bytes()));
+  PARITY_RETURN_IF_ERROR(WithContext(file.Commit(), path.string()));
+  rec.sha256 = DigestToHex(hasher.Finish());
+  rec.bytes = static_cast<int64_t>(header.size() + t.byte_size());
   rec.dtype = std::string(DTypeName(t.dtype()));
   rec.shape = t.shape();
   rec.stats = ComputeStats(t);
-  return WithContext(WriteFileAtomic(path, image), path.string());
+  return {};
 }
 
 std::string InputsSha(const fs::path& inputs) {

@@ -1,0 +1,133 @@
+// parity baseline MODEL --inputs FILE -o DIR: writes the unfused baseline
+// directory (engine/baseline.h); parity baseline verify DIR [MODEL] re-checks it.
+// Exit codes: 0 written / verified, 1 a check failed (non-determinism while
+// writing; a changed, missing or differing file when verifying), 2 bad input,
+// 3 runtime failure.
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "engine/baseline.h"
+
+namespace parity::cli {
+namespace {
+
+struct BaselineCliOptions {
+  std::string model;
+  std::string inputs;
+  std::string output;
+  std::string max_memory;
+  std::vector<std::string> only;
+  bool overwrite = false;
+  bool no_determinism = false;
+  std::string json;
+  ConfigOptions config;
+};
+
+struct VerifyCliOptions {
+  std::string dir;
+  std::string model;
+  std::string max_memory;
+  std::string json;
+};
+
+Result<int64_t> MemoryOption(const std::string& text) {
+  if (text.empty()) return 0;
+  return WithContext(ParseMemorySize(text), "--max-memory");
+}
+
+void PrintSample(const BaselineSample& s, bool several) {
+  const std::string where = several ? fmt::format("sample '{}': ", s.name) : "";
+  fmt::print("{}{} file(s)", where, s.files.size());
+  if (!s.nondeterministic.empty())
+    fmt::print(", NON-DETERMINISTIC: {} tensor(s), first '{}'", s.nondeterministic.size(), s.nondeterministic[0]);
+  if (s.first_nan) fmt::print(", NaN first in '{}'", *s.first_nan);
+  if (s.first_inf) fmt::print(", Inf first in '{}'", *s.first_inf);
+  if (!s.out_of_scale.empty())
+    fmt::print(", {} tensor(s) far outside the inputs' scale, first '{}'", s.out_of_scale.size(), s.out_of_scale[0]);
+  fmt::print("\n");
+}
+
+int RunBaseline(const BaselineCliOptions& o) {
+  auto config = ResolveConfig(o.config, "disable");
+  if (!config) return ReportError(config.error());
+  auto memory = MemoryOption(o.max_memory);
+  if (!memory) return ReportError(memory.error());
+  BaselineOptions options{.config = *config,
+                          .max_memory_bytes = *memory,
+                          .only = o.only,
+                          .check_determinism = !o.no_determinism,
+                          .overwrite = o.overwrite};
+  auto result = WriteBaseline(o.model, o.inputs, o.output, options);
+  if (!result) return ReportError(result.error());
+  fmt::print("{}: baseline written to {} [{}], {} sample(s), {} run(s) per sample of at most {:.1f} MiB observed\n",
+             o.model, o.output, config->Label(), result->samples.size(), result->batches,
+             static_cast<double>(result->batch_bytes_limit) / (1 << 20));
+  for (const auto& s : result->samples) PrintSample(s, result->samples.size() > 1);
+  if (!o.json.empty()) {
+    nlohmann::json j = result->manifest;
+    j["schema"] = "parity.baseline_report/1";
+    j["overall_status"] = result->deterministic() ? "PASS" : "FAIL";
+    j["manifest"] = (std::filesystem::path(o.output) / "manifest.json").string();
+    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+  }
+  return result->deterministic() ? 0 : 1;
+}
+
+int RunVerify(const VerifyCliOptions& o) {
+  auto memory = MemoryOption(o.max_memory);
+  if (!memory) return ReportError(memory.error());
+  auto r = VerifyBaseline(o.dir, o.model, *memory);
+  if (!r) return ReportError(r.error());
+  for (const auto& f : r->findings) fmt::print("{}: {}\n", f.fatal ? "FAIL" : "note", f.message);
+  for (const auto& c : r->changes)
+    fmt::print("changed since the baseline: {}: '{}' -> '{}'\n", c.field, c.recorded, c.now);
+  size_t failed = 0;
+  for (const auto& c : r->comparisons) failed += c.status == Verdict::kFail;
+  fmt::print("{}: {} file(s) checked", o.dir, r->files_checked);
+  if (r->model_checked)
+    fmt::print(", re-run compared {} tensor(s), {} outside tolerance", r->comparisons.size(), failed);
+  fmt::print(": {}\n", r->passed() ? "PASS" : "FAIL");
+  if (!r->passed() && r->model_checked && failed > 0 && !r->changes.empty())
+    fmt::print("the differences may come from what changed since the baseline (listed above)\n");
+  if (!o.json.empty())
+    if (auto s = WriteJsonReport(o.json, VerifyResultToJson(*r)); !s) return ReportError(s.error());
+  return r->passed() ? 0 : 1;
+}
+
+}  // namespace
+
+void RegisterBaseline(CLI::App& app) {
+  auto o = std::make_shared<BaselineCliOptions>();
+  auto v = std::make_shared<VerifyCliOptions>();
+  auto* cmd = app.add_subcommand("baseline", "write the unfused baseline directory (every tensor, checked)");
+  cmd->add_option("model", o->model, "the .onnx model");
+  cmd->add_option("--inputs", o->inputs, "input tensors: .npz, .npy, .pb, or a directory of them");
+  cmd->add_option("-o,--output", o->output, "the baseline directory to write");
+  cmd->add_option("--max-memory", o->max_memory,
+                  "peak memory budget, e.g. 512M, 2G (default: a quarter of RAM, at most 4G)");
+  cmd->add_option("--only", o->only, "keep only layers of these op types or name globs (comma-separated)")
+      ->delimiter(',');
+  cmd->add_flag("--overwrite", o->overwrite, "replace an earlier baseline in the directory");
+  cmd->add_flag("--no-determinism-check", o->no_determinism, "run once instead of twice");
+  cmd->add_option("--json", o->json, "also write a JSON report");
+  AddConfigOptions(cmd, &o->config, "disable");
+
+  auto* verify = cmd->add_subcommand("verify", "re-check a baseline directory, and re-run MODEL against it");
+  verify->add_option("dir", v->dir, "the baseline directory")->required();
+  verify->add_option("model", v->model, "the model, to re-run and compare at the default tolerance");
+  verify->add_option("--max-memory", v->max_memory, "peak memory budget for the re-run");
+  verify->add_option("--json", v->json, "also write a JSON report");
+  verify->callback([v] { ExitCode() = RunVerify(*v); });
+
+  cmd->callback([o, cmd] {
+    if (cmd->got_subcommand("verify")) return;
+    if (o->model.empty() || o->inputs.empty() || o->output.empty()) {
+      ExitCode() = ReportError(Error(ErrorCode::kInvalidArgument, "baseline: MODEL, --inputs and -o are required"));
+      return;
+    }
+    ExitCode() = RunBaseline(*o);
+  });
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,215 @@
+// `parity baseline` and `parity baseline verify` through the real binary:
+// exit codes, the memory bound (peak RSS of the child), torchvision's resnet18.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/npy.h"
+#include "onnx/builder.h"
+#include "onnx/builtin_models.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Tmp {
+ public:
+  Tmp() {
+    path_ = fs::temp_directory_path() / ("parity_bl_e2e_" + std::to_string(::getpid()) + "_" + std::to_string(n_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~Tmp() { fs::remove_all(path_); }
+  fs::path operator/(const std::string& s) const { return path_ / s; }
+
+ private:
+  fs::path path_;
+  static inline int n_ = 0;
+};
+
+struct Child {
+  int exit_code = -1;
+  int64_t peak_rss_bytes = 0;
+  double seconds = 0;
+  std::string out;
+};
+
+// Runs the parity binary with `args`; stdout and stderr together in `out`.
+Child RunParity(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> argv_s = {PARITY_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  Child c;
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  c.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+  std::ifstream in(log);
+  std::stringstream s;
+  s << in.rdbuf();
+  c.out = s.str();
+  return c;
+}
+
+Tensor Random(const Shape& shape, uint32_t seed) {
+  Tensor t(DType::kFloat32, shape);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (float& v : t.mutable_view<float>()) v = dist(rng);
+  return t;
+}
+
+TEST(BaselineCli, WritesVerifiesAndFailsOnACorruptFileNamingIt) {
+  Tmp tmp;
+  ASSERT_TRUE(ResidualCnn().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Random({1, 3, 64, 64}, 1)));
+  auto w = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "bl").string(), "--json", (tmp / "bl.json").string()},
+                     tmp / "log");
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  EXPECT_TRUE(fs::exists(tmp / "bl" / "manifest.json"));
+  EXPECT_TRUE(fs::exists(tmp / "bl.json"));
+  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()}, tmp / "log");
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+  EXPECT_NE(v.out.find("PASS"), std::string::npos);
+
+  fs::resize_file(tmp / "bl" / "output.npy", 100);
+  v = RunParity({"baseline", "verify", (tmp / "bl").string(), "--json", (tmp / "v.json").string()}, tmp / "log");
+  EXPECT_EQ(v.exit_code, 1) << v.out;
+  EXPECT_NE(v.out.find("output.npy"), std::string::npos) << v.out;
+  std::ifstream j(tmp / "v.json");
+  auto report = nlohmann::json::parse(j);
+  EXPECT_EQ(report["overall_status"], "FAIL");
+  EXPECT_EQ(report["findings"][0]["file"], "output.npy");
+}
+
+TEST(BaselineCli, BadInputExitsTwoWithOneLine) {
+  Tmp tmp;
+  auto v = RunParity({"baseline", "verify", (tmp / "nothing").string()}, tmp / "log");
+  EXPECT_EQ(v.exit_code, 2) << v.out;
+  EXPECT_EQ(std::count(v.out.begin(), v.out.end(), '\n'), 1) << v.out;
+  auto w = RunParity({"baseline", (tmp / "missing.onnx").string(), "--inputs", "x.npy", "-o", (tmp / "o").string()},
+                     tmp / "log");
+  EXPECT_EQ(w.exit_code, 2) << w.out;
+  auto m = RunParity({"baseline", "x.onnx", "--inputs", "x.npy", "-o", "o", "--max-memory", "lots"}, tmp / "log");
+  EXPECT_EQ(m.exit_code, 2) << m.out;
+}
+
+// 30 elementwise ops on a 1x64x256x256 float32 tensor: 16 MiB each, 480 MiB of
+// intermediates, observed under a 128 MiB limit.
+TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) {
+  Tmp tmp;
+  ModelBuilder b;
+  auto x = b.Input("x", DType::kFloat32, Shape{1, 64, 256, 256});
+  auto half = b.Scalar("half", 0.5f), one = b.Scalar("one", 1.0f);
+  for (int i = 0; i < 10; ++i) x = b.Add(b.Mul(b.Tanh(x), half), one);
+  b.Output(b.Sigmoid(x), "y");
+  auto model = b.Build();
+  ASSERT_TRUE(model) << model.error().message();
+  ASSERT_TRUE(model->Save(tmp / "chain.onnx"));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Random({1, 64, 256, 256}, 3)));
+  const int64_t model_bytes = static_cast<int64_t>(fs::file_size(tmp / "chain.onnx"));
+  const int64_t limit = int64_t{128} << 20;
+
+  // What the runtime costs by itself: a plain run of the same model and input.
+  auto plain = RunParity({"run", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                          (tmp / "out.npz").string(), "--opt", "disable"},
+                         tmp / "log");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out;
+
+  auto batched = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                            (tmp / "batched").string(), "--max-memory", "128M"},
+                           tmp / "log");
+  ASSERT_EQ(batched.exit_code, 0) << batched.out;
+  auto whole = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                          (tmp / "whole").string(), "--max-memory", "8G"},
+                         tmp / "log");
+  ASSERT_EQ(whole.exit_code, 0) << whole.out;
+
+  // The rule: peak <= limit + the model's size + what a plain run of the model costs.
+  const int64_t allowed = limit + model_bytes + plain.peak_rss_bytes;
+  std::printf("[ memory   ] plain run %.1f MiB, baseline unbatched %.1f MiB (%.2f s), batched at 128 MiB %.1f MiB "
+              "(%.2f s), allowed %.1f MiB, time ratio batched/unbatched %.2f\n",
+              plain.peak_rss_bytes / 1048576.0, whole.peak_rss_bytes / 1048576.0, whole.seconds,
+              batched.peak_rss_bytes / 1048576.0, batched.seconds, allowed / 1048576.0,
+              batched.seconds / whole.seconds);
+  EXPECT_LT(batched.peak_rss_bytes, allowed);
+  EXPECT_GT(whole.peak_rss_bytes, allowed) << "the unbatched run should need more than the limit, else the test "
+                                              "proves nothing";
+
+  size_t npy = 0;
+  for (const auto& e : fs::directory_iterator(tmp / "whole")) {
+    const auto name = e.path().filename().string();
+    if (name == "manifest.json") continue;
+    ++npy;
+    std::ifstream a(e.path(), std::ios::binary), c(tmp / "batched" / name, std::ios::binary);
+    std::stringstream sa, sc;
+    sa << a.rdbuf();
+    sc << c.rdbuf();
+    EXPECT_TRUE(sa.str() == sc.str()) << name;
+  }
+  EXPECT_EQ(npy, 32u);  // input, 30 layers, output
+}
+
+TEST(BaselineTorch, Resnet18FromDebiansTorchWritesAndVerifies) {
+  Tmp tmp;
+  const std::string script =
+      "import torch, torchvision\n"
+      "m = torchvision.models.resnet18(weights=None).eval()\n"
+      "x = torch.randn(1, 3, 64, 64)\n"
+      "torch.onnx.export(m, (x,), '" + (tmp / "r18.onnx").string() + "', opset_version=17,\n"
+      "                  input_names=['images'], output_names=['logits'])\n"
+      "import numpy as np\n"
+      "np.save('" + (tmp / "in.npy").string() + "', x.numpy())\n";
+  std::ofstream(tmp / "export.py") << script;
+  const std::string cmd = "cd " + std::string(PARITY_SOURCE_DIR) + " && PYTHONPATH=python timeout 300 /usr/bin/python3 " +
+                          (tmp / "export.py").string() + " > " + (tmp / "py.log").string() + " 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::ifstream log(tmp / "py.log");
+    std::stringstream s;
+    s << log.rdbuf();
+    if (s.str().find("No module named") != std::string::npos) GTEST_SKIP() << "torch/torchvision absent";
+    FAIL() << s.str();
+  }
+  auto w = RunParity({"baseline", (tmp / "r18.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "bl").string()},
+                     tmp / "log");
+  ASSERT_EQ(w.exit_code, 0) << w.out;
+  std::ifstream mf(tmp / "bl" / "manifest.json");
+  auto manifest = nlohmann::json::parse(mf);
+  size_t files = manifest["samples"][0]["files"].size();
+  EXPECT_GT(files, 40u);
+  size_t on_disk = 0;
+  for (const auto& e : fs::directory_iterator(tmp / "bl")) on_disk += e.path().extension() == ".npy";
+  EXPECT_EQ(on_disk, files);
+  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "r18.onnx").string()}, tmp / "log");
+  EXPECT_EQ(v.exit_code, 0) << v.out;
+}
+
+}  // namespace
+}  // namespace parity
