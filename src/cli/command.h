@@ -59,7 +59,6 @@ void RegisterEnv(CLI::App& app);
 void RegisterInspect(CLI::App& app);
 void RegisterRun(CLI::App& app);
 void RegisterBaseline(CLI::App& app);
-void RegisterBaseline(CLI::App& app);
 void RegisterCompare(CLI::App& app);
 void RegisterDemo(CLI::App& app);
 void RegisterAlign(CLI::App& app);

@@ -18,7 +18,6 @@ int main(int argc, char** argv) {
   parity::cli::RegisterInspect(app);
   parity::cli::RegisterRun(app);
   parity::cli::RegisterBaseline(app);
-  parity::cli::RegisterBaseline(app);
   parity::cli::RegisterAlign(app);
   parity::cli::RegisterLocate(app);
   parity::cli::RegisterCompare(app);
