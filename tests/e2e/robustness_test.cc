@@ -1,0 +1,473 @@
+// Bad inputs through the real binary (docs/errors.md): each is refused with
+// exit 2 and one stderr line naming the file and the problem, quickly and in
+// little memory, never by allocating what the file claims. And an
+// interrupted run leaves no partial file behind.
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/npz.h"
+#include "core/tensor.h"
+#include "core/tensor_files.h"
+#include "engine/tensor_source.h"
+#include "e2e_util.h"
+#include "onnx/builder.h"
+#include "onnx/model.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "Within a second" is measured as the child's CPU time (user + system),
+// which a loaded CI machine does not inflate; wall time only has to stay
+// sane. Under ASan the shadow memory and the slower allocator raise both;
+// the numbers that matter are those of the normal build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int64_t kMaxRssBytes = int64_t{400} << 20;
+constexpr double kMaxCpuSeconds = 5.0;
+#else
+constexpr int64_t kMaxRssBytes = int64_t{100} << 20;
+constexpr double kMaxCpuSeconds = 1.0;
+#endif
+constexpr double kMaxWallSeconds = 20.0;
+
+struct Measured {
+  int exit_code = -1;  // the exit status, or 128 + signal
+  std::string out, err;
+  double cpu_seconds = 0, wall_seconds = 0;
+  int64_t peak_rss_bytes = 0;
+};
+
+// Runs PARITY_BINARY with `args`, capturing both streams, and measures the
+// child alone (wait4's rusage).
+Measured RunParity(const std::vector<std::string>& args) {
+  Measured r;
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return r;
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    std::vector<char*> argv = {const_cast<char*>(PARITY_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&r.out, &r.err};
+  char buf[65536];
+  for (int open_fds = 2; open_fds > 0;) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  r.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// --- a minimal protobuf wire-format writer, so the tests control every byte
+// (a negative dimension, an undefined tensor) without going through the
+// protobuf library that the ONNX adapter hides.
+struct Pb {
+  std::string bytes;
+  Pb& Varint(uint64_t v) {
+    while (v >= 0x80) {
+      bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    bytes.push_back(static_cast<char>(v));
+    return *this;
+  }
+  Pb& Int(int field, int64_t v) { return Varint(static_cast<uint64_t>(field) << 3).Varint(static_cast<uint64_t>(v)); }
+  Pb& Bytes(int field, std::string_view v) {
+    Varint((static_cast<uint64_t>(field) << 3) | 2).Varint(v.size());
+    bytes.append(v);
+    return *this;
+  }
+  Pb& Msg(int field, const Pb& m) { return Bytes(field, m.bytes); }
+};
+
+// onnx.proto field numbers used below.
+namespace tp {  // TensorProto
+constexpr int kDims = 1, kDataType = 2, kName = 8, kRawData = 9;
+}
+namespace mp {  // ModelProto, GraphProto, NodeProto, ValueInfoProto, OperatorSetIdProto
+constexpr int kIrVersion = 1, kGraph = 7, kOpsetImport = 8;
+constexpr int kGraphNode = 1, kGraphName = 2, kGraphInput = 11, kGraphOutput = 12;
+constexpr int kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4;
+constexpr int kValueInfoName = 1, kOpsetVersion = 2;
+}  // namespace mp
+
+Pb Node(const std::string& name, const std::string& op, const std::vector<std::string>& inputs,
+        const std::string& output) {
+  Pb n;
+  for (const auto& in : inputs) n.Bytes(mp::kNodeInput, in);
+  n.Bytes(mp::kNodeOutput, output).Bytes(mp::kNodeName, name).Bytes(mp::kNodeOpType, op);
+  return n;
+}
+
+Pb ModelWithGraph(const Pb& graph) {
+  Pb opset;
+  opset.Int(mp::kOpsetVersion, 17);
+  Pb model;
+  model.Int(mp::kIrVersion, 8).Msg(mp::kGraph, graph).Msg(mp::kOpsetImport, opset);
+  return model;
+}
+
+void WriteBytes(const fs::path& path, std::string_view bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  ASSERT_TRUE(f.good()) << path;
+}
+
+class Robustness : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = e2e::MakeTempDir("parity-robustness");
+    // y = Relu(x), x: float32 [4]: a valid model for the input-side cases.
+    ModelBuilder b;
+    b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{4})), "y");
+    auto model = b.Build();
+    ASSERT_TRUE(model) << model.error().message();
+    model_ = dir_ / "model.onnx";
+    ASSERT_TRUE(model->Save(model_));
+    TensorSet set;
+    set.Set("x", Tensor::FromVector<float>(DType::kFloat32, {4}, {1, -2, 3, -4}));
+    ASSERT_TRUE(SaveTensors(dir_ / "x.npz", set));
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // The contract of docs/errors.md for one bad input.
+  void ExpectRefused(const Measured& r, const fs::path& file, const std::string& problem) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    const auto lines = e2e::Lines(r.err);
+    ASSERT_EQ(lines.size(), 1u) << r.err;
+    EXPECT_TRUE(lines[0].starts_with("parity: error: ")) << lines[0];
+    EXPECT_NE(lines[0].find(file.string()), std::string::npos) << "the message should name " << file << ": "
+                                                               << lines[0];
+    EXPECT_NE(lines[0].find(problem), std::string::npos) << lines[0];
+    EXPECT_LT(r.cpu_seconds, kMaxCpuSeconds) << lines[0];
+    EXPECT_LT(r.wall_seconds, kMaxWallSeconds) << lines[0];
+    EXPECT_LT(r.peak_rss_bytes, kMaxRssBytes) << lines[0];
+    EXPECT_EQ(r.out, "");
+  }
+
+  std::vector<std::string> RunArgs(const fs::path& inputs) {
+    return {"run", model_.string(), "--inputs", inputs.string(), "-o", (dir_ / "out.npz").string()};
+  }
+
+  fs::path dir_;
+  fs::path model_;
+};
+
+TEST_F(Robustness, NpyDeclaringTenToTheTwelveElementsIsRefusedBeforeAllocation) {
+  const fs::path npy = dir_ / "huge.npy";
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }";
+  dict.append(64 - (10 + dict.size() + 1) % 64, ' ');
+  dict.push_back('\n');
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file.push_back(static_cast<char>(dict.size() & 0xff));
+  file.push_back(static_cast<char>(dict.size() >> 8));
+  file += dict;
+  file.append(16, '\0');  // 16 bytes of the 4 TB it claims
+  WriteBytes(npy, file);
+  const Measured r = RunParity(RunArgs(npy));
+  ExpectRefused(r, npy, "header declares 4000000000000 bytes of data");
+  EXPECT_FALSE(fs::exists(dir_ / "out.npz"));
+}
+
+TEST_F(Robustness, NpzZipBombIsRefusedWithoutInflatingIt) {
+  // bomb.npz: entry x.npy declares 1,128 bytes (a valid .npy of 1000 uint8
+  // inside) while its deflate stream inflates to over 256 MB.
+  const fs::path npz = dir_ / "bomb.npz";
+  const std::string script = R"py(
+import struct, sys, zipfile
+hdr = b"\x93NUMPY\x01\x00v\x00{'descr': '|u1', 'fortran_order': False, 'shape': (1000,), }"
+hdr += b" " * (127 - len(hdr)) + b"\n"
+declared = len(hdr) + 1000
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    with z.open("x.npy", "w") as f:
+        f.write(hdr)
+        chunk = bytes(1 << 20)
+        for _ in range(256):
+            f.write(chunk)
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 22, declared)
+c = b.rfind(b"PK\x01\x02")
+struct.pack_into("<I", b, c + 24, declared)
+open(sys.argv[1], "wb").write(b)
+)py";
+  const e2e::ProcessResult py = e2e::RunProgram({"/usr/bin/python3", "-c", script, npz.string()});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  ASSERT_LT(fs::file_size(npz), 2u << 20);
+  const Measured r = RunParity(RunArgs(npz));
+  ExpectRefused(r, npz, "decompresses to more than its declared 1128 bytes");
+}
+
+TEST_F(Robustness, NpzEntryDeclaringMoreThanDeflateCanProduceIsRefusedBeforeAllocation) {
+  // lie.npz: a 1 KB deflated entry whose zip headers (and the .npy header
+  // inside) declare 800 MB: below every size limit, but impossible.
+  const fs::path npz = dir_ / "lie.npz";
+  const std::string script = R"py(
+import struct, sys, zipfile
+n = 800 * 1000 * 1000
+hdr = b"\x93NUMPY\x01\x00v\x00{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % n
+hdr += b" " * (127 - len(hdr)) + b"\n"
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("x.npy", hdr + bytes(1000))
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 22, len(hdr) + n)
+c = b.rfind(b"PK\x01\x02")
+struct.pack_into("<I", b, c + 24, len(hdr) + n)
+open(sys.argv[1], "wb").write(b)
+)py";
+  const e2e::ProcessResult py = e2e::RunProgram({"/usr/bin/python3", "-c", script, npz.string()});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  const Measured r = RunParity(RunArgs(npz));
+  ExpectRefused(r, npz, "more than deflate can produce");
+}
+
+TEST_F(Robustness, TensorProtoWithNegativeDimensionIsRefused) {
+  const fs::path pb = dir_ / "neg.pb";
+  Pb t;
+  t.Int(tp::kDims, -4).Int(tp::kDataType, 1).Bytes(tp::kName, "x").Bytes(tp::kRawData, std::string(16, '\0'));
+  WriteBytes(pb, t.bytes);
+  const Measured r = RunParity(RunArgs(pb));
+  ExpectRefused(r, pb, "negative dimension -4");
+}
+
+TEST_F(Robustness, TensorProtoDeclaringAHugeShapeIsRefused) {
+  const fs::path pb = dir_ / "huge.pb";
+  Pb t;
+  t.Int(tp::kDims, 1000000).Int(tp::kDims, 1000000).Int(tp::kDataType, 1).Bytes(tp::kName, "x");
+  t.Bytes(tp::kRawData, std::string(16, '\0'));
+  WriteBytes(pb, t.bytes);
+  const Measured r = RunParity(RunArgs(pb));
+  ExpectRefused(r, pb, "raw_data has 16 bytes, shape [1000000, 1000000]");
+}
+
+TEST_F(Robustness, ModelReadingAnUndefinedTensorIsRefused) {
+  const fs::path onnx = dir_ / "undefined.onnx";
+  Pb x, y, g;
+  x.Bytes(mp::kValueInfoName, "x");
+  y.Bytes(mp::kValueInfoName, "y");
+  g.Msg(mp::kGraphNode, Node("add", "Add", {"x", "ghost"}, "y")).Bytes(mp::kGraphName, "g");
+  g.Msg(mp::kGraphInput, x).Msg(mp::kGraphOutput, y);
+  WriteBytes(onnx, ModelWithGraph(g).bytes);
+  const Measured r = RunParity({"inspect", onnx.string()});
+  ExpectRefused(r, onnx, "node 'add' (Add) reads tensor 'ghost'");
+}
+
+TEST_F(Robustness, ConfigJsonWithWrongTypesIsRefused) {
+  const fs::path config = dir_ / "config.json";
+  WriteBytes(config, R"({"opt": "all", "intra_op_threads": "four"})");
+  auto args = RunArgs(dir_ / "x.npz");
+  args.insert(args.end(), {"--config", config.string()});
+  const Measured r = RunParity(args);
+  ExpectRefused(r, config, "intra_op_threads");
+}
+
+TEST_F(Robustness, TruncatedModelIsRefused) {
+  const fs::path onnx = dir_ / "truncated.onnx";
+  const auto bytes = [&] {
+    std::ifstream f(model_, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }();
+  WriteBytes(onnx, bytes.substr(0, bytes.size() / 2));
+  const Measured r = RunParity({"inspect", onnx.string()});
+  ExpectRefused(r, onnx, "not a valid ONNX model");
+}
+
+TEST_F(Robustness, DeeplyNestedSubgraphsAreRefusedWithoutStackOverflow) {
+  // 5,000 nested If nodes: protobuf's recursion limit refuses the file long
+  // before any recursive walk of parity's could run out of stack.
+  Pb graph;
+  graph.Bytes(mp::kGraphName, "leaf");
+  for (int depth = 0; depth < 5000; ++depth) {
+    Pb attr;  // AttributeProto: name = 1, g = 6, type = 20 (GRAPH = 5)
+    attr.Bytes(1, "then_branch").Msg(6, graph).Int(20, 5);
+    Pb node = Node("if" + std::to_string(depth), "If", {"c"}, "o");
+    node.Msg(5, attr);
+    Pb outer;
+    outer.Msg(mp::kGraphNode, node).Bytes(mp::kGraphName, "g" + std::to_string(depth));
+    graph = std::move(outer);
+  }
+  const fs::path onnx = dir_ / "deep.onnx";
+  WriteBytes(onnx, ModelWithGraph(graph).bytes);
+  const Measured r = RunParity({"inspect", onnx.string()});
+  ExpectRefused(r, onnx, "not a valid ONNX model");
+}
+
+TEST_F(Robustness, LongChainOfNodesIsInspectedWithoutStackOverflow) {
+  // 200,000 Identity nodes in one chain: no recursion over the graph depth.
+  constexpr int kNodes = 200000;
+  Pb g;
+  Pb x, y;
+  x.Bytes(mp::kValueInfoName, "t0");
+  y.Bytes(mp::kValueInfoName, "t" + std::to_string(kNodes));
+  for (int i = 0; i < kNodes; ++i)
+    g.Msg(mp::kGraphNode,
+          Node("n" + std::to_string(i), "Identity", {"t" + std::to_string(i)}, "t" + std::to_string(i + 1)));
+  g.Bytes(mp::kGraphName, "chain").Msg(mp::kGraphInput, x).Msg(mp::kGraphOutput, y);
+  const fs::path onnx = dir_ / "chain.onnx";
+  WriteBytes(onnx, ModelWithGraph(g).bytes);
+  const Measured r = RunParity({"inspect", onnx.string()});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.exit_code << "\n" << r.err;
+  EXPECT_NE(r.out.find("200000"), std::string::npos) << r.out.substr(0, 2000);
+}
+
+// --- interruption
+
+struct Child {
+  pid_t pid = -1;
+  int err_fd = -1;
+};
+
+Child Spawn(const std::vector<std::string>& args) {
+  int err_pipe[2];
+  if (pipe(err_pipe) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // As a shell starts a foreground job: a test runner that ignores SIGINT
+    // (nohup, a background job) must not make parity keep ignoring it.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    dup2(err_pipe[1], 2);
+    close(err_pipe[0]);
+    std::vector<char*> argv = {const_cast<char*>(PARITY_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  return {pid, err_pipe[0]};
+}
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
+
+// A model that keeps ORT busy for seconds: 60 MatMuls of [512, 512] by one
+// shared weight, run single-threaded on 20 samples (about 8 s of CPU; the
+// test interrupts it long before).
+fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
+  ModelBuilder b;
+  std::string x = b.Input("x", DType::kFloat32, Shape{512, 512});
+  const std::string w = b.ConstWeight("w", {512, 512}, 0.0f);
+  for (int i = 0; i < 60; ++i) x = b.MatMul(x, w);
+  b.Output(x, "y");
+  auto model = b.Build();
+  EXPECT_TRUE(model) << model.error().message();
+  const fs::path path = dir / "slow.onnx";
+  EXPECT_TRUE(model->Save(path));
+  TensorSet set;
+  auto t = Tensor::Create(DType::kFloat32, {512, 512});
+  for (int s = 0; s < 20; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
+  *inputs = dir / "slow_inputs.npz";
+  EXPECT_TRUE(SaveTensors(*inputs, set));
+  return path;
+}
+
+// Waits until `pid` catches `sig` (its handler is installed: /proc's SigCgt),
+// so the signal tests parity's handler, not the default action before main().
+bool WaitForHandler(pid_t pid, int sig) {
+  for (int i = 0; i < 2000; ++i) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+std::vector<std::string> Leftovers(const fs::path& dir, const std::string& stem) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with(stem)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+void InterruptRun(int sig, const char* name, int expected_exit) {
+  const fs::path dir = e2e::MakeTempDir("parity-interrupt");
+  fs::path inputs;
+  const fs::path model = SlowModel(dir, &inputs);
+  const fs::path out = dir / "out.npz";
+  // Interrupt at several points; each time the output is complete or absent.
+  int interrupted = 0;
+  for (int delay_ms : {0, 300, 1000}) {
+    fs::remove(out);
+    Child c = Spawn({"run", model.string(), "--inputs", inputs.string(), "-o", out.string(), "--threads", "1"});
+    ASSERT_GT(c.pid, 0);
+    ASSERT_TRUE(WaitForHandler(c.pid, sig));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(c.pid, sig);
+    const std::string err = ReadAll(c.err_fd);
+    int status = 0;
+    ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    const int code = WEXITSTATUS(status);
+    if (code == 0) {
+      // It finished before the signal: the file must then be whole.
+      auto set = ReadNpz(out);
+      EXPECT_TRUE(set) << set.error().message();
+    } else {
+      ++interrupted;
+      EXPECT_EQ(code, expected_exit) << err;
+      EXPECT_EQ(e2e::Lines(err).back(), std::string("parity: interrupted (") + name + "); no partial files left");
+      EXPECT_FALSE(fs::exists(out)) << "a partial output after " << delay_ms << " ms";
+    }
+    EXPECT_EQ(Leftovers(dir, "out.npz.tmp"), std::vector<std::string>{});
+  }
+  EXPECT_GT(interrupted, 0) << "the run was never interrupted: make the slow model slower";
+  fs::remove_all(dir);
+}
+
+TEST(Interrupt, SigintLeavesNoPartialOutput) { InterruptRun(SIGINT, "SIGINT", 130); }
+TEST(Interrupt, SigtermLeavesNoPartialOutput) { InterruptRun(SIGTERM, "SIGTERM", 143); }
+
+}  // namespace
+}  // namespace parity
