@@ -40,9 +40,10 @@ void PrintTable(const TorchComparison& c, bool all_layers) {
     if (v.status == Verdict::kUnchecked)
       detail = a.reason;
     else
-      detail = fmt::format("{:.3g}{}", v.metrics.max_abs, a.how == AlignHow::kValue ? "  (" + a.reason + ")" : "");
-    fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", Shorten(module, 40), AlignHowName(a.how), VerdictName(v.status),
-               Shorten(a.tensor.empty() ? "-" : a.tensor, 50), detail);
+      detail =
+          fmt::format("{:.3g}{}", v.metrics.max_abs, a.how == AlignHow::kValue ? "  (" + a.reason + ")" : "");
+    fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", Shorten(module, 40), AlignHowName(a.how),
+               VerdictName(v.status), Shorten(a.tensor.empty() ? "-" : a.tensor, 50), detail);
   }
 }
 
@@ -63,21 +64,23 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!result) return ReportError(result.error());
 
   PrintTable(*result, o.all_layers);
-  fmt::print("\n{} layer(s): {} aligned by name, {} by value, {} without an ONNX counterpart; {} pass, {} fail\n",
-             result->layers.size(), result->Count(AlignHow::kName), result->Count(AlignHow::kValue),
-             result->Count(AlignHow::kNone), result->Count(Verdict::kPass), result->Count(Verdict::kFail));
+  fmt::print(
+      "\n{} layer(s): {} aligned by name, {} by value, {} without an ONNX counterpart; {} pass, {} fail\n",
+      result->layers.size(), result->Count(AlignHow::kName), result->Count(AlignHow::kValue),
+      result->Count(AlignHow::kNone), result->Count(Verdict::kPass), result->Count(Verdict::kFail));
   if (result->first_divergence) {
     const LayerVerdict& v = result->layers[*result->first_divergence];
-    fmt::print("first divergence: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n", v.alignment.module,
-               v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "", v.alignment.tensor,
-               v.alignment.node, v.alignment.op_type, v.reason);
+    fmt::print("first divergence: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n",
+               v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
+               v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
   } else {
     fmt::print("no divergent layer\n");
   }
   for (const auto& t : result->outputs.tensors)
     if (t.status == Verdict::kFail) fmt::print("output '{}' differs: {}\n", t.name, t.reason);
   for (const auto& f : result->outputs.findings)
-    fmt::print("output '{}': {} (PyTorch {}, ONNX {})\n", f.name, FindingKindName(f.kind), f.reference, f.test);
+    fmt::print("output '{}': {} (PyTorch {}, ONNX {})\n", f.name, FindingKindName(f.kind), f.reference,
+               f.test);
 
   if (!o.json.empty()) {
     nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(*config)}};
@@ -91,10 +94,12 @@ int RunAlign(const AlignCmdOptions& o) {
 
 void RegisterAlign(CLI::App& app) {
   auto o = std::make_shared<AlignCmdOptions>();
-  auto* cmd = app.add_subcommand("align", "align a PyTorch dump's layers with the model's tensors and find the "
-                                          "first divergent layer");
+  auto* cmd = app.add_subcommand("align",
+                                 "align a PyTorch dump's layers with the model's tensors and find the "
+                                 "first divergent layer");
   cmd->add_option("model", o->model, "the .onnx model")->required();
-  cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity_torch dump)")->required();
+  cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity_torch dump)")
+      ->required();
   cmd->add_option("--json", o->json, "also write the alignment as JSON (schema parity.align/1)");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->add_flag("--all-layers", o->all_layers, "also list container modules, not only leaves");

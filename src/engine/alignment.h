@@ -50,12 +50,12 @@ struct LayerAlignment {
   int64_t call = 0;
   std::optional<int64_t> output_index;
   bool leaf = true;
-  std::string scope;     // the name scope looked for: "/layer1/layer1.0/relu_1"
-  std::string tensor;    // the ONNX tensor; empty when none
-  std::string node;      // its producer node; empty when none
-  std::string op_type;   // the producer's op type
+  std::string scope;    // the name scope looked for: "/layer1/layer1.0/relu_1"
+  std::string tensor;   // the ONNX tensor; empty when none
+  std::string node;     // its producer node; empty when none
+  std::string op_type;  // the producer's op type
   AlignHow how = AlignHow::kNone;
-  std::string reason;    // why `none`, or how a `value` match was found
+  std::string reason;         // why `none`, or how a `value` match was found
   bool values_agree = false;  // the tensor agreed with the dump within tolerance
 };
 

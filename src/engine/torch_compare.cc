@@ -20,14 +20,22 @@ json Number(double v) {
 }
 
 json MetricsJson(const TensorMetrics& m) {
-  return {{"max_abs", Number(m.max_abs)},     {"max_abs_index", m.max_abs_index},
-          {"ref_at_max", Number(m.ref_at_max)}, {"test_at_max", Number(m.test_at_max)},
-          {"max_rel", Number(m.max_rel)},     {"mean_abs", Number(m.mean_abs)},
-          {"rmse", Number(m.rmse)},           {"cosine", Number(m.cosine)},
-          {"snr_db", Number(m.snr_db)},       {"mismatches", m.mismatches},
-          {"nan_ref", m.nan_ref},             {"nan_test", m.nan_test},
-          {"inf_ref", m.inf_ref},             {"inf_test", m.inf_test},
-          {"nan_mismatch", m.nan_mismatch},   {"count", m.count}};
+  return {{"max_abs", Number(m.max_abs)},
+          {"max_abs_index", m.max_abs_index},
+          {"ref_at_max", Number(m.ref_at_max)},
+          {"test_at_max", Number(m.test_at_max)},
+          {"max_rel", Number(m.max_rel)},
+          {"mean_abs", Number(m.mean_abs)},
+          {"rmse", Number(m.rmse)},
+          {"cosine", Number(m.cosine)},
+          {"snr_db", Number(m.snr_db)},
+          {"mismatches", m.mismatches},
+          {"nan_ref", m.nan_ref},
+          {"nan_test", m.nan_test},
+          {"inf_ref", m.inf_ref},
+          {"inf_test", m.inf_test},
+          {"nan_mismatch", m.nan_mismatch},
+          {"count", m.count}};
 }
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
@@ -41,8 +49,9 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
   for (const auto& name : model_inputs) by_name = by_name && dumped.Contains(name);
   if (by_name) return dumped;
   if (dumped.size() != model_inputs.size())
-    return InvalidArgument(fmt::format("{}: the dump has {} input(s) and the model {}; names do not match either",
-                                       dump_dir, dumped.size(), model_inputs.size()));
+    return InvalidArgument(
+        fmt::format("{}: the dump has {} input(s) and the model {}; names do not match either", dump_dir,
+                    dumped.size(), model_inputs.size()));
   TensorSet out;
   for (size_t i = 0; i < model_inputs.size(); ++i) out.Set(model_inputs[i], dumped[i].tensor);
   return out;
@@ -51,8 +60,8 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
 }  // namespace
 
 int TorchComparison::Count(AlignHow how) const {
-  return static_cast<int>(
-      std::count_if(layers.begin(), layers.end(), [&](const LayerVerdict& l) { return l.alignment.how == how; }));
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(),
+                                        [&](const LayerVerdict& l) { return l.alignment.how == how; }));
 }
 
 int TorchComparison::Count(Verdict v) const {
@@ -94,20 +103,22 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerA
   return c;
 }
 
-Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump, const RunConfig& onnx_config,
-                                         const TorchCompareOptions& options) {
-  const std::string label = !options.label.empty()       ? options.label
+Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
+                                         const RunConfig& onnx_config, const TorchCompareOptions& options) {
+  const std::string label = !options.label.empty()  ? options.label
                             : !model.path().empty() ? model.path().string()
                                                     : std::string("<model>");
   PARITY_ASSIGN_OR_RETURN(TensorSet dumped_inputs, LoadTorchInputs(dump));
   PARITY_ASSIGN_OR_RETURN(ObservedModel observed, WithContext(ObserveAllTensors(model), label));
   PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(observed.model, onnx_config, label));
-  PARITY_ASSIGN_OR_RETURN(TensorSet inputs, InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
+  PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
+                          InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
   PARITY_ASSIGN_OR_RETURN(TensorSet values, RunSample(session, Sample{"torch", std::move(inputs)}, label));
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
   PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, model, values, align));
-  PARITY_ASSIGN_OR_RETURN(TorchComparison c, JudgeAlignment(dump, std::move(alignment), values, options.policy));
+  PARITY_ASSIGN_OR_RETURN(TorchComparison c,
+                          JudgeAlignment(dump, std::move(alignment), values, options.policy));
   c.model_label = label;
 
   // The final outputs, by their ONNX names.
@@ -148,10 +159,10 @@ json TorchComparisonToJson(const TorchComparison& c) {
   json first = nullptr;
   if (c.first_divergence) {
     const LayerVerdict& v = c.layers[*c.first_divergence];
-    first = {{"module", v.alignment.module},   {"call", v.alignment.call},
-             {"file", v.alignment.file},       {"tensor", v.alignment.tensor},
-             {"node", v.alignment.node},       {"op_type", v.alignment.op_type},
-             {"max_abs", Number(v.metrics.max_abs)}, {"reason", v.reason}};
+    first = {
+        {"module", v.alignment.module},         {"call", v.alignment.call}, {"file", v.alignment.file},
+        {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
+        {"max_abs", Number(v.metrics.max_abs)}, {"reason", v.reason}};
   }
   json outputs = json::array();
   for (const auto& t : c.outputs.tensors)
@@ -160,7 +171,8 @@ json TorchComparisonToJson(const TorchComparison& c) {
                        {"max_abs", Number(t.metrics.max_abs)},
                        {"reason", t.reason}});
   for (const auto& f : c.outputs.findings)
-    outputs.push_back({{"name", f.name}, {"status", "fail"}, {"reason", std::string(FindingKindName(f.kind))}});
+    outputs.push_back(
+        {{"name", f.name}, {"status", "fail"}, {"reason", std::string(FindingKindName(f.kind))}});
   return {{"model", c.model_label},
           {"dump", c.dump_dir},
           {"alignment", std::move(layers)},

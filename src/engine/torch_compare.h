@@ -14,7 +14,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,8 +41,8 @@ struct LayerVerdict {
 struct TorchComparison {
   std::string model_label;  // the model's path or label
   std::string dump_dir;
-  std::vector<LayerVerdict> layers;         // the dump's execution order
-  std::optional<size_t> first_divergence;   // index into layers
+  std::vector<LayerVerdict> layers;        // the dump's execution order
+  std::optional<size_t> first_divergence;  // index into layers
   // The graph outputs compared with the dump's output_*.npy (by ONNX name).
   SetComparison outputs;
 
@@ -56,14 +55,14 @@ struct TorchComparison {
 struct TorchCompareOptions {
   TolerancePolicy policy;  // judges the layers and decides alignment by value
   int search_window = 256;
-  std::string label;       // names the model in errors and the report; default: its path
+  std::string label;  // names the model in errors and the report; default: its path
 };
 
 // Errors: the dump's inputs do not fit the model (names, dtypes, shapes), the
 // session cannot be created or run, a dump file is unreadable or disagrees
 // with its manifest, the policy is invalid.
-Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump, const RunConfig& onnx_config,
-                                         const TorchCompareOptions& options);
+Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
+                                         const RunConfig& onnx_config, const TorchCompareOptions& options);
 
 // Judges an alignment made elsewhere against the given ONNX values (the
 // pure part of CompareWithTorch, without ORT). Layer tensors are read one at

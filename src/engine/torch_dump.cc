@@ -30,7 +30,9 @@ class Reader {
  public:
   Reader(const Json& j, std::string path) : j_(j), path_(std::move(path)) {}
 
-  std::string Key(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  std::string Key(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
   Result<const Json*> Required(std::string_view key) const {
     auto it = j_.find(std::string(key));
@@ -78,7 +80,8 @@ Result<std::string> AsFile(const std::string& key, const Json& v) {
   bool escapes = file.empty() || p.is_absolute();
   for (const auto& part : p)
     if (part == "..") escapes = true;
-  if (escapes) return InvalidArgument(fmt::format("{}: '{}' is not a file inside the dump directory", key, file));
+  if (escapes)
+    return InvalidArgument(fmt::format("{}: '{}' is not a file inside the dump directory", key, file));
   return file;
 }
 
@@ -104,11 +107,14 @@ Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   PARITY_ASSIGN_OR_RETURN(layer.type, AsString(r.Key("type"), *type));
   PARITY_ASSIGN_OR_RETURN(const Json* call, r.Required("call"));
   PARITY_ASSIGN_OR_RETURN(layer.call, AsInt(r.Key("call"), *call));
-  if (layer.call < 0) return InvalidArgument(fmt::format("{}: expected a non-negative integer", r.Key("call")));
+  if (layer.call < 0)
+    return InvalidArgument(fmt::format("{}: expected a non-negative integer", r.Key("call")));
   PARITY_ASSIGN_OR_RETURN(const Json* index, r.Required("output_index"));
   if (!index->is_null()) {
     PARITY_ASSIGN_OR_RETURN(int64_t k, AsInt(r.Key("output_index"), *index));
-    if (k < 0) return InvalidArgument(fmt::format("{}: expected null or a non-negative integer", r.Key("output_index")));
+    if (k < 0)
+      return InvalidArgument(
+          fmt::format("{}: expected null or a non-negative integer", r.Key("output_index")));
     layer.output_index = k;
   }
   PARITY_ASSIGN_OR_RETURN(const Json* dtype, r.Required("dtype"));
@@ -188,7 +194,8 @@ Result<TorchDump> ParseManifest(const Json& j) {
   return dump;
 }
 
-Result<TensorSet> LoadNamed(const TorchDump& dump, const std::vector<std::pair<std::string, std::string>>& files) {
+Result<TensorSet> LoadNamed(const TorchDump& dump,
+                            const std::vector<std::pair<std::string, std::string>>& files) {
   TensorSet out;
   for (const auto& [name, file] : files) {
     PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(dump.dir / file));
@@ -222,8 +229,8 @@ Result<TorchDump> LoadTorchDump(const fs::path& dir) {
   const fs::path manifest = dir / "manifest.json";
   std::ifstream in(manifest, std::ios::binary);
   if (!in)
-    return NotFound(fmt::format("{}: cannot be read (a dump without manifest.json is incomplete)",
-                                manifest.string()));
+    return NotFound(
+        fmt::format("{}: cannot be read (a dump without manifest.json is incomplete)", manifest.string()));
   std::stringstream text;
   text << in.rdbuf();
   Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
@@ -242,8 +249,8 @@ Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer) {
     return Corrupt(fmt::format("{}: dtype {} but the manifest says {}", path.string(), DTypeName(t.dtype()),
                                layer.dtype));
   if (t.shape() != layer.shape)
-    return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(), ShapeToString(t.shape()),
-                               ShapeToString(layer.shape)));
+    return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(),
+                               ShapeToString(t.shape()), ShapeToString(layer.shape)));
   return t;
 }
 

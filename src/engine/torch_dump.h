@@ -25,12 +25,12 @@ inline constexpr std::string_view kTorchDumpSchema = "parity.torch_dump/1";
 
 // One tensor a module returned (a `layers` entry).
 struct TorchLayer {
-  std::string file;    // relative to the dump directory
-  std::string module;  // module path: "layer1.0.conv1"
-  std::string type;    // class name: "Conv2d"
-  int64_t call = 0;    // which call of the module (0 for the first)
+  std::string file;                     // relative to the dump directory
+  std::string module;                   // module path: "layer1.0.conv1"
+  std::string type;                     // class name: "Conv2d"
+  int64_t call = 0;                     // which call of the module (0 for the first)
   std::optional<int64_t> output_index;  // position in the flattened output; none for a single tensor
-  std::string dtype;   // as written: "float32", "bfloat16", ...
+  std::string dtype;                    // as written: "float32", "bfloat16", ...
   Shape shape;
   std::optional<bool> is_leaf;  // optional extra field (parity_torch writes it)
 };

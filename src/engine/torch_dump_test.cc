@@ -2,13 +2,12 @@
 // paths that leave the directory, lazy layer reads checked against it.
 #include "engine/torch_dump.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "core/npy.h"
 
@@ -21,7 +20,8 @@ class TorchDumpTest : public testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           fmt::format("parity_torch_dump_{}_{}", getpid(), testing::UnitTest::GetInstance()->current_test_info()->name());
+           fmt::format("parity_torch_dump_{}_{}", getpid(),
+                       testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -64,7 +64,8 @@ TEST_F(TorchDumpTest, ErrorsNameTheFileAndKey) {
   auto dump = LoadTorchDump(dir_);
   ASSERT_FALSE(dump);
   EXPECT_NE(dump.error().message().find("manifest.json"), std::string::npos) << dump.error().message();
-  EXPECT_NE(dump.error().message().find("layers[0].call: expected an integer, got a string"), std::string::npos)
+  EXPECT_NE(dump.error().message().find("layers[0].call: expected an integer, got a string"),
+            std::string::npos)
       << dump.error().message();
 }
 
@@ -74,7 +75,8 @@ TEST_F(TorchDumpTest, RejectsMissingKeysOtherSchemasAndEscapingPaths) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("layers: required key missing"), std::string::npos);
 
-  WriteManifest(R"({"schema": "parity.baseline/1", "torch_version": "1", "inputs": {}, "outputs": {}, "layers": []})");
+  WriteManifest(
+      R"({"schema": "parity.baseline/1", "torch_version": "1", "inputs": {}, "outputs": {}, "layers": []})");
   auto schema = LoadTorchDump(dir_);
   ASSERT_FALSE(schema);
   EXPECT_NE(schema.error().message().find("schema"), std::string::npos);
@@ -96,11 +98,13 @@ TEST_F(TorchDumpTest, LoadLayerChecksTheManifest) {
   WriteManifest(Manifest(""));
   auto dump = LoadTorchDump(dir_);
   ASSERT_TRUE(dump);
-  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy", Tensor::FromVector<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy",
+                       Tensor::FromVector<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6})));
   auto t = LoadLayer(*dump, dump->layers[0]);
   ASSERT_TRUE(t) << t.error().message();
   EXPECT_EQ(t->shape(), (Shape{2, 3}));
-  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy", Tensor::FromVector<float>(DType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6})));
+  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy",
+                       Tensor::FromVector<float>(DType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6})));
   auto bad = LoadLayer(*dump, dump->layers[0]);
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().code(), ErrorCode::kCorrupt);
