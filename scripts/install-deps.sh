@@ -10,6 +10,7 @@ DEBS=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler
       libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
       python3-torch python3-torchvision python3-onnx python3-numpy python3-pytest
       libonnx-testdata npm openssl
+      python3-jsonschema chromium python3-pil  # report tests: schema, headless HTML
       clang-16 libclang-rt-16-dev)  # libFuzzer (scripts/fuzz.sh)
 
 missing=()
@@ -24,3 +25,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 "$here/scripts/fetch-ort.sh"
+"$here/scripts/fetch-uplot.sh"

@@ -1,0 +1,147 @@
+#include "report/check_console.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+namespace parity {
+
+namespace {
+
+constexpr const char* kRed = "\x1b[31;1m";
+constexpr const char* kGreen = "\x1b[32;1m";
+constexpr const char* kYellow = "\x1b[33m";
+constexpr const char* kDim = "\x1b[2m";
+constexpr const char* kReset = "\x1b[0m";
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.3g}", v);
+}
+
+const char* StatusColor(Status3 s) {
+  switch (s) {
+    case Status3::kPass: return kGreen;
+    case Status3::kFail: return kRed;
+    case Status3::kSkipped: return kYellow;
+  }
+  return kReset;
+}
+
+std::string Bytes(int64_t b) {
+  if (b <= 0) return "n/a";
+  return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
+  auto paint = [&](const char* color, std::string_view text) {
+    return style.color ? fmt::format("{}{}{}", color, text, kReset) : std::string(text);
+  };
+  std::string out;
+  std::string model = r.model.is_object() && r.model.contains("path") && r.model["path"].is_string()
+                          ? r.model["path"].get<std::string>()
+                          : std::string("model");
+  const Status3 overall = r.overall == Status3::kFail ? Status3::kFail : Status3::kPass;
+  out += fmt::format("{} {}\n", paint(StatusColor(overall), Status3Name(overall)), model);
+
+  out += "stages:";
+  for (const auto& s : r.stages)
+    out += fmt::format("  {} {}", s.name, paint(StatusColor(s.status), Status3Name(s.status)));
+  out += "\n";
+
+  const auto failed = r.FailedTests();
+  if (!failed.empty()) {
+    out += fmt::format("failed tests ({}):\n", failed.size());
+    for (size_t i = 0; i < failed.size(); ++i) {
+      if (i == style.max_rows) {
+        out += fmt::format("  ... {} more\n", failed.size() - i);
+        break;
+      }
+      out += fmt::format("  {} {}\n", paint(kRed, failed[i].id), failed[i].message);
+    }
+  }
+
+  // The worst outputs: failures first, then by error relative to tolerance.
+  struct Row {
+    const SampleResult* sample;
+    const OutputResult* output;
+    double severity;
+  };
+  std::vector<Row> rows;
+  for (const auto& s : r.samples)
+    for (const auto& o : s.outputs) rows.push_back({&s, &o, Severity(o.comparison)});
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.severity > b.severity; });
+  const size_t show = std::min<size_t>(rows.size(), std::min<size_t>(style.max_rows, 5));
+  if (show > 0) out += "worst outputs:\n";
+  for (size_t i = 0; i < show; ++i) {
+    const TensorComparison& c = rows[i].output->comparison;
+    const auto verdict = c.status == Verdict::kFail   ? paint(kRed, "fail")
+                         : c.status == Verdict::kPass ? paint(kGreen, "pass")
+                                                      : paint(kYellow, "unchecked");
+    out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
+    if (c.status != Verdict::kUnchecked)
+      out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", Num(c.metrics.max_abs), Num(c.metrics.cosine),
+                         c.metrics.mismatches, c.metrics.count);
+    if (!c.reason.empty()) out += paint(kDim, "  " + c.reason);
+    out += "\n";
+  }
+  for (const auto& s : r.samples)
+    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(kRed, "raised"), s.name, s.error);
+
+  for (const auto& p : r.performance)
+    out += fmt::format("latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
+                       "peak RSS {}{}\n",
+                       p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms,
+                       p.latency.runs, p.session_creation_ms, Bytes(p.peak_rss_bytes),
+                       p.deterministic ? "" : paint(kYellow, "; NOT deterministic"));
+  return out;
+}
+
+void PrintCheckSummary(const CheckReport& report, std::FILE* out) {
+  ConsoleStyle style;
+  style.color = isatty(fileno(out)) && std::getenv("NO_COLOR") == nullptr;
+  style.max_rows = 20;
+  fmt::print(out, "{}", FormatCheckSummary(report, style));
+  std::fflush(out);
+}
+
+std::string FormatProgressBar(size_t done, size_t total, std::string_view label, int width) {
+  done = std::min(done, total);
+  const int filled = total == 0 ? width : static_cast<int>(done * static_cast<size_t>(width) / total);
+  return fmt::format("[{}{}] {}/{} {}", std::string(filled, '#'), std::string(width - filled, ' '), done, total,
+                     label);
+}
+
+ProgressBar::ProgressBar(size_t total, std::FILE* out)
+    : ProgressBar(total, out, isatty(fileno(out)) != 0) {}
+
+ProgressBar::ProgressBar(size_t total, std::FILE* out, bool enabled) : total_(total), out_(out), enabled_(enabled) {}
+
+ProgressBar::~ProgressBar() { Finish(); }
+
+void ProgressBar::Update(size_t done, std::string_view label) {
+  done_ = std::min(done, total_);
+  if (!enabled_) return;
+  std::string line = FormatProgressBar(done_, total_, label.substr(0, 60));
+  const size_t width = line.size();
+  if (width < last_width_) line += std::string(last_width_ - width, ' ');
+  last_width_ = width;
+  fmt::print(out_, "\r{}", line);
+  std::fflush(out_);
+}
+
+void ProgressBar::Finish() {
+  if (!enabled_ || last_width_ == 0) return;
+  fmt::print(out_, "\r{}\r", std::string(last_width_, ' '));
+  std::fflush(out_);
+  last_width_ = 0;
+}
+
+}  // namespace parity

@@ -1,0 +1,185 @@
+#include "report/check_json.h"
+
+#include <cmath>
+#include <string>
+
+#include "report/compare_json.h"
+
+namespace parity {
+
+namespace {
+
+using nlohmann::json;
+
+json FindingToJson(const CheckFinding& f) {
+  return {{"id", f.id}, {"status", Status3Name(f.status)}, {"message", f.message}};
+}
+
+json StageToJson(const StageResult& s, size_t index) {
+  json findings = json::array();
+  for (const auto& f : s.findings) findings.push_back(FindingToJson(f));
+  return {{"name", s.name},
+          {"index", index},
+          {"status", Status3Name(s.status)},
+          {"seconds", JsonNumber(s.seconds)},
+          {"findings", findings}};
+}
+
+json OutputToJson(const OutputResult& o) {
+  const TensorComparison& c = o.comparison;
+  json j = {{"output", o.output},
+            {"against", o.against},
+            {"status", VerdictName(c.status)},
+            {"reason", c.reason.empty() ? json(nullptr) : json(c.reason)},
+            {"tolerance", ResolvedToleranceToJson(c.tolerance)},
+            {"metrics", c.status == Verdict::kUnchecked ? json(nullptr) : MetricsToJson(c.metrics)}};
+  if (c.test_name != c.name && !c.test_name.empty()) j["test_name"] = c.test_name;
+  return j;
+}
+
+json SampleToJson(const SampleResult& s) {
+  json outputs = json::array();
+  for (const auto& o : s.outputs) outputs.push_back(OutputToJson(o));
+  return {{"name", s.name},
+          {"kind", s.kind},
+          {"input_summary", s.input_summary},
+          {"status", Status3Name(s.status)},
+          {"error", s.error.empty() ? json(nullptr) : json(s.error)},
+          {"behaviour", s.behaviour.empty() ? json(nullptr) : json(s.behaviour)},
+          {"outputs", outputs}};
+}
+
+// Tracks the extreme of one metric over all outputs, with where it was seen.
+struct Extreme {
+  explicit Extreme(bool lowest_is_worst) : lowest(lowest_is_worst) {}
+  bool lowest;  // true: the minimum is the worst (cosine, snr)
+  bool seen = false;
+  double value = 0;
+  std::string sample, output;
+
+  void Offer(double v, const std::string& s, const std::string& o) {
+    if (std::isnan(v)) {
+      // NaN only happens on a broken comparison: it is the worst there is.
+      if (!seen || !std::isnan(value)) value = v, sample = s, output = o, seen = true;
+      return;
+    }
+    if (seen && std::isnan(value)) return;
+    if (!seen || (lowest ? v < value : v > value)) value = v, sample = s, output = o, seen = true;
+  }
+  json ToJson() const {
+    if (!seen) return nullptr;
+    return {{"value", JsonNumber(value)}, {"sample", sample}, {"output", output}};
+  }
+};
+
+// The model's required keys, null when the pipeline could not learn them
+// (a model that does not load has no opsets).
+json ModelJson(const json& model) {
+  json j = model.is_object() ? model : json::object();
+  for (const char* key : {"path", "sha256", "opsets", "inputs", "outputs"})
+    if (!j.contains(key)) j[key] = nullptr;
+  return j;
+}
+
+}  // namespace
+
+json CheckMetricsSummary(const CheckReport& r) {
+  int64_t compared = 0, failed = 0, unchecked = 0, mismatches = 0, nan_mismatch = 0, elements = 0;
+  Extreme max_abs(false), max_rel(false), cosine(true), snr(true);
+  for (const auto& s : r.samples) {
+    for (const auto& o : s.outputs) {
+      const TensorComparison& c = o.comparison;
+      if (c.status == Verdict::kUnchecked) {
+        ++unchecked;
+        continue;
+      }
+      ++compared;
+      failed += c.status == Verdict::kFail;
+      const TensorMetrics& m = c.metrics;
+      mismatches += m.mismatches;
+      nan_mismatch += m.nan_mismatch;
+      elements += m.count;
+      max_abs.Offer(m.max_abs, s.name, o.output);
+      max_rel.Offer(m.max_rel, s.name, o.output);
+      cosine.Offer(m.cosine, s.name, o.output);
+      snr.Offer(m.snr_db, s.name, o.output);
+    }
+  }
+  int64_t samples_failed = 0, samples_raised = 0;
+  for (const auto& s : r.samples) {
+    samples_failed += s.status == Status3::kFail;
+    samples_raised += !s.error.empty();
+  }
+  return {{"samples", r.samples.size()},
+          {"samples_failed", samples_failed},
+          {"samples_raised", samples_raised},
+          {"outputs_compared", compared},
+          {"outputs_failed", failed},
+          {"outputs_unchecked", unchecked},
+          {"elements_compared", elements},
+          {"total_mismatches", mismatches},
+          {"total_nan_mismatch", nan_mismatch},
+          {"worst_max_abs", max_abs.ToJson()},
+          {"worst_max_rel", max_rel.ToJson()},
+          {"min_cosine", cosine.ToJson()},
+          {"min_snr_db", snr.ToJson()}};
+}
+
+json PerformanceToJson(const PerformanceResult& p) {
+  const LatencyStats& l = p.latency;
+  json samples = json::array();
+  for (double v : l.samples_ms) samples.push_back(JsonNumber(v));
+  return {{"config", p.config},
+          {"session_creation_ms", JsonNumber(p.session_creation_ms)},
+          {"latency",
+           {{"runs", l.runs},
+            {"mean_ms", JsonNumber(l.mean_ms)},
+            {"p50_ms", JsonNumber(l.p50_ms)},
+            {"p95_ms", JsonNumber(l.p95_ms)},
+            {"p99_ms", JsonNumber(l.p99_ms)},
+            {"min_ms", JsonNumber(l.min_ms)},
+            {"max_ms", JsonNumber(l.max_ms)},
+            {"samples_ms", samples}}},
+          {"peak_rss_bytes", p.peak_rss_bytes},
+          {"deterministic", p.deterministic}};
+}
+
+json LayerErrorPointToJson(const LayerErrorPoint& p) {
+  return {{"index", p.index},
+          {"tensor", p.tensor},
+          {"op_type", p.op_type},
+          {"max_abs", JsonNumber(p.max_abs)},
+          {"error_ratio", JsonNumber(p.error_ratio)},
+          {"status", p.status}};
+}
+
+json CheckReportToJson(const CheckReport& r) {
+  json failed = json::array();
+  for (const auto& stage : r.stages)
+    for (const auto& f : stage.findings)
+      if (f.status == Status3::kFail) failed.push_back({{"id", f.id}, {"stage", stage.name}, {"reason", f.message}});
+  json stages = json::object();
+  for (size_t i = 0; i < r.stages.size(); ++i) stages[r.stages[i].name] = StageToJson(r.stages[i], i);
+  json samples = json::array();
+  for (const auto& s : r.samples) samples.push_back(SampleToJson(s));
+  json performance = json::array();
+  for (const auto& p : r.performance) performance.push_back(PerformanceToJson(p));
+  json curve = json::array();
+  for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
+  return {{"schema", "parity.check/1"},
+          {"tool", {{"name", "parity"}, {"version", r.tool_version}}},
+          {"env", r.env.is_null() ? json::object() : r.env},
+          {"model", ModelJson(r.model)},
+          {"config", r.config.is_null() ? json::object() : r.config},
+          {"overall_status", Status3Name(r.overall == Status3::kFail ? Status3::kFail : Status3::kPass)},
+          {"failed_tests", failed},
+          {"stages", stages},
+          {"samples", samples},
+          {"metrics", CheckMetricsSummary(r)},
+          {"performance", performance},
+          {"layer_curve", curve},
+          {"locate", r.locate},
+          {"alignment", r.alignment}};
+}
+
+}  // namespace parity

@@ -1,0 +1,154 @@
+// Assembles report.html: the template (src/report/assets/report.html) with
+// its stylesheet, script, uPlot and the report's sections and chart data.
+#include "report/html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "report/check_json.h"
+#include "report/compare_json.h"
+#include "report/html_internal.h"
+#include "report/report_assets.h"
+#include "report/text_escape.h"
+
+namespace parity {
+
+namespace html {
+
+std::string Esc(std::string_view s) { return HtmlEscape(s); }
+
+std::string Num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.4g}", v);
+}
+
+std::string Pill(std::string_view status) {
+  std::string cls(status);
+  std::transform(cls.begin(), cls.end(), cls.begin(), [](unsigned char c) { return std::tolower(c); });
+  return fmt::format("<span class=\"pill {}\">{}</span>", Esc(cls), Esc(status));
+}
+
+std::string JsonText(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_null()) return "";
+  return DumpJson(j);
+}
+
+std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, size_t max) {
+  std::vector<std::pair<size_t, size_t>> failing, rest;
+  for (size_t s = 0; s < r.samples.size(); ++s)
+    for (size_t o = 0; o < r.samples[s].outputs.size(); ++o) {
+      const Verdict v = r.samples[s].outputs[o].comparison.status;
+      if (v == Verdict::kFail) failing.push_back({s, o});
+      else if (v == Verdict::kPass) rest.push_back({s, o});
+    }
+  failing.insert(failing.end(), rest.begin(), rest.end());
+  if (failing.size() > max) failing.resize(max);
+  return failing;
+}
+
+}  // namespace html
+
+namespace {
+
+using nlohmann::json;
+
+std::string_view Asset(const unsigned char* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// What the page's script draws: plain arrays, non-finite numbers as strings.
+json ChartData(const CheckReport& r) {
+  json curve = json::array();
+  for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
+  json histograms = json::array();
+  for (auto [s, o] : html::HistogramOutputs(r, html::kMaxHistograms)) {
+    const OutputResult& out = r.samples[s].outputs[o];
+    const TensorMetrics& m = out.comparison.metrics;
+    histograms.push_back({{"sample", r.samples[s].name},
+                          {"output", out.output},
+                          {"status", VerdictName(out.comparison.status)},
+                          {"atol", JsonNumber(out.comparison.tolerance.tolerance.atol)},
+                          {"counts", m.histogram}});
+  }
+  json latency = json::array();
+  for (const auto& p : r.performance) {
+    json samples = json::array();
+    for (double v : p.latency.samples_ms)
+      if (std::isfinite(v)) samples.push_back(v);
+    latency.push_back({{"config", p.config}, {"samples_ms", samples}});
+  }
+  json edges = json::array();
+  for (double e : kHistogramEdges) edges.push_back(e);
+  return {{"layer_curve", curve}, {"histograms", histograms}, {"latency", latency}, {"histogram_edges", edges}};
+}
+
+// Script text may not contain "</script" (it would end the element early).
+std::string ScriptSafe(std::string_view js) {
+  std::string out(js);
+  for (size_t at = 0; (at = out.find("</", at)) != std::string::npos; at += 3) {
+    if (out.compare(at + 2, 6, "script") == 0 || out.compare(at + 2, 6, "SCRIPT") == 0) out.replace(at, 2, "<\\/");
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string CheckReportToHtml(const CheckReport& r) {
+  using namespace html;
+  std::string model = "model";
+  if (r.model.is_object() && r.model.contains("path") && r.model["path"].is_string())
+    model = r.model["path"].get<std::string>();
+  const std::string verdict = r.overall == Status3::kFail ? "FAIL" : "PASS";
+
+  std::string body = NavSection(r);
+  body += "<main>\n";
+  body += VerdictSection(r);
+  body += FailedTestsSection(r);
+  body += SamplesSection(r);
+  body += LayerCurveSection(r);
+  body += LocateSection(r);
+  body += HistogramsSection(r);
+  body += PerformanceSection(r);
+  body += StagesSection(r);
+  body += AlignmentSection(r);
+  body += EnvironmentSection(r);
+  body += fmt::format("<footer>Written by parity {}. Charts: uPlot (MIT), embedded.</footer>\n</main>",
+                      Esc(r.tool_version));
+
+  const std::string values[][2] = {
+      {"TITLE", Esc(verdict + " \xC2\xB7 parity check \xC2\xB7 " + model)},
+      {"UPLOT_CSS", std::string(Asset(report_assets::kUplotCss, report_assets::kUplotCssSize))},
+      {"REPORT_CSS", std::string(Asset(report_assets::kReportCss, report_assets::kReportCssSize))},
+      {"BODY", body},
+      {"DATA", JsonForScript(ChartData(r))},
+      {"UPLOT_JS", ScriptSafe(Asset(report_assets::kUplotJs, report_assets::kUplotJsSize))},
+      {"REPORT_JS", ScriptSafe(Asset(report_assets::kReportJs, report_assets::kReportJsSize))},
+  };
+  // One pass over the template: text substituted in is never scanned again.
+  const std::string_view tpl = Asset(report_assets::kReportHtml, report_assets::kReportHtmlSize);
+  std::string out;
+  out.reserve(tpl.size() + body.size() + report_assets::kUplotJsSize + 4096);
+  size_t pos = 0;
+  while (pos < tpl.size()) {
+    const size_t open = tpl.find("{{", pos);
+    if (open == std::string_view::npos) break;
+    const size_t close = tpl.find("}}", open + 2);
+    if (close == std::string_view::npos) break;
+    const std::string_view key = tpl.substr(open + 2, close - open - 2);
+    out.append(tpl.substr(pos, open - pos));
+    bool found = false;
+    for (const auto& [name, value] : values)
+      if (key == name) out += value, found = true;
+    if (!found) out.append(tpl.substr(open, close + 2 - open));
+    pos = close + 2;
+  }
+  out.append(tpl.substr(pos));
+  return out;
+}
+
+}  // namespace parity

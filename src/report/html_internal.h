@@ -1,0 +1,41 @@
+// Pieces of the HTML writer (html.cc assembles, html_sections.cc renders the
+// sections). Internal to src/report.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "report/check_report.h"
+
+namespace parity::html {
+
+std::string Esc(std::string_view s);  // HtmlEscape
+std::string Num(double v);            // 4 significant digits; inf, -inf, nan
+// <span class="pill pass">PASS</span>; `status` is PASS/FAIL/SKIPPED or
+// pass/fail/unchecked (the class is its lowercase form).
+std::string Pill(std::string_view status);
+// A JSON value as short text: strings unquoted, numbers as written, others dumped.
+std::string JsonText(const nlohmann::json& j);
+
+// The outputs worth a histogram: failing first, then the rest, at most `max`;
+// as (sample index, output index).
+std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, size_t max);
+
+std::string NavSection(const CheckReport& r);
+std::string VerdictSection(const CheckReport& r);
+std::string FailedTestsSection(const CheckReport& r);
+std::string SamplesSection(const CheckReport& r);
+std::string LayerCurveSection(const CheckReport& r);
+std::string LocateSection(const CheckReport& r);
+std::string HistogramsSection(const CheckReport& r);
+std::string PerformanceSection(const CheckReport& r);
+std::string StagesSection(const CheckReport& r);
+std::string AlignmentSection(const CheckReport& r);
+std::string EnvironmentSection(const CheckReport& r);
+
+inline constexpr size_t kMaxHistograms = 24;
+inline constexpr size_t kMaxTableRows = 1000;
+
+}  // namespace parity::html

@@ -1,0 +1,59 @@
+#include "report/report_writer.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/report_test_util.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using testing_util::FreshDir;
+using testing_util::MakeSampleReport;
+
+std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(WriteCheckReport, WritesAllThreeFilesWhole) {
+  const fs::path dir = FreshDir("writer") / "nested" / "report";  // created by the call
+  ASSERT_TRUE(WriteCheckReport(MakeSampleReport(), dir));
+  for (const char* name : {kReportJsonName, kReportHtmlName, kReportJUnitName}) EXPECT_TRUE(fs::exists(dir / name)) << name;
+  const auto j = nlohmann::json::parse(ReadAll(dir / kReportJsonName));
+  EXPECT_EQ(j["schema"], "parity.check/1");
+  EXPECT_TRUE(ReadAll(dir / kReportHtmlName).ends_with("</html>\n"));
+  EXPECT_TRUE(ReadAll(dir / kReportJUnitName).ends_with("</testsuites>\n"));
+  // Nothing else: no temp files left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 3);
+}
+
+TEST(WriteCheckReport, UnwritableDirectoryFailsAndLeavesNothing) {
+  const fs::path base = FreshDir("writer_bad");
+  std::ofstream(base / "file") << "x";
+  const fs::path dir = base / "file" / "report";  // a regular file stands where a directory must be
+  const auto status = WriteCheckReport(MakeSampleReport(), dir);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message().find("report"), std::string::npos) << status.error().message();
+  EXPECT_EQ(std::distance(fs::directory_iterator(base), fs::directory_iterator{}), 1);
+}
+
+TEST(WriteCheckReport, FailingLastFileRemovesTheOthers) {
+  const fs::path dir = FreshDir("writer_partial");
+  // junit.xml is committed last; a directory in its place makes the rename fail.
+  fs::create_directories(dir / kReportJUnitName / "occupied");
+  const auto status = WriteCheckReport(MakeSampleReport(), dir);
+  ASSERT_FALSE(status);
+  EXPECT_FALSE(fs::exists(dir / kReportJsonName));
+  EXPECT_FALSE(fs::exists(dir / kReportHtmlName));
+  EXPECT_TRUE(fs::is_directory(dir / kReportJUnitName));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);  // no temp files
+}
+
+}  // namespace
+}  // namespace parity

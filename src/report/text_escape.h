@@ -1,0 +1,35 @@
+// Escaping for the report writers. Tensor names, node names and error
+// messages come from models and runtimes: they may hold `<`, `&`, quotes,
+// "</script>", control characters or bytes that are not UTF-8. Every writer
+// passes them through these functions, so every report stays well formed.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace parity {
+
+// Valid UTF-8 passes unchanged; each byte of an invalid sequence becomes
+// U+FFFD. Pure function.
+std::string SanitizeUtf8(std::string_view s);
+
+// Text for HTML element content and attribute values: & < > " ' escaped,
+// invalid UTF-8 replaced.
+std::string HtmlEscape(std::string_view s);
+
+// Text for XML 1.0 content and attributes: & < > " ' escaped; tab, newline
+// and carriage return as character references (so attributes keep them);
+// other characters XML 1.0 forbids (C0 controls, U+FFFE/U+FFFF) become U+FFFD.
+std::string XmlEscape(std::string_view s);
+
+// JSON text that can sit inside <script type="application/json">: `<`, `>`
+// and `&` are written as \u003c, \u003e, \u0026 (so no "</script>" or "<!--"
+// can end the element), invalid UTF-8 replaced. JSON.parse reads it back.
+std::string JsonForScript(const nlohmann::json& j);
+
+// j.dump(indent) that never throws on invalid UTF-8 in strings (U+FFFD).
+std::string DumpJson(const nlohmann::json& j, int indent = -1);
+
+}  // namespace parity
