@@ -62,7 +62,7 @@
                splits: function (u) {  // whole decades only, at most 8 labels
                  var lo = Math.round(Math.log10(u.scales.y.min)), hi = Math.round(Math.log10(u.scales.y.max));
                  var step = Math.max(1, Math.ceil((hi - lo) / 8)), out = [];
-                 for (var k = lo; k <= hi; k += step) out.push(Math.pow(10, k));
+                 for (var k = Math.ceil(lo / step) * step; k <= hi; k += step) out.push(Math.pow(10, k));  // keeps 1
                  return out;
                },
                values: function (u, splits) { return splits.map(decade); } }]
