@@ -1,0 +1,108 @@
+// Seeded input samples from a model's signature (`parity inputs`, and
+// `parity check` when the user gives no --inputs).
+//
+// Shapes. Each input's declared dims are resolved: a known dim stays; a
+// symbolic dim ("batch", "height") is shared by every input that names it;
+// an unknown dim ("?") is private to its input and axis. A --shape override
+// replaces an input's dims (numbers fix a dim, identifiers name a symbol);
+// a --dim SYMBOL=N sets a symbol. Unset symbols default to:
+//   1   batch-like: axis 0 of an input of rank >= 2, or a symbol containing
+//       "batch" (any case);
+//   32  anything else (spatial sizes, sequence lengths).
+// parity cannot know constraints the graph imposes on sizes (a Reshape to a
+// fixed size, a downsampling factor); give --shape/--dim for such models.
+//
+// Samples (names are SAMPLE in the `SAMPLE/INPUT` keys of SPEC.md):
+//   typical                 floats N(0,1) or uniform in --range [LO, HI);
+//                           integers feeding a Gather: ids in [0, vocab);
+//                           other integers in --range [LO, HI) or [0, 10);
+//                           bool: fair coin
+//   boundary_zeros          every input zero
+//   boundary_large          typical floats x100
+//   boundary_small          typical floats x1e-3
+//   boundary_dtype_max      integer inputs not feeding a Gather at their
+//                           dtype's max (only when there is one)
+//   boundary_batch<N>       batch-like symbols at N = max(4, 2 x default)
+//                           (only when one is dynamic)
+//   boundary_min_size       other dynamic dims at `min_size` (default 1: the
+//                           smallest size ONNX allows; a model that needs
+//                           more fails here, which is worth knowing)
+//   boundary_nonsquare      the last two dims of an input, when both are
+//                           dynamic and independent, at H = d, W = 2d
+//   anomaly_nan             typical with a few NaNs in every float input
+//   anomaly_inf             typical with +Inf and -Inf in every float input
+//   anomaly_empty           a dynamic dim (batch-like first) at 0
+//   anomaly_out_of_range_ids  a few ids >= vocab in inputs feeding a Gather
+// Samples that do not apply to the model (no float input, no dynamic dim,
+// no Gather) are left out. Values are deterministic for a seed: each input
+// of each sample draws from its own stream keyed by (seed, sample, input),
+// so asking for fewer kinds leaves the others unchanged.
+//
+// The vocabulary of an integer input is the first dim of the data
+// initializer of a Gather that reads the input as its indices, directly or
+// through Cast/Unsqueeze/Reshape/Squeeze/Flatten (the smallest such vocab
+// when several Gathers read it).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "onnx/model.h"
+
+namespace parity {
+
+// The kinds parity generates (SPEC.md "sample"; `user` samples come from files).
+enum class GeneratedKind { kTypical, kBoundary, kAnomaly };
+
+// "typical", "boundary", "anomaly".
+std::string_view SampleKindName(GeneratedKind kind);
+// The kind of a sample named "typical", "boundary_...", "anomaly_..."; "user"
+// for any other name (samples the user gave).
+std::string SampleKindOf(std::string_view sample_name);
+
+// One token of a --shape override: a number, or a symbol to default or set.
+struct DimSpec {
+  int64_t value = -1;  // >= 0 when fixed
+  std::string symbol;  // non-empty when symbolic
+};
+
+struct ValueRange {
+  double lo = 0;
+  double hi = 1;
+};
+
+struct SampleGenOptions {
+  std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary, GeneratedKind::kAnomaly};
+  uint64_t seed = 0;
+  std::map<std::string, std::vector<DimSpec>> shapes;  // input name -> dims
+  std::map<std::string, int64_t> dims;                 // symbol -> size
+  std::map<std::string, ValueRange> ranges;            // input name -> range
+  int64_t min_size = 1;                                // boundary_min_size
+};
+
+// Parsers for the command line's forms; errors (kInvalidArgument) quote the
+// text and say what was expected.
+// "typical,boundary,anomaly" (any subset, any order; "all").
+Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text);
+// "images:1x3xHxW" -> ("images", dims). Symbols are identifiers
+// ([A-Za-z_][A-Za-z0-9_]*); numbers are >= 0.
+Result<std::pair<std::string, std::vector<DimSpec>>> ParseShapeOverride(std::string_view text);
+// "batch=4".
+Result<std::pair<std::string, int64_t>> ParseDimOverride(std::string_view text);
+// "images:-1,1" (LO < HI, both finite).
+Result<std::pair<std::string, ValueRange>> ParseRangeOverride(std::string_view text);
+
+// The samples for `model` (precondition: model.valid()). Errors
+// (kInvalidArgument) for an option naming an input the model lacks, a --shape
+// whose rank or fixed dims contradict the model, or an input with no
+// declared shape and no --shape; kUnsupported for string or non-tensor
+// inputs.
+Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options);
+
+}  // namespace parity
