@@ -75,6 +75,17 @@ TEST(Html, OptionalSectionsOnlyWhenPresent) {
   EXPECT_NE(full.find("folded into the Conv before it"), std::string::npos);
 }
 
+// (chart containers, those marked drawn) in a dumped DOM.
+std::pair<size_t, size_t> ChartsDrawn(const std::string& dom) {
+  const std::regex container("<div class=\"chart\"[^>]*data-chart=\"([a-z_]+)\"[^>]*>");
+  size_t charts = 0, rendered = 0;
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), container); it != std::sregex_iterator(); ++it) {
+    ++charts;
+    rendered += it->str().find("data-rendered=\"true\"") != std::string::npos;
+  }
+  return {charts, rendered};
+}
+
 // Headless Chromium (Debian's `chromium`, installed by scripts/install-deps.sh).
 class HtmlInChromium : public ::testing::Test {
  protected:
@@ -108,12 +119,7 @@ TEST_F(HtmlInChromium, DrawsEveryChartWithoutConsoleErrors) {
   const std::string dom = Run(page, "--dump-dom", &log);
   ASSERT_NE(dom.find("</html>"), std::string::npos) << "no DOM dumped; chromium said:\n" << log;
   // Every chart container was drawn: 1 layer curve, 3 histograms, 2 latency.
-  const std::regex container("<div class=\"chart\"[^>]*data-chart=\"([a-z_]+)\"[^>]*>");
-  size_t charts = 0, rendered = 0;
-  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), container); it != std::sregex_iterator(); ++it) {
-    ++charts;
-    rendered += it->str().find("data-rendered=\"true\"") != std::string::npos;
-  }
+  const auto [charts, rendered] = ChartsDrawn(dom);
   EXPECT_EQ(charts, 6u) << dom.substr(0, 2000);
   EXPECT_EQ(rendered, charts);
   EXPECT_EQ(Count(dom, "<canvas"), 6u);  // one uPlot canvas each
@@ -175,6 +181,29 @@ print(len(set(px)), round(1 - white / len(px), 4), red)
   EXPECT_GT(colours, 50u) << out;
   EXPECT_GT(ink, 0.05) << out;
   EXPECT_GT(red, 200u) << out;
+}
+
+TEST_F(HtmlInChromium, PassingReportWithoutOptionalPartsHasNoErrors) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  CheckReport r = MakeSampleReport();
+  r.overall = Status3::kPass;
+  r.stages.resize(2);
+  r.samples.resize(1);
+  r.layer_curve.clear();
+  r.performance.clear();
+  r.locate = nullptr;
+  r.alignment = nullptr;
+  const fs::path dir = FreshDir("html_chromium_pass");
+  const fs::path page = dir / "report.html";
+  std::ofstream(page, std::ios::binary) << CheckReportToHtml(r);
+  std::string log;
+  const std::string dom = Run(page, "--dump-dom", &log);
+  ASSERT_NE(dom.find("</html>"), std::string::npos) << log;
+  EXPECT_NE(dom.find("data-verdict=\"PASS\""), std::string::npos);
+  EXPECT_EQ(ChartsDrawn(dom), std::make_pair(size_t{1}, size_t{1}));  // the one histogram
+  EXPECT_NE(dom.find("No failed tests."), std::string::npos);
+  EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"), std::string::npos);
+  EXPECT_EQ(log.find("CONSOLE"), std::string::npos) << log;
 }
 
 }  // namespace
