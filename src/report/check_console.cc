@@ -1,12 +1,11 @@
 #include "report/check_console.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 namespace parity {
 
@@ -26,9 +25,12 @@ std::string Num(double v) {
 
 const char* StatusColor(Status3 s) {
   switch (s) {
-    case Status3::kPass: return kGreen;
-    case Status3::kFail: return kRed;
-    case Status3::kSkipped: return kYellow;
+    case Status3::kPass:
+      return kGreen;
+    case Status3::kFail:
+      return kRed;
+    case Status3::kSkipped:
+      return kYellow;
   }
   return kReset;
 }
@@ -77,7 +79,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   std::vector<Row> rows;
   for (const auto& s : r.samples)
     for (const auto& o : s.outputs) rows.push_back({&s, &o, Severity(o.comparison)});
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.severity > b.severity; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.severity > b.severity; });
   const size_t show = std::min<size_t>(rows.size(), std::min<size_t>(style.max_rows, 5));
   if (show > 0) out += "worst outputs:\n";
   for (size_t i = 0; i < show; ++i) {
@@ -87,8 +90,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
                                                       : paint(kYellow, "unchecked");
     out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
     if (c.status != Verdict::kUnchecked)
-      out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", Num(c.metrics.max_abs), Num(c.metrics.cosine),
-                         c.metrics.mismatches, c.metrics.count);
+      out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", Num(c.metrics.max_abs),
+                         Num(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
     if (!c.reason.empty()) out += paint(kDim, "  " + c.reason);
     out += "\n";
   }
@@ -96,11 +99,12 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(kRed, "raised"), s.name, s.error);
 
   for (const auto& p : r.performance)
-    out += fmt::format("latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
-                       "peak RSS {}{}\n",
-                       p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms,
-                       p.latency.runs, p.session_creation_ms, Bytes(p.peak_rss_bytes),
-                       p.deterministic ? "" : paint(kYellow, "; NOT deterministic"));
+    out += fmt::format(
+        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
+        "peak RSS {}{}\n",
+        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
+        p.session_creation_ms, Bytes(p.peak_rss_bytes),
+        p.deterministic ? "" : paint(kYellow, "; NOT deterministic"));
   return out;
 }
 
@@ -115,14 +119,14 @@ void PrintCheckSummary(const CheckReport& report, std::FILE* out) {
 std::string FormatProgressBar(size_t done, size_t total, std::string_view label, int width) {
   done = std::min(done, total);
   const int filled = total == 0 ? width : static_cast<int>(done * static_cast<size_t>(width) / total);
-  return fmt::format("[{}{}] {}/{} {}", std::string(filled, '#'), std::string(width - filled, ' '), done, total,
-                     label);
+  return fmt::format("[{}{}] {}/{} {}", std::string(filled, '#'), std::string(width - filled, ' '), done,
+                     total, label);
 }
 
-ProgressBar::ProgressBar(size_t total, std::FILE* out)
-    : ProgressBar(total, out, isatty(fileno(out)) != 0) {}
+ProgressBar::ProgressBar(size_t total, std::FILE* out) : ProgressBar(total, out, isatty(fileno(out)) != 0) {}
 
-ProgressBar::ProgressBar(size_t total, std::FILE* out, bool enabled) : total_(total), out_(out), enabled_(enabled) {}
+ProgressBar::ProgressBar(size_t total, std::FILE* out, bool enabled)
+    : total_(total), out_(out), enabled_(enabled) {}
 
 ProgressBar::~ProgressBar() { Finish(); }
 

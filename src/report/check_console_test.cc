@@ -1,8 +1,8 @@
 #include "report/check_console.h"
 
-#include <cstdio>
-
 #include <gtest/gtest.h>
+
+#include <cstdio>
 
 #include "report/report_test_util.h"
 
@@ -28,7 +28,8 @@ TEST(CheckConsole, SummaryLeadsWithTheVerdictAndListsFailures) {
 TEST(CheckConsole, ColourOnlyWhenAsked) {
   ConsoleStyle style;
   style.color = true;
-  EXPECT_NE(FormatCheckSummary(testing_util::MakeSampleReport(), style).find("\x1b[31;1mFAIL"), std::string::npos);
+  EXPECT_NE(FormatCheckSummary(testing_util::MakeSampleReport(), style).find("\x1b[31;1mFAIL"),
+            std::string::npos);
 }
 
 TEST(ProgressBar, FormatsAndClamps) {

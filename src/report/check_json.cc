@@ -110,18 +110,12 @@ json CheckMetricsSummary(const CheckReport& r) {
     samples_failed += s.status == Status3::kFail;
     samples_raised += !s.error.empty();
   }
-  return {{"samples", r.samples.size()},
-          {"samples_failed", samples_failed},
-          {"samples_raised", samples_raised},
-          {"outputs_compared", compared},
-          {"outputs_failed", failed},
-          {"outputs_unchecked", unchecked},
-          {"elements_compared", elements},
-          {"total_mismatches", mismatches},
-          {"total_nan_mismatch", nan_mismatch},
-          {"worst_max_abs", max_abs.ToJson()},
-          {"worst_max_rel", max_rel.ToJson()},
-          {"min_cosine", cosine.ToJson()},
+  return {{"samples", r.samples.size()},        {"samples_failed", samples_failed},
+          {"samples_raised", samples_raised},   {"outputs_compared", compared},
+          {"outputs_failed", failed},           {"outputs_unchecked", unchecked},
+          {"elements_compared", elements},      {"total_mismatches", mismatches},
+          {"total_nan_mismatch", nan_mismatch}, {"worst_max_abs", max_abs.ToJson()},
+          {"worst_max_rel", max_rel.ToJson()},  {"min_cosine", cosine.ToJson()},
           {"min_snr_db", snr.ToJson()}};
 }
 
@@ -157,7 +151,8 @@ json CheckReportToJson(const CheckReport& r) {
   json failed = json::array();
   for (const auto& stage : r.stages)
     for (const auto& f : stage.findings)
-      if (f.status == Status3::kFail) failed.push_back({{"id", f.id}, {"stage", stage.name}, {"reason", f.message}});
+      if (f.status == Status3::kFail)
+        failed.push_back({{"id", f.id}, {"stage", stage.name}, {"reason", f.message}});
   json stages = json::object();
   for (size_t i = 0; i < r.stages.size(); ++i) stages[r.stages[i].name] = StageToJson(r.stages[i], i);
   json samples = json::array();

@@ -1,8 +1,8 @@
 #include "report/check_json.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "report/report_test_util.h"
 #include "report/text_escape.h"
@@ -34,8 +34,8 @@ std::string SchemaErrors(const json& instance, const std::string& tag) {
       "for e in errors: print('/'.join(map(str, e.path)) + ': ' + e.message[:200])\n"
       "print('VALID' if not errors else 'INVALID')\n";
   std::string out;
-  const int rc = RunCommand(std::string(kPython) + " -c " + ShellQuote(script) + " " + ShellQuote(schema) + " " +
-                                ShellQuote(path.string()) + " 2>&1",
+  const int rc = RunCommand(std::string(kPython) + " -c " + ShellQuote(script) + " " + ShellQuote(schema) +
+                                " " + ShellQuote(path.string()) + " 2>&1",
                             &out);
   if (rc != 0) return "python failed (" + std::to_string(rc) + "): " + out;
   if (out.ends_with("VALID\n") && !out.ends_with("INVALID\n")) return "";
@@ -48,12 +48,14 @@ bool HaveJsonSchema() {
 
 TEST(CheckJson, HasEveryRequiredKey) {
   const json j = CheckReportToJson(MakeSampleReport());
-  for (const char* key : {"schema", "tool", "env", "model", "config", "overall_status", "failed_tests", "stages",
-                          "samples", "metrics", "performance", "layer_curve", "locate", "alignment"})
+  for (const char* key :
+       {"schema", "tool", "env", "model", "config", "overall_status", "failed_tests", "stages", "samples",
+        "metrics", "performance", "layer_curve", "locate", "alignment"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["schema"], "parity.check/1");
   EXPECT_EQ(j["overall_status"], "FAIL");
-  for (const char* key : {"path", "sha256", "opsets", "inputs", "outputs"}) EXPECT_TRUE(j["model"].contains(key));
+  for (const char* key : {"path", "sha256", "opsets", "inputs", "outputs"})
+    EXPECT_TRUE(j["model"].contains(key));
   ASSERT_EQ(j["failed_tests"].size(), 1u);
   EXPECT_EQ(j["failed_tests"][0]["stage"], "numerics");
   EXPECT_EQ(j["failed_tests"][0]["id"], "numerics.anomaly_nan." + testing_util::kOddName);

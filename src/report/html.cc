@@ -2,11 +2,11 @@
 // its stylesheet, script, uPlot and the report's sections and chart data.
 #include "report/html.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "report/check_json.h"
 #include "report/compare_json.h"
@@ -43,8 +43,10 @@ std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, si
   for (size_t s = 0; s < r.samples.size(); ++s)
     for (size_t o = 0; o < r.samples[s].outputs.size(); ++o) {
       const Verdict v = r.samples[s].outputs[o].comparison.status;
-      if (v == Verdict::kFail) failing.push_back({s, o});
-      else if (v == Verdict::kPass) rest.push_back({s, o});
+      if (v == Verdict::kFail)
+        failing.push_back({s, o});
+      else if (v == Verdict::kPass)
+        rest.push_back({s, o});
     }
   failing.insert(failing.end(), rest.begin(), rest.end());
   if (failing.size() > max) failing.resize(max);
@@ -84,14 +86,16 @@ json ChartData(const CheckReport& r) {
   }
   json edges = json::array();
   for (double e : kHistogramEdges) edges.push_back(e);
-  return {{"layer_curve", curve}, {"histograms", histograms}, {"latency", latency}, {"histogram_edges", edges}};
+  return {
+      {"layer_curve", curve}, {"histograms", histograms}, {"latency", latency}, {"histogram_edges", edges}};
 }
 
 // Script text may not contain "</script" (it would end the element early).
 std::string ScriptSafe(std::string_view js) {
   std::string out(js);
   for (size_t at = 0; (at = out.find("</", at)) != std::string::npos; at += 3) {
-    if (out.compare(at + 2, 6, "script") == 0 || out.compare(at + 2, 6, "SCRIPT") == 0) out.replace(at, 2, "<\\/");
+    if (out.compare(at + 2, 6, "script") == 0 || out.compare(at + 2, 6, "SCRIPT") == 0)
+      out.replace(at, 2, "<\\/");
   }
   return out;
 }

@@ -36,10 +36,10 @@ std::string ErrorCell(const json& e) {
                      Esc(JsonText(At(e, "max_abs"))));
 }
 
-void Flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+void Flatten(const json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
   if (j.is_object() && !j.empty()) {
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
+    for (auto it = j.begin(); it != j.end(); ++it) {
       // An opset's "" domain is ai.onnx.
       const std::string key = it.key().empty() ? "(default)" : it.key();
       Flatten(it.value(), prefix.empty() ? key : prefix + "." + key, out);
@@ -71,48 +71,55 @@ std::string LocateSection(const CheckReport& r) {
     s += "<div class=\"callout\"><b>First divergence</b><dl>";
     s += fmt::format("<dt>tensor</dt><dd class=\"mono\">{}</dd>", Text(d, "tensor"));
     s += fmt::format("<dt>produced by</dt><dd class=\"mono\">{}</dd>", Text(d, "producer"));
-    s += fmt::format("<dt>fused node</dt><dd class=\"mono\">{} ({})</dd>", Text(d, "fused_node"), Text(d, "op_type"));
+    s += fmt::format("<dt>fused node</dt><dd class=\"mono\">{} ({})</dd>", Text(d, "fused_node"),
+                     Text(d, "op_type"));
     s += fmt::format("<dt>covers</dt><dd class=\"mono\">{}</dd>", List(At(d, "covered_nodes"), 12));
-    if (!At(d, "module").is_null()) s += fmt::format("<dt>PyTorch module</dt><dd class=\"mono\">{}</dd>", Text(d, "module"));
+    if (!At(d, "module").is_null())
+      s += fmt::format("<dt>PyTorch module</dt><dd class=\"mono\">{}</dd>", Text(d, "module"));
     s += "</dl></div>\n";
   } else {
     s += "<div class=\"callout ok\">No divergence: every observed tensor is within tolerance.</div>\n";
   }
   const json& culprits = At(l, "culprits");
   if (culprits.is_array() && !culprits.empty()) {
-    s += "<h3>Suspect fused nodes</h3>\n<p class=\"note\">local: the node fed the reference's inputs (its own "
-         "error); inherited: the error already in its inputs. Ablation: the optimizer whose switching off "
-         "removes the fusion.</p>\n";
-    s += "<div class=\"table-wrap\"><table><thead><tr><th>fused node</th><th>op</th><th>covers</th><th>local</th>"
+    s +=
+        "<h3>Suspect fused nodes</h3>\n<p class=\"note\">local: the node fed the reference's inputs (its own "
+        "error); inherited: the error already in its inputs. Ablation: the optimizer whose switching off "
+        "removes the fusion.</p>\n";
+    s += "<div class=\"table-wrap\"><table><thead><tr><th>fused "
+         "node</th><th>op</th><th>covers</th><th>local</th>"
          "<th>inherited</th><th>ablation</th></tr></thead><tbody>\n";
     for (const auto& c : culprits) {
       const json& a = At(c, "ablation");
       std::string ablation;
       if (a.is_object() && !At(a, "optimizer").is_null())
         ablation = fmt::format("without <span class=\"mono\">{}</span>: {}; latency {} &rarr; {} ms",
-                               Text(a, "optimizer"), ErrorCell(At(a, "local_without")), Text(a, "latency_ms_with"),
-                               Text(a, "latency_ms_without"));
+                               Text(a, "optimizer"), ErrorCell(At(a, "local_without")),
+                               Text(a, "latency_ms_with"), Text(a, "latency_ms_without"));
       else if (a.is_object())
         ablation = Text(a, "note");
-      s += fmt::format("<tr><td class=\"name mono\">{}</td><td>{}</td><td class=\"name mono\">{}</td><td>{}</td>"
-                       "<td>{}</td><td>{}</td></tr>\n",
-                       Text(c, "fused_node"), Text(c, "op_type"), List(At(c, "covers"), 8), ErrorCell(At(c, "local")),
-                       ErrorCell(At(c, "inherited")), ablation);
+      s += fmt::format(
+          "<tr><td class=\"name mono\">{}</td><td>{}</td><td class=\"name mono\">{}</td><td>{}</td>"
+          "<td>{}</td><td>{}</td></tr>\n",
+          Text(c, "fused_node"), Text(c, "op_type"), List(At(c, "covers"), 8), ErrorCell(At(c, "local")),
+          ErrorCell(At(c, "inherited")), ablation);
     }
     s += "</tbody></table></div>\n";
   }
   const json& repro = At(l, "repro");
-  if (repro.is_object()) s += fmt::format("<p>Minimal reproduction: <code>{}</code></p>\n", Text(repro, "path"));
+  if (repro.is_object())
+    s += fmt::format("<p>Minimal reproduction: <code>{}</code></p>\n", Text(repro, "path"));
   return s + "</section>\n";
 }
 
 std::string StagesSection(const CheckReport& r) {
   std::string s = "<section id=\"stages\">\n<h2>Stages</h2>\n";
   for (const auto& st : r.stages) {
-    s += fmt::format("<details class=\"stage\"{}><summary>{} {} <span class=\"note\">{} finding{}</span>"
-                     "<span class=\"secs\">{} s</span></summary><div>\n",
-                     st.status == Status3::kFail ? " open" : "", Pill(Status3Name(st.status)), Esc(st.name),
-                     st.findings.size(), st.findings.size() == 1 ? "" : "s", Num(st.seconds));
+    s += fmt::format(
+        "<details class=\"stage\"{}><summary>{} {} <span class=\"note\">{} finding{}</span>"
+        "<span class=\"secs\">{} s</span></summary><div>\n",
+        st.status == Status3::kFail ? " open" : "", Pill(Status3Name(st.status)), Esc(st.name),
+        st.findings.size(), st.findings.size() == 1 ? "" : "s", Num(st.seconds));
     if (st.findings.empty()) {
       s += "<p class=\"empty\">No findings.</p>\n";
     } else {
@@ -134,18 +141,22 @@ std::string AlignmentSection(const CheckReport& r) {
   for (const char* key : {"layers", "entries", "alignment"})
     if (At(r.alignment, key).is_array()) entries = &At(r.alignment, key);
   std::string s = "<section id=\"alignment\">\n<h2>PyTorch layer alignment</h2>\n";
-  if (!entries->is_array()) return s + "<pre class=\"json\">" + Esc(DumpJson(r.alignment, 2)) + "</pre>\n</section>\n";
+  if (!entries->is_array())
+    return s + "<pre class=\"json\">" + Esc(DumpJson(r.alignment, 2)) + "</pre>\n</section>\n";
   size_t matched = 0;
   for (const auto& e : *entries) matched += !At(e, "tensor").is_null();
-  s += fmt::format("<p class=\"note\">{} of {} dumped layers matched to an ONNX tensor.</p>\n", matched, entries->size());
-  s += "<div class=\"table-wrap\"><table><thead><tr><th>module</th><th>file</th><th>ONNX tensor</th><th>how</th>"
+  s += fmt::format("<p class=\"note\">{} of {} dumped layers matched to an ONNX tensor.</p>\n", matched,
+                   entries->size());
+  s += "<div class=\"table-wrap\"><table><thead><tr><th>module</th><th>file</th><th>ONNX "
+       "tensor</th><th>how</th>"
        "<th>reason</th></tr></thead><tbody>\n";
   size_t rows = 0;
   for (const auto& e : *entries) {
     if (++rows > kMaxTableRows) break;
-    s += fmt::format("<tr><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td>"
-                     "<td>{}</td><td>{}</td></tr>\n",
-                     Text(e, "module"), Text(e, "file"), Text(e, "tensor"), Text(e, "how"), Text(e, "reason"));
+    s += fmt::format(
+        "<tr><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td>"
+        "<td>{}</td><td>{}</td></tr>\n",
+        Text(e, "module"), Text(e, "file"), Text(e, "tensor"), Text(e, "how"), Text(e, "reason"));
   }
   return s + "</tbody></table></div>\n</section>\n";
 }

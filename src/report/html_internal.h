@@ -2,10 +2,9 @@
 // sections). Internal to src/report.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "report/check_report.h"
 

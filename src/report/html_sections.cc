@@ -1,10 +1,10 @@
 // The head of report.html: navigation, verdict, failed tests, the
 // per-sample metrics, and the chart sections (containers only; the page's
 // script draws into them).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "report/html_internal.h"
 
@@ -20,8 +20,9 @@ std::string ModelPath(const CheckReport& r) {
 }  // namespace
 
 std::string NavSection(const CheckReport& r) {
-  std::string s = "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
-                  "<a href=\"#samples\">Outputs</a>";
+  std::string s =
+      "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
+      "<a href=\"#samples\">Outputs</a>";
   if (!r.layer_curve.empty()) s += "<a href=\"#layers\">Layer error</a>";
   if (!r.locate.is_null()) s += "<a href=\"#locate\">Locate</a>";
   s += "<a href=\"#histograms\">Histograms</a>";
@@ -45,8 +46,10 @@ std::string VerdictSection(const CheckReport& r) {
   s += fmt::format("<div class=\"badge\">{}</div>\n<div class=\"what\">\n", fail ? "FAIL" : "PASS");
   s += fmt::format("<h1>parity check</h1><div class=\"model mono\">{}</div>\n", Esc(ModelPath(r)));
   s += fmt::format(
-      "<div class=\"counts\">{} failed test{} &middot; {} of {} stages passed &middot; {} of {} samples failed</div>\n",
-      failed_tests, failed_tests == 1 ? "" : "s", stages_passed, r.stages.size(), samples_failed, r.samples.size());
+      "<div class=\"counts\">{} failed test{} &middot; {} of {} stages passed &middot; {} of {} samples "
+      "failed</div>\n",
+      failed_tests, failed_tests == 1 ? "" : "s", stages_passed, r.stages.size(), samples_failed,
+      r.samples.size());
   s += "<div class=\"stages\">";
   for (const auto& st : r.stages)
     s += fmt::format("<span class=\"stage-chip\">{} {}</span>", Esc(st.name), Pill(Status3Name(st.status)));
@@ -74,16 +77,19 @@ std::string FailedTestsSection(const CheckReport& r) {
           Esc(sm.name), Esc(sm.error));
     }
   if (!any) return s + "<p class=\"empty\">No failed tests.</p>\n</section>\n";
-  s += "<table class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
+  s += "<table "
+       "class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
   return s + rows + "</tbody></table>\n</section>\n";
 }
 
 std::string SamplesSection(const CheckReport& r) {
   std::string s = "<section id=\"samples\">\n<h2>Outputs per sample</h2>\n";
-  s += "<p class=\"note\">Each output of each sample against its reference; error statistics over the elements "
+  s += "<p class=\"note\">Each output of each sample against its reference; error statistics over the "
+       "elements "
        "finite on both sides, NaN/Inf counted apart. Failing rows are tinted.</p>\n";
   if (r.samples.empty()) return s + "<p class=\"empty\">No samples were run.</p>\n</section>\n";
-  s += "<div class=\"table-wrap\"><table class=\"samples\"><thead><tr><th>sample</th><th>output <span class=\"note\">vs reference</span></th>"
+  s += "<div class=\"table-wrap\"><table class=\"samples\"><thead><tr><th>sample</th><th>output <span "
+       "class=\"note\">vs reference</span></th>"
        "<th>status</th><th class=\"num\">max_abs</th><th>worst element (ref &rarr; test)</th>"
        "<th class=\"num\">max_rel</th><th class=\"num\">cosine</th><th class=\"num\">snr dB</th>"
        "<th class=\"num\">mismatches</th><th class=\"num\">NaN mism.</th><th>tolerance</th><th>reason</th>"
@@ -94,13 +100,14 @@ std::string SamplesSection(const CheckReport& r) {
     const size_t span = sm.outputs.empty() || !sm.error.empty() ? 1 : sm.outputs.size() + behaviour_row;
     // The sample's cell spans all its rows; only the first row carries it.
     std::string sample_cell = fmt::format(
-        "<td class=\"sample\" rowspan=\"{}\"><b>{}</b><br><span class=\"note\">{}</span></td>", span, Esc(sm.name),
-        Esc(sm.kind + (sm.input_summary.empty() ? "" : " \xC2\xB7 " + sm.input_summary)));
+        "<td class=\"sample\" rowspan=\"{}\"><b>{}</b><br><span class=\"note\">{}</span></td>", span,
+        Esc(sm.name), Esc(sm.kind + (sm.input_summary.empty() ? "" : " \xC2\xB7 " + sm.input_summary)));
     if (!sm.error.empty() || sm.outputs.empty()) {
-      s += fmt::format("<tr class=\"{}\">{}<td></td><td>{}</td><td colspan=\"9\" class=\"reason\">{}</td></tr>\n",
-                       sm.error.empty() ? "" : "raised", sample_cell, Pill(Status3Name(sm.status)),
-                       Esc(sm.error.empty() ? (sm.behaviour.empty() ? "no outputs compared" : sm.behaviour)
-                                            : "ONNX Runtime raised: " + sm.error));
+      s += fmt::format(
+          "<tr class=\"{}\">{}<td></td><td>{}</td><td colspan=\"9\" class=\"reason\">{}</td></tr>\n",
+          sm.error.empty() ? "" : "raised", sample_cell, Pill(Status3Name(sm.status)),
+          Esc(sm.error.empty() ? (sm.behaviour.empty() ? "no outputs compared" : sm.behaviour)
+                               : "ONNX Runtime raised: " + sm.error));
       continue;
     }
     for (const auto& o : sm.outputs) {
@@ -108,19 +115,22 @@ std::string SamplesSection(const CheckReport& r) {
       const TensorComparison& c = o.comparison;
       const TensorMetrics& m = c.metrics;
       const auto& t = c.tolerance.tolerance;
-      s += fmt::format("<tr class=\"{}\">{}<td class=\"name\"><span class=\"mono\">{}</span><br><span class=\"note\">vs "
-                       "{}</span></td><td>{}</td>",
-                       c.status == Verdict::kFail ? "fail" : "", sample_cell, Esc(o.output), Esc(o.against),
-                       Pill(VerdictName(c.status)));
+      s += fmt::format(
+          "<tr class=\"{}\">{}<td class=\"name\"><span class=\"mono\">{}</span><br><span class=\"note\">vs "
+          "{}</span></td><td>{}</td>",
+          c.status == Verdict::kFail ? "fail" : "", sample_cell, Esc(o.output), Esc(o.against),
+          Pill(VerdictName(c.status)));
       sample_cell.clear();
       if (c.status == Verdict::kUnchecked) {
         s += "<td colspan=\"7\"></td>";
       } else {
         std::string where;
-        for (size_t i = 0; i < m.max_abs_index.size(); ++i) where += fmt::format("{}{}", i ? "," : "", m.max_abs_index[i]);
+        for (size_t i = 0; i < m.max_abs_index.size(); ++i)
+          where += fmt::format("{}{}", i ? "," : "", m.max_abs_index[i]);
         s += fmt::format(
             "<td class=\"num\">{}</td><td class=\"mono\">[{}] {} &rarr; {}</td><td class=\"num\">{}</td>"
-            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td>",
+            "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td "
+            "class=\"num\">{}</td>",
             Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Num(m.cosine),
             Num(m.snr_db), m.mismatches, m.count, m.nan_mismatch);
       }
@@ -131,15 +141,18 @@ std::string SamplesSection(const CheckReport& r) {
       s += fmt::format("<tr><td colspan=\"11\" class=\"note\">behaviour: {}</td></tr>\n", Esc(sm.behaviour));
   }
   s += "</tbody></table></div>\n";
-  if (rows > kMaxTableRows) s += fmt::format("<p class=\"note\">First {} outputs shown; report.json has all.</p>\n", kMaxTableRows);
+  if (rows > kMaxTableRows)
+    s += fmt::format("<p class=\"note\">First {} outputs shown; report.json has all.</p>\n", kMaxTableRows);
   return s + "</section>\n";
 }
 
 std::string LayerCurveSection(const CheckReport& r) {
   if (r.layer_curve.empty()) return "";
   std::string s = "<section id=\"layers\">\n<h2>Error along the graph</h2>\n";
-  s += "<p class=\"note\">Each observed tensor in topological order: its largest error divided by the tolerance "
-       "band at that element (log scale). Above the red line at 1 the tensor fails. Exact matches are drawn at "
+  s += "<p class=\"note\">Each observed tensor in topological order: its largest error divided by the "
+       "tolerance "
+       "band at that element (log scale). Above the red line at 1 the tensor fails. Exact matches are drawn "
+       "at "
        "the floor of the axis.</p>\n";
   const LayerErrorPoint* first = nullptr;
   for (const auto& p : r.layer_curve)
@@ -148,17 +161,18 @@ std::string LayerCurveSection(const CheckReport& r) {
       break;
     }
   if (first)
-    s += fmt::format("<p>First tensor over tolerance: <b class=\"mono\">{}</b> ({}, index {}), error {} &times; "
-                     "tolerance, max_abs {}.</p>\n",
-                     Esc(first->tensor), Esc(first->op_type), first->index, Num(first->error_ratio),
-                     Num(first->max_abs));
+    s += fmt::format(
+        "<p>First tensor over tolerance: <b class=\"mono\">{}</b> ({}, index {}), error {} &times; "
+        "tolerance, max_abs {}.</p>\n",
+        Esc(first->tensor), Esc(first->op_type), first->index, Num(first->error_ratio), Num(first->max_abs));
   s += "<div class=\"chart\" id=\"chart-layers\" data-chart=\"layer_curve\"></div>\n</section>\n";
   return s;
 }
 
 std::string HistogramsSection(const CheckReport& r) {
   std::string s = "<section id=\"histograms\">\n<h2>Error histograms</h2>\n";
-  s += "<p class=\"note\">|test &minus; reference| over the finite elements of each output, by decade. Failing "
+  s += "<p class=\"note\">|test &minus; reference| over the finite elements of each output, by decade. "
+       "Failing "
        "outputs first.</p>\n";
   const auto picks = HistogramOutputs(r, kMaxHistograms);
   if (picks.empty()) return s + "<p class=\"empty\">No output was compared.</p>\n</section>\n";
@@ -168,7 +182,8 @@ std::string HistogramsSection(const CheckReport& r) {
     const OutputResult& o = sm.outputs[picks[i].second];
     s += fmt::format(
         "<div class=\"chart\" id=\"chart-hist-{}\" data-chart=\"histogram\" data-index=\"{}\">"
-        "<div class=\"chart-title\"><span class=\"mono\">{}</span> / <span class=\"mono\">{}</span>{}</div></div>\n",
+        "<div class=\"chart-title\"><span class=\"mono\">{}</span> / <span "
+        "class=\"mono\">{}</span>{}</div></div>\n",
         i, i, Esc(sm.name), Esc(o.output), Pill(VerdictName(o.comparison.status)));
   }
   return s + "</div>\n</section>\n";
@@ -178,18 +193,21 @@ std::string PerformanceSection(const CheckReport& r) {
   if (r.performance.empty()) return "";
   std::string s = "<section id=\"performance\">\n<h2>Latency and memory</h2>\n";
   s += "<table><thead><tr><th>config</th><th class=\"num\">runs</th><th class=\"num\">mean ms</th>"
-       "<th class=\"num\">p50</th><th class=\"num\">p95</th><th class=\"num\">p99</th><th class=\"num\">min</th>"
+       "<th class=\"num\">p50</th><th class=\"num\">p95</th><th class=\"num\">p99</th><th "
+       "class=\"num\">min</th>"
        "<th class=\"num\">max</th><th class=\"num\">session ms</th><th class=\"num\">peak RSS</th>"
        "<th>deterministic</th></tr></thead><tbody>\n";
   for (const auto& p : r.performance) {
     const LatencyStats& l = p.latency;
     s += fmt::format(
-        "<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<tr><td class=\"mono\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
         Esc(p.config), l.runs, Num(l.mean_ms), Num(l.p50_ms), Num(l.p95_ms), Num(l.p99_ms), Num(l.min_ms),
         Num(l.max_ms), Num(p.session_creation_ms),
-        p.peak_rss_bytes > 0 ? fmt::format("{:.1f} MiB", static_cast<double>(p.peak_rss_bytes) / 1048576.0) : "n/a",
+        p.peak_rss_bytes > 0 ? fmt::format("{:.1f} MiB", static_cast<double>(p.peak_rss_bytes) / 1048576.0)
+                             : "n/a",
         p.deterministic ? Pill("pass") : Pill("fail"));
   }
   s += "</tbody></table>\n";

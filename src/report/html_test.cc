@@ -1,10 +1,10 @@
 #include "report/html.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <regex>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "report/report_test_util.h"
 
@@ -45,7 +45,8 @@ TEST(Html, VerdictComesFirstAndTextIsEscaped) {
   EXPECT_EQ(html.find(kOddName), std::string::npos);
   EXPECT_EQ(Count(html, "<script"), 4u);
   EXPECT_EQ(Count(html, "</script>"), 4u);
-  EXPECT_NE(html.find("out&lt;b&gt;&amp;amp;&quot;quoted&quot; &#39;single&#39; &lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("out&lt;b&gt;&amp;amp;&quot;quoted&quot; &#39;single&#39; &lt;/script&gt;"),
+            std::string::npos);
 }
 
 TEST(Html, IsSelfContained) {
@@ -79,7 +80,8 @@ TEST(Html, OptionalSectionsOnlyWhenPresent) {
 std::pair<size_t, size_t> ChartsDrawn(const std::string& dom) {
   const std::regex container("<div class=\"chart\"[^>]*data-chart=\"([a-z_]+)\"[^>]*>");
   size_t charts = 0, rendered = 0;
-  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), container); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), container); it != std::sregex_iterator();
+       ++it) {
     ++charts;
     rendered += it->str().find("data-rendered=\"true\"") != std::string::npos;
   }
@@ -97,11 +99,13 @@ class HtmlInChromium : public ::testing::Test {
   // Runs chromium on `page` with `args`; returns stdout, fills *log with stderr.
   static std::string Run(const fs::path& page, const std::string& args, std::string* log) {
     const fs::path dir = page.parent_path();
-    const std::string cmd = "timeout 90 " + Chromium() +
-                            " --headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check "
-                            "--user-data-dir=" + ShellQuote((dir / "profile").string()) +
-                            " --enable-logging=stderr --v=0 --virtual-time-budget=5000 " + args + " " +
-                            ShellQuote("file://" + page.string()) + " 2>" + ShellQuote((dir / "stderr.txt").string());
+    const std::string cmd =
+        "timeout 90 " + Chromium() +
+        " --headless --no-sandbox --disable-gpu --no-first-run --no-default-browser-check "
+        "--user-data-dir=" +
+        ShellQuote((dir / "profile").string()) +
+        " --enable-logging=stderr --v=0 --virtual-time-budget=5000 " + args + " " +
+        ShellQuote("file://" + page.string()) + " 2>" + ShellQuote((dir / "stderr.txt").string());
     std::string out;
     RunCommand(cmd, &out);
     *log = ReadAll(dir / "stderr.txt");
@@ -123,7 +127,8 @@ TEST_F(HtmlInChromium, DrawsEveryChartWithoutConsoleErrors) {
   EXPECT_EQ(charts, 6u) << dom.substr(0, 2000);
   EXPECT_EQ(rendered, charts);
   EXPECT_EQ(Count(dom, "<canvas"), 6u);  // one uPlot canvas each
-  EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"), std::string::npos)
+  EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"),
+            std::string::npos)
       << "script errors reported in the page";
   // Chromium logs console messages (errors, CSP violations) as CONSOLE lines.
   std::istringstream lines(log);
@@ -174,7 +179,8 @@ red = sum(1 for p in px if p[0] > 170 and p[1] < 90 and p[2] < 90)
 print(len(set(px)), round(1 - white / len(px), 4), red)
 )PY";
   std::string out;
-  ASSERT_EQ(RunCommand("/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(png.string()), &out), 0) << out;
+  ASSERT_EQ(RunCommand("/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(png.string()), &out), 0)
+      << out;
   size_t colours = 0, red = 0;
   double ink = 0;
   std::istringstream(out) >> colours >> ink >> red;
@@ -202,7 +208,8 @@ TEST_F(HtmlInChromium, PassingReportWithoutOptionalPartsHasNoErrors) {
   EXPECT_NE(dom.find("data-verdict=\"PASS\""), std::string::npos);
   EXPECT_EQ(ChartsDrawn(dom), std::make_pair(size_t{1}, size_t{1}));  // the one histogram
   EXPECT_NE(dom.find("No failed tests."), std::string::npos);
-  EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"), std::string::npos);
+  EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"),
+            std::string::npos);
   EXPECT_EQ(log.find("CONSOLE"), std::string::npos) << log;
 }
 

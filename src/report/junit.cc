@@ -1,8 +1,8 @@
 #include "report/junit.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "report/text_escape.h"
 
@@ -133,13 +133,16 @@ std::string CheckReportToJUnit(const CheckReport& report) {
     seconds += Secs(s.seconds);
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"parity check\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
-                     "time=\"{:.6f}\">\n",
-                     tests, failures, skipped, seconds);
+  out += fmt::format(
+      "<testsuites name=\"parity check\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+      "time=\"{:.6f}\">\n",
+      tests, failures, skipped, seconds);
   for (const auto& s : suites) {
     out += fmt::format(
-        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.6f}\">\n",
-        XmlEscape(s.name), s.cases.size(), s.Count(Status3::kFail), s.Count(Status3::kSkipped), Secs(s.seconds));
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+        "time=\"{:.6f}\">\n",
+        XmlEscape(s.name), s.cases.size(), s.Count(Status3::kFail), s.Count(Status3::kSkipped),
+        Secs(s.seconds));
     for (const auto& c : s.cases) AppendCase(out, c);
     out += "  </testsuite>\n";
   }

@@ -1,8 +1,8 @@
 #include "report/junit.h"
 
-#include <fstream>
-
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "report/report_test_util.h"
 
@@ -31,8 +31,8 @@ std::string ParseWithPython(const std::string& xml) {
       "  print(s.get('name'), s.get('tests'), s.get('failures'), s.get('skipped'), len(cases), len(fails))\n"
       "  for f in fails: print('FAILURE', repr(f.get('message')))\n";
   std::string out;
-  const int rc =
-      RunCommand("/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(path.string()) + " 2>&1", &out);
+  const int rc = RunCommand(
+      "/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(path.string()) + " 2>&1", &out);
   return rc == 0 ? out : "python failed: " + out;
 }
 
@@ -57,7 +57,8 @@ TEST(JUnit, RuntimeErrorIsTheFailureMessage) {
   const std::string xml = CheckReportToJUnit(r);
   const std::string out = ParseWithPython(xml);
   EXPECT_NE(out.find("samples 2 2 0 2 2\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("ONNX Runtime raised: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT"), std::string::npos) << out;
+  EXPECT_NE(out.find("ONNX Runtime raised: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT"), std::string::npos)
+      << out;
   EXPECT_EQ(xml.find('\x01'), std::string::npos);  // XML 1.0 forbids it
 }
 
@@ -67,9 +68,10 @@ TEST(JUnit, TimesAreFiniteAndSummed) {
   const std::string xml = CheckReportToJUnit(r);
   EXPECT_EQ(xml.find("time=\"nan"), std::string::npos);
   EXPECT_EQ(xml.find("time=\"-"), std::string::npos);
-  EXPECT_NE(xml.find("<testsuites name=\"parity check\" tests=\"8\" failures=\"2\" errors=\"0\" skipped=\"1\" "
-                     "time=\"1.000000\">"),
-            std::string::npos)
+  EXPECT_NE(
+      xml.find("<testsuites name=\"parity check\" tests=\"8\" failures=\"2\" errors=\"0\" skipped=\"1\" "
+               "time=\"1.000000\">"),
+      std::string::npos)
       << xml.substr(0, 300);
 }
 

@@ -2,6 +2,7 @@
 // awkward cases every writer must survive, and small process helpers.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -9,15 +10,14 @@
 #include <limits>
 #include <string>
 
-#include <gtest/gtest.h>
-
 #include "report/check_report.h"
 
 namespace parity::testing_util {
 
 // A tensor name that breaks careless HTML, XML, JSON-in-script and shells.
 inline const std::string kOddName =
-    "out<b>&amp;\"quoted\" 'single' </script><script>alert(1)</script> /very/long/name/" + std::string(80, 'x');
+    "out<b>&amp;\"quoted\" 'single' </script><script>alert(1)</script> /very/long/name/" +
+    std::string(80, 'x');
 
 // Two samples: `typical` passes; `anomaly_nan` fails on kOddName with NaN
 // mismatches (and +inf snr on its passing output); a layer curve of 60
@@ -45,8 +45,8 @@ inline CheckReport MakeSampleReport() {
     r.stages.push_back(s);
   }
   r.stages[2].status = Status3::kFail;
-  r.stages[2].findings.push_back({"numerics.anomaly_nan." + kOddName, Status3::kFail,
-                                  "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
+  r.stages[2].findings.push_back(
+      {"numerics.anomaly_nan." + kOddName, Status3::kFail, "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
   r.stages[4].status = Status3::kSkipped;
   r.stages[4].findings.clear();
 
@@ -102,27 +102,39 @@ inline CheckReport MakeSampleReport() {
     p.session_creation_ms = 12.5 + k;
     p.peak_rss_bytes = 150 << 20;
     p.deterministic = k == 0;
-    for (int i = 0; i < 50; ++i) p.latency.samples_ms.push_back((k == 0 ? 4.0 : 2.5) + 0.01 * ((i * 37) % 50));
+    for (int i = 0; i < 50; ++i)
+      p.latency.samples_ms.push_back((k == 0 ? 4.0 : 2.5) + 0.01 * ((i * 37) % 50));
     p.latency.runs = 50;
     p.latency.mean_ms = p.latency.p50_ms = k == 0 ? 4.25 : 2.75;
     p.latency.p95_ms = p.latency.p99_ms = p.latency.max_ms = k == 0 ? 4.49 : 2.99;
     p.latency.min_ms = k == 0 ? 4.0 : 2.5;
     r.performance.push_back(p);
   }
-  r.locate = {{"schema", "parity.locate/1"},
-              {"first_divergence",
-               {{"tensor", kOddName}, {"producer", "/layer45/Conv"}, {"fused_node", "FusedConv_45"},
-                {"op_type", "FusedConv"}, {"covered_nodes", {"/layer45/Conv", "/layer45/Relu"}}}},
-              {"culprits",
-               {{{"fused_node", "FusedConv_45"}, {"op_type", "FusedConv"}, {"fused", true},
-                 {"covers", {"/layer45/Conv", "/layer45/Relu"}},
-                 {"local", {{"tensor", kOddName}, {"max_abs", 0.5}, {"score", 5000.0}, {"pass", false}}},
-                 {"inherited", {{"tensor", "/layer44/out"}, {"max_abs", 1e-7}, {"score", 0.001}, {"pass", true}}},
-                 {"ablation", nullptr}}}}};
-  r.alignment = nlohmann::json::array(
-      {{{"module", "layer1.0.conv1"}, {"file", "layer_0001_layer1.0.conv1.npy"}, {"tensor", "/layer1/conv1/Conv_output_0"}, {"how", "name"}},
-       {{"module", "layer1.0.bn1"}, {"file", "layer_0002_layer1.0.bn1.npy"}, {"tensor", nullptr}, {"how", "none"},
-        {"reason", "folded into the Conv before it"}}});
+  r.locate = {
+      {"schema", "parity.locate/1"},
+      {"first_divergence",
+       {{"tensor", kOddName},
+        {"producer", "/layer45/Conv"},
+        {"fused_node", "FusedConv_45"},
+        {"op_type", "FusedConv"},
+        {"covered_nodes", {"/layer45/Conv", "/layer45/Relu"}}}},
+      {"culprits",
+       {{{"fused_node", "FusedConv_45"},
+         {"op_type", "FusedConv"},
+         {"fused", true},
+         {"covers", {"/layer45/Conv", "/layer45/Relu"}},
+         {"local", {{"tensor", kOddName}, {"max_abs", 0.5}, {"score", 5000.0}, {"pass", false}}},
+         {"inherited", {{"tensor", "/layer44/out"}, {"max_abs", 1e-7}, {"score", 0.001}, {"pass", true}}},
+         {"ablation", nullptr}}}}};
+  r.alignment = nlohmann::json::array({{{"module", "layer1.0.conv1"},
+                                        {"file", "layer_0001_layer1.0.conv1.npy"},
+                                        {"tensor", "/layer1/conv1/Conv_output_0"},
+                                        {"how", "name"}},
+                                       {{"module", "layer1.0.bn1"},
+                                        {"file", "layer_0002_layer1.0.bn1.npy"},
+                                        {"tensor", nullptr},
+                                        {"how", "none"},
+                                        {"reason", "folded into the Conv before it"}}});
   return r;
 }
 

@@ -1,9 +1,9 @@
 #include "report/report_writer.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "report/report_test_util.h"
 
@@ -24,7 +24,8 @@ std::string ReadAll(const fs::path& p) {
 TEST(WriteCheckReport, WritesAllThreeFilesWhole) {
   const fs::path dir = FreshDir("writer") / "nested" / "report";  // created by the call
   ASSERT_TRUE(WriteCheckReport(MakeSampleReport(), dir));
-  for (const char* name : {kReportJsonName, kReportHtmlName, kReportJUnitName}) EXPECT_TRUE(fs::exists(dir / name)) << name;
+  for (const char* name : {kReportJsonName, kReportHtmlName, kReportJUnitName})
+    EXPECT_TRUE(fs::exists(dir / name)) << name;
   const auto j = nlohmann::json::parse(ReadAll(dir / kReportJsonName));
   EXPECT_EQ(j["schema"], "parity.check/1");
   EXPECT_TRUE(ReadAll(dir / kReportHtmlName).ends_with("</html>\n"));

@@ -4,10 +4,9 @@
 // passes them through these functions, so every report stays well formed.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace parity {
 
