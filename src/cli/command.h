@@ -62,5 +62,7 @@ void RegisterBaseline(CLI::App& app);
 void RegisterCompare(CLI::App& app);
 void RegisterDemo(CLI::App& app);
 void RegisterAlign(CLI::App& app);
+void RegisterInputs(CLI::App& app);
+void RegisterBench(CLI::App& app);
 
 }  // namespace parity::cli

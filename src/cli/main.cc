@@ -16,12 +16,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   parity::cli::RegisterEnv(app);
   parity::cli::RegisterInspect(app);
+  parity::cli::RegisterInputs(app);
   parity::cli::RegisterRun(app);
   parity::cli::RegisterBaseline(app);
   parity::cli::RegisterAlign(app);
   parity::cli::RegisterLocate(app);
   parity::cli::RegisterCompare(app);
   parity::cli::RegisterCheck(app);
+  parity::cli::RegisterBench(app);
   parity::cli::RegisterDemo(app);
   try {
     app.parse(argc, argv);
