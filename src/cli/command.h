@@ -65,4 +65,5 @@ void RegisterAlign(CLI::App& app);
 void RegisterInputs(CLI::App& app);
 void RegisterBench(CLI::App& app);
 
+void RegisterLocate(CLI::App& app);
 }  // namespace parity::cli

@@ -1,0 +1,119 @@
+// parity locate MODEL [--inputs FILE]: where does the target (a config, and
+// optionally a derived --target-model) depart from the reference, fused node
+// by fused node. Exit 0: no failing tensor; 1: a divergence; 2: bad input;
+// 3: the runtime failed.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "engine/locate.h"
+#include "engine/random_sample.h"
+#include "engine/tensor_source.h"
+#include "onnx/model.h"
+#include "report/locate_report.h"
+
+namespace parity::cli {
+namespace {
+
+struct LocateCliOptions {
+  std::string model;
+  std::string inputs;
+  std::string sample;
+  std::string reference = "disable";
+  std::string target_model;
+  std::string repro;
+  std::string json;
+  bool no_ablation = false;
+  int seed = 0;
+  ConfigOptions config;
+  ToleranceOptions tolerance;
+};
+
+Result<RunConfig> ResolveReference(const std::string& spec) {
+  if (spec.starts_with("torch:"))
+    return Unsupported("--reference torch:DIR is not supported by locate yet; use `parity align` for a PyTorch dump");
+  if (auto level = OptLevelFromName(spec)) {
+    RunConfig c;
+    c.opt_level = *level;
+    return c;
+  }
+  return WithContext(LoadRunConfig(spec), "--reference");
+}
+
+Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
+  if (o.inputs.empty()) {
+    std::fprintf(stderr, "parity: no --inputs: using a seeded standard-normal sample (seed %d, dynamic dims 1)\n",
+                 o.seed);
+    return RandomSample(model, static_cast<uint32_t>(o.seed));
+  }
+  PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs));
+  if (samples.empty()) return InvalidArgument(o.inputs + ": no tensors");
+  if (o.sample.empty()) {
+    if (samples.size() > 1)
+      std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",
+                   samples.size(), o.inputs.c_str(), samples.front().name.c_str());
+    return std::move(samples.front());
+  }
+  for (auto& s : samples)
+    if (s.name == o.sample) return std::move(s);
+  return NotFound(fmt::format("{}: no sample named '{}'", o.inputs, o.sample));
+}
+
+int RunLocate(const LocateCliOptions& o) {
+  LocateOptions options;
+  auto target = ResolveConfig(o.config, "all");
+  if (!target) return ReportError(target.error());
+  options.target = *target;
+  auto reference = ResolveReference(o.reference);
+  if (!reference) return ReportError(reference.error());
+  options.reference = *reference;
+  auto policy = ResolveTolerance(o.tolerance);
+  if (!policy) return ReportError(policy.error());
+  options.policy = *policy;
+  options.model_label = o.model;
+  options.target_label = o.target_model;
+  options.ablation = !o.no_ablation;
+  options.repro_dir = o.repro;
+
+  auto model = Model::Load(o.model);
+  if (!model) return ReportError(model.error());
+  std::optional<Model> derived;
+  if (!o.target_model.empty()) {
+    auto m = Model::Load(o.target_model);
+    if (!m) return ReportError(m.error());
+    derived = std::move(*m);
+  }
+  auto sample = PickSample(o, *model);
+  if (!sample) return ReportError(sample.error());
+  auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);
+  if (!report) return ReportError(report.error());
+  PrintLocateSummary(*report, stdout);
+  if (!o.json.empty())
+    if (auto s = WriteJsonReport(o.json, LocateReportToJson(*report)); !s) return ReportError(s.error());
+  return report->diverged() ? 1 : 0;
+}
+
+}  // namespace
+
+void RegisterLocate(CLI::App& app) {
+  auto o = std::make_shared<LocateCliOptions>();
+  auto* cmd = app.add_subcommand("locate", "find the fused node where the target departs from the reference");
+  cmd->add_option("model", o->model, "the .onnx model")->required();
+  cmd->add_option("--inputs", o->inputs, "input tensors (.npz, .npy, .pb or a directory); default: seeded random");
+  cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
+  cmd->add_option("--seed", o->seed, "seed of the random sample when --inputs is not given");
+  cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, or CONFIG.json");
+  cmd->add_option("--target", o->config.config_file, "the target config as a JSON file (same as --config)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--target-model", o->target_model, "a model derived from MODEL that shares its tensor names");
+  cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");
+  cmd->add_option("--json", o->json, "write the parity.locate/1 report here");
+  cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off to find each culprit's");
+  AddConfigOptions(cmd, &o->config, "all");
+  AddToleranceOptions(cmd, &o->tolerance);
+  cmd->callback([o] { ExitCode() = RunLocate(*o); });
+}
+
+}  // namespace parity::cli
