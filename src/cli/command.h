@@ -61,9 +61,10 @@ void RegisterRun(CLI::App& app);
 void RegisterBaseline(CLI::App& app);
 void RegisterCompare(CLI::App& app);
 void RegisterDemo(CLI::App& app);
+void RegisterCheck(CLI::App& app);
 void RegisterAlign(CLI::App& app);
 void RegisterInputs(CLI::App& app);
 void RegisterBench(CLI::App& app);
-
 void RegisterLocate(CLI::App& app);
+
 }  // namespace parity::cli

@@ -1,0 +1,99 @@
+// parity check MODEL: the whole validation — syntax, signature, numerics,
+// runtime, robustness — with a verdict, an exit code and reports for people
+// (HTML, terminal) and CI (JSON, JUnit).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "engine/check.h"
+#include "report/check_console.h"
+#include "report/check_json.h"
+#include "report/report_writer.h"
+
+namespace parity::cli {
+namespace {
+
+struct CheckCmdOptions {
+  std::string model;
+  std::string torch;
+  std::string inputs;
+  std::string reference_model;
+  std::string reference_config;
+  std::string report_dir;
+  std::string json;
+  uint32_t seed = 0;
+  int runs = 20;
+  int warmup = 3;
+  bool no_locate = false;
+  ConfigOptions target;
+  ToleranceOptions tolerance;
+};
+
+int RunCheckCommand(const CheckCmdOptions& o) {
+  CheckOptions options;
+  options.model_path = o.model;
+  options.torch_dir = o.torch;
+  options.inputs_path = o.inputs;
+  options.reference_model_path = o.reference_model;
+  options.seed = o.seed;
+  options.latency_runs = o.runs;
+  options.latency_warmup = o.warmup;
+  options.locate_on_failure = !o.no_locate;
+  auto target = ResolveConfig(o.target, "all");
+  if (!target) return ReportError(target.error());
+  options.target = *target;
+  if (!o.reference_config.empty()) {
+    auto reference = LoadRunConfig(o.reference_config);
+    if (!reference) return ReportError(reference.error().With("--reference-config"));
+    options.reference = *reference;
+  }
+  auto policy = ResolveTolerance(o.tolerance);
+  if (!policy) return ReportError(policy.error());
+  options.policy = *policy;
+  // One bar per stage's own steps; stderr only, and only on a terminal.
+  ProgressBar progress(100);
+  options.progress = [&progress](const std::string& stage, int done, int total) {
+    progress.Update(total > 0 ? static_cast<size_t>(done * 100 / total) : 0,
+                    fmt::format("{} {}/{}", stage, done, total));
+  };
+
+  auto report = RunCheck(options);
+  progress.Finish();
+  if (!report) return ReportError(report.error());
+  PrintCheckSummary(*report, stdout);
+  if (!o.report_dir.empty()) {
+    if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
+    fmt::print("reports: {0}/report.html, {0}/report.json, {0}/junit.xml\n", o.report_dir);
+  }
+  if (!o.json.empty()) {
+    if (auto s = WriteJsonReport(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
+  }
+  return report->overall == Status3::kFail ? 1 : 0;
+}
+
+}  // namespace
+
+void RegisterCheck(CLI::App& app) {
+  auto o = std::make_shared<CheckCmdOptions>();
+  auto* cmd = app.add_subcommand(
+      "check", "the whole validation: syntax, signature, numerics, runtime, robustness; reports for CI and people");
+  cmd->add_option("model", o->model, "the exported .onnx model")->required();
+  cmd->add_option("--torch", o->torch, "a PyTorch dump directory (python -m parity_torch dump ...)");
+  cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
+  cmd->add_option("--reference-model", o->reference_model,
+                  "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");
+  cmd->add_option("--reference-config", o->reference_config, "the reference run's config as JSON (default: disable)");
+  cmd->add_option("--seed", o->seed, "seed for generated samples");
+  cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)");
+  cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)");
+  cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
+  cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
+  cmd->add_option("--json", o->json, "also write the JSON report to FILE");
+  AddConfigOptions(cmd, &o->target, "all");
+  AddToleranceOptions(cmd, &o->tolerance);
+  cmd->callback([o] { ExitCode() = RunCheckCommand(*o); });
+}
+
+}  // namespace parity::cli

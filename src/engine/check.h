@@ -1,0 +1,44 @@
+// `parity check`: the whole validation of an exported model in one call, in
+// the stages of SPEC.md — syntax, signature, numerics, runtime, robustness —
+// on typical, boundary and anomalous samples, ending in a CheckReport (plain
+// data; src/report/ renders it).
+//
+// Every ORT error is caught per sample and reported; the run goes on. The
+// function fails (returns an error) only for bad input that makes checking
+// meaningless: the model file cannot be read, the inputs file or the PyTorch
+// dump cannot be read, an option is invalid.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "report/check_report.h"
+
+namespace parity {
+
+struct CheckOptions {
+  std::string model_path;
+  // A model MODEL derives from (simplified, fp16, quantized, patched) that
+  // shares its tensor names: the reference runs it instead of MODEL. Empty:
+  // the reference is MODEL itself under the reference config.
+  std::string reference_model_path;
+  std::string torch_dir;    // a PyTorch dump (python/parity_torch); empty: none
+  std::string inputs_path;  // user samples; empty: generated from the signature
+  uint32_t seed = 0;        // for generated samples
+  RunConfig reference;      // the unfused run (disable)
+  RunConfig target;         // the deployed config (all)
+  TolerancePolicy policy;
+  int latency_runs = 20;
+  int latency_warmup = 3;
+  bool locate_on_failure = true;
+  // Progress: (stage, done, total); may be empty.
+  std::function<void(const std::string&, int, int)> progress;
+};
+
+Result<CheckReport> RunCheck(const CheckOptions& options);
+
+}  // namespace parity

@@ -1,0 +1,121 @@
+// The numerics stage: every non-anomalous sample under the target config
+// against the unfused reference, and, with a PyTorch dump, against PyTorch
+// (outputs and layer by layer). On a failure, locate names the node.
+#include <fmt/format.h>
+
+#include "compare/compare_sets.h"
+#include "engine/check_internal.h"
+#include "engine/runner.h"
+#include "engine/torch_compare.h"
+
+namespace parity::check_internal {
+namespace {
+
+void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against) {
+  for (const auto& t : cmp.tensors) {
+    result.outputs.push_back({t.name, against, t});
+    if (t.status == Verdict::kFail) result.status = Status3::kFail;
+  }
+}
+
+}  // namespace
+
+void StageNumerics(Context& ctx) {
+  StageResult stage{.name = "numerics"};
+  std::vector<CheckFinding>& f = stage.findings;
+  if (!ctx.reference || !ctx.target) {
+    f.push_back(Skip("numerics", "skipped: ORT could not load the model (see syntax)"));
+    ctx.report.stages.push_back(std::move(stage));
+    return;
+  }
+  CompareOptions compare;
+  compare.policy = ctx.options.policy;
+  int done = 0;
+  for (const auto& sample : ctx.samples) {
+    if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.samples.size()));
+    const std::string kind = SampleKind(sample.name);
+    if (kind == "anomaly") continue;
+    SampleResult result{.name = sample.name, .kind = kind, .input_summary = DescribeTensors(sample.tensors)};
+    auto ref = RunSample(*ctx.reference, sample, ctx.label);
+    auto test = ref ? RunSample(*ctx.target, sample, ctx.label) : ref;
+    const std::string id = fmt::format("numerics.{}", sample.name);
+    if (!ref || !test) {
+      result.status = Status3::kFail;
+      result.error = (!ref ? ref : test).error().message();
+      f.push_back(Fail(id, result.error));
+      ctx.report.samples.push_back(std::move(result));
+      continue;
+    }
+    auto cmp = CompareSets(*ref, *test, compare);
+    if (!cmp) {
+      f.push_back(Fail(id, cmp.error().message()));
+      continue;
+    }
+    AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.Label());
+    for (const auto& t : cmp->tensors) {
+      const std::string oid = fmt::format("{}.{}", id, t.name);
+      if (t.status == Verdict::kFail)
+        f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(),
+                                          ctx.options.reference.Label(), t.reason)));
+      else
+        f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:g} rtol {:g}", t.metrics.max_abs,
+                                          t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol)));
+    }
+    for (const auto& finding : cmp->findings)
+      if (finding.fatal)
+        f.push_back(Fail(fmt::format("{}.{}", id, finding.name),
+                         fmt::format("{}: reference {}, target {}", FindingKindName(finding.kind), finding.reference,
+                                     finding.test)));
+    ctx.report.samples.push_back(std::move(result));
+  }
+
+  if (ctx.dump) {
+    // Against PyTorch: the dump's own inputs through the target config, and
+    // layer by layer through the unfused reference (an exporter problem shows
+    // there, apart from any fusion).
+    auto inputs = LoadTorchInputs(*ctx.dump);
+    auto expected = LoadTorchOutputs(*ctx.dump);
+    if (!inputs || !expected) {
+      f.push_back(Fail("numerics.torch", (!inputs ? inputs.error() : expected.error()).message()));
+    } else {
+      Sample sample{"torch", std::move(*inputs)};
+      SampleResult result{.name = "torch", .kind = "user", .input_summary = DescribeTensors(sample.tensors)};
+      auto test = RunSample(*ctx.target, sample, ctx.label);
+      if (!test) {
+        result.status = Status3::kFail;
+        result.error = test.error().message();
+        f.push_back(Fail("numerics.torch", result.error));
+      } else if (auto cmp = CompareSets(*expected, *test, compare); cmp) {
+        AddOutputs(result, *cmp, "torch");
+        for (const auto& t : cmp->tensors)
+          f.push_back(t.status == Verdict::kFail
+                          ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
+                          : Pass("numerics.torch." + t.name,
+                                 fmt::format("against PyTorch: max_abs {:.3g}", t.metrics.max_abs)));
+      }
+      ctx.report.samples.push_back(std::move(result));
+      TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
+      auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.reference, torch_options);
+      if (!layers) {
+        f.push_back(Fail("numerics.torch.layers", layers.error().message()));
+      } else {
+        ctx.report.alignment = TorchComparisonToJson(*layers);
+        if (layers->first_divergence) {
+          const auto& layer = layers->layers[*layers->first_divergence];
+          f.push_back(Fail("numerics.torch.first_divergent_layer",
+                           fmt::format("first divergent PyTorch layer: {} (ONNX tensor '{}', node '{}'): {}",
+                                       TorchDump::Describe(ctx.dump->layers[layer.alignment.layer]), layer.alignment.tensor,
+                                       layer.alignment.node, layer.reason)));
+        } else {
+          f.push_back(Pass("numerics.torch.layers",
+                           fmt::format("{} PyTorch layers aligned, none diverges",
+                                       layers->Count(AlignHow::kName) + layers->Count(AlignHow::kValue))));
+        }
+      }
+    }
+  }
+  stage.status = StatusOf(f);
+  ctx.report.stages.push_back(std::move(stage));
+}
+
+}  // namespace parity::check_internal
