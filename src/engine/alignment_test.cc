@@ -205,5 +205,32 @@ TEST_F(AlignmentOnExports, PlantedFaultsAreLocatedAtTheModule) {
   }
 }
 
+TEST_F(AlignmentOnExports, CommandLineExitCodesAndJson) {
+  auto run = [](const std::string& args) {
+    const int rc = std::system(fmt::format("'{}' align {} >/dev/null 2>&1", PARITY_BINARY, args).c_str());
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  };
+  const json& healthy = Case("tuple_twice");
+  const json& faulty = Case("yolo_like_resize_linear");
+  const fs::path report = *dir_ / "align.json";
+  EXPECT_EQ(run(fmt::format("'{}' --torch '{}'", healthy["onnx"].get<std::string>(),
+                            healthy["dump"].get<std::string>())),
+            0);
+  EXPECT_EQ(run(fmt::format("'{}' --torch '{}' --json '{}'", faulty["onnx"].get<std::string>(),
+                            faulty["dump"].get<std::string>(), report.string())),
+            1);
+  std::ifstream in(report);
+  const json j = json::parse(in);
+  EXPECT_EQ(j["schema"], "parity.align/1");
+  EXPECT_EQ(j["first_divergence"]["module"], "up");
+  EXPECT_EQ(j["first_divergence"]["node"], "/up/Resize");
+  EXPECT_EQ(
+      run(fmt::format("'{}' --torch '{}'", healthy["onnx"].get<std::string>(), (*dir_ / "missing").string())),
+      2);
+  EXPECT_EQ(run(fmt::format("'{}' --torch '{}'", healthy["onnx"].get<std::string>(),
+                            faulty["dump"].get<std::string>())),
+            2);  // the dump's inputs do not fit the model
+}
+
 }  // namespace
 }  // namespace parity

@@ -9,6 +9,10 @@
 // without a counterpart are `unchecked`. The first divergent layer is the
 // first that fails in the dump's execution order.
 //
+// Memory: PyTorch layers are read one at a time, but the ONNX side holds
+// every intermediate tensor of the one run at once (the value search needs
+// random access); engine/trace.h's batched tracer is not used here yet.
+//
 // The result is plain data (TorchComparisonToJson gives the `alignment`
 // entries of SPEC.md "Reports" and the first divergence).
 #pragma once
