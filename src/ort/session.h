@@ -95,6 +95,13 @@ class Session {
   // kRuntime (kInvalidArgument when ORT says the arguments are invalid).
   Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {}) const;
 
+  // The "plain ORT loop" of bench/latency_bench.cc: converts `inputs` to
+  // Ort::Values once (no copy), then times `runs` calls of Ort::Session::Run
+  // alone (steady_clock around each call; outputs released untimed). Returns
+  // each run's ms. No warm-up. Same input checks as Run. Defined in
+  // raw_timing.cc.
+  Result<std::vector<double>> TimeRawRuns(const TensorSet& inputs, int runs) const;
+
   // Stops profiling and returns the JSON profile's path. kInvalidArgument when
   // the session was not created with SessionExtras::profile_prefix or the
   // profile was already ended.
