@@ -7,13 +7,13 @@
 // is a ratio within 3%. Measures and reports; exits 0 unless something fails.
 //
 //   latency_bench [--rounds N] [--runs N] [--threads N]
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "engine/latency.h"
 #include "engine/runner.h"
@@ -66,9 +66,10 @@ int Bench(const char* name, const Model& model, int rounds, int runs, int thread
     raw_ms.insert(raw_ms.end(), raw->begin(), raw->end());
   }
   LatencyStats a = SummarizeLatency(parity_ms), b = SummarizeLatency(raw_ms);
-  fmt::print("{:<18} runs {:>4}  parity p50 {:8.3f} ms (mean {:8.3f})  plain ORT p50 {:8.3f} ms (mean {:8.3f})  "
-             "ratio {:.4f}\n",
-             name, a.runs, a.p50_ms, a.mean_ms, b.p50_ms, b.mean_ms, a.p50_ms / b.p50_ms);
+  fmt::print(
+      "{:<18} runs {:>4}  parity p50 {:8.3f} ms (mean {:8.3f})  plain ORT p50 {:8.3f} ms (mean {:8.3f})  "
+      "ratio {:.4f}\n",
+      name, a.runs, a.p50_ms, a.mean_ms, b.p50_ms, b.mean_ms, a.p50_ms / b.p50_ms);
   return 0;
 }
 
@@ -77,9 +78,12 @@ int Bench(const char* name, const Model& model, int rounds, int runs, int thread
 int main(int argc, char** argv) {
   int rounds = 10, runs = 20, threads = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--runs")) runs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--runs"))
+      runs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::atoi(argv[i + 1]);
   }
   int rc = Bench("ResidualCnn", ResidualCnn(), rounds, runs, threads);
   rc |= Bench("TransformerBlock", TransformerBlock(), rounds, runs, threads);

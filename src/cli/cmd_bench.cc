@@ -1,8 +1,8 @@
 // parity bench MODEL: latency and memory per config, and with --fusions the
 // speed each fusion buys next to the precision it costs (engine/bench.h).
-#include <filesystem>
-
 #include <fmt/format.h>
+
+#include <filesystem>
 
 #include "cli/command.h"
 #include "core/atomic_file.h"
@@ -34,8 +34,8 @@ std::string Mib(int64_t bytes) { return fmt::format("{:.1f}", static_cast<double
 std::string Err(double v) { return v < 0 ? "-" : fmt::format("{:.3g}", v); }
 
 void PrintConfigs(const BenchReport& r) {
-  fmt::print("{}: sample '{}' ({}), {} timed run(s) after {} warm-up\n", r.model, r.sample, r.input_summary, r.runs,
-             r.warmup);
+  fmt::print("{}: sample '{}' ({}), {} timed run(s) after {} warm-up\n", r.model, r.sample, r.input_summary,
+             r.runs, r.warmup);
   fmt::print("{:<28} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>12}\n", "config", "create ms", "mean ms",
              "p50 ms", "p95 ms", "p99 ms", "peak MiB", "session MiB",
              r.reference.empty() ? "max_abs" : "max_abs vs " + r.reference);
@@ -47,7 +47,8 @@ void PrintConfigs(const BenchReport& r) {
     const auto& l = c.latency;
     fmt::print("{:<28} {:>10.1f} {:>9.3f} {:>9.3f} {:>9.3f} {:>9.3f} {:>10} {:>11} {:>12}{}\n", c.label,
                c.session_creation_ms, l.mean_ms, l.p50_ms, l.p95_ms, l.p99_ms, Mib(c.peak_rss_bytes),
-               Mib(c.session_rss_bytes), Err(c.max_abs_vs_reference), c.nonfinite_mismatch ? " (nan/inf differ)" : "");
+               Mib(c.session_rss_bytes), Err(c.max_abs_vs_reference),
+               c.nonfinite_mismatch ? " (nan/inf differ)" : "");
   }
 }
 
@@ -57,18 +58,19 @@ void PrintFusions(const BenchReport& r) {
     fmt::print("\nfusions: ORT reported no optimizer changing the graph at '{}'\n", r.fused_config);
     return;
   }
-  fmt::print("\nfusions switched off one at a time from '{}' (buys: p50 without - p50 with; costs: error with - "
-             "error without)\n",
-             r.fused_config);
-  fmt::print("{:<36} {:>14} {:>12} {:>16} {:>12}  {}\n", "optimizer", "p50 without ms", "buys ms", "max_abs without",
-             "costs", "note");
+  fmt::print(
+      "\nfusions switched off one at a time from '{}' (buys: p50 without - p50 with; costs: error with - "
+      "error without)\n",
+      r.fused_config);
+  fmt::print("{:<36} {:>14} {:>12} {:>16} {:>12}  {}\n", "optimizer", "p50 without ms", "buys ms",
+             "max_abs without", "costs", "note");
   for (const auto& f : r.fusions) {
     if (!f.without.error.empty()) {
       fmt::print("{:<36} failed: {}\n", f.optimizer, f.without.error);
       continue;
     }
-    fmt::print("{:<36} {:>14.3f} {:>12.3f} {:>16} {:>12}  {}\n", f.optimizer, f.without.latency.p50_ms, f.speed_ms,
-               Err(f.without.max_abs_vs_reference), fmt::format("{:.3g}", f.precision_cost),
+    fmt::print("{:<36} {:>14.3f} {:>12.3f} {:>16} {:>12}  {}\n", f.optimizer, f.without.latency.p50_ms,
+               f.speed_ms, Err(f.without.max_abs_vs_reference), fmt::format("{:.3g}", f.precision_cost),
                f.switched_off ? "" : "ORT still applied it (cannot be switched off by this name)");
   }
 }
@@ -94,7 +96,8 @@ Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
 int RunBenchCommand(const BenchCliOptions& o) {
   BenchOptions options;
   if (o.runs < 1 || o.warmup < 0 || !(o.max_seconds > 0))
-    return ReportError(Error(ErrorCode::kInvalidArgument, "--runs must be >= 1, --warmup >= 0, --max-seconds > 0"));
+    return ReportError(
+        Error(ErrorCode::kInvalidArgument, "--runs must be >= 1, --warmup >= 0, --max-seconds > 0"));
   options.latency = {.warmup = o.warmup, .runs = o.runs, .max_seconds = o.max_seconds};
   options.fusions = o.fusions;
   if (!o.configs.empty()) {
@@ -117,7 +120,8 @@ int RunBenchCommand(const BenchCliOptions& o) {
   PrintConfigs(*report);
   PrintFusions(*report);
   if (!o.json.empty()) {
-    if (auto s = WriteFileAtomic(o.json, BenchReportToJson(*report).dump(2) + "\n"); !s) return ReportError(s.error());
+    if (auto s = WriteFileAtomic(o.json, BenchReportToJson(*report).dump(2) + "\n"); !s)
+      return ReportError(s.error());
   }
   for (const auto& c : report->configs)
     if (!c.error.empty()) {
@@ -131,7 +135,8 @@ int RunBenchCommand(const BenchCliOptions& o) {
 
 void RegisterBench(CLI::App& app) {
   auto o = std::make_shared<BenchCliOptions>();
-  auto* cmd = app.add_subcommand("bench", "latency and memory per config, and what each fusion buys and costs");
+  auto* cmd =
+      app.add_subcommand("bench", "latency and memory per config, and what each fusion buys and costs");
   cmd->add_option("model", o->model, "the .onnx model")->required();
   cmd->add_option("--configs", o->configs,
                   "optimization levels to measure, comma-separated: disable,basic,extended,all (default "
@@ -143,7 +148,8 @@ void RegisterBench(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the generated sample (default 0)");
   cmd->add_option("--runs", o->runs, "timed runs per config (default 20)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first (default 3)");
-  cmd->add_option("--max-seconds", o->max_seconds, "stop timing a config after this long (>= 3 runs; default 10)");
+  cmd->add_option("--max-seconds", o->max_seconds,
+                  "stop timing a config after this long (>= 3 runs; default 10)");
   cmd->add_flag("--fusions", o->fusions,
                 "switch off each optimizer ORT applied at 'all', one at a time: its speed and its precision");
   cmd->add_option("--json", o->json, "write the parity.bench/1 report (docs/bench.md)");

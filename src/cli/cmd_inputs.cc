@@ -48,14 +48,16 @@ int RunInputs(const InputsOptions& o) {
   auto gen = ResolveSampleOptions(o);
   if (!gen) return ReportError(gen.error());
   if (!o.output.ends_with(".npz"))
-    return ReportError(Error(ErrorCode::kInvalidArgument, fmt::format("-o '{}': expected a .npz file", o.output)));
+    return ReportError(
+        Error(ErrorCode::kInvalidArgument, fmt::format("-o '{}': expected a .npz file", o.output)));
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
   auto samples = GenerateSamples(*model, *gen);
   if (!samples) return ReportError(samples.error().With(o.model));
   if (samples->empty())
-    return ReportError(Error(ErrorCode::kInvalidArgument,
-                             fmt::format("{}: no sample of kind '{}' applies to this model", o.model, o.kinds)));
+    return ReportError(
+        Error(ErrorCode::kInvalidArgument,
+              fmt::format("{}: no sample of kind '{}' applies to this model", o.model, o.kinds)));
   // Always SAMPLE/INPUT keys, even for one sample: the name says its kind.
   TensorSet keyed;
   for (const Sample& s : *samples)
@@ -77,17 +79,21 @@ int RunInputs(const InputsOptions& o) {
 
 void RegisterInputs(CLI::App& app) {
   auto o = std::make_shared<InputsOptions>();
-  auto* cmd = app.add_subcommand("inputs", "generate seeded typical, boundary and anomaly samples for a model");
+  auto* cmd =
+      app.add_subcommand("inputs", "generate seeded typical, boundary and anomaly samples for a model");
   cmd->add_option("model", o->model, "the .onnx model")->required();
   cmd->add_option("-o,--output", o->output, "where to write the samples: FILE.npz (keys SAMPLE/INPUT)")
       ->required();
   cmd->add_option("--kind", o->kinds, "kinds to generate: typical,boundary,anomaly (default all)");
   cmd->add_option("--seed", o->seed, "random seed (default 0)");
-  cmd->add_option("--shape", o->shapes,
-                  "an input's shape NAME:1x3xHxW (numbers fix a dim, letters name a dynamic one); repeatable");
+  cmd->add_option(
+      "--shape", o->shapes,
+      "an input's shape NAME:1x3xHxW (numbers fix a dim, letters name a dynamic one); repeatable");
   cmd->add_option("--dim", o->dims, "a dynamic dim's size SYMBOL=N (e.g. batch=4); repeatable");
-  cmd->add_option("--range", o->ranges, "an input's typical values uniform in [LO, HI): NAME:LO,HI; repeatable");
-  cmd->add_option("--min-size", o->min_size, "the size boundary_min_size gives dynamic non-batch dims (default 1)");
+  cmd->add_option("--range", o->ranges,
+                  "an input's typical values uniform in [LO, HI): NAME:LO,HI; repeatable");
+  cmd->add_option("--min-size", o->min_size,
+                  "the size boundary_min_size gives dynamic non-batch dims (default 1)");
   cmd->callback([o] { ExitCode() = RunInputs(*o); });
 }
 

@@ -1,9 +1,9 @@
 #include "engine/bench.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "compare/metrics.h"
 #include "core/build_info.h"
@@ -82,7 +82,8 @@ bool IsPlainLevel(const RunConfig& c, OptLevel level) {
 std::string DescribeTensors(const TensorSet& tensors) {
   std::string s;
   for (const auto& [name, t] : tensors)
-    s += fmt::format("{}{} {} {}", s.empty() ? "" : ", ", name, DTypeName(t.dtype()), ShapeToString(t.shape()));
+    s += fmt::format("{}{} {} {}", s.empty() ? "" : ", ", name, DTypeName(t.dtype()),
+                     ShapeToString(t.shape()));
   return s;
 }
 
@@ -93,7 +94,8 @@ Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_sepa
   size_t start = 0;
   while (start <= comma_separated.size()) {
     size_t comma = comma_separated.find(',', start);
-    std::string name = comma_separated.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string name =
+        comma_separated.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     PARITY_ASSIGN_OR_RETURN(OptLevel level, WithContext(OptLevelFromName(name), "--configs"));
     RunConfig c;
     c.opt_level = level;
@@ -123,13 +125,15 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
   int reference = -1;
   for (size_t i = 0; i < options.configs.size(); ++i) {
     const auto& c = options.configs[i];
-    if (options.reference.empty() ? IsPlainLevel(c.config, OptLevel::kDisable) : c.label == options.reference) {
+    if (options.reference.empty() ? IsPlainLevel(c.config, OptLevel::kDisable)
+                                  : c.label == options.reference) {
       reference = static_cast<int>(i);
       break;
     }
   }
   if (!options.reference.empty() && reference < 0)
-    return InvalidArgument(fmt::format("bench: the reference '{}' is not among the configs", options.reference));
+    return InvalidArgument(
+        fmt::format("bench: the reference '{}' is not among the configs", options.reference));
 
   // Measure the reference first so every other config can be compared as it runs.
   std::vector<size_t> order;
@@ -166,7 +170,8 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
                              : MeasureConfig(source, base, sample, options.latency, /*capture_log=*/true);
   if (fused < 0 && ref_outputs) CompareWithReference(*ref_outputs, with);
   if (!with.result.error.empty())
-    return RuntimeError(fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
+    return RuntimeError(
+        fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
   for (const std::string& optimizer : with.modified_optimizers) {
     BenchConfig without = base;
     without.label = fmt::format("{} -{}", base.label, optimizer);

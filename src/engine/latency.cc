@@ -1,5 +1,6 @@
 #include "engine/latency.h"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -10,8 +11,6 @@
 #include <numeric>
 #include <sstream>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace parity {
 namespace {
@@ -60,8 +59,10 @@ LatencyStats SummarizeLatency(std::vector<double> samples_ms) {
 
 Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet& inputs,
                                     const LatencyOptions& options) {
-  if (options.runs < 1) return InvalidArgument(fmt::format("latency runs must be >= 1, got {}", options.runs));
-  if (options.warmup < 0) return InvalidArgument(fmt::format("warm-up runs must be >= 0, got {}", options.warmup));
+  if (options.runs < 1)
+    return InvalidArgument(fmt::format("latency runs must be >= 1, got {}", options.runs));
+  if (options.warmup < 0)
+    return InvalidArgument(fmt::format("warm-up runs must be >= 0, got {}", options.warmup));
 
   for (int i = 0; i < options.warmup; ++i) {
     auto out = session.Run(inputs);

@@ -20,9 +20,9 @@
 namespace parity {
 
 struct LatencyOptions {
-  int warmup = 3;            // untimed runs first (>= 0)
-  int runs = 20;             // timed runs wanted (>= 1)
-  double max_seconds = 10;   // stop timing after this long, once at least kMinRuns ran
+  int warmup = 3;           // untimed runs first (>= 0)
+  int runs = 20;            // timed runs wanted (>= 1)
+  double max_seconds = 10;  // stop timing after this long, once at least kMinRuns ran
 };
 
 // Fewer timed runs than this are never reported, even past max_seconds

@@ -54,8 +54,8 @@ TEST(MeasureLatency, TimesTheRequestedRuns) {
 TEST(MeasureLatency, StopsAtTheTimeBudgetAfterThreeRuns) {
   auto session = CreateSession(ConvBnRelu(), RunConfig{}, "conv_bn_relu");
   ASSERT_TRUE(session.has_value());
-  auto stats = MeasureLatency(*session, ConvBnReluSample().tensors,
-                              {.warmup = 0, .runs = 1000, .max_seconds = 0});
+  auto stats =
+      MeasureLatency(*session, ConvBnReluSample().tensors, {.warmup = 0, .runs = 1000, .max_seconds = 0});
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->runs, kMinLatencyRuns);
 }
@@ -76,7 +76,9 @@ TEST(Rss, PeakIsAtLeastCurrentAndPositive) {
   int64_t current = CurrentRssBytes();
   int64_t peak = PeakRssBytes();
   EXPECT_GT(current, 0);
-  EXPECT_GE(peak, current);
+  // The kernel's per-thread RSS counters are synced lazily (up to 64 pages
+  // per thread), so the two reads may disagree by a little.
+  EXPECT_GE(peak + (int64_t{8} << 20), current);
 }
 
 }  // namespace

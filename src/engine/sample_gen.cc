@@ -2,11 +2,11 @@
 // plan), then fill each sample's tensors from its own seeded stream.
 #include "engine/sample_gen.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "engine/sample_values.h"
 #include "onnx/edit.h"
@@ -17,9 +17,12 @@ namespace parity {
 
 std::string_view SampleKindName(GeneratedKind kind) {
   switch (kind) {
-    case GeneratedKind::kTypical: return "typical";
-    case GeneratedKind::kBoundary: return "boundary";
-    case GeneratedKind::kAnomaly: return "anomaly";
+    case GeneratedKind::kTypical:
+      return "typical";
+    case GeneratedKind::kBoundary:
+      return "boundary";
+    case GeneratedKind::kAnomaly:
+      return "anomaly";
   }
   return "typical";
 }
@@ -45,7 +48,8 @@ bool ContainsBatch(std::string s) {
 
 // Ops that pass indices through unchanged on their way to a Gather.
 bool PassesIndices(const GraphNode& n) {
-  static const std::set<std::string> kOps = {"Cast", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Identity"};
+  static const std::set<std::string> kOps = {"Cast",    "Unsqueeze", "Squeeze",
+                                             "Reshape", "Flatten",   "Identity"};
   return n.domain.empty() && kOps.contains(n.op_type);
 }
 
@@ -92,7 +96,8 @@ Result<InputPlan> PlanInput(const ValueInfo& v, const SampleGenOptions& o, Plan&
   auto override_it = o.shapes.find(v.name);
   const std::vector<DimSpec>* spec = override_it == o.shapes.end() ? nullptr : &override_it->second;
   if (!v.type.has_shape && !spec)
-    return InvalidArgument(fmt::format("input '{}' declares no shape; give --shape {}:DIMxDIMx...", v.name, v.name));
+    return InvalidArgument(
+        fmt::format("input '{}' declares no shape; give --shape {}:DIMxDIMx...", v.name, v.name));
   if (spec && v.type.has_shape && spec->size() != v.type.dims.size())
     return InvalidArgument(fmt::format("--shape for '{}' has rank {}, the model declares {} ({})", v.name,
                                        spec->size(), v.type.dims.size(), v.type.ToString()));
@@ -103,8 +108,8 @@ Result<InputPlan> PlanInput(const ValueInfo& v, const SampleGenOptions& o, Plan&
     sample_internal::Axis a;
     if (declared && declared->kind == Dim::Kind::kKnown) {
       if (given && given->symbol.empty() && given->value != declared->value)
-        return InvalidArgument(fmt::format("--shape for '{}': axis {} is {} in the model, not {}", v.name, axis,
-                                           declared->value, given->value));
+        return InvalidArgument(fmt::format("--shape for '{}': axis {} is {} in the model, not {}", v.name,
+                                           axis, declared->value, given->value));
       a.fixed = declared->value;  // the model's number wins over a symbol given for it
     } else if (given && given->symbol.empty()) {
       a.fixed = given->value;
@@ -129,20 +134,25 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
   std::set<std::string> names;
   for (const auto& v : info.inputs) names.insert(v.name);
   for (const auto& [name, _] : o.shapes)
-    if (!names.contains(name)) return InvalidArgument(fmt::format("--shape names '{}', not a model input", name));
+    if (!names.contains(name))
+      return InvalidArgument(fmt::format("--shape names '{}', not a model input", name));
   for (const auto& [name, _] : o.ranges)
-    if (!names.contains(name)) return InvalidArgument(fmt::format("--range names '{}', not a model input", name));
+    if (!names.contains(name))
+      return InvalidArgument(fmt::format("--range names '{}', not a model input", name));
   for (const auto& v : info.inputs) {
     PARITY_ASSIGN_OR_RETURN(InputPlan in, PlanInput(v, o, plan));
     plan.inputs.push_back(std::move(in));
   }
   for (const auto& [symbol, _] : o.dims)
     if (std::find(plan.symbols.begin(), plan.symbols.end(), symbol) == plan.symbols.end())
-      return InvalidArgument(fmt::format("--dim names '{}', not a dynamic dim of the model (dynamic dims: {})",
-                                         symbol, plan.symbols.empty() ? "none" : fmt::format("{}", fmt::join(plan.symbols, ", "))));
+      return InvalidArgument(
+          fmt::format("--dim names '{}', not a dynamic dim of the model (dynamic dims: {})", symbol,
+                      plan.symbols.empty() ? "none" : fmt::format("{}", fmt::join(plan.symbols, ", "))));
   for (const auto& s : plan.symbols) {
     auto given = o.dims.find(s);
-    plan.defaults[s] = given != o.dims.end() ? given->second : plan.batch_like.contains(s) ? 1 : kDefaultDynamicSize;
+    plan.defaults[s] = given != o.dims.end()         ? given->second
+                       : plan.batch_like.contains(s) ? 1
+                                                     : kDefaultDynamicSize;
   }
   bool any_int = false;
   for (const auto& in : plan.inputs) any_int |= IsInteger(in.dtype);
@@ -201,7 +211,8 @@ std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
       if (n < 3) continue;
       const std::string& h = in.axes[n - 2].symbol;
       const std::string& w = in.axes[n - 1].symbol;
-      if (h.empty() || w.empty() || h == w || plan.batch_like.contains(h) || plan.batch_like.contains(w)) continue;
+      if (h.empty() || w.empty() || h == w || plan.batch_like.contains(h) || plan.batch_like.contains(w))
+        continue;
       Recipe ns{"boundary_nonsquare", d};
       ns.sizes[w] = 2 * std::max<int64_t>(d.at(h), 1);
       ns.sizes[h] = std::max<int64_t>(d.at(h), 1);
@@ -241,10 +252,12 @@ Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenO
     for (const InputPlan& in : plan.inputs) {
       Shape shape;
       for (const auto& a : in.axes) shape.push_back(a.symbol.empty() ? a.fixed : recipe.sizes.at(a.symbol));
-      PARITY_ASSIGN_OR_RETURN(Tensor t, WithContext(Tensor::Create(in.dtype, shape),
-                                                    fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
+      PARITY_ASSIGN_OR_RETURN(Tensor t,
+                              WithContext(Tensor::Create(in.dtype, shape),
+                                          fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
       bool is_float = IsFloating(in.dtype);
-      sample_internal::Fill(t, in, is_float ? recipe.float_mode : recipe.int_mode, is_float ? recipe.scale : 1,
+      sample_internal::Fill(t, in, is_float ? recipe.float_mode : recipe.int_mode,
+                            is_float ? recipe.scale : 1,
                             sample_internal::StreamSeed(options.seed, recipe.name, in.name));
       PARITY_RETURN_IF_ERROR(s.tensors.Add(in.name, std::move(t)));
     }

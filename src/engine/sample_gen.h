@@ -78,7 +78,8 @@ struct ValueRange {
 };
 
 struct SampleGenOptions {
-  std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary, GeneratedKind::kAnomaly};
+  std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary,
+                                      GeneratedKind::kAnomaly};
   uint64_t seed = 0;
   std::map<std::string, std::vector<DimSpec>> shapes;  // input name -> dims
   std::map<std::string, int64_t> dims;                 // symbol -> size

@@ -13,8 +13,9 @@ namespace {
 // images [batch, 3, H, W] -> Relu.
 Model DynamicCnn() {
   ModelBuilder b;
-  auto x = b.Input("images", DType::kFloat32,
-                   std::vector<Dim>{Dim::Symbolic("batch"), Dim::Known(3), Dim::Symbolic("H"), Dim::Symbolic("W")});
+  auto x = b.Input(
+      "images", DType::kFloat32,
+      std::vector<Dim>{Dim::Symbolic("batch"), Dim::Known(3), Dim::Symbolic("H"), Dim::Symbolic("W")});
   b.Output(b.Relu(x), "y");
   auto m = b.Build();
   EXPECT_TRUE(m.has_value()) << m.error().message();
@@ -34,9 +35,9 @@ Model Embedding() {
 
 DimSpec Fixed(int64_t v) { return DimSpec{v, ""}; }
 
-SampleGenOptions Seeded(uint64_t seed, std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical,
-                                                                           GeneratedKind::kBoundary,
-                                                                           GeneratedKind::kAnomaly}) {
+SampleGenOptions Seeded(uint64_t seed,
+                        std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary,
+                                                            GeneratedKind::kAnomaly}) {
   SampleGenOptions o;
   o.seed = seed;
   o.kinds = std::move(kinds);
@@ -57,7 +58,8 @@ TEST(GenerateSamples, NamesEveryKindThatApplies) {
   EXPECT_EQ(names, (std::vector<std::string>{"typical", "boundary_zeros", "boundary_large", "boundary_small",
                                              "boundary_batch4", "boundary_min_size", "boundary_nonsquare",
                                              "anomaly_nan", "anomaly_inf", "anomaly_empty"}));
-  for (const auto& s : *samples) EXPECT_EQ(SampleKindOf(s.name), s.name == "typical" ? "typical" : s.name.substr(0, s.name.find('_')));
+  for (const auto& s : *samples)
+    EXPECT_EQ(SampleKindOf(s.name), s.name == "typical" ? "typical" : s.name.substr(0, s.name.find('_')));
   EXPECT_EQ(SampleKindOf("mine"), "user");
 }
 
@@ -185,7 +187,8 @@ TEST(GenerateSamples, PlainIntegersGetTheDtypeMax) {
   ASSERT_TRUE(samples.has_value());
   auto by = ByName(*samples);
   ASSERT_TRUE(by.contains("boundary_dtype_max"));
-  for (int32_t v : by.at("boundary_dtype_max").tensors.Find("count")->view<int32_t>()) EXPECT_EQ(v, INT32_MAX);
+  for (int32_t v : by.at("boundary_dtype_max").tensors.Find("count")->view<int32_t>())
+    EXPECT_EQ(v, INT32_MAX);
   for (int32_t v : by.at("typical").tensors.Find("count")->view<int32_t>()) EXPECT_TRUE(v >= 0 && v < 10);
 }
 

@@ -1,12 +1,12 @@
 // The command line's forms of sample_gen.h's options: kinds, --shape, --dim,
 // --range.
+#include <fmt/format.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "engine/sample_gen.h"
 
@@ -66,8 +66,8 @@ Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text) {
       add(GeneratedKind::kBoundary);
       add(GeneratedKind::kAnomaly);
     } else {
-      return InvalidArgument(fmt::format("--kind '{}': unknown kind '{}' (expected typical, boundary, anomaly or all)",
-                                         text, token));
+      return InvalidArgument(fmt::format(
+          "--kind '{}': unknown kind '{}' (expected typical, boundary, anomaly or all)", text, token));
     }
     if (comma == std::string_view::npos) break;
     rest = rest.substr(comma + 1);
@@ -77,7 +77,8 @@ Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text) {
 
 Result<std::pair<std::string, std::vector<DimSpec>>> ParseShapeOverride(std::string_view text) {
   auto bad = [text](std::string_view why) {
-    return InvalidArgument(fmt::format("--shape '{}': {} (expected NAME:DIMxDIMx..., e.g. images:1x3xHxW)", text, why));
+    return InvalidArgument(
+        fmt::format("--shape '{}': {} (expected NAME:DIMxDIMx..., e.g. images:1x3xHxW)", text, why));
   };
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) return bad("no ':'");

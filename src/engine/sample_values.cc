@@ -40,39 +40,79 @@ void Store(Tensor& t, int64_t i, double v) {
   std::byte* p = t.mutable_data();
   auto put = [&]<typename T>(T x) { reinterpret_cast<T*>(p)[i] = x; };
   switch (t.dtype()) {
-    case DType::kFloat32: put(static_cast<float>(v)); break;
-    case DType::kFloat64: put(v); break;
-    case DType::kFloat16: put(FloatToHalf(static_cast<float>(v))); break;
-    case DType::kBFloat16: put(FloatToBFloat16(static_cast<float>(v))); break;
-    case DType::kInt8: put(SaturateTo<int8_t>(v)); break;
-    case DType::kUInt8: put(SaturateTo<uint8_t>(v)); break;
-    case DType::kInt16: put(SaturateTo<int16_t>(v)); break;
-    case DType::kUInt16: put(SaturateTo<uint16_t>(v)); break;
-    case DType::kInt32: put(SaturateTo<int32_t>(v)); break;
-    case DType::kUInt32: put(SaturateTo<uint32_t>(v)); break;
-    case DType::kInt64: put(SaturateTo<int64_t>(v)); break;
-    case DType::kUInt64: put(SaturateTo<uint64_t>(v)); break;
-    case DType::kBool: put(static_cast<uint8_t>(v != 0)); break;
-    case DType::kString: break;
+    case DType::kFloat32:
+      put(static_cast<float>(v));
+      break;
+    case DType::kFloat64:
+      put(v);
+      break;
+    case DType::kFloat16:
+      put(FloatToHalf(static_cast<float>(v)));
+      break;
+    case DType::kBFloat16:
+      put(FloatToBFloat16(static_cast<float>(v)));
+      break;
+    case DType::kInt8:
+      put(SaturateTo<int8_t>(v));
+      break;
+    case DType::kUInt8:
+      put(SaturateTo<uint8_t>(v));
+      break;
+    case DType::kInt16:
+      put(SaturateTo<int16_t>(v));
+      break;
+    case DType::kUInt16:
+      put(SaturateTo<uint16_t>(v));
+      break;
+    case DType::kInt32:
+      put(SaturateTo<int32_t>(v));
+      break;
+    case DType::kUInt32:
+      put(SaturateTo<uint32_t>(v));
+      break;
+    case DType::kInt64:
+      put(SaturateTo<int64_t>(v));
+      break;
+    case DType::kUInt64:
+      put(SaturateTo<uint64_t>(v));
+      break;
+    case DType::kBool:
+      put(static_cast<uint8_t>(v != 0));
+      break;
+    case DType::kString:
+      break;
   }
 }
 
 // The largest value of the dtype (float16/bfloat16/float32/float64 too).
 double DtypeMax(DType d) {
   switch (d) {
-    case DType::kFloat16: return 65504.0;
-    case DType::kBFloat16: return 3.3895313892515355e38;
-    case DType::kFloat32: return std::numeric_limits<float>::max();
-    case DType::kFloat64: return std::numeric_limits<double>::max();
-    case DType::kInt8: return std::numeric_limits<int8_t>::max();
-    case DType::kUInt8: return std::numeric_limits<uint8_t>::max();
-    case DType::kInt16: return std::numeric_limits<int16_t>::max();
-    case DType::kUInt16: return std::numeric_limits<uint16_t>::max();
-    case DType::kInt32: return std::numeric_limits<int32_t>::max();
-    case DType::kUInt32: return std::numeric_limits<uint32_t>::max();
-    case DType::kInt64: return 9.3e18;   // saturates to INT64_MAX in Store
-    case DType::kUInt64: return 1.9e19;  // saturates to UINT64_MAX
-    default: return 1;
+    case DType::kFloat16:
+      return 65504.0;
+    case DType::kBFloat16:
+      return 3.3895313892515355e38;
+    case DType::kFloat32:
+      return std::numeric_limits<float>::max();
+    case DType::kFloat64:
+      return std::numeric_limits<double>::max();
+    case DType::kInt8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::kUInt8:
+      return std::numeric_limits<uint8_t>::max();
+    case DType::kInt16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::kUInt16:
+      return std::numeric_limits<uint16_t>::max();
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::kUInt32:
+      return std::numeric_limits<uint32_t>::max();
+    case DType::kInt64:
+      return 9.3e18;  // saturates to INT64_MAX in Store
+    case DType::kUInt64:
+      return 1.9e19;  // saturates to UINT64_MAX
+    default:
+      return 1;
   }
 }
 
@@ -113,9 +153,15 @@ void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stre
   for (int64_t i = 0; i < n; ++i) {
     double v = 0;
     switch (mode) {
-      case Mode::kZeros: v = 0; break;
-      case Mode::kDtypeMax: v = DtypeMax(in.dtype); break;
-      default: v = Typical(s, in) * scale; break;
+      case Mode::kZeros:
+        v = 0;
+        break;
+      case Mode::kDtypeMax:
+        v = DtypeMax(in.dtype);
+        break;
+      default:
+        v = Typical(s, in) * scale;
+        break;
     }
     Store(t, i, v);
   }

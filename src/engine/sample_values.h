@@ -29,7 +29,7 @@ struct InputPlan {
 };
 
 enum class Mode {
-  kTypical,     // see sample_gen.h; times `scale` for floats
+  kTypical,  // see sample_gen.h; times `scale` for floats
   kZeros,
   kDtypeMax,    // every element at the dtype's largest value
   kNaN,         // typical, a few elements NaN

@@ -1,9 +1,9 @@
 // Session::TimeRawRuns: the plain ORT C++ loop parity's own latency numbers
 // are checked against (bench/latency_bench.cc). Inputs are wrapped once,
 // output names fixed once; only Ort::Session::Run is inside the clock.
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "ort/ort_error.h"
 #include "ort/session.h"
@@ -30,8 +30,9 @@ Result<std::vector<double>> Session::TimeRawRuns(const TensorSet& inputs, int ru
     ms.reserve(static_cast<size_t>(runs));
     for (int i = 0; i < runs; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      std::vector<Ort::Value> results = impl_->session.Run(run_options, input_ptrs.data(), values.data(),
-                                                           values.size(), output_ptrs.data(), output_ptrs.size());
+      std::vector<Ort::Value> results =
+          impl_->session.Run(run_options, input_ptrs.data(), values.data(), values.size(), output_ptrs.data(),
+                             output_ptrs.size());
       const auto t1 = std::chrono::steady_clock::now();
       ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     }

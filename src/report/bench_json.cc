@@ -4,9 +4,8 @@ namespace parity {
 namespace {
 
 nlohmann::json LatencyToJson(const LatencyStats& s) {
-  return {{"runs", s.runs},       {"mean_ms", s.mean_ms}, {"p50_ms", s.p50_ms},
-          {"p95_ms", s.p95_ms},   {"p99_ms", s.p99_ms},   {"min_ms", s.min_ms},
-          {"max_ms", s.max_ms},   {"samples_ms", s.samples_ms}};
+  return {{"runs", s.runs},     {"mean_ms", s.mean_ms}, {"p50_ms", s.p50_ms}, {"p95_ms", s.p95_ms},
+          {"p99_ms", s.p99_ms}, {"min_ms", s.min_ms},   {"max_ms", s.max_ms}, {"samples_ms", s.samples_ms}};
 }
 
 nlohmann::json ConfigToJson(const BenchConfigResult& c) {

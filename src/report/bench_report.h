@@ -4,10 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/check_report.h"
 
@@ -48,9 +47,9 @@ struct FusionTrade {
 struct BenchReport {
   std::string tool_version;
   std::string model;
-  std::string sample;        // the sample's name
+  std::string sample;         // the sample's name
   std::string input_summary;  // "input float32 [1, 3, 64, 64]"
-  std::string reference;     // label of the reference config ("disable"), "" when none
+  std::string reference;      // label of the reference config ("disable"), "" when none
   int warmup = 0;
   int runs = 0;
   double max_seconds = 0;

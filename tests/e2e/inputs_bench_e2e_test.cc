@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "core/npz.h"
@@ -28,8 +27,9 @@ class InputsBench : public ::testing::Test {
   // images [batch, 3, H, W] -> Conv 3x3 pad 1 -> Relu.
   fs::path DynamicCnn() {
     ModelBuilder b;
-    auto x = b.Input("images", DType::kFloat32,
-                     std::vector<Dim>{Dim::Symbolic("batch"), Dim::Known(3), Dim::Symbolic("H"), Dim::Symbolic("W")});
+    auto x = b.Input(
+        "images", DType::kFloat32,
+        std::vector<Dim>{Dim::Symbolic("batch"), Dim::Known(3), Dim::Symbolic("H"), Dim::Symbolic("W")});
     b.Output(b.Relu(b.ConvLayer(x, 3, 4, 3, 1, 1)), "y");
     auto m = b.Build();
     EXPECT_TRUE(m.has_value());
@@ -63,7 +63,8 @@ TEST_F(InputsBench, InputsWritesNamedSamplesWithResolvedShapes) {
   fs::path again = dir_ / "again.npz";
   ASSERT_EQ(e2e::RunParity({"inputs", model.string(), "-o", again.string(), "--seed", "3"}).exit_code, 0);
   std::ifstream a(out, std::ios::binary), b(again, std::ios::binary);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}), std::string(std::istreambuf_iterator<char>(b), {}));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
+            std::string(std::istreambuf_iterator<char>(b), {}));
 
   // --shape and --dim, and only the kinds asked for.
   fs::path fixed = dir_ / "fixed.npz";
