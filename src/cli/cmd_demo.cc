@@ -1,84 +1,113 @@
 // parity demo: parity on its built-in models, with nothing to prepare.
-// Builds the seed's Conv+BN+ReLU, inspects it, runs it unfused (disable) and
-// fused (all) on a seeded input, and prints how far the two runs are apart.
+//  1. the seed's Conv+BN+ReLU, checked as deployed (ORT `all` against the
+//     unfused run): it should pass;
+//  2. a residual CNN with a planted fault (one convolution's weights scaled
+//     by 1.02), checked against the healthy model: it should fail, and the
+//     report should name the planted node.
+// Reports go to OUT/<case>/{report.html,report.json,junit.xml}.
 #include <filesystem>
-#include <random>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
-#include "compare/metrics.h"
-#include "compare/tolerance.h"
-#include "core/npz.h"
-#include "engine/model_summary.h"
-#include "engine/runner.h"
+#include "engine/check.h"
 #include "onnx/builtin_models.h"
-#include "onnx/inspect.h"
-#include "onnx/validate.h"
+#include "onnx/edit.h"
+#include "onnx/graph.h"
+#include "report/check_console.h"
+#include "report/report_writer.h"
 
 namespace fs = std::filesystem;
 
 namespace parity::cli {
 namespace {
 
+constexpr const char* kPlantedNode = "/layer2/1/conv2/Conv";
+constexpr double kPlantedScale = 1.02;
+
 struct DemoOptions {
   std::string out = "demo-report";
+  int runs = 10;
 };
 
-Tensor SeededInput(const Shape& shape, uint32_t seed) {
-  Tensor t(DType::kFloat32, shape);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (float& v : t.mutable_view<float>()) v = normal(rng);
-  return t;
+// MODEL with the weights of `node` scaled by `factor`.
+Result<Model> PlantFault(const Model& model, const std::string& node, double factor) {
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, BuildGraphView(model, {.infer_shapes = false}));
+  auto index = graph.FindNode(node);
+  if (!index) return InternalError(fmt::format("demo: the built-in model has no node '{}'", node));
+  return ScaleInitializer(model, graph.nodes[*index].inputs.at(1), factor);
+}
+
+// Runs check and writes its reports; returns the report.
+Result<CheckReport> CheckCase(const std::string& title, const CheckOptions& options, const fs::path& dir) {
+  fmt::print("\n== {}\n", title);
+  PARITY_ASSIGN_OR_RETURN(CheckReport report, RunCheck(options));
+  PrintCheckSummary(report, stdout);
+  PARITY_RETURN_IF_ERROR(WriteCheckReport(report, dir));
+  fmt::print("report: {}\n", (dir / "report.html").string());
+  return report;
+}
+
+bool ReportNames(const CheckReport& report, const std::string& node) {
+  for (const auto& failed : report.FailedTests())
+    if (failed.message.find(node) != std::string::npos) return true;
+  return false;
 }
 
 int RunDemo(const DemoOptions& o) {
+  const fs::path out(o.out);
   std::error_code ec;
-  fs::create_directories(o.out, ec);
+  fs::create_directories(out / "models", ec);
   if (ec) return ReportError(Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", o.out, ec.message())));
 
-  const Model model = ConvBnRelu();
-  const fs::path model_path = fs::path(o.out) / "conv_bn_relu.onnx";
-  if (auto s = model.Save(model_path); !s) return ReportError(s.error());
-  fmt::print("== the seed's Conv+BN+ReLU, written to {}\n", model_path.string());
-  fmt::print("{}\n", FormatModelInfo(Inspect(model), Check(model)));
+  // 1. The healthy seed model, as deployed.
+  const fs::path seed_path = out / "models" / "conv_bn_relu.onnx";
+  if (auto s = ConvBnRelu().Save(seed_path); !s) return ReportError(s.error());
+  CheckOptions healthy;
+  healthy.model_path = seed_path.string();
+  healthy.target.opt_level = OptLevel::kAll;
+  healthy.latency_runs = o.runs;
+  auto seed_report = CheckCase("the seed's Conv+BN+ReLU at ORT `all` against the unfused run", healthy,
+                               out / "conv_bn_relu");
+  if (!seed_report) return ReportError(seed_report.error());
 
-  Sample sample{"typical", {}};
-  (void)sample.tensors.Add("input", SeededInput({1, 3, 224, 224}, 0));
-  if (auto s = WriteNpz(fs::path(o.out) / "inputs.npz", sample.tensors); !s) return ReportError(s.error());
+  // 2. A planted fault, checked against the healthy model it derives from.
+  const Model reference = ResidualCnn();
+  auto planted = PlantFault(reference, kPlantedNode, kPlantedScale);
+  if (!planted) return ReportError(planted.error());
+  const fs::path reference_path = out / "models" / "residual_cnn.onnx";
+  const fs::path planted_path = out / "models" / "residual_cnn_planted.onnx";
+  if (auto s = reference.Save(reference_path); !s) return ReportError(s.error());
+  if (auto s = planted->Save(planted_path); !s) return ReportError(s.error());
+  CheckOptions faulty = healthy;
+  faulty.model_path = planted_path.string();
+  faulty.reference_model_path = reference_path.string();
+  auto planted_report = CheckCase(fmt::format("a residual CNN whose '{}' weights were scaled by {}, against the "
+                                              "healthy model",
+                                              kPlantedNode, kPlantedScale),
+                                  faulty, out / "planted_fault");
+  if (!planted_report) return ReportError(planted_report.error());
 
-  TensorSet results[2];
-  const OptLevel levels[2] = {OptLevel::kDisable, OptLevel::kAll};
-  for (int i = 0; i < 2; ++i) {
-    RunConfig config;
-    config.opt_level = levels[i];
-    auto session = CreateSession(model, config, model_path.string());
-    if (!session) return ReportError(session.error());
-    auto outputs = RunSample(*session, sample, model_path.string());
-    if (!outputs) return ReportError(outputs.error());
-    fmt::print("ran at {:<8} session created in {:.1f} ms\n", OptLevelName(levels[i]), session->creation_ms());
-    results[i] = std::move(*outputs);
-  }
-  const Tensor& ref = *results[0].Find("output");
-  const Tensor& test = *results[1].Find("output");
-  const Tolerance tol = DefaultTolerance(ref.dtype(), false);
-  auto m = ComputeMetrics(ref, test, {.atol = tol.atol, .rtol = tol.rtol});
-  if (!m) return ReportError(m.error());
-  fmt::print("\n'output' at all vs disable: largest difference {:.3g} at [{}] ({:.6g} vs {:.6g}), "
-             "{} of {} elements outside atol {:g} + rtol {:g}*|ref|\n",
-             m->max_abs, fmt::join(m->max_abs_index, ", "), m->ref_at_max, m->test_at_max, m->mismatches, m->count,
-             tol.atol, tol.rtol);
-  return 0;
+  const bool seed_ok = seed_report->overall == Status3::kPass;
+  const bool fault_found = planted_report->overall == Status3::kFail && ReportNames(*planted_report, kPlantedNode);
+  fmt::print("\n== demo summary\n");
+  fmt::print("  healthy Conv+BN+ReLU:  {} (expected PASS)\n", Status3Name(seed_report->overall));
+  fmt::print("  planted fault:         {} (expected FAIL), planted node '{}' {}\n",
+             Status3Name(planted_report->overall), kPlantedNode,
+             fault_found ? "named in the report" : "NOT named in the report");
+  fmt::print("  reports in {}/\n", o.out);
+  return seed_ok && fault_found ? 0 : 1;
 }
 
 }  // namespace
 
 void RegisterDemo(CLI::App& app) {
   auto o = std::make_shared<DemoOptions>();
-  auto* cmd = app.add_subcommand("demo", "run parity on its built-in models and write a report");
-  cmd->add_option("--out", o->out, "where to write the models, inputs and reports (default demo-report)");
+  auto* cmd = app.add_subcommand("demo", "run check and locate on built-in models (one healthy, one with a planted "
+                                         "fault) and write their reports");
+  cmd->add_option("--out", o->out, "where to write the models and reports (default demo-report)");
+  cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 10)");
   cmd->callback([o] { ExitCode() = RunDemo(*o); });
 }
 
