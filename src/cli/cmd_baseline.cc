@@ -3,6 +3,10 @@
 // Exit codes: 0 written / verified, 1 a check failed (non-determinism while
 // writing; a changed, missing or differing file when verifying), 2 bad input,
 // 3 runtime failure.
+#if __has_include(<malloc.h>)
+#include <malloc.h>
+#endif
+
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -31,6 +35,18 @@ struct VerifyCliOptions {
   std::string json;
 };
 
+// glibc raises its mmap threshold each time a large mmapped block is freed
+// (up to 32 MiB), after which tensor-sized blocks come from the heap, where
+// freed memory between live blocks is not returned: every batch run then
+// leaves a little more resident (measured: 178-270 MiB instead of 145 MiB on
+// the 16 MiB-per-tensor chain of the e2e test). A fixed 1 MiB threshold keeps
+// every tensor-sized block in its own mapping, returned to the OS when freed.
+void KeepLargeBlocksMapped() {
+#if defined(M_MMAP_THRESHOLD)
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
 Result<int64_t> MemoryOption(const std::string& text) {
   if (text.empty()) return 0;
   return WithContext(ParseMemorySize(text), "--max-memory");
@@ -49,6 +65,7 @@ void PrintSample(const BaselineSample& s, bool several) {
 }
 
 int RunBaseline(const BaselineCliOptions& o) {
+  KeepLargeBlocksMapped();
   auto config = ResolveConfig(o.config, "disable");
   if (!config) return ReportError(config.error());
   auto memory = MemoryOption(o.max_memory);
@@ -75,6 +92,7 @@ int RunBaseline(const BaselineCliOptions& o) {
 }
 
 int RunVerify(const VerifyCliOptions& o) {
+  KeepLargeBlocksMapped();
   auto memory = MemoryOption(o.max_memory);
   if (!memory) return ReportError(memory.error());
   auto r = VerifyBaseline(o.dir, o.model, *memory);
