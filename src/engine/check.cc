@@ -49,6 +49,13 @@ namespace {
 
 using namespace check_internal;
 
+// "a, b, c" or, for long lists, "a, b, c, ... (34 nodes) ..., y, z".
+std::string NodeList(const std::vector<std::string>& nodes) {
+  if (nodes.size() <= 8) return fmt::format("{}", fmt::join(nodes, ", "));
+  return fmt::format("{}, {}, {}, ... ({} nodes) ..., {}, {}", nodes[0], nodes[1], nodes[2], nodes.size(),
+                     nodes[nodes.size() - 2], nodes.back());
+}
+
 Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model,
                                                   const ModelInfo& info) {
   if (!o.inputs_path.empty()) {
@@ -122,14 +129,31 @@ void Localize(Context& ctx) {
         Fail("numerics.locate.first_divergence",
              fmt::format("sample '{}': first divergence at tensor '{}', produced by '{}' ({}), fused node '{}' "
                          "covering [{}]",
-                         sample->name, d.tensor, d.producer, d.op_type, d.fused_node, fmt::join(d.covers, ", "))));
+                         sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
+  }
+  if (ctx.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
+    // A derived model differs from its reference in the model itself, not
+    // only in a fusion: with every optimization off every tensor survives,
+    // so the first differing tensor names the original node exactly.
+    LocateOptions unfused = options;
+    unfused.target = ctx.options.reference;
+    unfused.ablation = false;
+    auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
+    if (fine && fine->first_divergence) {
+      const auto& d = *fine->first_divergence;
+      numerics->findings.push_back(
+          Fail("numerics.locate.model_difference",
+               fmt::format("with optimizations off the models first differ at tensor '{}', produced by node '{}' "
+                           "({}): the derived model computes this node differently",
+                           d.tensor, d.producer, d.op_type)));
+    }
   }
   if (!report->culprits.empty()) {
     const auto& c = report->culprits.front();
     numerics->findings.push_back(
         Fail("numerics.locate.top_culprit",
              fmt::format("top culprit: {} ({}) covering [{}]: local error {:.3g} (score {:.3g}), inherited {:.3g}",
-                         c.fused_node, c.op_type, fmt::join(c.covers, ", "), c.local.max_abs, c.local.score,
+                         c.fused_node, c.op_type, NodeList(c.covers), c.local.max_abs, c.local.score,
                          c.inherited.max_abs)));
   }
 }
