@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "engine/locate.h"
+#include "engine/locate_torch.h"
 #include "engine/random_sample.h"
 #include "engine/tensor_source.h"
 #include "onnx/model.h"
@@ -32,8 +33,7 @@ struct LocateCliOptions {
 };
 
 Result<RunConfig> ResolveReference(const std::string& spec) {
-  if (spec.starts_with("torch:"))
-    return Unsupported("--reference torch:DIR is not supported by locate yet; use `parity align` for a PyTorch dump");
+  if (spec.starts_with("torch:")) return RunConfig{};  // the export is judged unfused
   if (auto level = OptLevelFromName(spec)) {
     RunConfig c;
     c.opt_level = *level;
@@ -61,6 +61,39 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
   return NotFound(fmt::format("{}: no sample named '{}'", o.inputs, o.sample));
 }
 
+// --reference torch:DIR: the export against PyTorch layer by layer, then
+// the deployed config's outputs; a fusion problem is localized as usual.
+int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* derived, const LocateOptions& options) {
+  const std::string dir = o.reference.substr(6);
+  auto dump = LoadTorchDump(dir);
+  if (!dump) return ReportError(dump.error());
+  auto result = LocateAgainstTorch(model, derived, *dump, options);
+  if (!result) return ReportError(result.error());
+  const auto& e = result->exported;
+  fmt::print("export vs PyTorch ({} layers: {} aligned by name, {} by value, {} without ONNX counterpart)\n",
+             e.layers.size(), e.Count(AlignHow::kName), e.Count(AlignHow::kValue), e.Count(AlignHow::kNone));
+  if (e.first_divergence) {
+    const auto& v = e.layers[*e.first_divergence];
+    fmt::print("  first divergent layer: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n",
+               v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
+               v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
+  } else {
+    fmt::print("  no divergent layer: the unfused export computes what PyTorch computes\n");
+  }
+  fmt::print("deployed [{}] outputs vs PyTorch: {}\n", options.target.Label(),
+             result->deployed.passed() ? "pass" : "FAIL");
+  for (const auto& t : result->deployed.tensors)
+    if (t.status == Verdict::kFail) fmt::print("  '{}': {}\n", t.name, t.reason);
+  if (result->fusion) {
+    fmt::print("the export agrees with PyTorch but the deployed config does not: localizing the fusion\n");
+    PrintLocateSummary(*result->fusion, stdout);
+  }
+  if (!o.json.empty())
+    if (auto s = WriteJsonReport(o.json, TorchLocateResultToJson(*result, dir, options)); !s)
+      return ReportError(s.error());
+  return result->passed() ? 0 : 1;
+}
+
 int RunLocate(const LocateCliOptions& o) {
   LocateOptions options;
   auto target = ResolveConfig(o.config, "all");
@@ -85,6 +118,7 @@ int RunLocate(const LocateCliOptions& o) {
     if (!m) return ReportError(m.error());
     derived = std::move(*m);
   }
+  if (o.reference.starts_with("torch:")) return RunLocateTorch(o, *model, derived ? &*derived : nullptr, options);
   auto sample = PickSample(o, *model);
   if (!sample) return ReportError(sample.error());
   auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);
@@ -104,7 +138,7 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--inputs", o->inputs, "input tensors (.npz, .npy, .pb or a directory); default: seeded random");
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the random sample when --inputs is not given");
-  cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, or CONFIG.json");
+  cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, CONFIG.json, or torch:DIR (a PyTorch dump)");
   cmd->add_option("--target", o->config.config_file, "the target config as a JSON file (same as --config)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--target-model", o->target_model, "a model derived from MODEL that shares its tensor names");
