@@ -9,7 +9,7 @@ DEBS=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler
       nlohmann-json3-dev libcli11-dev libfmt-dev libzip-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libssl-dev
       python3-torch python3-torchvision python3-onnx python3-numpy python3-pytest
-      libonnx-testdata npm openssl
+      libonnx-testdata openssl
       python3-jsonschema chromium python3-pil  # report tests: schema, headless HTML
       clang-16 libclang-rt-16-dev)  # libFuzzer (scripts/fuzz.sh)
 
@@ -17,6 +17,9 @@ missing=()
 for p in "${DEBS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm: any npm on PATH will do (machines often carry Node.js from elsewhere,
+# whose npm conflicts with Debian's package).
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
