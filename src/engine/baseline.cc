@@ -18,6 +18,7 @@
 #include "core/sha256.h"
 #include "engine/baseline_internal.h"
 #include "engine/environment.h"
+#include "engine/latency.h"
 #include "engine/tensor_source.h"
 #include "engine/trace.h"
 #include "onnx/graph.h"
@@ -119,6 +120,30 @@ nlohmann::json SampleToJson(const BaselineSample& s) {
 
 }  // namespace
 
+Result<MemoryPlan> PlanBaselineMemory(const MemoryPlanInput& in) {
+  MemoryPlan plan;
+  // One batch's session: the exposed model's copy and ORT's copy of the
+  // initializers, plus ORT's own per-session cost. One run besides the
+  // observed tensors: the outputs (in ORT's arena and copied out) and the
+  // working tensors that are not observed (an op's input and output).
+  plan.reserved_bytes = 2 * in.initializer_bytes + kSessionOverheadBytes + 2 * in.output_bytes + 2 * in.largest_bytes;
+  const int64_t spare = in.limit_bytes - in.resident_bytes - plan.reserved_bytes;
+  plan.batch_bytes = spare / kBatchCostFactor;
+  const int64_t need = std::max<int64_t>(in.largest_observed_bytes, 1);
+  if (plan.batch_bytes < need) {
+    constexpr int64_t kMiB = int64_t{1} << 20;
+    const int64_t minimum = in.resident_bytes + plan.reserved_bytes + kBatchCostFactor * need;
+    const auto mib = [](int64_t b) { return static_cast<double>(b) / (1 << 20); };
+    return InvalidArgument(fmt::format(
+        "--max-memory {:.1f} MiB is too small for this model: the process already holds {:.1f} MiB (the runtime, "
+        "the model, the inputs), a run needs {:.1f} MiB besides the observed tensors, and the largest observed "
+        "tensor ({:.1f} MiB) needs {:.1f} MiB; use at least --max-memory {}M",
+        mib(in.limit_bytes), mib(in.resident_bytes), mib(plan.reserved_bytes), mib(in.largest_observed_bytes),
+        mib(kBatchCostFactor * need), (minimum + kMiB - 1) / kMiB));
+  }
+  return plan;
+}
+
 bool BaselineResult::deterministic() const {
   return std::all_of(samples.begin(), samples.end(), [](const auto& s) { return s.nondeterministic.empty(); });
 }
@@ -168,20 +193,37 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
                  p ? p->name : "", p ? p->op_type : "");
   }
 
-  // Memory: what is left after the model (held by parity and by ORT) and the
-  // inputs, a quarter of it per batch (trace.h: ORT's arena and parity's copy).
+  // Memory (docs/baseline.md "Memory"): what the process already holds, what
+  // a run costs besides the observed tensors, and what is left for a batch.
   BaselineResult result;
   const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
-  int64_t input_bytes = 0;
-  for (const auto& t : samples[0].tensors) input_bytes += static_cast<int64_t>(t.tensor.byte_size());
-  const int64_t spare = budget - 2 * info.initializer_bytes - 2 * input_bytes;
-  result.batch_bytes_limit = std::max<int64_t>(spare / 4, 1);
-
   TraceOptions trace_options;
-  trace_options.max_batch_bytes = result.batch_bytes_limit;
   for (const auto& t : samples[0].tensors) trace_options.input_shapes[t.name] = t.tensor.shape();
   std::vector<std::string> observed;
   for (const auto& l : layers) observed.push_back(l.tensor);
+  {
+    MemoryPlanInput in;
+    in.limit_bytes = budget;
+    in.resident_bytes = CurrentRssBytes();
+    in.initializer_bytes = info.initializer_bytes;
+    for (const auto& t : samples[0].tensors)
+      in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
+    const auto layer_sizes = EstimateTensorBytes(model, observed, trace_options.input_shapes);
+    const auto output_sizes = EstimateTensorBytes(model, graph.outputs, trace_options.input_shapes);
+    for (const auto& s : layer_sizes)
+      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+    for (const auto& s : output_sizes)
+      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+    // Unknown sizes count as the largest known tensor (as trace.h plans them).
+    for (const auto& s : layer_sizes)
+      in.largest_observed_bytes = std::max(in.largest_observed_bytes, s.value_or(in.largest_bytes));
+    for (const auto& s : output_sizes) in.output_bytes += s.value_or(in.largest_bytes);
+    PARITY_ASSIGN_OR_RETURN(MemoryPlan plan, PlanBaselineMemory(in));
+    result.batch_bytes_limit = options.batch_bytes > 0 ? options.batch_bytes : plan.batch_bytes;
+    result.resident_bytes = in.resident_bytes;
+    result.reserved_bytes = plan.reserved_bytes;
+  }
+  trace_options.max_batch_bytes = result.batch_bytes_limit;
   PARITY_ASSIGN_OR_RETURN(Tracer tracer,
                           Tracer::Create(model, options.config, observed, label, std::move(trace_options)));
   model = Model();  // the tracer holds what it needs
@@ -258,6 +300,8 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   j["config"] = RunConfigToJson(options.config);
   j["only"] = options.only;
   j["memory"] = {{"max_memory_bytes", budget},
+                 {"resident_bytes_at_start", result.resident_bytes},
+                 {"reserved_bytes", result.reserved_bytes},
                  {"batch_bytes_limit", result.batch_bytes_limit},
                  {"batches", result.batches}};
   j["samples"] = nlohmann::json::array();

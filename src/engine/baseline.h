@@ -24,9 +24,13 @@
 //                kScaleFactor * max(1, largest finite |input|) is flagged as
 //                far outside the inputs' scale.
 //
-// Memory: tensors are observed in batches (engine/trace.h) of at most a
-// quarter of the budget left after the model and the inputs, each written
-// before the next batch runs.
+// Memory (docs/baseline.md "Memory"): the budget is the process's whole
+// resident set. What the process already holds when tracing starts (measured:
+// the runtime, the model, the inputs) and what one run costs besides the
+// observed tensors (PlanBaselineMemory) come off first; the observed tensors
+// go in batches (engine/trace.h) of at most a third of the rest, each written
+// before the next batch runs. A budget that cannot hold the largest observed
+// tensor that way is refused (kInvalidArgument naming the minimum).
 #pragma once
 
 #include <cstdint>
@@ -55,6 +59,31 @@ int64_t DefaultBaselineMemory();
 // Parses "512M", "2G", "1.5GiB", "1048576" (bytes). kInvalidArgument otherwise.
 Result<int64_t> ParseMemorySize(std::string_view text);
 
+// ORT's cost per session besides the model's initializers (kernels, the
+// graph, thread pools, the library's pages touched by a run).
+inline constexpr int64_t kSessionOverheadBytes = int64_t{32} << 20;
+// Resident bytes per observed byte in a batch run: ORT's arena buffer, parity's
+// copy, and the arena's rounding.
+inline constexpr int64_t kBatchCostFactor = 3;
+
+struct MemoryPlanInput {
+  int64_t limit_bytes = 0;             // --max-memory
+  int64_t resident_bytes = 0;          // the process's resident set when tracing starts
+  int64_t initializer_bytes = 0;       // the model's weights
+  int64_t output_bytes = 0;            // the model's outputs, one sample
+  int64_t largest_bytes = 0;           // the largest tensor of a run (inputs, layers, outputs)
+  int64_t largest_observed_bytes = 0;  // the largest observed layer
+};
+struct MemoryPlan {
+  int64_t reserved_bytes = 0;  // one run besides the observed tensors
+  int64_t batch_bytes = 0;     // estimated observed bytes per batch
+};
+// reserved = 2 * initializers + kSessionOverheadBytes + 2 * outputs + 2 * largest;
+// batch = (limit - resident - reserved) / kBatchCostFactor. Errors:
+// kInvalidArgument when batch < the largest observed layer, naming the
+// smallest limit that would work.
+Result<MemoryPlan> PlanBaselineMemory(const MemoryPlanInput& in);
+
 struct TensorStats {
   int64_t count = 0;
   int64_t nan = 0;
@@ -73,6 +102,8 @@ struct BaselineOptions {
   // Keep only the layers whose producer's op type equals an entry, or whose
   // tensor or producer name matches an entry as a glob. Empty: every layer.
   std::vector<std::string> only;
+  // Observed bytes per batch instead of what the budget leaves (tests); 0: planned.
+  int64_t batch_bytes = 0;
   bool check_determinism = true;  // run twice
   bool overwrite = false;         // replace an earlier baseline in DIR
 };
@@ -107,6 +138,8 @@ struct BaselineResult {
   std::vector<BaselineSample> samples;
   size_t batches = 0;
   int64_t batch_bytes_limit = 0;
+  int64_t resident_bytes = 0;  // when tracing started
+  int64_t reserved_bytes = 0;  // for one run besides the observed tensors
   bool deterministic() const;
 };
 

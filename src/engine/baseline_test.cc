@@ -219,10 +219,8 @@ TEST(Baseline, BatchedFilesAreByteIdenticalToOneRun) {
   ASSERT_EQ(whole->batches, 1u);
   const fs::path batched_dir = c.tmp / "batched";
   auto m = Model::Load(c.model);
-  // The model and the input, twice, plus four batches of 256 KiB.
-  const int64_t model_bytes = static_cast<int64_t>(fs::file_size(c.model));
   BaselineOptions options;
-  options.max_memory_bytes = 2 * model_bytes + 2 * 3 * 64 * 64 * 4 + 4 * (256 << 10);
+  options.batch_bytes = 256 << 10;
   auto batched = WriteBaseline(c.model, c.inputs, batched_dir, options);
   ASSERT_TRUE(batched) << batched.error().message();
   EXPECT_GT(batched->batches, 2u);
@@ -232,6 +230,26 @@ TEST(Baseline, BatchedFilesAreByteIdenticalToOneRun) {
     if (f == "manifest.json") continue;
     EXPECT_EQ(ReadRaw(c.dir / f), ReadRaw(batched_dir / f)) << f;
   }
+}
+
+TEST(Baseline, MemoryPlanSubtractsWhatTheProcessHoldsAndRefusesATooSmallLimit) {
+  constexpr int64_t kMiB = 1 << 20;
+  MemoryPlanInput in{.limit_bytes = 256 * kMiB,
+                     .resident_bytes = 60 * kMiB,
+                     .initializer_bytes = 0,
+                     .output_bytes = 16 * kMiB,
+                     .largest_bytes = 16 * kMiB,
+                     .largest_observed_bytes = 16 * kMiB};
+  auto plan = PlanBaselineMemory(in);
+  ASSERT_TRUE(plan) << plan.error().message();
+  EXPECT_EQ(plan->reserved_bytes, kSessionOverheadBytes + 64 * kMiB);
+  EXPECT_EQ(plan->batch_bytes, (256 * kMiB - 60 * kMiB - plan->reserved_bytes) / kBatchCostFactor);
+  in.limit_bytes = 128 * kMiB;
+  auto refused = PlanBaselineMemory(in);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message().find("too small"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("at least --max-memory"), std::string::npos);
 }
 
 TEST(Baseline, SeveralSamplesGetOneDirectoryEach) {

@@ -29,8 +29,9 @@
 //
 // Memory of one batch run, roughly: ORT's arena (the batch's outputs plus the
 // run's working tensors, grown in power-of-two chunks) and the copies of the
-// outputs in parity Tensors. Callers budgeting a total should give a
-// max_batch_bytes of about a quarter of what they can spare (see baseline.h).
+// outputs in parity Tensors. Callers budgeting a total should subtract what
+// the process already holds and one run's own cost first, and give about a
+// third of the rest (baseline.h PlanBaselineMemory).
 //
 // Thread-compatible: one Trace at a time per Tracer.
 #pragma once

@@ -120,47 +120,54 @@ TEST(BaselineCli, BadInputExitsTwoWithOneLine) {
   EXPECT_EQ(m.exit_code, 2) << m.out;
 }
 
-// 30 elementwise ops on a 1x64x256x256 float32 tensor: 16 MiB each, 480 MiB of
-// intermediates, observed under a 128 MiB limit.
+// 60 elementwise ops on a 1x64x256x256 float32 tensor: 16 MiB each, 960 MiB of
+// intermediates, observed under a 256 MiB limit (3.75 times less). The issue's
+// bar: peak RSS < limit + the model's size, nothing else allowed; the files
+// equal those of the unbatched run byte for byte.
 TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) {
   Tmp tmp;
+  constexpr int kRounds = 20;  // 3 ops each
   ModelBuilder b;
   auto x = b.Input("x", DType::kFloat32, Shape{1, 64, 256, 256});
   auto half = b.Scalar("half", 0.5f), one = b.Scalar("one", 1.0f);
-  for (int i = 0; i < 10; ++i) x = b.Add(b.Mul(b.Tanh(x), half), one);
+  for (int i = 0; i < kRounds; ++i) x = b.Add(b.Mul(b.Tanh(x), half), one);
   b.Output(b.Sigmoid(x), "y");
   auto model = b.Build();
   ASSERT_TRUE(model) << model.error().message();
   ASSERT_TRUE(model->Save(tmp / "chain.onnx"));
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", Random({1, 64, 256, 256}, 3)));
   const int64_t model_bytes = static_cast<int64_t>(fs::file_size(tmp / "chain.onnx"));
-  const int64_t limit = int64_t{128} << 20;
+  const int64_t limit = int64_t{256} << 20;
+  const int64_t intermediates = int64_t{3 * kRounds} * (16 << 20);
+  ASSERT_GE(intermediates, 3 * limit);
 
-  // What the runtime costs by itself: a plain run of the same model and input.
-  auto plain = RunParity({"run", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                          (tmp / "out.npz").string(), "--opt", "disable"},
-                         tmp / "log");
-  ASSERT_EQ(plain.exit_code, 0) << plain.out;
-
+  // One pass each (the determinism re-run repeats the same runs: same peak, twice the time).
   auto batched = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                            (tmp / "batched").string(), "--max-memory", "128M"},
+                            (tmp / "batched").string(), "--max-memory", "256M", "--no-determinism-check"},
                            tmp / "log");
   ASSERT_EQ(batched.exit_code, 0) << batched.out;
   auto whole = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                          (tmp / "whole").string(), "--max-memory", "8G"},
+                          (tmp / "whole").string(), "--max-memory", "8G", "--no-determinism-check"},
                          tmp / "log");
   ASSERT_EQ(whole.exit_code, 0) << whole.out;
 
-  // The rule: peak <= limit + the model's size + what a plain run of the model costs.
-  const int64_t allowed = limit + model_bytes + plain.peak_rss_bytes;
-  std::printf("[ memory   ] plain run %.1f MiB, baseline unbatched %.1f MiB (%.2f s), batched at 128 MiB %.1f MiB "
-              "(%.2f s), allowed %.1f MiB, time ratio batched/unbatched %.2f\n",
-              plain.peak_rss_bytes / 1048576.0, whole.peak_rss_bytes / 1048576.0, whole.seconds,
+  // The rule, nothing else allowed: peak < limit + the model's size.
+  const int64_t allowed = limit + model_bytes;
+  std::printf("[ memory   ] intermediates %.0f MiB; unbatched peak %.1f MiB (%.2f s); batched at --max-memory 256M "
+              "peak %.1f MiB (%.2f s), allowed %.1f MiB; time ratio batched/unbatched %.2f\n%s",
+              intermediates / 1048576.0, whole.peak_rss_bytes / 1048576.0, whole.seconds,
               batched.peak_rss_bytes / 1048576.0, batched.seconds, allowed / 1048576.0,
-              batched.seconds / whole.seconds);
+              batched.seconds / whole.seconds, batched.out.c_str());
   EXPECT_LT(batched.peak_rss_bytes, allowed);
-  EXPECT_GT(whole.peak_rss_bytes, allowed) << "the unbatched run should need more than the limit, else the test "
-                                              "proves nothing";
+  EXPECT_GT(whole.peak_rss_bytes, limit) << "the unbatched run should need more than the limit, else the test "
+                                            "proves nothing";
+
+  // Too small a limit is refused (exit 2, naming the minimum), not exceeded.
+  auto tiny = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                         (tmp / "tiny").string(), "--max-memory", "64M"},
+                        tmp / "log");
+  EXPECT_EQ(tiny.exit_code, 2) << tiny.out;
+  EXPECT_NE(tiny.out.find("at least --max-memory"), std::string::npos) << tiny.out;
 
   size_t npy = 0;
   for (const auto& e : fs::directory_iterator(tmp / "whole")) {
@@ -173,7 +180,7 @@ TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) 
     sc << c.rdbuf();
     EXPECT_TRUE(sa.str() == sc.str()) << name;
   }
-  EXPECT_EQ(npy, 32u);  // input, 30 layers, output
+  EXPECT_EQ(npy, size_t{3 * kRounds + 2});  // input, the layers, output
 }
 
 TEST(BaselineTorch, Resnet18FromDebiansTorchWritesAndVerifies) {
