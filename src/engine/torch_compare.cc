@@ -6,37 +6,12 @@
 #include <cmath>
 
 #include "engine/runner.h"
+#include "report/compare_json.h"
 
 namespace parity {
 namespace {
 
 using nlohmann::json;
-
-// JSON has no Inf/NaN: those become strings.
-json Number(double v) {
-  if (std::isfinite(v)) return v;
-  if (std::isnan(v)) return "nan";
-  return v > 0 ? "inf" : "-inf";
-}
-
-json MetricsJson(const TensorMetrics& m) {
-  return {{"max_abs", Number(m.max_abs)},
-          {"max_abs_index", m.max_abs_index},
-          {"ref_at_max", Number(m.ref_at_max)},
-          {"test_at_max", Number(m.test_at_max)},
-          {"max_rel", Number(m.max_rel)},
-          {"mean_abs", Number(m.mean_abs)},
-          {"rmse", Number(m.rmse)},
-          {"cosine", Number(m.cosine)},
-          {"snr_db", Number(m.snr_db)},
-          {"mismatches", m.mismatches},
-          {"nan_ref", m.nan_ref},
-          {"nan_test", m.nan_test},
-          {"inf_ref", m.inf_ref},
-          {"inf_test", m.inf_test},
-          {"nan_mismatch", m.nan_mismatch},
-          {"count", m.count}};
-}
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
@@ -149,7 +124,7 @@ json TorchComparisonToJson(const TorchComparison& c) {
               {"status", VerdictName(v.status)}};
     if (!a.reason.empty()) e["reason"] = a.reason;
     if (v.status != Verdict::kUnchecked) {
-      e["metrics"] = MetricsJson(v.metrics);
+      e["metrics"] = MetricsToJson(v.metrics);
       e["atol"] = v.tolerance.tolerance.atol;
       e["rtol"] = v.tolerance.tolerance.rtol;
       if (!v.reason.empty()) e["failure"] = v.reason;
@@ -162,13 +137,13 @@ json TorchComparisonToJson(const TorchComparison& c) {
     first = {
         {"module", v.alignment.module},         {"call", v.alignment.call}, {"file", v.alignment.file},
         {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
-        {"max_abs", Number(v.metrics.max_abs)}, {"reason", v.reason}};
+        {"max_abs", JsonNumber(v.metrics.max_abs)}, {"reason", v.reason}};
   }
   json outputs = json::array();
   for (const auto& t : c.outputs.tensors)
     outputs.push_back({{"name", t.name},
                        {"status", VerdictName(t.status)},
-                       {"max_abs", Number(t.metrics.max_abs)},
+                       {"max_abs", JsonNumber(t.metrics.max_abs)},
                        {"reason", t.reason}});
   for (const auto& f : c.outputs.findings)
     outputs.push_back(

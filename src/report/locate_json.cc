@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "report/locate_report.h"
+#include "report/compare_json.h"
 
 namespace parity {
 
@@ -10,36 +11,10 @@ namespace {
 
 using nlohmann::json;
 
-// JSON has no infinity or NaN: write them as strings.
-json Number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-json MetricsJson(const TensorMetrics& m) {
-  return json{{"count", m.count},
-              {"max_abs", Number(m.max_abs)},
-              {"max_abs_index", m.max_abs_index},
-              {"ref_at_max", Number(m.ref_at_max)},
-              {"test_at_max", Number(m.test_at_max)},
-              {"max_rel", Number(m.max_rel)},
-              {"mean_abs", Number(m.mean_abs)},
-              {"rmse", Number(m.rmse)},
-              {"cosine", Number(m.cosine)},
-              {"snr_db", Number(m.snr_db)},
-              {"mismatches", m.mismatches},
-              {"nan_ref", m.nan_ref},
-              {"nan_test", m.nan_test},
-              {"inf_ref", m.inf_ref},
-              {"inf_test", m.inf_test},
-              {"nan_mismatch", m.nan_mismatch}};
-}
-
 json ErrorJson(const ErrorSummary& e) {
   if (e.tensor.empty()) return nullptr;
-  return json{{"tensor", e.tensor},        {"max_abs", Number(e.max_abs)}, {"max_rel", Number(e.max_rel)},
-              {"mismatches", e.mismatches}, {"score", Number(e.score)},     {"pass", e.pass}};
+  return json{{"tensor", e.tensor},        {"max_abs", JsonNumber(e.max_abs)}, {"max_rel", JsonNumber(e.max_rel)},
+              {"mismatches", e.mismatches}, {"score", JsonNumber(e.score)},     {"pass", e.pass}};
 }
 
 json AblationJson(const LocateAblation& a) {
@@ -50,8 +25,8 @@ json AblationJson(const LocateAblation& a) {
          {"local_without", ErrorJson(a.local_without)},
          {"output_with", ErrorJson(a.output_with)},
          {"output_without", ErrorJson(a.output_without)},
-         {"latency_ms_with", Number(a.latency_ms_with)},
-         {"latency_ms_without", Number(a.latency_ms_without)}};
+         {"latency_ms_with", JsonNumber(a.latency_ms_with)},
+         {"latency_ms_without", JsonNumber(a.latency_ms_without)}};
   if (!a.note.empty()) j["note"] = a.note;
   return j;
 }
@@ -109,11 +84,11 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
            {"status", std::string(VerdictName(t.status))}};
     if (!t.reason.empty()) e["reason"] = t.reason;
     if (t.metrics) {
-      e["metrics"] = MetricsJson(*t.metrics);
+      e["metrics"] = MetricsToJson(*t.metrics);
       e["tolerance"] = {{"atol", t.tolerance.atol},
                         {"rtol", t.tolerance.rtol},
                         {"decide_by", std::string(StatisticName(t.tolerance.decide_by))}};
-      e["score"] = Number(t.score);
+      e["score"] = JsonNumber(t.score);
     }
     tensors.push_back(std::move(e));
   }
