@@ -121,3 +121,42 @@ TEST(Demo, HealthyPassesPlantedFaultFailsNamingTheNode) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+// A model ORT loads but cannot run on the given sample (a Reshape to an
+// impossible shape): `run` reports a runtime failure (3); `check` catches the
+// error per sample, reports it and fails the check (1).
+TEST(CheckExitCodes, RuntimeFailureIsThreeForRunAndAFailedSampleForCheck) {
+  const fs::path dir = e2e::MakeTempDir("parity-exit3");
+  const std::string script = R"(
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 8])
+s = helper.make_tensor_value_info('s', TensorProto.INT64, [2])
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, None)
+g = helper.make_graph([helper.make_node('Reshape', ['x', 's'], ['y'], name='the_reshape')], 'g', [x, s], [y])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1] + '/m.onnx')
+np.savez(sys.argv[1] + '/in.npz', x=np.ones((2, 8), np.float32), s=np.array([3, 5], np.int64))
+)";
+  auto gen = e2e::RunProgram({"/usr/bin/python3", "-c", script, dir.string()});
+  if (gen.exit_code != 0) GTEST_SKIP() << "python3-onnx/numpy unavailable: " << gen.err;
+  auto run = e2e::RunParity({"run", (dir / "m.onnx").string(), "--inputs", (dir / "in.npz").string(), "-o",
+                             (dir / "o.npz").string()});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_NE(run.err.find("the_reshape"), std::string::npos) << run.err;
+  EXPECT_FALSE(fs::exists(dir / "o.npz"));
+  auto check = e2e::RunParity({"check", (dir / "m.onnx").string(), "--inputs", (dir / "in.npz").string(), "--runs",
+                               "2", "--json", (dir / "r.json").string()});
+  EXPECT_EQ(check.exit_code, 1) << check.out << check.err;
+  const auto j = ReadJson(dir / "r.json");
+  ASSERT_FALSE(j["samples"].empty());
+  EXPECT_NE(j["samples"][0]["error"].get<std::string>().find("the_reshape"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace parity
