@@ -1,5 +1,7 @@
 #include "core/run_config.h"
 
+#include "core/json_type.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,17 +19,6 @@ std::string Lower(std::string_view s) {
   std::string out(s);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
   return out;
-}
-
-// The JSON type name as a user would write it in an error message.
-std::string_view JsonTypeName(const json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
 }
 
 std::unexpected<Error> WrongType(std::string_view key, std::string_view expected, const json& got) {

@@ -1,5 +1,7 @@
 #include "engine/torch_dump.h"
 
+#include "core/json_type.h"
+
 #include <fmt/format.h>
 
 #include <fstream>
@@ -14,16 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;  // keeps the manifest's order of inputs/outputs
-
-std::string_view TypeName(const Json& v) {
-  if (v.is_null()) return "null";
-  if (v.is_boolean()) return "a boolean";
-  if (v.is_number_integer() || v.is_number_unsigned()) return "an integer";
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  return "an object";
-}
 
 // Reads keys of one JSON object, naming the key path in every error.
 class Reader {
@@ -50,7 +42,7 @@ class Reader {
 };
 
 std::unexpected<Error> WrongType(const std::string& key, std::string_view expected, const Json& got) {
-  return InvalidArgument(fmt::format("{}: expected {}, got {}", key, expected, TypeName(got)));
+  return InvalidArgument(fmt::format("{}: expected {}, got {}", key, expected, JsonTypeName(got)));
 }
 
 Result<std::string> AsString(const std::string& key, const Json& v) {
