@@ -29,7 +29,9 @@ TensorComparison CompareOne(const Tensor& ref, const Tensor& test, TolerancePoli
   TensorSet r, t, n;
   EXPECT_TRUE(r.Add("y", ref));
   EXPECT_TRUE(t.Add("y", test));
-  if (noise) EXPECT_TRUE(n.Add("y", *noise));
+  if (noise) {
+    EXPECT_TRUE(n.Add("y", *noise));
+  }
   auto out = CompareSets(r, t, {.policy = policy, .noise_reference = noise ? &n : nullptr});
   EXPECT_TRUE(out.has_value());
   return out->tensors.at(0);

@@ -182,7 +182,9 @@ TEST_F(TransformerFusions, FusedMatMulTakesTheScale) {
 
 TEST_F(TransformerFusions, UnfusedNodesAreUnchangedAndEveryOutputIsMapped) {
   for (const auto& r : mapped_->map.regions)
-    if (r.unchanged) EXPECT_EQ(r.covers.size(), 1u);
+    if (r.unchanged) {
+      EXPECT_EQ(r.covers.size(), 1u);
+    }
   for (const auto& node : mapped_->original.nodes)
     for (const auto& o : node.outputs)
       EXPECT_TRUE(mapped_->map.IsSurviving(o) || mapped_->map.fused_away.contains(o)) << o;
