@@ -1,0 +1,192 @@
+// Interrupted runs (issue 8): SIGINT/SIGTERM mid-run exit 130/143 with one
+// line and leave no partial file: `parity run`'s output and `parity check`'s
+// report directory are each whole or absent.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/npz.h"
+#include "core/tensor.h"
+#include "engine/tensor_source.h"
+#include "e2e_util.h"
+#include "onnx/builder.h"
+#include "onnx/model.h"
+
+namespace fs = std::filesystem;
+
+namespace parity {
+namespace {
+
+// --- interruption
+
+struct Child {
+  pid_t pid = -1;
+  int err_fd = -1;
+};
+
+Child Spawn(const std::vector<std::string>& args) {
+  int err_pipe[2];
+  if (pipe(err_pipe) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // As a shell starts a foreground job: a test runner that ignores SIGINT
+    // (nohup, a background job) must not make parity keep ignoring it.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    dup2(err_pipe[1], 2);
+    close(err_pipe[0]);
+    std::vector<char*> argv = {const_cast<char*>(PARITY_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  return {pid, err_pipe[0]};
+}
+
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
+
+// A model that keeps ORT busy for seconds: 60 MatMuls of [512, 512] by one
+// shared weight, run single-threaded on 20 samples (about 8 s of CPU; the
+// test interrupts it long before).
+fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
+  ModelBuilder b;
+  std::string x = b.Input("x", DType::kFloat32, Shape{512, 512});
+  const std::string w = b.ConstWeight("w", {512, 512}, 0.0f);
+  for (int i = 0; i < 60; ++i) x = b.MatMul(x, w);
+  b.Output(x, "y");
+  auto model = b.Build();
+  EXPECT_TRUE(model) << model.error().message();
+  const fs::path path = dir / "slow.onnx";
+  EXPECT_TRUE(model->Save(path));
+  TensorSet set;
+  auto t = Tensor::Create(DType::kFloat32, {512, 512});
+  for (int s = 0; s < 20; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
+  *inputs = dir / "slow_inputs.npz";
+  EXPECT_TRUE(SaveTensors(*inputs, set));
+  return path;
+}
+
+// Waits until `pid` catches `sig` (its handler is installed: /proc's SigCgt),
+// so the signal tests parity's handler, not the default action before main().
+bool WaitForHandler(pid_t pid, int sig) {
+  for (int i = 0; i < 2000; ++i) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.starts_with("SigCgt:") && (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+std::vector<std::string> Leftovers(const fs::path& dir, const std::string& stem) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().starts_with(stem)) out.push_back(e.path().filename().string());
+  return out;
+}
+
+void InterruptRun(int sig, const char* name, int expected_exit) {
+  const fs::path dir = e2e::MakeTempDir("parity-interrupt");
+  fs::path inputs;
+  const fs::path model = SlowModel(dir, &inputs);
+  const fs::path out = dir / "out.npz";
+  // Interrupt at several points; each time the output is complete or absent.
+  int interrupted = 0;
+  for (int delay_ms : {0, 300, 1000}) {
+    fs::remove(out);
+    Child c = Spawn({"run", model.string(), "--inputs", inputs.string(), "-o", out.string(), "--threads", "1"});
+    ASSERT_GT(c.pid, 0);
+    ASSERT_TRUE(WaitForHandler(c.pid, sig));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(c.pid, sig);
+    const std::string err = ReadAll(c.err_fd);
+    int status = 0;
+    ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    const int code = WEXITSTATUS(status);
+    if (code == 0) {
+      // It finished before the signal: the file must then be whole.
+      auto set = ReadNpz(out);
+      EXPECT_TRUE(set) << set.error().message();
+    } else {
+      ++interrupted;
+      EXPECT_EQ(code, expected_exit) << err;
+      EXPECT_EQ(e2e::Lines(err).back(), std::string("parity: interrupted (") + name + "); no partial files left");
+      EXPECT_FALSE(fs::exists(out)) << "a partial output after " << delay_ms << " ms";
+    }
+    EXPECT_EQ(Leftovers(dir, "out.npz.tmp"), std::vector<std::string>{});
+  }
+  EXPECT_GT(interrupted, 0) << "the run was never interrupted: make the slow model slower";
+  fs::remove_all(dir);
+}
+
+TEST(Interrupt, SigintLeavesNoPartialOutput) { InterruptRun(SIGINT, "SIGINT", 130); }
+TEST(Interrupt, SigtermLeavesNoPartialOutput) { InterruptRun(SIGTERM, "SIGTERM", 143); }
+
+// `parity check --report DIR` interrupted mid-run: the report files are all
+// there and whole, or none is.
+void InterruptCheck(int sig, const char* name, int expected_exit) {
+  const fs::path dir = e2e::MakeTempDir("parity-interrupt-check");
+  fs::path inputs;
+  const fs::path model = SlowModel(dir, &inputs);
+  const fs::path report = dir / "report";
+  int interrupted = 0;
+  for (int delay_ms : {0, 500, 1500}) {
+    fs::remove_all(report);
+    Child c = Spawn({"check", model.string(), "--inputs", inputs.string(), "--report", report.string(), "--threads",
+                     "1", "--runs", "3"});
+    ASSERT_GT(c.pid, 0);
+    ASSERT_TRUE(WaitForHandler(c.pid, sig));
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(c.pid, sig);
+    const std::string err = ReadAll(c.err_fd);
+    int status = 0;
+    ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    const int code = WEXITSTATUS(status);
+    const bool any = fs::exists(report / "report.json") || fs::exists(report / "report.html") ||
+                     fs::exists(report / "junit.xml");
+    if (code == 0 || code == 1) {
+      // It finished before the signal: every report is there and whole.
+      std::ifstream in(report / "report.json");
+      EXPECT_FALSE(nlohmann::json::parse(in, nullptr, false).is_discarded());
+      EXPECT_TRUE(fs::exists(report / "report.html") && fs::exists(report / "junit.xml"));
+    } else {
+      ++interrupted;
+      EXPECT_EQ(code, expected_exit) << err;
+      EXPECT_EQ(e2e::Lines(err).back(), std::string("parity: interrupted (") + name + "); no partial files left");
+      EXPECT_FALSE(any) << "a partial report after " << delay_ms << " ms";
+    }
+    if (fs::exists(report))
+      for (const auto& e : fs::directory_iterator(report))
+        EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  }
+  EXPECT_GT(interrupted, 0) << "check was never interrupted: make the slow model slower";
+  fs::remove_all(dir);
+}
+
+TEST(Interrupt, SigintDuringCheckLeavesNoPartialReport) { InterruptCheck(SIGINT, "SIGINT", 130); }
+
+}  // namespace
+}  // namespace parity
