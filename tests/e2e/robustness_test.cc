@@ -335,6 +335,15 @@ TEST_F(Robustness, DeeplyNestedSubgraphsAreRefusedWithoutStackOverflow) {
   ExpectRefused(r, onnx, "not a valid ONNX model");
 }
 
+// Found by the model fuzz target: ONNX 1.12's shape inference segfaults on
+// this malformed Conv; parity reports the checker's error and skips inference.
+TEST_F(Robustness, ModelThatCrashedShapeInferenceIsInspected) {
+  const fs::path crash = fs::path(PARITY_SOURCE_DIR) / "fuzz/crashes/model_conv_shape_inference_segv.onnx";
+  auto r = e2e::RunParity({"inspect", crash.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("shape_inference: skipped: the checker found errors"), std::string::npos) << r.out;
+}
+
 TEST_F(Robustness, LongChainOfNodesIsInspectedWithoutStackOverflow) {
   // 200,000 Identity nodes in one chain: no recursion over the graph depth.
   constexpr int kNodes = 200000;
