@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "compare/metrics_kernel.h"
 
@@ -39,31 +40,72 @@ bool BitsFinite(double x) {
   return (std::bit_cast<uint64_t>(x) & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
 }
 
+template <typename V>
+inline constexpr bool kNarrowFloat = std::is_same_v<V, float> || std::is_same_v<V, F16> ||
+                                     std::is_same_v<V, BF16> || std::is_same_v<V, Bool8>;
+
+// x * y + z. With FMA, in one instruction. Used only where x * y is exact in
+// float64 (products of float32, float16 or bfloat16 values), so that the
+// result is the same with FMA or without.
+template <typename A, typename B>
+inline double MulAdd(double x, double y, double z) {
+#ifdef __FMA__
+  if constexpr (kNarrowFloat<A> && kNarrowFloat<B>) return std::fma(x, y, z);
+#endif
+  return x * y + z;
+}
+
 }  // namespace
+
+// Counts |d| > e[0..3] in one pass (four independent counts, so the loop runs
+// at the throughput of its compares, not at the latency of one count chain).
+// Unused slots hold the largest double, which no finite |d| exceeds.
+void CountFour(const double* __restrict abs_d, int64_t n, const double* e, int64_t* out) {
+  const double e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3];
+  Count c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = abs_d[i];
+    c0 += a > e0 ? Count{1} : Count{0};
+    c1 += a > e1 ? Count{1} : Count{0};
+    c2 += a > e2 ? Count{1} : Count{0};
+    c3 += a > e3 ? Count{1} : Count{0};
+  }
+  out[0] = static_cast<int64_t>(c0);
+  out[1] = static_cast<int64_t>(c1);
+  out[2] = static_cast<int64_t>(c2);
+  out[3] = static_cast<int64_t>(c3);
+}
 
 // Counts |d| > edge into s.above. min_a: smallest |d|; min_nz: smallest
 // nonzero |d|; max_a: largest. Edges outside [min_nz, max_a) need no pass over
 // the data: all nonzero |d| or none are above them. Exact zeros (identical
-// elements) are common and only edge 0 has to count them.
+// elements) are common and only edge 0 has to count them. The edges that do
+// need a count are counted together, four per pass over the block.
 void CountEdges(const double* __restrict abs_d, int64_t n, double min_a, double min_nz, double max_a,
                 BlockStats& s) {
-  int64_t nonzero = n;
-  if (min_a == 0) {
-    Count c = 0;
-    if (max_a > 0) {
-      for (int64_t i = 0; i < n; ++i) c += abs_d[i] > 0 ? Count{1} : Count{0};
-    }
-    nonzero = static_cast<int64_t>(c);
-  }
-  s.above[0] += nonzero;
+  int todo[kEdges];
+  int m = 0;
+  if (min_a == 0 && max_a > 0) todo[m++] = 0;
   for (int k = 1; k < kEdges; ++k) {
     const double edge = kHistogramEdges[k];
-    if (min_nz > edge) {
+    if (!(min_nz > edge) && max_a > edge) todo[m++] = k;
+  }
+  int64_t counted[kEdges + 3];
+  for (int j = 0; j < m; j += 4) {
+    double e[4];
+    for (int q = 0; q < 4; ++q) {
+      e[q] = j + q < m ? kHistogramEdges[todo[j + q]] : std::numeric_limits<double>::max();
+    }
+    CountFour(abs_d, n, e, counted + j);
+  }
+  // Edge 0 is counted (first) only when there are zeros and nonzeros.
+  const int64_t nonzero = min_a > 0 ? n : (max_a > 0 ? counted[0] : 0);
+  int j = 0;
+  for (int k = 0; k < kEdges; ++k) {
+    if (j < m && todo[j] == k) {
+      s.above[k] += counted[j++];
+    } else if (k == 0 || min_nz > kHistogramEdges[k]) {
       s.above[k] += nonzero;
-    } else if (max_a > edge) {
-      Count c = 0;
-      for (int64_t i = 0; i < n; ++i) c += abs_d[i] > edge ? Count{1} : Count{0};
-      s.above[k] += static_cast<int64_t>(c);
     }
   }
 }
@@ -94,13 +136,10 @@ bool FastBlock(const R* __restrict r, const T* __restrict t, int64_t n, const Ke
                double* __restrict scratch, BlockStats& s) {
   if (n == 0) return true;
   const double shift = Widen(r[0]);
+  // Two loops over the block (it stays in L1): the sums, then the extrema and
+  // counts. One loop would need more accumulators than there are vector
+  // registers, and spill them.
   double s_abs = 0, s_sq = 0, s_rt = 0, s_rr = 0, s_tt = 0, s_rs = 0, s_rs2 = 0;
-  double mn = shift, mx = shift, mabs = 0, mrel = 0;
-  double mina = std::numeric_limits<double>::max();   // smallest |d|
-  double minnz = std::numeric_limits<double>::max();  // smallest nonzero |d|
-  double minar = std::numeric_limits<double>::max();  // smallest |r|
-  Count mism = 0;
-  const double atol = p.atol, rtol = p.rtol;
   for (int64_t i = 0; i < n; ++i) {
     const double rv = Widen(r[i]);
     const double tv = Widen(t[i]);
@@ -109,12 +148,22 @@ bool FastBlock(const R* __restrict r, const T* __restrict t, int64_t n, const Ke
     scratch[i] = a;
     s_abs += a;
     s_sq += d * d;
-    s_rt += rv * tv;
-    s_rr += rv * rv;
-    s_tt += tv * tv;
+    s_rt = MulAdd<R, T>(rv, tv, s_rt);
+    s_rr = MulAdd<R, R>(rv, rv, s_rr);
+    s_tt = MulAdd<T, T>(tv, tv, s_tt);
     const double rs = rv - shift;
     s_rs += rs;
     s_rs2 += rs * rs;
+  }
+  double mn = shift, mx = shift, mabs = 0, mrel = 0;
+  double mina = std::numeric_limits<double>::max();   // smallest |d|
+  double minnz = std::numeric_limits<double>::max();  // smallest nonzero |d|
+  double minar = std::numeric_limits<double>::max();  // smallest |r|
+  Count mism = 0;
+  const double atol = p.atol, rtol = p.rtol;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rv = Widen(r[i]);
+    const double a = scratch[i];
     mn = rv < mn ? rv : mn;
     mx = rv > mx ? rv : mx;
     mabs = a > mabs ? a : mabs;

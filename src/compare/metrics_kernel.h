@@ -128,7 +128,8 @@ PARITY_DECLARE_FAST_BLOCK
 // of every call then takes the same variant, so results do not depend on the
 // thread count.
 inline bool UseAvx2Kernel() {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool avx2 =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return avx2;
 }
 
