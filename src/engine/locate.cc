@@ -72,23 +72,34 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   report.reference = o.reference;
   report.target = o.target;
 
-  const Model reference_named = WithNodeNames(model);
-  const Model target_named = target_model ? WithNodeNames(*target_model) : Model();
-  const Model& target_ref = target_model ? target_named : reference_named;
+  // Node names written; a copy only when the model lacks them.
+  Model reference_storage, target_storage;
+  if (!HasNodeNames(model)) reference_storage = WithNodeNames(model);
+  if (target_model && !HasNodeNames(*target_model)) target_storage = WithNodeNames(*target_model);
+  const Model& reference_named = reference_storage.valid() ? reference_storage : model;
+  const Model& target_ref =
+      !target_model ? reference_named : (target_storage.valid() ? target_storage : *target_model);
   const std::string target_label = target_model ? o.target_label : o.model_label;
   PARITY_ASSIGN_OR_RETURN(GraphView reference_view,
                           WithContext(BuildGraphView(reference_named, {.infer_shapes = false}), o.model_label));
   GraphView target_view_storage;
   if (target_model) {
     PARITY_ASSIGN_OR_RETURN(target_view_storage,
-                            WithContext(BuildGraphView(target_named, {.infer_shapes = false}), target_label));
+                            WithContext(BuildGraphView(target_ref, {.infer_shapes = false}), target_label));
   }
   const GraphView& target_view = target_model ? target_view_storage : reference_view;
   PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("locate"));
 
+  // Each model is serialized once; its sessions share the bytes (an 87 MB
+  // model copied per session dominated locate's cost, docs/locate.md).
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SerializedSource(target_ref, target_label));
+  std::optional<ort::ModelSource> reference_bytes_storage;
+  if (target_model) {
+    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SerializedSource(reference_named, o.model_label));
+  }
   // 1. The target's plan.
   PARITY_ASSIGN_OR_RETURN(PlannedSession plan,
-                          CreatePlannedSession(target_ref, target_view, o.target, target_label,
+                          CreatePlannedSession(target_bytes, target_view, o.target, target_label,
                                                scratch / "target_optimized.onnx", o.ablation));
   ++report.sessions_created;
   report.original_nodes = target_view.nodes.size();
@@ -96,16 +107,29 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   for (const auto* r : plan.map.Fused()) report.fused_nodes.push_back(ToReport(*r));
 
   // A reference that optimizes has a plan of its own; observe only what survives both.
+  const ort::ModelSource& reference_bytes = target_model ? *reference_bytes_storage : target_bytes;
   std::optional<PlannedSession> reference_plan;
   if (o.reference.opt_level != OptLevel::kDisable) {
     PARITY_ASSIGN_OR_RETURN(reference_plan,
-                            CreatePlannedSession(reference_named, reference_view, o.reference, o.model_label,
+                            CreatePlannedSession(reference_bytes, reference_view, o.reference, o.model_label,
                                                  scratch / "reference_optimized.onnx"));
     ++report.sessions_created;
   }
   std::unordered_map<std::string, size_t> row;
   const std::vector<std::string> observed =
       PlanTable(reference_view, plan.map, reference_plan ? &reference_plan->map : nullptr, report, row);
+
+  // The model(s) with the observed tensors exposed: without a target model,
+  // the reference and the target observe the same bytes.
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource reference_exposed,
+                          ExposedSource(reference_named, reference_bytes, observed, o.model_label + " (reference)"));
+  std::optional<ort::ModelSource> target_exposed_storage;
+  if (target_model) {
+    PARITY_ASSIGN_OR_RETURN(target_exposed_storage, ExposedSource(target_ref, target_bytes, observed, target_label));
+  }
+  const ort::ModelSource& target_exposed = target_model ? *target_exposed_storage : reference_exposed;
+  reference_bytes_storage.reset();
+  target_bytes = ort::ModelSource();
 
   // 2. The reference trace: kept (region inputs are fed from it).
   Context ctx{.options = o,
@@ -127,13 +151,13 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   };
   if (reference_plan) {
     PARITY_ASSIGN_OR_RETURN(Observation ref_obs,
-                            ObserveTarget(reference_named, reference_view, *reference_plan, o.reference, observed,
+                            ObserveTarget(reference_exposed, reference_view, *reference_plan, o.reference, observed,
                                           sample, scratch.path(), o.model_label + " (reference)", keep));
     report.sessions_created += ref_obs.sessions;
     ctx.reference_outputs = std::move(ref_obs.untouched_outputs);
     for (auto& n : ref_obs.notes) report.observer_notes.push_back("reference: " + n);
   } else {
-    PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(reference_named, o.reference, observed, sample,
+    PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(reference_exposed, o.reference, observed, sample,
                                                                o.model_label + " (reference)", keep,
                                                                &report.sessions_created));
     for (const auto& info : reference_view.outputs)
@@ -156,7 +180,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
     entry.score = j.score;
     return {};
   };
-  PARITY_ASSIGN_OR_RETURN(Observation obs, ObserveTarget(target_ref, target_view, plan, o.target, observed, sample,
+  PARITY_ASSIGN_OR_RETURN(Observation obs, ObserveTarget(target_exposed, target_view, plan, o.target, observed, sample,
                                                          scratch.path(), target_label, compare, o.observe));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;

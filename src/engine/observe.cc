@@ -40,7 +40,15 @@ Status Deliver(const TensorSet& outputs, const std::vector<std::string>& tensors
 
 }  // namespace
 
-Result<Observation> ObserveTarget(const Model& model, const GraphView& view, const PlannedSession& plan,
+Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
+                                       const std::vector<std::string>& tensors, const std::string& label) {
+  PARITY_ASSIGN_OR_RETURN(std::string bytes,
+                          WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
+  return ort::ModelSource::FromBytes(std::move(bytes));
+}
+
+Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
+                                  const PlannedSession& plan,
                                   const RunConfig& config, const std::vector<std::string>& tensors,
                                   const Sample& sample, const std::filesystem::path& scratch,
                                   const std::string& label, const ObservedSink& sink,
@@ -53,7 +61,6 @@ Result<Observation> ObserveTarget(const Model& model, const GraphView& view, con
   const auto output_names = plan.session.output_names();
 
   // 1. The original model with the surviving tensors exposed, same config.
-  PARITY_ASSIGN_OR_RETURN(Model exposed, WithContext(WithExtraOutputs(model, tensors), label));
   PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
                           CreatePlannedSession(exposed, view, config, label + " (observed)",
                                                scratch / "observed_optimized.onnx"));
@@ -77,7 +84,8 @@ Result<Observation> ObserveTarget(const Model& model, const GraphView& view, con
 
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
   obs.mode = "optimized_model";
-  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(plan.optimized, tensors),
+  PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(optimized, tensors),
                                                       label + " (optimized model)"));
   RunConfig frozen = config;
   frozen.opt_level = OptLevel::kDisable;
@@ -102,11 +110,12 @@ Result<Observation> ObserveTarget(const Model& model, const GraphView& view, con
   return obs;
 }
 
-Result<TensorSet> ObserveUnoptimized(const Model& model, const RunConfig& config,
+Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunConfig& config,
                                      const std::vector<std::string>& tensors, const Sample& sample,
                                      const std::string& label, const ObservedSink& sink, int* sessions) {
-  PARITY_ASSIGN_OR_RETURN(Model exposed, WithContext(WithExtraOutputs(model, tensors), label));
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(exposed, config, label));
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(exposed, config),
+                                      fmt::format("{} [{}]", label, config.Label())));
   if (sessions) ++*sessions;
   PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
   PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));

@@ -48,20 +48,28 @@ struct Observation {
   double untouched_run_ms = 0;
 };
 
+// The model with `tensors` exposed (WithExtraOutputs), serialized, from
+// `serialized` (the bytes of `model` itself) without copying the model: one
+// copy shared by every session that observes the same tensors of the model.
+Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
+                                       const std::vector<std::string>& tensors, const std::string& label);
+
 // Runs `plan` (the untouched target session) once, then observes `tensors`
 // (surviving tensors, topological order) and hands each, in that order, to
-// `sink`. `model` is the model `plan` was created from; `view` its graph.
+// `sink`. `exposed` is ExposedSource(model `plan` was created from, tensors);
+// `view` that model's graph.
 // Errors: session creation or run failures, and the sink's errors.
-Result<Observation> ObserveTarget(const Model& model, const GraphView& view, const PlannedSession& plan,
+Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
+                                  const PlannedSession& plan,
                                   const RunConfig& config, const std::vector<std::string>& tensors,
                                   const Sample& sample, const std::filesystem::path& scratch,
                                   const std::string& label, const ObservedSink& sink,
                                   const ObserveOptions& options = {});
 
-// Exposes `tensors` of `model` under `config` (meant for `disable`, where
+// Runs `exposed` (ExposedSource of the model and `tensors`) under `config` (meant for `disable`, where
 // there is no plan to perturb), runs one sample and hands them to `sink` in
 // order. Returns the final outputs.
-Result<TensorSet> ObserveUnoptimized(const Model& model, const RunConfig& config,
+Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunConfig& config,
                                      const std::vector<std::string>& tensors, const Sample& sample,
                                      const std::string& label, const ObservedSink& sink, int* sessions);
 

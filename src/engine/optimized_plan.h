@@ -35,7 +35,10 @@ class ScratchDir {
 
 struct PlannedSession {
   ort::Session session;
-  Model optimized;            // what ORT saved
+  // What ORT saved, structure only: ORT writes the initializers to
+  // `<optimized_path>.data` and they are not read (LoadOptimizedWithWeights).
+  Model optimized;
+  std::filesystem::path optimized_path;
   GraphView optimized_view;   // infer_shapes=false
   FusionMap map;              // against the `original` view passed in
   std::vector<std::string> modified_optimizers;  // when the log was captured
@@ -43,13 +46,27 @@ struct PlannedSession {
 
 // Creates a session of `model` (node names already written, see
 // WithNodeNames) under `config`, asking ORT to save its optimized model to
-// `optimized_path`, loads that model and maps it onto `original`.
+// `optimized_path` (initializers in a side file), loads its structure and
+// maps it onto `original`.
 // Errors: those of CreateSession, and of loading the saved model (kRuntime:
 // ORT wrote something parity cannot read).
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
                                             bool capture_optimizer_log = false);
+// The same from the model's serialized bytes (shared between sessions of the
+// same model, so that an 87 MB model is serialized once, not per session).
+Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const GraphView& original,
+                                            RunConfig config, const std::string& label,
+                                            const std::filesystem::path& optimized_path,
+                                            bool capture_optimizer_log = false);
+
+// The optimized model ORT saved for `plan`, initializers included (read
+// from the side file), for running it.
+Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label);
+
+// `model` serialized for ORT, errors naming `label`.
+Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label);
 
 // The optimized model of `model` under `config` and its map, without keeping
 // the session.

@@ -38,11 +38,9 @@ onnx::TensorProto* FindInitializer(onnx::GraphProto& g, const std::string& name)
   return nullptr;
 }
 
-}  // namespace
-
-Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& tensor_names) {
-  Model out = m.Clone();
-  auto& g = *onnx_adapter::MutableProto(out).mutable_graph();
+// The outputs WithExtraOutputs adds to graph `g` of `m`, appended to `outputs`.
+Status AddExtraOutputs(const Model& m, const onnx::GraphProto& g, const std::vector<std::string>& tensor_names,
+                       google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& outputs) {
   std::unordered_set<std::string> produced, present;
   for (const auto& n : g.node())
     for (const auto& o : n.output()) produced.insert(o);
@@ -57,11 +55,32 @@ Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& t
       types = KnownTypes(m);  // shape inference only when an output is really added
       types_known = true;
     }
-    auto* v = g.add_output();
+    auto* v = outputs.Add();
     v->set_name(name);
     if (auto it = types.find(name); it != types.end() && HasElemType(it->second))
       *v->mutable_type() = it->second;
   }
+  return {};
+}
+
+}  // namespace
+
+Result<std::string> SerializeWithExtraOutputs(const Model& m, std::string_view serialized,
+                                              const std::vector<std::string>& tensor_names) {
+  onnx::ModelProto patch;
+  const auto& g = onnx_adapter::Proto(m).graph();
+  PARITY_RETURN_IF_ERROR(AddExtraOutputs(m, g, tensor_names, *patch.mutable_graph()->mutable_output()));
+  std::string out;
+  out.reserve(serialized.size() + patch.ByteSizeLong());
+  out.append(serialized);
+  if (!patch.AppendToString(&out)) return InternalError("protobuf failed to serialize the extra outputs");
+  return out;
+}
+
+Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& tensor_names) {
+  Model out = m.Clone();
+  auto& g = *onnx_adapter::MutableProto(out).mutable_graph();
+  PARITY_RETURN_IF_ERROR(AddExtraOutputs(m, g, tensor_names, *g.mutable_output()));
   return out;
 }
 
@@ -198,6 +217,14 @@ Result<Model> ReplaceNodeOp(const Model& m, const std::string& node_name, const 
   n->set_op_type(new_op_type);
   n->set_domain(new_domain);
   return out;
+}
+
+bool HasNodeNames(const Model& m) {
+  const auto names = NodeNames(m);
+  const auto& g = onnx_adapter::Proto(m).graph();
+  for (int i = 0; i < g.node_size(); ++i)
+    if (g.node(i).name() != names[i]) return false;
+  return true;
 }
 
 Model WithNodeNames(const Model& m) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -23,6 +24,15 @@ namespace parity {
 // model with name-only outputs fails the checker but still runs.) Errors: kNotFound naming a tensor no node
 // produces.
 Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& tensor_names);
+
+// WithExtraOutputs(m, tensor_names).Serialize(), given `serialized` ==
+// m.Serialize(), without copying or serializing the model again: the added
+// outputs are serialized as a model of their own and appended, and protobuf
+// merges a message appended to another (repeated fields concatenate), so ORT
+// parses the result as the model with those outputs. Same errors as
+// WithExtraOutputs.
+Result<std::string> SerializeWithExtraOutputs(const Model& m, std::string_view serialized,
+                                              const std::vector<std::string>& tensor_names);
 
 // A standalone model of the nodes needed to compute `outputs` from `inputs`:
 // walking back from each output, a tensor is either a region input, an
@@ -55,5 +65,8 @@ Result<Model> ReplaceNodeOp(const Model& m, const std::string& node_name, const 
 // Writes the names graph.h gives nodes (unique, synthesized where empty) into
 // the model, so that ONNX Runtime reports the same names parity uses.
 Model WithNodeNames(const Model& m);
+// True when every node of `m` already carries the name graph.h gives it
+// (WithNodeNames would change nothing).
+bool HasNodeNames(const Model& m);
 
 }  // namespace parity

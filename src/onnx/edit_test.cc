@@ -36,6 +36,32 @@ TEST(WithExtraOutputs, ExposesIntermediatesWithTypes) {
   EXPECT_EQ(Inspect(m).outputs.size(), 1u);  // the original is untouched
 }
 
+TEST(SerializeWithExtraOutputs, ParsesAsTheModelWithTheOutputsAdded) {
+  Model m = ConvBnRelu();
+  auto view = BuildGraphView(m);
+  ASSERT_TRUE(view);
+  std::vector<std::string> names;
+  for (const auto& t : IntermediateTensors(*view)) names.push_back(t.name);
+  auto bytes = m.Serialize();
+  ASSERT_TRUE(bytes);
+  auto appended = SerializeWithExtraOutputs(m, *bytes, names);
+  ASSERT_TRUE(appended) << appended.error().message();
+  auto parsed = Model::FromBytes(*appended);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  auto expected = WithExtraOutputs(m, names);
+  ASSERT_TRUE(expected);
+  // Same message: protobuf merged the appended outputs into the graph.
+  EXPECT_EQ(*parsed->Serialize(), *expected->Serialize());
+  EXPECT_FALSE(SerializeWithExtraOutputs(m, *bytes, {"no_such_tensor"}));
+}
+
+TEST(HasNodeNames, TrueOnlyWhenWithNodeNamesChangesNothing) {
+  Model m = ConvBnRelu();
+  const Model named = WithNodeNames(m);
+  EXPECT_TRUE(HasNodeNames(named));
+  EXPECT_EQ(HasNodeNames(m), *m.Serialize() == *named.Serialize());
+}
+
 TEST(WithExtraOutputs, RejectsUnknownTensors) {
   auto out = WithExtraOutputs(ConvBnRelu(), {"no_such_tensor"});
   ASSERT_FALSE(out);

@@ -20,16 +20,21 @@ Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 
-Result<Model> Model::Load(const fs::path& path) {
+Result<Model> Model::Load(const fs::path& path, const LoadOptions& options) {
   PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadFileLimited(path, kMaxProtoBytes));
   fs::path base = path.parent_path();
   if (base.empty()) base = ".";
-  PARITY_ASSIGN_OR_RETURN(Model m, FromBytes(bytes, path.string(), base));
+  PARITY_ASSIGN_OR_RETURN(Model m, Parse(bytes, path.string(), base, options.external_data));
   m.path_ = path;
   return m;
 }
 
 Result<Model> Model::FromBytes(std::string_view bytes, std::string_view source, const fs::path& base_dir) {
+  return Parse(bytes, source, base_dir, /*external_data=*/true);
+}
+
+Result<Model> Model::Parse(std::string_view bytes, std::string_view source, const fs::path& base_dir,
+                           bool external_data) {
   const auto invalid = [&](std::string_view why) {
     return InvalidArgument(fmt::format("{}: not a valid ONNX model ({})", source, why));
   };
@@ -52,9 +57,11 @@ Result<Model> Model::FromBytes(std::string_view bytes, std::string_view source, 
 
   Model m;
   m.proto_ = std::move(proto);
-  PARITY_ASSIGN_OR_RETURN(m.had_external_data_, WithContext(onnx_adapter::InlineAllExternalData(
-                                                                *m.proto_->mutable_graph(), base_dir),
-                                                            std::string(source)));
+  if (external_data) {
+    PARITY_ASSIGN_OR_RETURN(m.had_external_data_, WithContext(onnx_adapter::InlineAllExternalData(
+                                                                  *m.proto_->mutable_graph(), base_dir),
+                                                              std::string(source)));
+  }
   PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));
   return m;
 }

@@ -42,6 +42,13 @@ struct SaveOptions {
   int64_t size_threshold = 1024;
 };
 
+struct LoadOptions {
+  // False: tensors stored as external data are left as references, not read
+  // (nor their files checked). Such a model is for reading the graph's
+  // structure only: Serialize() output would reference files ORT cannot find.
+  bool external_data = true;
+};
+
 class Model {
  public:
   // An empty model (no graph); only useful as a target for assignment.
@@ -61,7 +68,7 @@ class Model {
   //                    opset import; a file over 2 GiB;
   //                    node 'N' (Op) reads tensor 'T' that nothing produces;
   //   kCorrupt         external data outside its file or of the wrong size.
-  static Result<Model> Load(const std::filesystem::path& path);
+  static Result<Model> Load(const std::filesystem::path& path, const LoadOptions& options = {});
 
   // Parses serialized bytes. `source` names them in error messages;
   // external data, if any, is resolved relative to `base_dir` (none when empty).
@@ -89,6 +96,8 @@ class Model {
 
  private:
   friend struct onnx_adapter::ModelAccess;
+  static Result<Model> Parse(std::string_view bytes, std::string_view source, const std::filesystem::path& base_dir,
+                             bool external_data);
 
   std::unique_ptr<onnx::ModelProto> proto_;
   std::filesystem::path path_;

@@ -134,6 +134,13 @@ TEST(ModelSave, ExternalDataRoundTrips) {
   ASSERT_FALSE(broken);
   EXPECT_EQ(broken.error().code(), ErrorCode::kCorrupt) << broken.error().message();
   EXPECT_NE(broken.error().message().find("ext.onnx"), std::string::npos);
+
+  // Structure only: the data file is neither read nor checked.
+  fs::remove(dir / "ext.onnx.data");
+  auto structure = Model::Load(dir / "ext.onnx", {.external_data = false});
+  ASSERT_TRUE(structure) << structure.error().message();
+  EXPECT_FALSE(structure->had_external_data());
+  EXPECT_EQ(onnx_adapter::Proto(*structure).graph().node_size(), onnx_adapter::Proto(m).graph().node_size());
 }
 
 TEST(ModelSave, FromBytesWithExternalDataNeedsAPath) {
