@@ -10,6 +10,8 @@
 // the edges that fall inside the block's [min nonzero |d|, max |d|].
 #pragma once
 
+#include <cpuid.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -128,8 +130,13 @@ PARITY_DECLARE_FAST_BLOCK
 // of every call then takes the same variant, so results do not depend on the
 // thread count.
 inline bool UseAvx2Kernel() {
-  static const bool avx2 =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  // F16C is read from CPUID leaf 1 (ECX bit 29): clang's
+  // __builtin_cpu_supports does not know "f16c" (the fuzz build uses clang).
+  static const bool avx2 = [] {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & (1u << 29)) != 0;
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c;
+  }();
   return avx2;
 }
 
