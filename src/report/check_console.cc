@@ -17,11 +17,7 @@ constexpr const char* kYellow = "\x1b[33m";
 constexpr const char* kDim = "\x1b[2m";
 constexpr const char* kReset = "\x1b[0m";
 
-std::string Num(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return fmt::format("{:.3g}", v);
-}
+std::string Num(double v) { return ShortNumber(v); }
 
 const char* StatusColor(Status3 s) {
   switch (s) {
@@ -110,7 +106,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
 
 void PrintCheckSummary(const CheckReport& report, std::FILE* out) {
   ConsoleStyle style;
-  style.color = isatty(fileno(out)) && std::getenv("NO_COLOR") == nullptr;
+  style.color = WantsColor(out);
   style.max_rows = 20;
   fmt::print(out, "{}", FormatCheckSummary(report, style));
   std::fflush(out);

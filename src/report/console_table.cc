@@ -17,15 +17,17 @@ constexpr const char* kYellow = "\x1b[33m";
 constexpr const char* kGreen = "\x1b[32m";
 constexpr const char* kReset = "\x1b[0m";
 
-std::string Num(double v) {
+std::string Num(double v) { return ShortNumber(v); }
+
+}  // namespace
+
+bool WantsColor(std::FILE* out) { return isatty(fileno(out)) && std::getenv("NO_COLOR") == nullptr; }
+
+std::string ShortNumber(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return fmt::format("{:.3g}", v);
 }
-
-}  // namespace
-
-bool StdoutWantsColor() { return isatty(1) && std::getenv("NO_COLOR") == nullptr; }
 
 double Severity(const TensorComparison& c) {
   if (c.status == Verdict::kUnchecked) return -1;

@@ -2,6 +2,7 @@
 // first, failures highlighted (ANSI colour only when writing to a terminal).
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "compare/compare_sets.h"
@@ -13,8 +14,12 @@ struct ConsoleStyle {
   size_t max_rows = 50;  // rows beyond this are summarised in one line
 };
 
-// Whether stdout is a terminal that takes colour (and NO_COLOR is unset).
-bool StdoutWantsColor();
+// Whether `out` is a terminal that takes colour (and NO_COLOR is unset).
+bool WantsColor(std::FILE* out);
+inline bool StdoutWantsColor() { return WantsColor(stdout); }
+
+// A number for a terminal column: 3 significant digits; "nan", "inf", "-inf".
+std::string ShortNumber(double v);
 
 // "how bad" for sorting: failures first, then by max_abs relative to the
 // tolerance band at the worst element.
