@@ -106,6 +106,22 @@ std::vector<std::string> Leftovers(const fs::path& dir, const std::string& stem)
   return out;
 }
 
+// Starts parity with `args`, sends `sig` `delay_ms` after its handler is
+// installed, and returns its exit code (the test fails if a signal killed it).
+int SpawnAndInterrupt(const std::vector<std::string>& args, int sig, int delay_ms, std::string* err) {
+  Child c = Spawn(args);
+  EXPECT_GT(c.pid, 0);
+  if (c.pid <= 0) return -1;
+  EXPECT_TRUE(WaitForHandler(c.pid, sig));
+  std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+  kill(c.pid, sig);
+  *err = ReadAll(c.err_fd);
+  int status = 0;
+  EXPECT_EQ(waitpid(c.pid, &status, 0), c.pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 void InterruptRun(int sig, const char* name, int expected_exit) {
   const fs::path dir = e2e::MakeTempDir("parity-interrupt");
   fs::path inputs;
@@ -115,16 +131,10 @@ void InterruptRun(int sig, const char* name, int expected_exit) {
   int interrupted = 0;
   for (int delay_ms : {0, 300, 1000}) {
     fs::remove(out);
-    Child c = Spawn({"run", model.string(), "--inputs", inputs.string(), "-o", out.string(), "--threads", "1"});
-    ASSERT_GT(c.pid, 0);
-    ASSERT_TRUE(WaitForHandler(c.pid, sig));
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    kill(c.pid, sig);
-    const std::string err = ReadAll(c.err_fd);
-    int status = 0;
-    ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-    const int code = WEXITSTATUS(status);
+    std::string err;
+    int code = -1;
+    ASSERT_NO_FATAL_FAILURE(code = SpawnAndInterrupt(
+        {"run", model.string(), "--inputs", inputs.string(), "-o", out.string(), "--threads", "1"}, sig, delay_ms, &err));
     if (code == 0) {
       // It finished before the signal: the file must then be whole.
       auto set = ReadNpz(out);
@@ -154,17 +164,11 @@ void InterruptCheck(int sig, const char* name, int expected_exit) {
   int interrupted = 0;
   for (int delay_ms : {0, 500, 1500}) {
     fs::remove_all(report);
-    Child c = Spawn({"check", model.string(), "--inputs", inputs.string(), "--report", report.string(), "--threads",
-                     "1", "--runs", "3"});
-    ASSERT_GT(c.pid, 0);
-    ASSERT_TRUE(WaitForHandler(c.pid, sig));
-    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    kill(c.pid, sig);
-    const std::string err = ReadAll(c.err_fd);
-    int status = 0;
-    ASSERT_EQ(waitpid(c.pid, &status, 0), c.pid);
-    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-    const int code = WEXITSTATUS(status);
+    std::string err;
+    int code = -1;
+    ASSERT_NO_FATAL_FAILURE(code = SpawnAndInterrupt({"check", model.string(), "--inputs", inputs.string(), "--report",
+                                                      report.string(), "--threads", "1", "--runs", "3"},
+                                                     sig, delay_ms, &err));
     const bool any = fs::exists(report / "report.json") || fs::exists(report / "report.html") ||
                      fs::exists(report / "junit.xml");
     if (code == 0 || code == 1) {
