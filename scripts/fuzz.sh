@@ -59,6 +59,16 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$build/findings/$t"
   log="$build/findings/$t.log"
   set +e
+  # Inputs that once crashed a target (fuzz/crashes/<target>_*) are replayed
+  # first: a regression fails the run whatever the fuzzing finds.
+  crashes=(fuzz/crashes/"${t}"_*)
+  if [ -e "${crashes[0]}" ] && ! "$build/fuzz/${t}_fuzz" "${crashes[@]}" >"$log" 2>&1; then
+    cp "${crashes[@]}" "$build/findings/$t/"
+    status=1
+    printf '%-14s %12s %10s %8s  %s\n' "$t" - - - "a committed crash input fails again (see $log)"
+    set -e
+    continue
+  fi
   "$build/fuzz/${t}_fuzz" -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$build/findings/$t/" "$work" "fuzz/corpus/$t" >"$log" 2>&1
   rc=$?

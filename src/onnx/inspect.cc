@@ -1,8 +1,10 @@
 #include "onnx/inspect.h"
 
+#include <limits>
 #include <unordered_set>
 
 #include "core/dtype.h"
+#include "core/tensor.h"
 #include "onnx/model_internal.h"
 #include "onnx/tensor_type_internal.h"
 
@@ -23,9 +25,11 @@ int64_t TensorBytes(const onnx::TensorProto& t) {
     return n;
   }
   const auto dtype = DTypeFromOnnx(t.data_type());
-  int64_t count = 1;
-  for (int64_t d : t.dims()) count *= d < 0 ? 0 : d;
-  return dtype ? count * static_cast<int64_t>(DTypeSize(*dtype)) : 0;
+  if (!dtype) return 0;
+  // The dims are untrusted: a negative or overflowing shape counts as no
+  // bytes here (the checker reports it), never as undefined arithmetic.
+  const auto count = ElementCount(Shape(t.dims().begin(), t.dims().end()), int64_t{1} << 56);
+  return count ? *count * static_cast<int64_t>(DTypeSize(*dtype)) : 0;
 }
 
 }  // namespace
@@ -44,7 +48,8 @@ ModelInfo Inspect(const Model& m) {
   std::unordered_set<std::string> init_names;
   for (const auto& t : g.initializer()) {
     init_names.insert(t.name());
-    info.initializer_bytes += TensorBytes(t);
+    if (__builtin_add_overflow(info.initializer_bytes, TensorBytes(t), &info.initializer_bytes))
+      info.initializer_bytes = std::numeric_limits<int64_t>::max();
   }
   info.initializer_count = g.initializer_size();
   for (const auto& v : g.input())

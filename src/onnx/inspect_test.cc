@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "onnx/builtin_models.h"
+#include "onnx/model.h"
 
 namespace parity {
 namespace {
@@ -28,6 +29,17 @@ TEST(Inspect, Opset18Model) {
   EXPECT_EQ(info.opsets.size(), 1u);
   EXPECT_EQ(info.inputs[0].name, "x");
   EXPECT_EQ(info.outputs[0].name, "y");
+}
+
+// Found by the model fuzz target: an initializer whose dims multiply past
+// int64 (1662461571955968 * 8064 * ...). Its size counts as 0, and the sum
+// over initializers saturates, instead of overflowing.
+TEST(Inspect, OverflowingInitializerDimsCountNoBytes) {
+  auto m = Model::Load(std::string(PARITY_SOURCE_DIR) + "/fuzz/crashes/model_inspect_dims_overflow.onnx");
+  ASSERT_TRUE(m) << m.error().message();
+  const ModelInfo info = Inspect(*m);
+  EXPECT_GE(info.initializer_bytes, 0);
+  EXPECT_LT(info.initializer_bytes, 1 << 20);  // the other four are small
 }
 
 TEST(Inspect, UnsupportedAndSymbolicTypesAreNamed) {
