@@ -43,9 +43,14 @@ namespace {
 // A chunk is the unit of work of one thread and of the ordered merge.
 constexpr int64_t kChunk = 16 * kBlock;
 
+// rel_seed: the largest max_rel of the elements before this chunk that this
+// thread has seen. It starts the chunk's max_rel, which changes no result (the
+// total is a maximum) and lets a kernel skip the exact max_rel of blocks that
+// cannot reach it (metrics_f32_avx2.cc).
 template <typename R, typename T>
-BlockStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p) {
+BlockStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p, double rel_seed) {
   BlockStats s;
+  s.max_rel = rel_seed;
   alignas(64) double scratch[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t len = std::min(kBlock, n - b);
@@ -72,9 +77,11 @@ Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int th
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<BlockStats> partial(static_cast<size_t>(chunks));
   auto work = [&](int64_t c0, int64_t c1) {
+    double rel_seed = 0;
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t off = c * kChunk;
-      partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p);
+      partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p, rel_seed);
+      rel_seed = partial[c].max_rel;
     }
   };
   const int nt = ChooseThreads(threads, n);

@@ -15,6 +15,7 @@
 #error "define PARITY_FAST_NS before including metrics_fast_impl.h"
 #endif
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -57,30 +58,25 @@ inline double MulAdd(double x, double y, double z) {
 
 }  // namespace
 
-// Counts |d| > e[0..3] in one pass (four independent counts, so the loop runs
+// Counts |d| > e[0..N-1] in one pass (N independent counts, so the loop runs
 // at the throughput of its compares, not at the latency of one count chain).
-// Unused slots hold the largest double, which no finite |d| exceeds.
-void CountFour(const double* __restrict abs_d, int64_t n, const double* e, int64_t* out) {
-  const double e0 = e[0], e1 = e[1], e2 = e[2], e3 = e[3];
-  Count c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+template <int N>
+void CountN(const double* __restrict abs_d, int64_t n, const double* e, int64_t* out) {
+  double edge[N];
+  Count c[N];
+  for (int q = 0; q < N; ++q) edge[q] = e[q], c[q] = 0;
   for (int64_t i = 0; i < n; ++i) {
     const double a = abs_d[i];
-    c0 += a > e0 ? Count{1} : Count{0};
-    c1 += a > e1 ? Count{1} : Count{0};
-    c2 += a > e2 ? Count{1} : Count{0};
-    c3 += a > e3 ? Count{1} : Count{0};
+    for (int q = 0; q < N; ++q) c[q] += a > edge[q] ? Count{1} : Count{0};
   }
-  out[0] = static_cast<int64_t>(c0);
-  out[1] = static_cast<int64_t>(c1);
-  out[2] = static_cast<int64_t>(c2);
-  out[3] = static_cast<int64_t>(c3);
+  for (int q = 0; q < N; ++q) out[q] = static_cast<int64_t>(c[q]);
 }
 
 // Counts |d| > edge into s.above. min_a: smallest |d|; min_nz: smallest
 // nonzero |d|; max_a: largest. Edges outside [min_nz, max_a) need no pass over
 // the data: all nonzero |d| or none are above them. Exact zeros (identical
 // elements) are common and only edge 0 has to count them. The edges that do
-// need a count are counted together, four per pass over the block.
+// need a count are counted together, up to four per pass over the block.
 void CountEdges(const double* __restrict abs_d, int64_t n, double min_a, double min_nz, double max_a,
                 BlockStats& s) {
   int todo[kEdges];
@@ -90,13 +86,16 @@ void CountEdges(const double* __restrict abs_d, int64_t n, double min_a, double 
     const double edge = kHistogramEdges[k];
     if (!(min_nz > edge) && max_a > edge) todo[m++] = k;
   }
-  int64_t counted[kEdges + 3];
+  int64_t counted[kEdges];
+  double e[kEdges];
+  for (int j = 0; j < m; ++j) e[j] = kHistogramEdges[todo[j]];
   for (int j = 0; j < m; j += 4) {
-    double e[4];
-    for (int q = 0; q < 4; ++q) {
-      e[q] = j + q < m ? kHistogramEdges[todo[j + q]] : std::numeric_limits<double>::max();
+    switch (std::min(4, m - j)) {
+      case 1: CountN<1>(abs_d, n, e + j, counted + j); break;
+      case 2: CountN<2>(abs_d, n, e + j, counted + j); break;
+      case 3: CountN<3>(abs_d, n, e + j, counted + j); break;
+      default: CountN<4>(abs_d, n, e + j, counted + j); break;
     }
-    CountFour(abs_d, n, e, counted + j);
   }
   // Edge 0 is counted (first) only when there are zeros and nonzeros.
   const int64_t nonzero = min_a > 0 ? n : (max_a > 0 ? counted[0] : 0);

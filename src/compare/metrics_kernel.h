@@ -126,6 +126,20 @@ PARITY_DECLARE_FAST_BLOCK
 }
 #undef PARITY_DECLARE_FAST_BLOCK
 
+// Counts |d| > each histogram edge into s.above (see metrics_fast_impl.h).
+#define PARITY_DECLARE_COUNT_EDGES \
+  void CountEdges(const double* abs_d, int64_t n, double min_a, double min_nz, double max_a, BlockStats& s);
+namespace baseline {
+PARITY_DECLARE_COUNT_EDGES
+}
+namespace avx2 {
+PARITY_DECLARE_COUNT_EDGES
+// float32 against float32 with intrinsics (metrics_f32_avx2.cc); the same
+// contract as FastBlock.
+bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
+}  // namespace avx2
+#undef PARITY_DECLARE_COUNT_EDGES
+
 // True when this CPU runs the AVX2 + F16C variant (checked once). Every block
 // of every call then takes the same variant, so results do not depend on the
 // thread count.
@@ -142,6 +156,9 @@ inline bool UseAvx2Kernel() {
 
 template <typename R, typename T>
 bool FastBlock(const R* r, const T* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
+  if constexpr (std::is_same_v<R, float> && std::is_same_v<T, float>) {
+    if (UseAvx2Kernel()) return avx2::F32Block(r, t, n, p, scratch, s);
+  }
   return UseAvx2Kernel() ? avx2::FastBlock(r, t, n, p, scratch, s)
                          : baseline::FastBlock(r, t, n, p, scratch, s);
 }

@@ -112,6 +112,45 @@ std::vector<Case> Cases() {
                   DType::kInt64, DType::kUInt64, DType::kBool}) {
     cases.push_back({std::string("int_") + std::string(DTypeName(d)), Make(d, {n}, ir), Make(d, {n}, it), 0, 0});
   }
+  // float32 pairs go through screens (metrics_f32_avx2.cc) that must agree
+  // with the exact definitions: elements on the tolerance boundary, ReLU-like
+  // zeros, max_rel records in late blocks, near-constant blocks, decades of
+  // differences, tiny and huge magnitudes, rtol alone, a ragged tail.
+  {
+    const size_t m = 70001;  // more than two chunks of 16 blocks; not a multiple of 8
+    auto br = Randn(m, 11), bt = br;
+    std::mt19937_64 rng(12);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (size_t i = 0; i < m; ++i) {
+      const float rf = static_cast<float>(br[i]);
+      const double tol = 1e-4 + 1e-3 * std::fabs(static_cast<double>(rf));
+      // About the boundary: some just inside, some just outside, in float32.
+      bt[i] = (i % 3 == 0) ? rf + tol * (1 + 1e-6 * u(rng)) : rf + 1e-6 * u(rng);
+    }
+    cases.push_back({"boundary_f32", Make(DType::kFloat32, {m}, br), Make(DType::kFloat32, {m}, bt)});
+    auto zr = Randn(m, 13), zt = Perturb(zr, 14, 1e-5);
+    for (size_t i = 0; i < m; ++i) {
+      if (zr[i] < 0) zr[i] = 0, zt[i] = (i % 5 == 0) ? 1e-7 : 0;  // ReLU; some zeros differ
+    }
+    cases.push_back({"relu_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt)});
+    cases.push_back({"relu_rtol_only_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt), 0, 1e-3});
+    std::vector<double> rr(m), rt(m);
+    for (size_t i = 0; i < m; ++i) {  // |r| shrinks along the tensor: max_rel keeps rising
+      rr[i] = (i % 2 ? 1 : -1) * (1.0 - static_cast<double>(i) / static_cast<double>(m + 1));
+      rt[i] = rr[i] + 1e-5 * u(rng);
+    }
+    cases.push_back({"records_f32", Make(DType::kFloat32, {m}, rr), Make(DType::kFloat32, {m}, rt)});
+    cases.push_back({"near_constant_f32", Make(DType::kFloat32, {m}, Randn(m, 15, 1e-3, 1000)),
+                     Make(DType::kFloat32, {m}, Randn(m, 16, 1e-3, 1000))});
+    std::vector<double> dr = Randn(m, 17), dt(m);
+    for (size_t i = 0; i < m; ++i) dt[i] = dr[i] + (u(rng) < 0 ? -1 : 1) * std::pow(10.0, -12 + 14 * (u(rng) + 1) / 2);
+    cases.push_back({"decades_f32", Make(DType::kFloat32, {m}, dr), Make(DType::kFloat32, {m}, dt)});
+    auto tr = Randn(m, 18, 1e-36), tt = Perturb(tr, 19, 1e-40);  // normal, denormal and zero float32
+    cases.push_back({"tiny_f32", Make(DType::kFloat32, {m}, tr), Make(DType::kFloat32, {m}, tt), 1e-40, 1e-3});
+    auto hr = Randn(m, 20, 1e37), ht = Perturb(hr, 21, 1e36);  // |d| beyond float32's range
+    for (size_t i = 0; i < m; i += 101) hr[i] = 3e38, ht[i] = -3e38;
+    cases.push_back({"huge_f32", Make(DType::kFloat32, {m}, hr), Make(DType::kFloat32, {m}, ht), 1e-4, 2});
+  }
   // Large enough for threads: the ordered merge must still agree.
   const size_t big = (size_t{3} << 20) / 2;
   auto br = Randn(big, 9);

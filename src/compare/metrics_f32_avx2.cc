@@ -1,0 +1,296 @@
+// The fast path of ComputeMetrics for float32 against float32 (the common
+// case: model outputs and intermediates) on AVX2 + FMA machines, written with
+// intrinsics. Chosen by FastBlock (metrics_kernel.h) in place of the generic
+// loop of metrics_fast_impl.h; it gives the same results.
+//
+// Where the generic loop works in float64 throughout, this one keeps in
+// float64 only what must be exact there — the difference and the six sums
+// (Σ|d|, Σd², Σrt, Σr², Σt², Σr; every float32 product is exact in float64, so
+// the FMAs round once, as the plain sums do) and the largest |d| — and decides
+// everything else in float32, 8 lanes at a time, as a screen:
+//
+//   ref min/max        exact in float32.
+//   mismatches         an element can only fail `|d| <= atol + rtol*|r|` if it
+//                      fails a float32 bound a little below the tolerance; a
+//                      block where any element fails the bound is recounted
+//                      exactly in float64 (none of a healthy tensor's blocks).
+//   max_rel            float32 |d| * rcp(|r|), correct to 2^-10; a block
+//                      whose screened maximum can reach the largest exact
+//                      max_rel seen so far is recomputed exactly; the others
+//                      cannot change the maximum and are skipped.
+//   histogram pruning  the smallest nonzero |d| from float32 (a lower bound,
+//                      so at most more edges are counted than needed).
+//   ref std            from Σr and Σr² of the block when the block is not
+//                      near-constant; otherwise with a second, exact pass.
+//
+// Any NaN or Inf makes Σ|d| non-finite and the block is redone by SlowBlock.
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "compare/metrics_kernel.h"
+
+namespace parity::compare_internal::avx2 {
+namespace {
+
+double HorizontalSum(__m256d v) {
+  const __m128d lo = _mm256_castpd256_pd128(v);
+  const __m128d hi = _mm256_extractf128_pd(v, 1);
+  const __m128d s = _mm_add_pd(lo, hi);
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+double HorizontalMax(__m256d v) {
+  alignas(32) double x[4];
+  _mm256_store_pd(x, v);
+  return std::max(std::max(x[0], x[1]), std::max(x[2], x[3]));
+}
+
+float HorizontalMin(__m256 v) {
+  alignas(32) float x[8];
+  _mm256_store_ps(x, v);
+  float m = x[0];
+  for (float f : x) m = std::min(m, f);
+  return m;
+}
+
+float HorizontalMax(__m256 v) {
+  alignas(32) float x[8];
+  _mm256_store_ps(x, v);
+  float m = x[0];
+  for (float f : x) m = std::max(m, f);
+  return m;
+}
+
+uint32_t HorizontalMinU32(__m256i v) {
+  alignas(32) uint32_t x[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
+  uint32_t m = x[0];
+  for (uint32_t u : x) m = std::min(m, u);
+  return m;
+}
+
+// Exact float64 forms of the screened metrics, for the blocks that need them.
+// Elements with r == 0 and t != 0 (|d| / |r| undefined).
+int64_t RelUndefined(const float* r, const float* t, int64_t n) {
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; ++i) u += (r[i] == 0.0f) & (t[i] != 0.0f);
+  return u;
+}
+
+int64_t ExactMismatches(const float* r, const float* t, int64_t n, double atol, double rtol) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rv = r[i], a = std::fabs(static_cast<double>(t[i]) - rv);
+    m += !(a <= atol + rtol * std::fabs(rv));
+  }
+  return m;
+}
+
+void ExactRel(const float* r, const float* t, int64_t n, double& max_rel, int64_t& undefined) {
+  double m = 0;
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rv = r[i], a = std::fabs(static_cast<double>(t[i]) - rv), ar = std::fabs(rv);
+    if (ar > 0) {
+      m = std::max(m, a / ar);
+    } else {
+      u += a > 0;
+    }
+  }
+  max_rel = m;
+  undefined = u;
+}
+
+// The screened |d| / |r| of the main loop (0 where r == 0).
+inline __m256 ScreenRel(__m256 R, __m256 T) {
+  const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 ar = _mm256_and_ps(R, abs32);
+  const __m256 a32 = _mm256_and_ps(_mm256_sub_ps(T, R), abs32);
+  return _mm256_and_ps(_mm256_mul_ps(a32, _mm256_rcp_ps(ar)),
+                       _mm256_cmp_ps(ar, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+}
+
+// The exact max_rel of a block whose screened maximum is qmax > 0 (every
+// nonzero |r| normal): only elements whose screened value is within the
+// screen's error of qmax can hold the exact maximum, and only they divide.
+double CandidateRel(const float* r, const float* t, int64_t n, double qmax) {
+  const float cutoff = static_cast<float>(qmax / ((1.0 + 0x1p-6) * (1.0 + 0x1p-6)));
+  const __m256 c = _mm256_set1_ps(std::nextafter(cutoff, 0.0f));
+  double m = 0;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 q = ScreenRel(_mm256_loadu_ps(r + i), _mm256_loadu_ps(t + i));
+    for (int lanes = _mm256_movemask_ps(_mm256_cmp_ps(q, c, _CMP_GE_OQ)); lanes != 0; lanes &= lanes - 1) {
+      const int64_t k = i + __builtin_ctz(lanes);
+      const double rv = r[k];
+      m = std::max(m, std::fabs(static_cast<double>(t[k]) - rv) / std::fabs(rv));
+    }
+  }
+  return m;
+}
+
+// Mean and M2 of a block in two passes (for near-constant blocks, where
+// Σr² - (Σr)²/n would cancel).
+void ExactMoments(const float* r, int64_t n, double& mean, double& m2) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += r[i];
+  mean = s / static_cast<double>(n);
+  double q = 0;
+  for (int64_t i = 0; i < n; ++i) q += (r[i] - mean) * (r[i] - mean);
+  m2 = q;
+}
+
+// The largest float32 not above x (x > 0 finite), scaled down by a margin
+// that covers the float32 rounding of the screen.
+float LowerBound32(double x) {
+  if (x >= std::numeric_limits<float>::max()) return std::numeric_limits<float>::max();
+  const double scaled = x * (1.0 - 0x1p-20);
+  float f = static_cast<float>(scaled);
+  if (static_cast<double>(f) > scaled) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+}  // namespace
+
+bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
+  const int64_t n8 = n & ~int64_t{7};
+  // The last few elements of a tensor go through the generic loop first, so
+  // that a non-finite value there leaves s untouched.
+  BlockStats tail;
+  if (n8 < n && !avx2::FastBlock<float, float>(r + n8, t + n8, n - n8, p, scratch, tail)) return false;
+  if (n8 == 0) {
+    Merge(s, tail);
+    return true;
+  }
+
+  // The mismatch screen: float32 bounds below atol and rtol, used only when
+  // the bound never works with denormals (atol 0 or a normal float32; with
+  // atol 0, rtol * |r| stays normal for the |r| the block check allows);
+  // otherwise every block counts exactly.
+  const bool screen_mismatch = (p.atol == 0 || p.atol >= std::numeric_limits<float>::min()) && p.atol < 1e30 &&
+                               (p.atol > 0 || p.rtol >= 1e-6) && p.rtol >= 0 && p.rtol < 1e30;
+  const __m256 atol32 = _mm256_set1_ps(screen_mismatch ? LowerBound32(p.atol) : 0.0f);
+  const __m256 rtol32 = _mm256_set1_ps(screen_mismatch && p.rtol > 0 ? LowerBound32(p.rtol) : 0.0f);
+
+  const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256i one32 = _mm256_set1_epi32(1);
+
+  __m256 mn = _mm256_loadu_ps(r), mx = mn;
+  __m256 minar = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  __m256 qmax = _mm256_setzero_ps();
+  __m256 over = _mm256_setzero_ps();  // lanes where |d| may exceed the tolerance
+  __m256i mina_bits = _mm256_set1_epi32(-1), minnz_bits = _mm256_set1_epi32(-1);
+  __m256d s_abs = _mm256_setzero_pd(), s_sq = s_abs, s_rt = s_abs, s_rr = s_abs, s_tt = s_abs, s_r = s_abs;
+  __m256d mabs = s_abs;
+
+  // Two loops over the block (it stays in L1): the float64 sums, then the
+  // float32 screens; in one loop their accumulators would not fit in the 16
+  // vector registers and would spill on every iteration.
+  for (int64_t i = 0; i < n8; i += 8) {
+    const __m256d r0 = _mm256_cvtps_pd(_mm_loadu_ps(r + i));
+    const __m256d r1 = _mm256_cvtps_pd(_mm_loadu_ps(r + i + 4));
+    const __m256d t0 = _mm256_cvtps_pd(_mm_loadu_ps(t + i));
+    const __m256d t1 = _mm256_cvtps_pd(_mm_loadu_ps(t + i + 4));
+    const __m256d d0 = _mm256_sub_pd(t0, r0), d1 = _mm256_sub_pd(t1, r1);
+    const __m256d a0 = _mm256_and_pd(d0, abs64), a1 = _mm256_and_pd(d1, abs64);
+    _mm256_storeu_pd(scratch + i, a0);
+    _mm256_storeu_pd(scratch + i + 4, a1);
+    s_abs = _mm256_add_pd(_mm256_add_pd(s_abs, a0), a1);
+    s_sq = _mm256_fmadd_pd(d1, d1, _mm256_fmadd_pd(d0, d0, s_sq));
+    s_rt = _mm256_fmadd_pd(r1, t1, _mm256_fmadd_pd(r0, t0, s_rt));
+    s_rr = _mm256_fmadd_pd(r1, r1, _mm256_fmadd_pd(r0, r0, s_rr));
+    s_tt = _mm256_fmadd_pd(t1, t1, _mm256_fmadd_pd(t0, t0, s_tt));
+    s_r = _mm256_add_pd(_mm256_add_pd(s_r, r0), r1);
+    mabs = _mm256_max_pd(mabs, _mm256_max_pd(a0, a1));
+  }
+  const __m256 zero32 = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n8; i += 8) {
+    // The next block, on its way to the cache while this one is in L1.
+    _mm_prefetch(reinterpret_cast<const char*>(r + n + i), _MM_HINT_T1);
+    _mm_prefetch(reinterpret_cast<const char*>(t + n + i), _MM_HINT_T1);
+    const __m256 R = _mm256_loadu_ps(r + i);
+    const __m256 T = _mm256_loadu_ps(t + i);
+    mn = _mm256_min_ps(mn, R);
+    mx = _mm256_max_ps(mx, R);
+    const __m256 ar = _mm256_and_ps(R, abs32);
+    minar = _mm256_min_ps(minar, ar);
+    const __m256 a32 = _mm256_and_ps(_mm256_sub_ps(T, R), abs32);
+    // |d| / |r| where r != 0 (r == 0 is left out of max_rel, see metrics.h).
+    qmax = _mm256_max_ps(ScreenRel(R, T), qmax);
+    over = _mm256_or_ps(over, _mm256_cmp_ps(a32, _mm256_fmadd_ps(ar, rtol32, atol32), _CMP_GT_OQ));
+    const __m256i abits = _mm256_castps_si256(a32);
+    mina_bits = _mm256_min_epu32(mina_bits, abits);
+    minnz_bits = _mm256_min_epu32(minnz_bits, _mm256_sub_epi32(abits, one32));  // 0 wraps to the top
+  }
+
+  BlockStats b;
+  b.sum_abs = HorizontalSum(s_abs);
+  if (!std::isfinite(b.sum_abs)) return false;
+  b.pairs = n8;
+  b.sum_sq = HorizontalSum(s_sq);
+  b.sum_rt = HorizontalSum(s_rt);
+  b.sum_rr = HorizontalSum(s_rr);
+  b.sum_tt = HorizontalSum(s_tt);
+  b.max_abs = HorizontalMax(mabs);
+  b.ref_min = HorizontalMin(mn);
+  b.ref_max = HorizontalMax(mx);
+
+  // The screens below assume float32-sized magnitudes: no |r| or |d| near
+  // float32's overflow, and no denormal |r| (rcpps would overflow on it; a
+  // zero |r| is masked out of the max_rel screen). With atol 0, the
+  // tolerance is rtol * |r| alone, and then no zero |r| either.
+  const float min_ar = HorizontalMin(minar);
+  const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && b.max_abs < 1e30;
+  const bool has_zero_ref = min_ar == 0;
+  bool normal_ar = min_ar == 0 || min_ar >= std::numeric_limits<float>::min();
+  if (has_zero_ref && normal_ar) {  // is every nonzero |r| normal, too?
+    __m256 nz = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+    for (int64_t i = 0; i < n8; i += 8) {
+      const __m256 ar = _mm256_and_ps(_mm256_loadu_ps(r + i), abs32);
+      nz = _mm256_min_ps(nz, _mm256_blendv_ps(ar, nz, _mm256_cmp_ps(ar, zero32, _CMP_EQ_OQ)));
+    }
+    normal_ar = HorizontalMin(nz) >= std::numeric_limits<float>::min();
+  }
+
+  // Mismatches: exact recount only where the screen saw a candidate.
+  if (!screen_mismatch || !normal_range || (p.atol == 0 && (has_zero_ref || !normal_ar)) ||
+      _mm256_movemask_ps(over) != 0)
+    b.mismatches = ExactMismatches(r, t, n8, p.atol, p.rtol);
+
+  // max_rel: a block is recomputed exactly unless its screened maximum,
+  // widened by the screen's error bound (and then some: rcpps's error is
+  // specified to 1.5 * 2^-12), stays below the largest exact max_rel so far
+  // (s.max_rel: of this chunk, seeded with the earlier chunks of the thread).
+  const double q = HorizontalMax(qmax);
+  if (!normal_range || !normal_ar) {
+    ExactRel(r, t, n8, b.max_rel, b.rel_undefined);
+  } else {
+    if (q > 0 && q * (1.0 + 0x1p-6) >= s.max_rel) b.max_rel = CandidateRel(r, t, n8, q);
+    if (has_zero_ref) b.rel_undefined = RelUndefined(r, t, n8);
+  }
+
+  // Moments of the reference: from the sums unless the block is near-constant.
+  const double nd = static_cast<double>(n8);
+  const double s_r_total = HorizontalSum(s_r);
+  double mean = s_r_total / nd, m2 = b.sum_rr - s_r_total * mean;
+  if (!(m2 * 4 > b.sum_rr)) ExactMoments(r, n8, mean, m2);
+  AddRefMoments(b, n8, mean - p.ref_shift, std::max(0.0, m2));
+
+  // Histogram: CountEdges needs the smallest |d| (zero or not, exact from
+  // float32), a lower bound of the smallest nonzero |d| and the largest.
+  const uint32_t mina = HorizontalMinU32(mina_bits);
+  const uint32_t minnz = HorizontalMinU32(minnz_bits) + 1;  // all zero: wraps to 0
+  float minnz32;
+  std::memcpy(&minnz32, &minnz, sizeof minnz32);
+  const double min_nz = minnz == 0 ? std::numeric_limits<double>::max() : minnz32 * (1.0 - 0x1p-22);
+  CountEdges(scratch, n8, mina == 0 ? 0.0 : min_nz, min_nz, b.max_abs, b);
+
+  Merge(s, b);
+  Merge(s, tail);
+  return true;
+}
+
+}  // namespace parity::compare_internal::avx2
