@@ -6,6 +6,10 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. scripts/fuzz.sh 600 npy npz
 #   FUZZ_RUNS=1000000 scripts/fuzz.sh 1800     stop each at a million executions
+#   FUZZ_SEED=1 FUZZ_RUNS=20000 scripts/fuzz.sh 20   the same inputs every time
+#                                              (`make fuzz-smoke`, which CI runs: a
+#                                              smoke test must not be a lottery; the
+#                                              random, long runs are `make fuzz`)
 #
 # New inputs go to build-fuzz/corpus/<target>/ (a working copy); the small
 # committed seeds in fuzz/corpus/<target>/ are only read. To grow the seeds,
@@ -28,6 +32,8 @@ fi
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-2}
 runs=${FUZZ_RUNS:--1}
+seed=()
+[ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
 
 CLANG=${CLANG:-clang-16}
 CLANGXX=${CLANGXX:-clang++-16}
@@ -69,7 +75,7 @@ for t in "${targets[@]}"; do
     set -e
     continue
   fi
-  "$build/fuzz/${t}_fuzz" -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  "$build/fuzz/${t}_fuzz" "${seed[@]}" -max_total_time="$seconds" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$build/findings/$t/" "$work" "fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
   set -e
