@@ -264,8 +264,9 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   // widened by the screen's error bound (and then some: rcpps's error is
   // specified to 1.5 * 2^-12), stays below the largest exact max_rel so far
   // (s.max_rel: of this chunk, seeded with the earlier chunks of the thread).
+  // An infinite screened value (a large |d| over a tiny |r|) bounds nothing.
   const double q = HorizontalMax(qmax);
-  if (!normal_range || !normal_ar) {
+  if (!normal_range || !normal_ar || std::isinf(q)) {
     ExactRel(r, t, n8, b.max_rel, b.rel_undefined);
   } else {
     if (q > 0 && q * (1.0 + 0x1p-6) >= s.max_rel) b.max_rel = CandidateRel(r, t, n8, q);

@@ -149,6 +149,9 @@ std::vector<Case> Cases() {
     cases.push_back({"tiny_f32", Make(DType::kFloat32, {m}, tr), Make(DType::kFloat32, {m}, tt), 1e-40, 1e-3});
     auto hr = Randn(m, 20, 1e37), ht = Perturb(hr, 21, 1e36);  // |d| beyond float32's range
     for (size_t i = 0; i < m; i += 101) hr[i] = 3e38, ht[i] = -3e38;
+    auto or_ = Randn(m, 22), ot = Perturb(or_, 23, 1e-5);  // |d| / |r| beyond float32's range
+    for (size_t i = 0; i < m; i += 997) or_[i] = 2e-38, ot[i] = (i % 2 ? 1e29 : 3e28);
+    cases.push_back({"rel_overflow_f32", Make(DType::kFloat32, {m}, or_), Make(DType::kFloat32, {m}, ot)});
     cases.push_back({"huge_f32", Make(DType::kFloat32, {m}, hr), Make(DType::kFloat32, {m}, ht), 1e-4, 2});
   }
   // Large enough for threads: the ordered merge must still agree.
