@@ -152,6 +152,51 @@ float LowerBound32(double x) {
   return f;
 }
 
+// Pass 3 over the block's differences d (scratch): Σ|d| and max |d| (when
+// kSums) and the counts of |d| > e[0..M-1], one pass for all of them.
+template <bool kSums, int M>
+void SumMaxCount(const double* d, int64_t n, const double* e, double& sum, double& max, int64_t* counted) {
+  const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  __m256d s0 = _mm256_setzero_pd(), s1 = s0, m0 = s0, m1 = s0;
+  __m256d edge[M > 0 ? M : 1];
+  __m256i c[M > 0 ? M : 1];
+  for (int q = 0; q < M; ++q) edge[q] = _mm256_set1_pd(e[q]), c[q] = _mm256_setzero_si256();
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256d a0 = _mm256_and_pd(_mm256_loadu_pd(d + i), abs64);
+    const __m256d a1 = _mm256_and_pd(_mm256_loadu_pd(d + i + 4), abs64);
+    if constexpr (kSums) {
+      s0 = _mm256_add_pd(s0, a0);
+      s1 = _mm256_add_pd(s1, a1);
+      m0 = _mm256_max_pd(m0, a0);
+      m1 = _mm256_max_pd(m1, a1);
+    }
+    for (int q = 0; q < M; ++q) {
+      c[q] = _mm256_sub_epi64(c[q], _mm256_castpd_si256(_mm256_cmp_pd(a0, edge[q], _CMP_GT_OQ)));
+      c[q] = _mm256_sub_epi64(c[q], _mm256_castpd_si256(_mm256_cmp_pd(a1, edge[q], _CMP_GT_OQ)));
+    }
+  }
+  if constexpr (kSums) {
+    sum = HorizontalSum(_mm256_add_pd(s0, s1));
+    max = HorizontalMax(_mm256_max_pd(m0, m1));
+  }
+  for (int q = 0; q < M; ++q) {
+    alignas(32) int64_t x[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(x), c[q]);
+    counted[q] = x[0] + x[1] + x[2] + x[3];
+  }
+}
+
+template <bool kSums>
+void SumMaxCountAny(const double* d, int64_t n, const double* e, int m, double& sum, double& max, int64_t* counted) {
+  switch (m) {
+    case 0: return SumMaxCount<kSums, 0>(d, n, e, sum, max, counted);
+    case 1: return SumMaxCount<kSums, 1>(d, n, e, sum, max, counted);
+    case 2: return SumMaxCount<kSums, 2>(d, n, e, sum, max, counted);
+    case 3: return SumMaxCount<kSums, 3>(d, n, e, sum, max, counted);
+    default: return SumMaxCount<kSums, 4>(d, n, e, sum, max, counted);
+  }
+}
+
 }  // namespace
 
 bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
@@ -175,7 +220,6 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   const __m256 rtol32 = _mm256_set1_ps(screen_mismatch && p.rtol > 0 ? LowerBound32(p.rtol) : 0.0f);
 
   const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
   const __m256i one32 = _mm256_set1_epi32(1);
 
   __m256 mn = _mm256_loadu_ps(r), mx = mn;
@@ -183,29 +227,39 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   __m256 qmax = _mm256_setzero_ps();
   __m256 over = _mm256_setzero_ps();  // lanes where |d| may exceed the tolerance
   __m256i mina_bits = _mm256_set1_epi32(-1), minnz_bits = _mm256_set1_epi32(-1);
-  __m256d s_abs = _mm256_setzero_pd(), s_sq = s_abs, s_rt = s_abs, s_rr = s_abs, s_tt = s_abs, s_r = s_abs;
-  __m256d mabs = s_abs;
+  __m256d s_sq = _mm256_setzero_pd(), s_rt = s_sq, s_rr = s_sq, s_tt = s_sq, s_r = s_sq;
+  __m256 a32max = _mm256_setzero_ps();
 
-  // Two loops over the block (it stays in L1): the float64 sums, then the
-  // float32 screens; in one loop their accumulators would not fit in the 16
-  // vector registers and would spill on every iteration.
+  // Three passes over the block (it stays in L1), each with few enough
+  // accumulators for the 16 vector registers: (1) the float64 sums of
+  // products, two accumulators each (one FMA per iteration on each, so the
+  // loop runs at FMA throughput, not latency), writing d to scratch; (2) the
+  // float32 screens; (3) Σ|d|, max |d| and the histogram counts from scratch.
+  __m256d s_sq1 = s_sq, s_rt1 = s_sq, s_rr1 = s_sq, s_tt1 = s_sq, s_r1 = s_sq;
   for (int64_t i = 0; i < n8; i += 8) {
     const __m256d r0 = _mm256_cvtps_pd(_mm_loadu_ps(r + i));
-    const __m256d r1 = _mm256_cvtps_pd(_mm_loadu_ps(r + i + 4));
     const __m256d t0 = _mm256_cvtps_pd(_mm_loadu_ps(t + i));
+    const __m256d r1 = _mm256_cvtps_pd(_mm_loadu_ps(r + i + 4));
     const __m256d t1 = _mm256_cvtps_pd(_mm_loadu_ps(t + i + 4));
     const __m256d d0 = _mm256_sub_pd(t0, r0), d1 = _mm256_sub_pd(t1, r1);
-    const __m256d a0 = _mm256_and_pd(d0, abs64), a1 = _mm256_and_pd(d1, abs64);
-    _mm256_storeu_pd(scratch + i, a0);
-    _mm256_storeu_pd(scratch + i + 4, a1);
-    s_abs = _mm256_add_pd(_mm256_add_pd(s_abs, a0), a1);
-    s_sq = _mm256_fmadd_pd(d1, d1, _mm256_fmadd_pd(d0, d0, s_sq));
-    s_rt = _mm256_fmadd_pd(r1, t1, _mm256_fmadd_pd(r0, t0, s_rt));
-    s_rr = _mm256_fmadd_pd(r1, r1, _mm256_fmadd_pd(r0, r0, s_rr));
-    s_tt = _mm256_fmadd_pd(t1, t1, _mm256_fmadd_pd(t0, t0, s_tt));
-    s_r = _mm256_add_pd(_mm256_add_pd(s_r, r0), r1);
-    mabs = _mm256_max_pd(mabs, _mm256_max_pd(a0, a1));
+    _mm256_storeu_pd(scratch + i, d0);
+    _mm256_storeu_pd(scratch + i + 4, d1);
+    s_sq = _mm256_fmadd_pd(d0, d0, s_sq);
+    s_sq1 = _mm256_fmadd_pd(d1, d1, s_sq1);
+    s_rt = _mm256_fmadd_pd(r0, t0, s_rt);
+    s_rt1 = _mm256_fmadd_pd(r1, t1, s_rt1);
+    s_rr = _mm256_fmadd_pd(r0, r0, s_rr);
+    s_rr1 = _mm256_fmadd_pd(r1, r1, s_rr1);
+    s_tt = _mm256_fmadd_pd(t0, t0, s_tt);
+    s_tt1 = _mm256_fmadd_pd(t1, t1, s_tt1);
+    s_r = _mm256_add_pd(s_r, r0);
+    s_r1 = _mm256_add_pd(s_r1, r1);
   }
+  s_sq = _mm256_add_pd(s_sq, s_sq1);
+  s_rt = _mm256_add_pd(s_rt, s_rt1);
+  s_rr = _mm256_add_pd(s_rr, s_rr1);
+  s_tt = _mm256_add_pd(s_tt, s_tt1);
+  s_r = _mm256_add_pd(s_r, s_r1);
   const __m256 zero32 = _mm256_setzero_ps();
   for (int64_t i = 0; i < n8; i += 8) {
     // The next block, on its way to the cache while this one is in L1.
@@ -221,20 +275,39 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
     // |d| / |r| where r != 0 (r == 0 is left out of max_rel, see metrics.h).
     qmax = _mm256_max_ps(ScreenRel(R, T), qmax);
     over = _mm256_or_ps(over, _mm256_cmp_ps(a32, _mm256_fmadd_ps(ar, rtol32, atol32), _CMP_GT_OQ));
+    a32max = _mm256_max_ps(a32max, a32);
     const __m256i abits = _mm256_castps_si256(a32);
     mina_bits = _mm256_min_epu32(mina_bits, abits);
     minnz_bits = _mm256_min_epu32(minnz_bits, _mm256_sub_epi32(abits, one32));  // 0 wraps to the top
   }
 
   BlockStats b;
-  b.sum_abs = HorizontalSum(s_abs);
-  if (!std::isfinite(b.sum_abs)) return false;
-  b.pairs = n8;
+  // Any NaN or Inf in r or t makes some d non-finite, and then Σd².
   b.sum_sq = HorizontalSum(s_sq);
+  if (!std::isfinite(b.sum_sq)) return false;
+  b.pairs = n8;
+
+  // Pass 3. The edges are planned from float32 bounds: |d| is zero exactly
+  // when the float32 |d| is; the float32 minimum of the nonzero ones, widened
+  // by its rounding, bounds the exact one from below, the float32 maximum
+  // from above (an edge planned in vain counts 0 or all, which is still right).
+  const uint32_t mina = HorizontalMinU32(mina_bits);
+  const uint32_t minnz = HorizontalMinU32(minnz_bits) + 1;  // all zero: wraps to 0
+  float minnz32;
+  std::memcpy(&minnz32, &minnz, sizeof minnz32);
+  const double min_nz = minnz == 0 ? std::numeric_limits<double>::max() : minnz32 * (1.0 - 0x1p-22);
+  const double min_a = mina == 0 ? 0.0 : min_nz;
+  const double max_a_bound = static_cast<double>(HorizontalMax(a32max)) * (1.0 + 0x1p-22);
+  const EdgePlan plan = PlanEdges(min_a, min_nz, max_a_bound);
+  int64_t counted[kEdges];
+  SumMaxCountAny<true>(scratch, n8, plan.edge, std::min(plan.m, 4), b.sum_abs, b.max_abs, counted);
+  for (int j = 4; j < plan.m; j += 4)
+    SumMaxCountAny<false>(scratch, n8, plan.edge + j, std::min(plan.m - j, 4), b.sum_abs, b.max_abs, counted + j);
+  AddEdgeCounts(plan, counted, n8, min_a, min_nz, max_a_bound, b);
+
   b.sum_rt = HorizontalSum(s_rt);
   b.sum_rr = HorizontalSum(s_rr);
   b.sum_tt = HorizontalSum(s_tt);
-  b.max_abs = HorizontalMax(mabs);
   b.ref_min = HorizontalMin(mn);
   b.ref_max = HorizontalMax(mx);
 
@@ -279,15 +352,6 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   double mean = s_r_total / nd, m2 = b.sum_rr - s_r_total * mean;
   if (!(m2 * 4 > b.sum_rr)) ExactMoments(r, n8, mean, m2);
   AddRefMoments(b, n8, mean - p.ref_shift, std::max(0.0, m2));
-
-  // Histogram: CountEdges needs the smallest |d| (zero or not, exact from
-  // float32), a lower bound of the smallest nonzero |d| and the largest.
-  const uint32_t mina = HorizontalMinU32(mina_bits);
-  const uint32_t minnz = HorizontalMinU32(minnz_bits) + 1;  // all zero: wraps to 0
-  float minnz32;
-  std::memcpy(&minnz32, &minnz, sizeof minnz32);
-  const double min_nz = minnz == 0 ? std::numeric_limits<double>::max() : minnz32 * (1.0 - 0x1p-22);
-  CountEdges(scratch, n8, mina == 0 ? 0.0 : min_nz, min_nz, b.max_abs, b);
 
   Merge(s, b);
   Merge(s, tail);

@@ -72,41 +72,21 @@ void CountN(const double* __restrict abs_d, int64_t n, const double* e, int64_t*
   for (int q = 0; q < N; ++q) out[q] = static_cast<int64_t>(c[q]);
 }
 
-// Counts |d| > edge into s.above. min_a: smallest |d|; min_nz: smallest
-// nonzero |d|; max_a: largest. Edges outside [min_nz, max_a) need no pass over
-// the data: all nonzero |d| or none are above them. Exact zeros (identical
-// elements) are common and only edge 0 has to count them. The edges that do
-// need a count are counted together, up to four per pass over the block.
+// Counts |d| > edge into s.above (the edges PlanEdges picks), up to four
+// edges per pass over the block.
 void CountEdges(const double* __restrict abs_d, int64_t n, double min_a, double min_nz, double max_a,
                 BlockStats& s) {
-  int todo[kEdges];
-  int m = 0;
-  if (min_a == 0 && max_a > 0) todo[m++] = 0;
-  for (int k = 1; k < kEdges; ++k) {
-    const double edge = kHistogramEdges[k];
-    if (!(min_nz > edge) && max_a > edge) todo[m++] = k;
-  }
+  const EdgePlan plan = PlanEdges(min_a, min_nz, max_a);
   int64_t counted[kEdges];
-  double e[kEdges];
-  for (int j = 0; j < m; ++j) e[j] = kHistogramEdges[todo[j]];
-  for (int j = 0; j < m; j += 4) {
-    switch (std::min(4, m - j)) {
-      case 1: CountN<1>(abs_d, n, e + j, counted + j); break;
-      case 2: CountN<2>(abs_d, n, e + j, counted + j); break;
-      case 3: CountN<3>(abs_d, n, e + j, counted + j); break;
-      default: CountN<4>(abs_d, n, e + j, counted + j); break;
+  for (int j = 0; j < plan.m; j += 4) {
+    switch (std::min(4, plan.m - j)) {
+      case 1: CountN<1>(abs_d, n, plan.edge + j, counted + j); break;
+      case 2: CountN<2>(abs_d, n, plan.edge + j, counted + j); break;
+      case 3: CountN<3>(abs_d, n, plan.edge + j, counted + j); break;
+      default: CountN<4>(abs_d, n, plan.edge + j, counted + j); break;
     }
   }
-  // Edge 0 is counted (first) only when there are zeros and nonzeros.
-  const int64_t nonzero = min_a > 0 ? n : (max_a > 0 ? counted[0] : 0);
-  int j = 0;
-  for (int k = 0; k < kEdges; ++k) {
-    if (j < m && todo[j] == k) {
-      s.above[k] += counted[j++];
-    } else if (k == 0 || min_nz > kHistogramEdges[k]) {
-      s.above[k] += nonzero;
-    }
-  }
+  AddEdgeCounts(plan, counted, n, min_a, min_nz, max_a, s);
 }
 
 // max_rel and rel_undefined of a block whose reference holds a zero: the

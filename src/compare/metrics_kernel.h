@@ -126,6 +126,43 @@ PARITY_DECLARE_FAST_BLOCK
 }
 #undef PARITY_DECLARE_FAST_BLOCK
 
+// Which histogram edges a block must count, from its smallest |d| (min_a:
+// only whether it is 0 matters), a lower bound of its smallest nonzero |d| and
+// an upper bound of its largest. Edges outside [min_nz, max_a) need no pass
+// over the data: all nonzero |d| or none are above them. Exact zeros
+// (identical elements) are common and only edge 0 has to count them.
+struct EdgePlan {
+  int m = 0;             // edges to count
+  int todo[kEdges];      // their indices, ascending
+  double edge[kEdges];   // their values
+};
+
+inline EdgePlan PlanEdges(double min_a, double min_nz, double max_a) {
+  EdgePlan p;
+  if (min_a == 0 && max_a > 0) p.todo[p.m++] = 0;
+  for (int k = 1; k < kEdges; ++k) {
+    if (!(min_nz > kHistogramEdges[k]) && max_a > kHistogramEdges[k]) p.todo[p.m++] = k;
+  }
+  for (int j = 0; j < p.m; ++j) p.edge[j] = kHistogramEdges[p.todo[j]];
+  return p;
+}
+
+// Adds the counts of the planned edges (counted[j]: |d| > edge[j] among the
+// block's n finite pairs) and those the plan implies to s.above.
+inline void AddEdgeCounts(const EdgePlan& p, const int64_t* counted, int64_t n, double min_a, double min_nz,
+                          double max_a, BlockStats& s) {
+  // Edge 0 is counted (first) only when there are zeros and nonzeros.
+  const int64_t nonzero = min_a > 0 ? n : (max_a > 0 ? counted[0] : 0);
+  int j = 0;
+  for (int k = 0; k < kEdges; ++k) {
+    if (j < p.m && p.todo[j] == k) {
+      s.above[k] += counted[j++];
+    } else if (k == 0 || min_nz > kHistogramEdges[k]) {
+      s.above[k] += nonzero;
+    }
+  }
+}
+
 // Counts |d| > each histogram edge into s.above (see metrics_fast_impl.h).
 #define PARITY_DECLARE_COUNT_EDGES \
   void CountEdges(const double* abs_d, int64_t n, double min_a, double min_nz, double max_a, BlockStats& s);
