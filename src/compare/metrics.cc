@@ -47,16 +47,24 @@ constexpr int64_t kChunk = 16 * kBlock;
 // thread has seen. It starts the chunk's max_rel, which changes no result (the
 // total is a maximum) and lets a kernel skip the exact max_rel of blocks that
 // cannot reach it (metrics_f32_avx2.cc).
+struct ChunkStats {
+  BlockStats stats;
+  int64_t max_abs_block = 0;  // offset of the first block holding stats.max_abs
+};
+
 template <typename R, typename T>
-BlockStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p, double rel_seed) {
-  BlockStats s;
+ChunkStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p, double rel_seed) {
+  ChunkStats c;
+  BlockStats& s = c.stats;
   s.max_rel = rel_seed;
   alignas(64) double scratch[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t len = std::min(kBlock, n - b);
+    const double max_before = s.max_abs;
     if (!FastBlock(r + b, t + b, len, p, scratch, s)) SlowBlock(r + b, t + b, len, p, s);
+    if (s.max_abs > max_before) c.max_abs_block = b;
   }
-  return s;
+  return c;
 }
 
 int ChooseThreads(int requested, int64_t n) {
@@ -75,13 +83,13 @@ struct Totals {
 template <typename R, typename T>
 Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int threads) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
-  std::vector<BlockStats> partial(static_cast<size_t>(chunks));
+  std::vector<ChunkStats> partial(static_cast<size_t>(chunks));
   auto work = [&](int64_t c0, int64_t c1) {
     double rel_seed = 0;
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t off = c * kChunk;
       partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p, rel_seed);
-      rel_seed = partial[c].max_rel;
+      rel_seed = partial[c].stats.max_rel;
     }
   };
   const int nt = ChooseThreads(threads, n);
@@ -92,12 +100,14 @@ Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int th
     for (int i = 0; i < nt; ++i) pool.emplace_back(work, chunks * i / nt, chunks * (i + 1) / nt);
   }
   Totals out;
-  for (const BlockStats& b : partial) Merge(out.stats, b);
+  for (const ChunkStats& c : partial) Merge(out.stats, c.stats);
   if (out.stats.pairs > 0) {
+    // The worst element: in the first chunk, and there in the first block,
+    // that holds the maximum; searched there only.
     for (int64_t c = 0; c < chunks; ++c) {
-      if (partial[c].max_abs != out.stats.max_abs) continue;
-      const int64_t off = c * kChunk;
-      const int64_t i = FindFirstAbs(r + off, t + off, std::min(kChunk, n - off), out.stats.max_abs);
+      if (partial[c].stats.max_abs != out.stats.max_abs) continue;
+      const int64_t off = c * kChunk + partial[c].max_abs_block;
+      const int64_t i = FindFirstAbs(r + off, t + off, std::min(kBlock, n - off), out.stats.max_abs);
       if (i >= 0) out.max_flat = off + i;
       break;
     }
