@@ -182,9 +182,11 @@ void InterruptCheck(int sig, const char* name, int expected_exit) {
       EXPECT_EQ(e2e::Lines(err).back(), std::string("parity: interrupted (") + name + "); no partial files left");
       EXPECT_FALSE(any) << "a partial report after " << delay_ms << " ms";
     }
-    if (fs::exists(report))
-      for (const auto& e : fs::directory_iterator(report))
+    if (fs::exists(report)) {
+      for (const auto& e : fs::directory_iterator(report)) {
         EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+      }
+    }
   }
   EXPECT_GT(interrupted, 0) << "check was never interrupted: make the slow model slower";
   fs::remove_all(dir);
