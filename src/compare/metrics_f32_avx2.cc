@@ -26,6 +26,8 @@
 // Any NaN or Inf makes Σ|d| non-finite and the block is redone by SlowBlock.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -42,37 +44,14 @@ double HorizontalSum(__m256d v) {
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
 
-double HorizontalMax(__m256d v) {
-  alignas(32) double x[4];
-  _mm256_store_pd(x, v);
-  return std::max(std::max(x[0], x[1]), std::max(x[2], x[3]));
+// The lanes of a vector register, to reduce after a loop.
+template <typename T, typename V>
+std::array<T, sizeof(V) / sizeof(T)> Lanes(V v) {
+  std::array<T, sizeof(V) / sizeof(T)> x;
+  std::memcpy(x.data(), &v, sizeof v);
+  return x;
 }
 
-float HorizontalMin(__m256 v) {
-  alignas(32) float x[8];
-  _mm256_store_ps(x, v);
-  float m = x[0];
-  for (float f : x) m = std::min(m, f);
-  return m;
-}
-
-float HorizontalMax(__m256 v) {
-  alignas(32) float x[8];
-  _mm256_store_ps(x, v);
-  float m = x[0];
-  for (float f : x) m = std::max(m, f);
-  return m;
-}
-
-uint32_t HorizontalMinU32(__m256i v) {
-  alignas(32) uint32_t x[8];
-  _mm256_store_si256(reinterpret_cast<__m256i*>(x), v);
-  uint32_t m = x[0];
-  for (uint32_t u : x) m = std::min(m, u);
-  return m;
-}
-
-// Exact float64 forms of the screened metrics, for the blocks that need them.
 // Elements with r == 0 and t != 0 (|d| / |r| undefined).
 int64_t RelUndefined(const float* r, const float* t, int64_t n) {
   int64_t u = 0;
@@ -80,6 +59,7 @@ int64_t RelUndefined(const float* r, const float* t, int64_t n) {
   return u;
 }
 
+// Exact float64 forms of the screened metrics, for the blocks that need them.
 int64_t ExactMismatches(const float* r, const float* t, int64_t n, double atol, double rtol) {
   int64_t m = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -177,11 +157,10 @@ void SumMaxCount(const double* d, int64_t n, const double* e, double& sum, doubl
   }
   if constexpr (kSums) {
     sum = HorizontalSum(_mm256_add_pd(s0, s1));
-    max = HorizontalMax(_mm256_max_pd(m0, m1));
+    max = std::ranges::max(Lanes<double>(_mm256_max_pd(m0, m1)));
   }
   for (int q = 0; q < M; ++q) {
-    alignas(32) int64_t x[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(x), c[q]);
+    const auto x = Lanes<int64_t>(c[q]);
     counted[q] = x[0] + x[1] + x[2] + x[3];
   }
 }
@@ -291,13 +270,13 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   // when the float32 |d| is; the float32 minimum of the nonzero ones, widened
   // by its rounding, bounds the exact one from below, the float32 maximum
   // from above (an edge planned in vain counts 0 or all, which is still right).
-  const uint32_t mina = HorizontalMinU32(mina_bits);
-  const uint32_t minnz = HorizontalMinU32(minnz_bits) + 1;  // all zero: wraps to 0
+  const uint32_t mina = std::ranges::min(Lanes<uint32_t>(mina_bits));
+  const uint32_t minnz = std::ranges::min(Lanes<uint32_t>(minnz_bits)) + 1;  // all zero: wraps to 0
   float minnz32;
   std::memcpy(&minnz32, &minnz, sizeof minnz32);
   const double min_nz = minnz == 0 ? std::numeric_limits<double>::max() : minnz32 * (1.0 - 0x1p-22);
   const double min_a = mina == 0 ? 0.0 : min_nz;
-  const double max_a_bound = static_cast<double>(HorizontalMax(a32max)) * (1.0 + 0x1p-22);
+  const double max_a_bound = static_cast<double>(std::ranges::max(Lanes<float>(a32max))) * (1.0 + 0x1p-22);
   const EdgePlan plan = PlanEdges(min_a, min_nz, max_a_bound);
   int64_t counted[kEdges];
   SumMaxCountAny<true>(scratch, n8, plan.edge, std::min(plan.m, 4), b.sum_abs, b.max_abs, counted);
@@ -308,14 +287,14 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   b.sum_rt = HorizontalSum(s_rt);
   b.sum_rr = HorizontalSum(s_rr);
   b.sum_tt = HorizontalSum(s_tt);
-  b.ref_min = HorizontalMin(mn);
-  b.ref_max = HorizontalMax(mx);
+  b.ref_min = std::ranges::min(Lanes<float>(mn));
+  b.ref_max = std::ranges::max(Lanes<float>(mx));
 
   // The screens below assume float32-sized magnitudes: no |r| or |d| near
   // float32's overflow, and no denormal |r| (rcpps would overflow on it; a
   // zero |r| is masked out of the max_rel screen). With atol 0, the
   // tolerance is rtol * |r| alone, and then no zero |r| either.
-  const float min_ar = HorizontalMin(minar);
+  const float min_ar = std::ranges::min(Lanes<float>(minar));
   const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && b.max_abs < 1e30;
   const bool has_zero_ref = min_ar == 0;
   bool normal_ar = min_ar == 0 || min_ar >= std::numeric_limits<float>::min();
@@ -325,7 +304,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
       const __m256 ar = _mm256_and_ps(_mm256_loadu_ps(r + i), abs32);
       nz = _mm256_min_ps(nz, _mm256_blendv_ps(ar, nz, _mm256_cmp_ps(ar, zero32, _CMP_EQ_OQ)));
     }
-    normal_ar = HorizontalMin(nz) >= std::numeric_limits<float>::min();
+    normal_ar = std::ranges::min(Lanes<float>(nz)) >= std::numeric_limits<float>::min();
   }
 
   // Mismatches: exact recount only where the screen saw a candidate.
@@ -338,7 +317,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   // specified to 1.5 * 2^-12), stays below the largest exact max_rel so far
   // (s.max_rel: of this chunk, seeded with the earlier chunks of the thread).
   // An infinite screened value (a large |d| over a tiny |r|) bounds nothing.
-  const double q = HorizontalMax(qmax);
+  const double q = std::ranges::max(Lanes<float>(qmax));
   if (!normal_range || !normal_ar || std::isinf(q)) {
     ExactRel(r, t, n8, b.max_rel, b.rel_undefined);
   } else {
