@@ -5,7 +5,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <optional>
 
+#include "core/atomic_file.h"
 #include "ort/optimizer_log.h"
 #include "ort/ort_env.h"
 #include "ort/ort_error.h"
@@ -71,8 +73,6 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
     const std::string joined = fmt::format("{}", fmt::join(disabled, ";"));
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
-  if (!config.optimized_model_path.empty())
-    options.SetOptimizedModelFilePath(config.optimized_model_path.c_str());
   if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
   return AppendProviders(options, config.providers);
 }
@@ -127,6 +127,17 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     Ort::Env& env = GlobalEnv();
     Ort::SessionOptions options;
     PARITY_RETURN_IF_ERROR(Configure(config, extras, options));
+    // ORT writes the optimized model itself: to a temp name that is renamed
+    // over the target once the session exists, so the file is whole or absent
+    // (and removed if parity is interrupted meanwhile). A side file of its
+    // weights, when asked for, is written by ORT under its own name.
+    std::optional<AtomicFile> optimized;
+    if (!config.optimized_model_path.empty()) {
+      auto file = AtomicFile::Create(config.optimized_model_path);
+      if (!file) return std::unexpected(file.error().With("optimized_model_path"));
+      optimized.emplace(std::move(*file));
+      options.SetOptimizedModelFilePath(optimized->temp_path().c_str());
+    }
     std::optional<LogCapture> capture;
     if (extras.capture_optimizer_log) {
       capture.emplace();
@@ -144,6 +155,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     }
     impl->creation_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (optimized) PARITY_RETURN_IF_ERROR(optimized->Commit());
 
     if (capture) {
       impl->optimizer_log = capture->TakeLines();

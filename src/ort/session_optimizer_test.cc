@@ -13,6 +13,7 @@ namespace parity::ort {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -28,6 +29,7 @@ class TempDir {
   }
   ~TempDir() { fs::remove_all(path_); }
   fs::path operator/(const std::string& name) const { return path_ / name; }
+  const fs::path& path() const { return path_; }
 
  private:
   fs::path path_;
@@ -111,6 +113,19 @@ TEST(OptimizedModel, IsSavedWithFusedNodes) {
   const auto ops = OpTypes(c.optimized_model_path);
   EXPECT_THAT(ops, Contains("FusedConv"));
   EXPECT_THAT(ops, Not(Contains("Relu")));
+  // Written to a temp name and renamed: only the model is left.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+  EXPECT_THAT(names, ElementsAre("opt.onnx"));
+}
+
+TEST(OptimizedModel, IntoAMissingDirectoryIsAnErrorNamingIt) {
+  TempDir dir;
+  RunConfig c = Config(OptLevel::kExtended);
+  c.optimized_model_path = (dir / "no_such_dir" / "opt.onnx").string();
+  auto s = Session::Create(ModelSource::FromBytes(testing::ConvReluModel()), c);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_THAT(s.error().message(), HasSubstr("no_such_dir"));
 }
 
 TEST(DisabledOptimizers, SwitchOffTheNamedFusion) {
