@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/npy.h"
+#include "e2e_util.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 
@@ -125,6 +126,7 @@ TEST(BaselineCli, BadInputExitsTwoWithOneLine) {
 // bar: peak RSS < limit + the model's size, nothing else allowed; the files
 // equal those of the unbatched run byte for byte.
 TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) {
+  if (e2e::kSanitized) GTEST_SKIP() << e2e::kRssUnderAsan;
   Tmp tmp;
   constexpr int kRounds = 20;  // 3 ops each
   ModelBuilder b;

@@ -13,6 +13,7 @@ namespace parity {
 namespace {
 
 TEST(CompareMemory, PeakRssUnderInputsPlusTenPercent) {
+  if (e2e::kSanitized) GTEST_SKIP() << e2e::kRssUnderAsan;
   const fs::path dir = e2e::MakeTempDir("parity-compare-mem");
   constexpr int64_t kElements = int64_t{64} << 20;  // 256 MiB of float32
   {

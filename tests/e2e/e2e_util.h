@@ -11,6 +11,18 @@
 
 namespace parity::e2e {
 
+// True in the AddressSanitizer build (`make test SANITIZE=1`). There a
+// process's resident memory is mostly ASan's (shadow memory, redzones, the
+// quarantine of freed blocks), so the tests that bound parity's peak RSS
+// measure it in the plain build only, and say so when skipped.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+inline constexpr const char* kRssUnderAsan =
+    "peak RSS under ASan is the sanitizer's shadow memory and quarantine; measured in the plain build";
+
 struct ProcessResult {
   int exit_code = -1;      // the exit status, or 128 + signal
   std::string out;         // stdout
