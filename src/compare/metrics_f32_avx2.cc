@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "compare/metrics_kernel.h"
@@ -44,11 +43,22 @@ double HorizontalSum(__m256d v) {
   return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
 }
 
-// The lanes of a vector register, to reduce after a loop.
-template <typename T, typename V>
-std::array<T, sizeof(V) / sizeof(T)> Lanes(V v) {
-  std::array<T, sizeof(V) / sizeof(T)> x;
-  std::memcpy(x.data(), &v, sizeof v);
+// The lanes of a vector register, to reduce after a loop (with the store
+// intrinsics: taking a register's address, as memcpy would, makes GCC keep
+// the accumulator in memory throughout the loop that fills it).
+std::array<float, 8> Lanes(__m256 v) {
+  alignas(32) std::array<float, 8> x;
+  _mm256_store_ps(x.data(), v);
+  return x;
+}
+std::array<double, 4> Lanes(__m256d v) {
+  alignas(32) std::array<double, 4> x;
+  _mm256_store_pd(x.data(), v);
+  return x;
+}
+std::array<int64_t, 4> Lanes(__m256i v) {
+  alignas(32) std::array<int64_t, 4> x;
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x.data()), v);
   return x;
 }
 
@@ -157,10 +167,10 @@ void SumMaxCount(const double* d, int64_t n, const double* e, double& sum, doubl
   }
   if constexpr (kSums) {
     sum = HorizontalSum(_mm256_add_pd(s0, s1));
-    max = std::ranges::max(Lanes<double>(_mm256_max_pd(m0, m1)));
+    max = std::ranges::max(Lanes(_mm256_max_pd(m0, m1)));
   }
   for (int q = 0; q < M; ++q) {
-    const auto x = Lanes<int64_t>(c[q]);
+    const auto x = Lanes(c[q]);
     counted[q] = x[0] + x[1] + x[2] + x[3];
   }
 }
@@ -199,13 +209,14 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   const __m256 rtol32 = _mm256_set1_ps(screen_mismatch && p.rtol > 0 ? LowerBound32(p.rtol) : 0.0f);
 
   const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
-  const __m256i one32 = _mm256_set1_epi32(1);
+  const __m256 inf32 = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  const __m256 zero32 = _mm256_setzero_ps();
 
   __m256 mn = _mm256_loadu_ps(r), mx = mn;
   __m256 minar = _mm256_set1_ps(std::numeric_limits<float>::infinity());
   __m256 qmax = _mm256_setzero_ps();
   __m256 over = _mm256_setzero_ps();  // lanes where |d| may exceed the tolerance
-  __m256i mina_bits = _mm256_set1_epi32(-1), minnz_bits = _mm256_set1_epi32(-1);
+  __m256 mina = _mm256_set1_ps(std::numeric_limits<float>::infinity()), minnz = mina;
   __m256d s_sq = _mm256_setzero_pd(), s_rt = s_sq, s_rr = s_sq, s_tt = s_sq, s_r = s_sq;
   __m256 a32max = _mm256_setzero_ps();
 
@@ -239,7 +250,6 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   s_rr = _mm256_add_pd(s_rr, s_rr1);
   s_tt = _mm256_add_pd(s_tt, s_tt1);
   s_r = _mm256_add_pd(s_r, s_r1);
-  const __m256 zero32 = _mm256_setzero_ps();
   for (int64_t i = 0; i < n8; i += 8) {
     // The next block, on its way to the cache while this one is in L1.
     _mm_prefetch(reinterpret_cast<const char*>(r + n + i), _MM_HINT_T1);
@@ -255,28 +265,39 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
     qmax = _mm256_max_ps(ScreenRel(R, T), qmax);
     over = _mm256_or_ps(over, _mm256_cmp_ps(a32, _mm256_fmadd_ps(ar, rtol32, atol32), _CMP_GT_OQ));
     a32max = _mm256_max_ps(a32max, a32);
-    const __m256i abits = _mm256_castps_si256(a32);
-    mina_bits = _mm256_min_epu32(mina_bits, abits);
-    minnz_bits = _mm256_min_epu32(minnz_bits, _mm256_sub_epi32(abits, one32));  // 0 wraps to the top
+    mina = _mm256_min_ps(mina, a32);
+    // Zeros (identical elements) replaced by +inf: the smallest nonzero |d|.
+    minnz = _mm256_min_ps(minnz, _mm256_blendv_ps(a32, inf32, _mm256_cmp_ps(a32, zero32, _CMP_EQ_OQ)));
   }
+
+  // Every accumulator to scalars before anything is called (a vector
+  // register live across a call is kept in memory, loops included).
+  const double sum_sq = HorizontalSum(s_sq), sum_rt = HorizontalSum(s_rt), sum_rr = HorizontalSum(s_rr);
+  const double sum_tt = HorizontalSum(s_tt), sum_r = HorizontalSum(s_r);
+  const float ref_min = std::ranges::min(Lanes(mn)), ref_max = std::ranges::max(Lanes(mx));
+  const float min_ar = std::ranges::min(Lanes(minar)), q32 = std::ranges::max(Lanes(qmax));
+  const float a32_max = std::ranges::max(Lanes(a32max));
+  const bool any_over = _mm256_movemask_ps(over) != 0;
+  const float min_a32 = std::ranges::min(Lanes(mina)), min_nz32 = std::ranges::min(Lanes(minnz));
 
   BlockStats b;
   // Any NaN or Inf in r or t makes some d non-finite, and then Σd².
-  b.sum_sq = HorizontalSum(s_sq);
-  if (!std::isfinite(b.sum_sq)) return false;
+  if (!std::isfinite(sum_sq)) return false;
   b.pairs = n8;
+  b.sum_sq = sum_sq;
+  b.sum_rt = sum_rt;
+  b.sum_rr = sum_rr;
+  b.sum_tt = sum_tt;
+  b.ref_min = ref_min;
+  b.ref_max = ref_max;
 
   // Pass 3. The edges are planned from float32 bounds: |d| is zero exactly
   // when the float32 |d| is; the float32 minimum of the nonzero ones, widened
   // by its rounding, bounds the exact one from below, the float32 maximum
   // from above (an edge planned in vain counts 0 or all, which is still right).
-  const uint32_t mina = std::ranges::min(Lanes<uint32_t>(mina_bits));
-  const uint32_t minnz = std::ranges::min(Lanes<uint32_t>(minnz_bits)) + 1;  // all zero: wraps to 0
-  float minnz32;
-  std::memcpy(&minnz32, &minnz, sizeof minnz32);
-  const double min_nz = minnz == 0 ? std::numeric_limits<double>::max() : minnz32 * (1.0 - 0x1p-22);
-  const double min_a = mina == 0 ? 0.0 : min_nz;
-  const double max_a_bound = static_cast<double>(std::ranges::max(Lanes<float>(a32max))) * (1.0 + 0x1p-22);
+  const double min_nz = std::isinf(min_nz32) ? std::numeric_limits<double>::max() : min_nz32 * (1.0 - 0x1p-22);
+  const double min_a = min_a32 == 0 ? 0.0 : min_nz;
+  const double max_a_bound = static_cast<double>(a32_max) * (1.0 + 0x1p-22);
   const EdgePlan plan = PlanEdges(min_a, min_nz, max_a_bound);
   int64_t counted[kEdges];
   SumMaxCountAny<true>(scratch, n8, plan.edge, std::min(plan.m, 4), b.sum_abs, b.max_abs, counted);
@@ -284,17 +305,10 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
     SumMaxCountAny<false>(scratch, n8, plan.edge + j, std::min(plan.m - j, 4), b.sum_abs, b.max_abs, counted + j);
   AddEdgeCounts(plan, counted, n8, min_a, min_nz, max_a_bound, b);
 
-  b.sum_rt = HorizontalSum(s_rt);
-  b.sum_rr = HorizontalSum(s_rr);
-  b.sum_tt = HorizontalSum(s_tt);
-  b.ref_min = std::ranges::min(Lanes<float>(mn));
-  b.ref_max = std::ranges::max(Lanes<float>(mx));
-
   // The screens below assume float32-sized magnitudes: no |r| or |d| near
   // float32's overflow, and no denormal |r| (rcpps would overflow on it; a
   // zero |r| is masked out of the max_rel screen). With atol 0, the
   // tolerance is rtol * |r| alone, and then no zero |r| either.
-  const float min_ar = std::ranges::min(Lanes<float>(minar));
   const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && b.max_abs < 1e30;
   const bool has_zero_ref = min_ar == 0;
   bool normal_ar = min_ar == 0 || min_ar >= std::numeric_limits<float>::min();
@@ -304,12 +318,12 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
       const __m256 ar = _mm256_and_ps(_mm256_loadu_ps(r + i), abs32);
       nz = _mm256_min_ps(nz, _mm256_blendv_ps(ar, nz, _mm256_cmp_ps(ar, zero32, _CMP_EQ_OQ)));
     }
-    normal_ar = std::ranges::min(Lanes<float>(nz)) >= std::numeric_limits<float>::min();
+    normal_ar = std::ranges::min(Lanes(nz)) >= std::numeric_limits<float>::min();
   }
 
   // Mismatches: exact recount only where the screen saw a candidate.
   if (!screen_mismatch || !normal_range || (p.atol == 0 && (has_zero_ref || !normal_ar)) ||
-      _mm256_movemask_ps(over) != 0)
+      any_over)
     b.mismatches = ExactMismatches(r, t, n8, p.atol, p.rtol);
 
   // max_rel: a block is recomputed exactly unless its screened maximum,
@@ -317,7 +331,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   // specified to 1.5 * 2^-12), stays below the largest exact max_rel so far
   // (s.max_rel: of this chunk, seeded with the earlier chunks of the thread).
   // An infinite screened value (a large |d| over a tiny |r|) bounds nothing.
-  const double q = std::ranges::max(Lanes<float>(qmax));
+  const double q = q32;
   if (!normal_range || !normal_ar || std::isinf(q)) {
     ExactRel(r, t, n8, b.max_rel, b.rel_undefined);
   } else {
@@ -327,7 +341,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
 
   // Moments of the reference: from the sums unless the block is near-constant.
   const double nd = static_cast<double>(n8);
-  const double s_r_total = HorizontalSum(s_r);
+  const double s_r_total = sum_r;
   double mean = s_r_total / nd, m2 = b.sum_rr - s_r_total * mean;
   if (!(m2 * 4 > b.sum_rr)) ExactMoments(r, n8, mean, m2);
   AddRefMoments(b, n8, mean - p.ref_shift, std::max(0.0, m2));
