@@ -14,16 +14,19 @@
 //                      fails a float32 bound a little below the tolerance; a
 //                      block where any element fails the bound is recounted
 //                      exactly in float64 (none of a healthy tensor's blocks).
-//   max_rel            float32 |d| * rcp(|r|), correct to 2^-10; a block
+//   max_rel            float32 |d| * rcp(|r|), correct to 2^-10; in a block
 //                      whose screened maximum can reach the largest exact
-//                      max_rel seen so far is recomputed exactly; the others
-//                      cannot change the maximum and are skipped.
-//   histogram pruning  the smallest nonzero |d| from float32 (a lower bound,
-//                      so at most more edges are counted than needed).
+//                      max_rel seen so far, the elements within the screen's
+//                      error of that maximum are divided exactly; the other
+//                      blocks cannot change the maximum and are skipped.
+//   histogram plan     which edges a block must count, from the float32
+//                      smallest nonzero and largest |d| (bounds, so at most
+//                      more edges are counted than needed); the counts are
+//                      exact, in float64.
 //   ref std            from Σr and Σr² of the block when the block is not
 //                      near-constant; otherwise with a second, exact pass.
 //
-// Any NaN or Inf makes Σ|d| non-finite and the block is redone by SlowBlock.
+// Any NaN or Inf makes Σd² non-finite and the block is redone by SlowBlock.
 #include <immintrin.h>
 
 #include <algorithm>
