@@ -163,19 +163,11 @@ inline void AddEdgeCounts(const EdgePlan& p, const int64_t* counted, int64_t n, 
   }
 }
 
-// Counts |d| > each histogram edge into s.above (see metrics_fast_impl.h).
-#define PARITY_DECLARE_COUNT_EDGES \
-  void CountEdges(const double* abs_d, int64_t n, double min_a, double min_nz, double max_a, BlockStats& s);
-namespace baseline {
-PARITY_DECLARE_COUNT_EDGES
-}
+// float32 against float32 with intrinsics on AVX2 + FMA machines
+// (metrics_f32_avx2.cc); the same contract as FastBlock.
 namespace avx2 {
-PARITY_DECLARE_COUNT_EDGES
-// float32 against float32 with intrinsics (metrics_f32_avx2.cc); the same
-// contract as FastBlock.
 bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
-}  // namespace avx2
-#undef PARITY_DECLARE_COUNT_EDGES
+}
 
 // True when this CPU runs the AVX2 + F16C variant (checked once). Every block
 // of every call then takes the same variant, so results do not depend on the
