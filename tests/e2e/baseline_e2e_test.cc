@@ -1,12 +1,8 @@
 // `parity baseline` and `parity baseline verify` through the real binary:
 // exit codes, the memory bound (peak RSS of the child), torchvision's resnet18.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -44,37 +40,12 @@ struct Child {
   int exit_code = -1;
   int64_t peak_rss_bytes = 0;
   double seconds = 0;
-  std::string out;
+  std::string out;  // stdout and stderr, one after the other
 };
 
-// Runs the parity binary with `args`; stdout and stderr together in `out`.
-Child RunParity(const std::vector<std::string>& args, const fs::path& log) {
-  std::vector<std::string> argv_s = {PARITY_BINARY};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  Child c;
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  c.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
-  std::ifstream in(log);
-  std::stringstream s;
-  s << in.rdbuf();
-  c.out = s.str();
-  return c;
+Child RunParity(const std::vector<std::string>& args) {
+  const e2e::ProcessResult r = e2e::RunParity(args);
+  return {r.exit_code, r.peak_rss_bytes, r.wall_seconds, r.out + r.err};
 }
 
 Tensor Random(const Shape& shape, uint32_t seed) {
@@ -90,17 +61,16 @@ TEST(BaselineCli, WritesVerifiesAndFailsOnACorruptFileNamingIt) {
   ASSERT_TRUE(ResidualCnn().Save(tmp / "m.onnx"));
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", Random({1, 3, 64, 64}, 1)));
   auto w = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                      (tmp / "bl").string(), "--json", (tmp / "bl.json").string()},
-                     tmp / "log");
+                      (tmp / "bl").string(), "--json", (tmp / "bl.json").string()});
   ASSERT_EQ(w.exit_code, 0) << w.out;
   EXPECT_TRUE(fs::exists(tmp / "bl" / "manifest.json"));
   EXPECT_TRUE(fs::exists(tmp / "bl.json"));
-  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()}, tmp / "log");
+  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   EXPECT_EQ(v.exit_code, 0) << v.out;
   EXPECT_NE(v.out.find("PASS"), std::string::npos);
 
   fs::resize_file(tmp / "bl" / "output.npy", 100);
-  v = RunParity({"baseline", "verify", (tmp / "bl").string(), "--json", (tmp / "v.json").string()}, tmp / "log");
+  v = RunParity({"baseline", "verify", (tmp / "bl").string(), "--json", (tmp / "v.json").string()});
   EXPECT_EQ(v.exit_code, 1) << v.out;
   EXPECT_NE(v.out.find("output.npy"), std::string::npos) << v.out;
   std::ifstream j(tmp / "v.json");
@@ -111,13 +81,12 @@ TEST(BaselineCli, WritesVerifiesAndFailsOnACorruptFileNamingIt) {
 
 TEST(BaselineCli, BadInputExitsTwoWithOneLine) {
   Tmp tmp;
-  auto v = RunParity({"baseline", "verify", (tmp / "nothing").string()}, tmp / "log");
+  auto v = RunParity({"baseline", "verify", (tmp / "nothing").string()});
   EXPECT_EQ(v.exit_code, 2) << v.out;
   EXPECT_EQ(std::count(v.out.begin(), v.out.end(), '\n'), 1) << v.out;
-  auto w = RunParity({"baseline", (tmp / "missing.onnx").string(), "--inputs", "x.npy", "-o", (tmp / "o").string()},
-                     tmp / "log");
+  auto w = RunParity({"baseline", (tmp / "missing.onnx").string(), "--inputs", "x.npy", "-o", (tmp / "o").string()});
   EXPECT_EQ(w.exit_code, 2) << w.out;
-  auto m = RunParity({"baseline", "x.onnx", "--inputs", "x.npy", "-o", "o", "--max-memory", "lots"}, tmp / "log");
+  auto m = RunParity({"baseline", "x.onnx", "--inputs", "x.npy", "-o", "o", "--max-memory", "lots"});
   EXPECT_EQ(m.exit_code, 2) << m.out;
 }
 
@@ -145,12 +114,10 @@ TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) 
 
   // One pass each (the determinism re-run repeats the same runs: same peak, twice the time).
   auto batched = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                            (tmp / "batched").string(), "--max-memory", "256M", "--no-determinism-check"},
-                           tmp / "log");
+                            (tmp / "batched").string(), "--max-memory", "256M", "--no-determinism-check"});
   ASSERT_EQ(batched.exit_code, 0) << batched.out;
   auto whole = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                          (tmp / "whole").string(), "--max-memory", "8G", "--no-determinism-check"},
-                         tmp / "log");
+                          (tmp / "whole").string(), "--max-memory", "8G", "--no-determinism-check"});
   ASSERT_EQ(whole.exit_code, 0) << whole.out;
 
   // The rule, nothing else allowed: peak < limit + the model's size.
@@ -166,8 +133,7 @@ TEST(BaselineMemory, BatchedPeakStaysUnderTheLimitAndFilesEqualTheUnbatchedRun) 
 
   // Too small a limit is refused (exit 2, naming the minimum), not exceeded.
   auto tiny = RunParity({"baseline", (tmp / "chain.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                         (tmp / "tiny").string(), "--max-memory", "64M"},
-                        tmp / "log");
+                         (tmp / "tiny").string(), "--max-memory", "64M"});
   EXPECT_EQ(tiny.exit_code, 2) << tiny.out;
   EXPECT_NE(tiny.out.find("at least --max-memory"), std::string::npos) << tiny.out;
 
@@ -206,8 +172,7 @@ TEST(BaselineTorch, Resnet18FromDebiansTorchWritesAndVerifies) {
     FAIL() << s.str();
   }
   auto w = RunParity({"baseline", (tmp / "r18.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
-                      (tmp / "bl").string()},
-                     tmp / "log");
+                      (tmp / "bl").string()});
   ASSERT_EQ(w.exit_code, 0) << w.out;
   std::ifstream mf(tmp / "bl" / "manifest.json");
   auto manifest = nlohmann::json::parse(mf);
@@ -216,7 +181,7 @@ TEST(BaselineTorch, Resnet18FromDebiansTorchWritesAndVerifies) {
   size_t on_disk = 0;
   for (const auto& e : fs::directory_iterator(tmp / "bl")) on_disk += e.path().extension() == ".npy";
   EXPECT_EQ(on_disk, files);
-  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "r18.onnx").string()}, tmp / "log");
+  auto v = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "r18.onnx").string()});
   EXPECT_EQ(v.exit_code, 0) << v.out;
 }
 

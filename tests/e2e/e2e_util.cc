@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 
 #include <chrono>
 #include <cstring>
@@ -10,13 +11,20 @@
 
 namespace parity::e2e {
 
-ProcessResult RunProgram(const std::vector<std::string>& argv) {
-  ProcessResult result;
+Child Start(const std::vector<std::string>& argv) {
+  Child child;
   int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
+  if (pipe(out_pipe) != 0) return child;
+  if (pipe(err_pipe) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return child;
+  }
+  child.start = std::chrono::steady_clock::now();
+  child.pid = fork();
+  if (child.pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     close(out_pipe[0]);
@@ -29,37 +37,58 @@ ProcessResult RunProgram(const std::vector<std::string>& argv) {
   }
   close(out_pipe[1]);
   close(err_pipe[1]);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  child.out_fd = out_pipe[0];
+  child.err_fd = err_pipe[0];
+  return child;
+}
+
+Child StartParity(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {PARITY_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return Start(argv);
+}
+
+ProcessResult Finish(Child& child) {
+  ProcessResult result;
+  if (child.pid <= 0) return result;
+  pollfd fds[2] = {{child.out_fd, POLLIN, 0}, {child.err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&result.out, &result.err};
-  int open_fds = 2;
   char buf[65536];
-  while (open_fds > 0) {
+  for (int open_fds = 2; open_fds > 0;) {
     if (poll(fds, 2, -1) < 0) break;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
-      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-      if (n <= 0) {
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else {
         close(fds[i].fd);
         fds[i].fd = -1;
         --open_fds;
-      } else {
-        sinks[i]->append(buf, static_cast<size_t>(n));
       }
     }
   }
   int status = 0;
   rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  wait4(child.pid, &status, 0, &usage);
+  child.pid = -1;
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
+  result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                       static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  result.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+  result.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 
+ProcessResult RunProgram(const std::vector<std::string>& argv) {
+  Child child = Start(argv);
+  return Finish(child);
+}
+
 ProcessResult RunParity(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {PARITY_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return RunProgram(argv);
+  Child child = StartParity(args);
+  return Finish(child);
 }
 
 std::filesystem::path MakeTempDir(const std::string& prefix) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -25,17 +26,35 @@ inline constexpr const char* kRssUnderAsan =
 
 struct ProcessResult {
   int exit_code = -1;      // the exit status, or 128 + signal
+  int term_signal = 0;     // the signal that killed it, 0 if it exited
   std::string out;         // stdout
   std::string err;         // stderr
   int64_t peak_rss_bytes = 0;
   double wall_seconds = 0;
+  double cpu_seconds = 0;  // user + system, of the child alone
 };
 
-// Runs PARITY_BINARY with `args` (no shell), capturing stdout and stderr.
-ProcessResult RunParity(const std::vector<std::string>& args);
+// A started child: its pid and the read ends of its stdout and stderr.
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;
+  int err_fd = -1;
+  std::chrono::steady_clock::time_point start;
+};
 
-// Runs any program (argv[0] looked up in PATH).
+// Starts a program (argv[0] looked up in PATH; no shell) with stdout and
+// stderr piped, and SIGINT/SIGTERM at their defaults, as a shell starts a
+// foreground job (a test runner that ignores them must not pass that on).
+Child Start(const std::vector<std::string>& argv);
+Child StartParity(const std::vector<std::string>& args);  // PARITY_BINARY args...
+
+// Reads both streams to their end, waits for the child and measures it
+// (wait4's rusage: the child alone).
+ProcessResult Finish(Child& child);
+
+// Start + Finish.
 ProcessResult RunProgram(const std::vector<std::string>& argv);
+ProcessResult RunParity(const std::vector<std::string>& args);
 
 // A fresh empty directory under the system temp dir, removed by the caller
 // (or left for inspection on failure).

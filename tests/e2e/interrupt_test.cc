@@ -2,7 +2,6 @@
 // line and leave no partial file: `parity run`'s output and `parity check`'s
 // report directory are each whole or absent.
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -29,41 +28,6 @@ namespace parity {
 namespace {
 
 // --- interruption
-
-struct Child {
-  pid_t pid = -1;
-  int err_fd = -1;
-};
-
-Child Spawn(const std::vector<std::string>& args) {
-  int err_pipe[2];
-  if (pipe(err_pipe) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // As a shell starts a foreground job: a test runner that ignores SIGINT
-    // (nohup, a background job) must not make parity keep ignoring it.
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    dup2(err_pipe[1], 2);
-    close(err_pipe[0]);
-    std::vector<char*> argv = {const_cast<char*>(PARITY_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(err_pipe[1]);
-  return {pid, err_pipe[0]};
-}
-
-std::string ReadAll(int fd) {
-  std::string out;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-  close(fd);
-  return out;
-}
 
 // A model that keeps ORT busy for seconds: 60 MatMuls of [512, 512] by one
 // shared weight, run single-threaded on 20 samples (about 8 s of CPU; the
@@ -109,17 +73,16 @@ std::vector<std::string> Leftovers(const fs::path& dir, const std::string& stem)
 // Starts parity with `args`, sends `sig` `delay_ms` after its handler is
 // installed, and returns its exit code (the test fails if a signal killed it).
 int SpawnAndInterrupt(const std::vector<std::string>& args, int sig, int delay_ms, std::string* err) {
-  Child c = Spawn(args);
+  e2e::Child c = e2e::StartParity(args);
   EXPECT_GT(c.pid, 0);
   if (c.pid <= 0) return -1;
   EXPECT_TRUE(WaitForHandler(c.pid, sig));
   std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
   kill(c.pid, sig);
-  *err = ReadAll(c.err_fd);
-  int status = 0;
-  EXPECT_EQ(waitpid(c.pid, &status, 0), c.pid);
-  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const e2e::ProcessResult r = e2e::Finish(c);
+  *err = r.err;
+  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal;
+  return r.term_signal == 0 ? r.exit_code : -1;
 }
 
 void InterruptRun(int sig, const char* name, int expected_exit) {

@@ -2,20 +2,13 @@
 // exit 2 and one stderr line naming the file and the problem, quickly and in
 // little memory, never by allocating what the file claims. And an
 // interrupted run leaves no partial file behind.
-#include <poll.h>
-#include <signal.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "core/npz.h"
@@ -40,61 +33,8 @@ constexpr int64_t kMaxRssBytes = int64_t{100} << 20;
 constexpr double kMaxCpuSeconds = e2e::kSanitized ? 5.0 : 1.0;
 constexpr double kMaxWallSeconds = 20.0;
 
-struct Measured {
-  int exit_code = -1;  // the exit status, or 128 + signal
-  std::string out, err;
-  double cpu_seconds = 0, wall_seconds = 0;
-  int64_t peak_rss_bytes = 0;
-};
-
-// Runs PARITY_BINARY with `args`, capturing both streams, and measures the
-// child alone (wait4's rusage).
-Measured RunParity(const std::vector<std::string>& args) {
-  Measured r;
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return r;
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    std::vector<char*> argv = {const_cast<char*>(PARITY_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&r.out, &r.err};
-  char buf[65536];
-  for (int open_fds = 2; open_fds > 0;) {
-    if (poll(fds, 2, -1) < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(n));
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  rusage usage{};
-  wait4(pid, &status, 0, &usage);
-  r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-  r.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
+using Measured = e2e::ProcessResult;
+using e2e::RunParity;
 
 // --- a minimal protobuf wire-format writer, so the tests control every byte
 // (a negative dimension, an undefined tensor) without going through the
