@@ -7,28 +7,22 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "report/ansi.h"
+
 namespace parity {
 
 namespace {
 
-constexpr const char* kRed = "\x1b[31;1m";
-constexpr const char* kGreen = "\x1b[32;1m";
-constexpr const char* kYellow = "\x1b[33m";
-constexpr const char* kDim = "\x1b[2m";
-constexpr const char* kReset = "\x1b[0m";
-
-std::string Num(double v) { return ShortNumber(v); }
-
 const char* StatusColor(Status3 s) {
   switch (s) {
     case Status3::kPass:
-      return kGreen;
+      return ansi::kBoldGreen;
     case Status3::kFail:
-      return kRed;
+      return ansi::kRed;
     case Status3::kSkipped:
-      return kYellow;
+      return ansi::kYellow;
   }
-  return kReset;
+  return ansi::kReset;
 }
 
 std::string Bytes(int64_t b) {
@@ -40,7 +34,7 @@ std::string Bytes(int64_t b) {
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
   auto paint = [&](const char* color, std::string_view text) {
-    return style.color ? fmt::format("{}{}{}", color, text, kReset) : std::string(text);
+    return style.color ? fmt::format("{}{}{}", color, text, ansi::kReset) : std::string(text);
   };
   std::string out;
   std::string model = r.model.is_object() && r.model.contains("path") && r.model["path"].is_string()
@@ -62,7 +56,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
         out += fmt::format("  ... {} more\n", failed.size() - i);
         break;
       }
-      out += fmt::format("  {} {}\n", paint(kRed, failed[i].id), failed[i].message);
+      out += fmt::format("  {} {}\n", paint(ansi::kRed, failed[i].id), failed[i].message);
     }
   }
 
@@ -81,18 +75,18 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   if (show > 0) out += "worst outputs:\n";
   for (size_t i = 0; i < show; ++i) {
     const TensorComparison& c = rows[i].output->comparison;
-    const auto verdict = c.status == Verdict::kFail   ? paint(kRed, "fail")
-                         : c.status == Verdict::kPass ? paint(kGreen, "pass")
-                                                      : paint(kYellow, "unchecked");
+    const auto verdict = c.status == Verdict::kFail   ? paint(ansi::kRed, "fail")
+                         : c.status == Verdict::kPass ? paint(ansi::kBoldGreen, "pass")
+                                                      : paint(ansi::kYellow, "unchecked");
     out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
     if (c.status != Verdict::kUnchecked)
-      out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", Num(c.metrics.max_abs),
-                         Num(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
-    if (!c.reason.empty()) out += paint(kDim, "  " + c.reason);
+      out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", ShortNumber(c.metrics.max_abs),
+                         ShortNumber(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
+    if (!c.reason.empty()) out += paint(ansi::kDim, "  " + c.reason);
     out += "\n";
   }
   for (const auto& s : r.samples)
-    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(kRed, "raised"), s.name, s.error);
+    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
 
   for (const auto& p : r.performance)
     out += fmt::format(
@@ -100,7 +94,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
         "peak RSS {}{}\n",
         p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
         p.session_creation_ms, Bytes(p.peak_rss_bytes),
-        p.deterministic ? "" : paint(kYellow, "; NOT deterministic"));
+        p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
   return out;
 }
 

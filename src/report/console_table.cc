@@ -1,25 +1,16 @@
 #include "report/console_table.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include "report/ansi.h"
 
 namespace parity {
-namespace {
-
-constexpr const char* kRed = "\x1b[31;1m";
-constexpr const char* kYellow = "\x1b[33m";
-constexpr const char* kGreen = "\x1b[32m";
-constexpr const char* kReset = "\x1b[0m";
-
-std::string Num(double v) { return ShortNumber(v); }
-
-}  // namespace
 
 bool WantsColor(std::FILE* out) { return isatty(fileno(out)) && std::getenv("NO_COLOR") == nullptr; }
 
@@ -42,11 +33,12 @@ double Severity(const TensorComparison& c) {
 std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style) {
   std::string out;
   auto paint = [&](const char* color, const std::string& text) {
-    return style.color ? std::string(color) + text + kReset : text;
+    return style.color ? std::string(color) + text + ansi::kReset : text;
   };
   for (const auto& f : s.findings) {
-    out += paint(f.fatal ? kRed : kYellow,
-                 fmt::format("{:<9} {}: reference {}, test {}\n", FindingKindName(f.kind), f.name, f.reference, f.test));
+    out += paint(f.fatal ? ansi::kRed : ansi::kYellow,
+                 fmt::format("{:<9} {}: reference {}, test {}\n", FindingKindName(f.kind), f.name,
+                             f.reference, f.test));
   }
   std::vector<const TensorComparison*> rows;
   for (const auto& t : s.tensors) rows.push_back(&t);
@@ -54,8 +46,9 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
                    [](const auto* a, const auto* b) { return Severity(*a) > Severity(*b); });
   size_t name_width = 6;
   for (const auto* r : rows) name_width = std::max(name_width, std::min<size_t>(r->name.size(), 48));
-  out += fmt::format("{:<6} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n", "status", "tensor", name_width,
-                     "max_abs", "max_rel", "rmse", "cosine", "mismatch", "atol/rtol", "worst element (ref -> test)");
+  out += fmt::format("{:<6} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n", "status", "tensor",
+                     name_width, "max_abs", "max_rel", "rmse", "cosine", "mismatch", "atol/rtol",
+                     "worst element (ref -> test)");
   size_t shown = 0;
   for (const auto* r : rows) {
     if (shown++ == style.max_rows) {
@@ -65,22 +58,26 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
     const auto& m = r->metrics;
     std::string name = r->name.size() > 48 ? "..." + r->name.substr(r->name.size() - 45) : r->name;
     std::string status(VerdictName(r->status));
-    const char* color = r->status == Verdict::kFail ? kRed : r->status == Verdict::kPass ? kGreen : kYellow;
+    const char* color = r->status == Verdict::kFail   ? ansi::kRed
+                        : r->status == Verdict::kPass ? ansi::kGreen
+                                                      : ansi::kYellow;
     if (r->status == Verdict::kUnchecked) {
-      out += fmt::format("{} {:<{}} {}\n", paint(color, fmt::format("{:<6}", status)), name, name_width, r->reason);
+      out += fmt::format("{} {:<{}} {}\n", paint(color, fmt::format("{:<6}", status)), name, name_width,
+                         r->reason);
       continue;
     }
     std::string worst = m.max_abs_flat_index >= 0
-                            ? fmt::format("[{}] {} -> {}", fmt::join(m.max_abs_index, ","), Num(m.ref_at_max),
-                                          Num(m.test_at_max))
+                            ? fmt::format("[{}] {} -> {}", fmt::join(m.max_abs_index, ","),
+                                          ShortNumber(m.ref_at_max), ShortNumber(m.test_at_max))
                             : "";
     if (m.nan_mismatch + m.inf_mismatch > 0)
       worst += fmt::format(" nan/inf mismatches {}", m.nan_mismatch + m.inf_mismatch);
     out += fmt::format("{} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n",
-                       paint(color, fmt::format("{:<6}", status)), name, name_width, Num(m.max_abs),
-                       Num(m.max_rel), Num(m.rmse), fmt::format("{:.6f}", m.cosine),
+                       paint(color, fmt::format("{:<6}", status)), name, name_width, ShortNumber(m.max_abs),
+                       ShortNumber(m.max_rel), ShortNumber(m.rmse), fmt::format("{:.6f}", m.cosine),
                        fmt::format("{}/{}", m.mismatches, m.count),
-                       fmt::format("{}/{}", Num(r->tolerance.tolerance.atol), Num(r->tolerance.tolerance.rtol)),
+                       fmt::format("{}/{}", ShortNumber(r->tolerance.tolerance.atol),
+                                   ShortNumber(r->tolerance.tolerance.rtol)),
                        worst);
     if (r->status == Verdict::kFail && !r->reason.empty()) out += fmt::format("       {}\n", r->reason);
   }
