@@ -34,8 +34,12 @@
 //                  std, ddof=0); 0 when there are none. ref_finite counts them.
 //   histogram      |d| over finite pairs by decade: bin 0 holds |d| == 0,
 //                  bin 1 (0, 1e-12], bin k (1e-(14-k), 1e-(13-k)] for k=2..15
-//                  (the last is (10, 100]), bin 16 > 100. Edges are the
-//                  float64 values of the literals (kHistogramEdges).
+//                  (the last is (10, 100]), bin 16 > 100. The exact cut
+//                  above 10^k is kHistogramCuts[k]: the float64 nearest 10^k
+//                  with its low 32 bits set to one (at most 2^-20, about 1e-6,
+//                  relative above it), so that a comparison of the upper 32
+//                  bits of |d| decides a bin exactly; the literal itself and
+//                  every value down to the next decade fall in the bin below.
 //
 // Integers compare exactly (differences of 64-bit integers are formed in 128
 // bits, so a nonzero difference is never 0); bools compare as 0/1, so |d| is
@@ -43,6 +47,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -52,10 +57,21 @@
 namespace parity {
 
 inline constexpr int kHistogramBins = 17;
-// Upper edges of bins 0..15; bin 16 is everything above the last edge.
+// Upper edges of bins 0..15 as written in reports; bin 16 is everything above
+// the last edge.
 inline constexpr std::array<double, kHistogramBins - 1> kHistogramEdges = {
     0.0,  1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6,
     1e-5, 1e-4,  1e-3,  1e-2,  1e-1, 1e0,  1e1,  1e2};
+
+// The values the bins are cut at: 0, then each decade's float64 with its low
+// 32 bits set, so that for |d| >= 0, |d| > cut exactly when the upper 32 bits
+// of |d| (as an integer) exceed those of the cut.
+inline constexpr std::array<double, kHistogramBins - 1> kHistogramCuts = [] {
+  std::array<double, kHistogramBins - 1> c{};
+  for (size_t k = 1; k < c.size(); ++k)
+    c[k] = std::bit_cast<double>(std::bit_cast<uint64_t>(kHistogramEdges[k]) | uint64_t{0xffffffff});
+  return c;
+}();
 
 struct TensorMetrics {
   int64_t count = 0;

@@ -1,15 +1,20 @@
-// A differential test of the float32 kernel (metrics_f32_avx2.cc, on AVX2
-// machines): the same pairs widened to float64 (exactly) go through the
-// generic float64 kernel, which computes every metric without screens. Many
-// random mixtures aimed at the screens' edges must give the same counts,
-// indices and extrema, and sums equal to 1e-12.
+// A differential test of the float32 kernel (metrics_f32_impl.h): the same
+// pairs widened to float64 (exactly) go through the generic float64 kernel,
+// which computes every metric without bounds or screens. Many random mixtures
+// aimed at the screens' edges and at the histogram's cuts must give the same
+// counts, indices and extrema, and sums equal to 1e-12. Each instruction-set
+// variant this machine has runs: the float32 kernel's AVX-512VL and AVX2
+// builds must agree bit for bit, the float64 kernel's AVX2 and baseline
+// builds to 1e-12.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
 #include "compare/metrics.h"
+#include "compare/metrics_kernel.h"
 
 namespace parity {
 namespace {
@@ -35,6 +40,16 @@ void ExpectNear(const char* what, double a, double b, double scale = 0) {
                                                                                       << " vs " << b;
 }
 
+using compare_internal::KernelIsa;
+
+TensorMetrics Metrics(const Tensor& ref, const Tensor& test, const MetricsOptions& o, KernelIsa isa) {
+  compare_internal::KernelIsaCap() = isa;
+  auto m = ComputeMetrics(ref, test, o);
+  compare_internal::KernelIsaCap() = KernelIsa::kAny;
+  EXPECT_TRUE(m.has_value());
+  return m.value_or(TensorMetrics{});
+}
+
 // One random mixture: a base distribution, then stretches of zeros, of
 // differences on the tolerance boundary or on a histogram edge, of tiny,
 // huge, near-constant and equal values.
@@ -52,7 +67,7 @@ void Fill(std::mt19937_64& rng, std::vector<float>& r, std::vector<float>& t, do
   for (int s = 0; s < stretches; ++s) {
     const size_t a = static_cast<size_t>(u(rng) * static_cast<double>(r.size()));
     const size_t b = std::min(r.size(), a + 1 + static_cast<size_t>(u(rng) * 3000));
-    const int kind = static_cast<int>(u(rng) * 7);
+    const int kind = static_cast<int>(u(rng) * 8);
     const double edge = std::pow(10.0, -9 + static_cast<int>(u(rng) * 10));  // a histogram edge
     for (size_t i = a; i < b; ++i) {
       switch (kind) {
@@ -68,6 +83,14 @@ void Fill(std::mt19937_64& rng, std::vector<float>& r, std::vector<float>& t, do
         case 3: r[i] = static_cast<float>(1e38 * g(rng)), t[i] = static_cast<float>(-1e38 * g(rng)); break;
         case 4: t[i] = r[i]; break;
         case 5: r[i] = static_cast<float>(1e3 + 1e-3 * g(rng)), t[i] = r[i] + 1e-4f; break;
+        case 6: {  // |d| on a histogram cut: the float32 values around it
+          const float c = static_cast<float>(kHistogramCuts[1 + static_cast<int>(u(rng) * (kHistogramBins - 2))]);
+          const float near[] = {std::nextafter(c, 0.f), c, std::nextafter(c, 1e30f)};
+          const float a = near[static_cast<int>(u(rng) * 3)];
+          r[i] = u(rng) < 0.5 ? 0.f : static_cast<float>(4 * c * g(rng));
+          t[i] = r[i] + (u(rng) < 0.5 ? a : -a);
+          break;
+        }
         default:  // |d| within 1e-5 of a histogram edge, on either side
           r[i] = static_cast<float>(g(rng) * edge * 1e3);
           t[i] = static_cast<float>(r[i] + edge * (1 + 1e-5 * g(rng)));
@@ -75,6 +98,31 @@ void Fill(std::mt19937_64& rng, std::vector<float>& r, std::vector<float>& t, do
       }
     }
   }
+}
+
+// Counts, indices and extrema equal; sums to 1e-12 (or bit for bit).
+void ExpectSame(const TensorMetrics& a, const TensorMetrics& b, bool bitwise = false) {
+  EXPECT_EQ(a.finite_pairs, b.finite_pairs);
+  EXPECT_EQ(a.mismatches, b.mismatches);
+  EXPECT_EQ(a.rel_undefined, b.rel_undefined);
+  EXPECT_EQ(a.histogram, b.histogram);
+  EXPECT_EQ(a.max_abs_flat_index, b.max_abs_flat_index);
+  EXPECT_EQ(a.max_abs, b.max_abs);
+  EXPECT_EQ(a.max_rel, b.max_rel);
+  EXPECT_EQ(a.ref_min, b.ref_min);
+  EXPECT_EQ(a.ref_max, b.ref_max);
+  if (bitwise) {
+    for (auto [x, y] : {std::pair{a.mean_abs, b.mean_abs}, {a.rmse, b.rmse}, {a.cosine, b.cosine},
+                        {a.snr_db, b.snr_db}, {a.ref_mean, b.ref_mean}, {a.ref_std, b.ref_std}})
+      EXPECT_TRUE(std::memcmp(&x, &y, sizeof x) == 0) << x << " vs " << y;
+    return;
+  }
+  ExpectNear("mean_abs", a.mean_abs, b.mean_abs);
+  ExpectNear("rmse", a.rmse, b.rmse);
+  ExpectNear("cosine", a.cosine, b.cosine, 1.0);
+  ExpectNear("snr_db", a.snr_db, b.snr_db, 1.0);
+  ExpectNear("ref_mean", a.ref_mean, b.ref_mean, a.ref_std);
+  ExpectNear("ref_std", a.ref_std, b.ref_std);
 }
 
 TEST(Float32Kernel, AgreesWithTheFloat64KernelOnRandomMixtures) {
@@ -90,24 +138,13 @@ TEST(Float32Kernel, AgreesWithTheFloat64KernelOnRandomMixtures) {
     const Tensor ref = Tensor::FromVector(DType::kFloat32, {static_cast<int64_t>(n)}, rv);
     const Tensor test = Tensor::FromVector(DType::kFloat32, {static_cast<int64_t>(n)}, tv);
     const MetricsOptions o{.atol = atol, .rtol = rtol, .threads = 1};
-    auto a = ComputeMetrics(ref, test, o);
-    auto b = ComputeMetrics(Widened(ref), Widened(test), o);
-    ASSERT_TRUE(a && b);
-    EXPECT_EQ(a->finite_pairs, b->finite_pairs);
-    EXPECT_EQ(a->mismatches, b->mismatches);
-    EXPECT_EQ(a->rel_undefined, b->rel_undefined);
-    EXPECT_EQ(a->histogram, b->histogram);
-    EXPECT_EQ(a->max_abs_flat_index, b->max_abs_flat_index);
-    EXPECT_EQ(a->max_abs, b->max_abs);
-    EXPECT_EQ(a->max_rel, b->max_rel);
-    EXPECT_EQ(a->ref_min, b->ref_min);
-    EXPECT_EQ(a->ref_max, b->ref_max);
-    ExpectNear("mean_abs", a->mean_abs, b->mean_abs);
-    ExpectNear("rmse", a->rmse, b->rmse);
-    ExpectNear("cosine", a->cosine, b->cosine, 1.0);
-    ExpectNear("snr_db", a->snr_db, b->snr_db, 1.0);
-    ExpectNear("ref_mean", a->ref_mean, b->ref_mean, a->ref_std);
-    ExpectNear("ref_std", a->ref_std, b->ref_std);
+    const TensorMetrics a = Metrics(ref, test, o, KernelIsa::kAny);
+    const TensorMetrics b = Metrics(Widened(ref), Widened(test), o, KernelIsa::kAny);
+    ExpectSame(a, b);
+    // The other builds of each kernel, where this CPU runs them.
+    const TensorMetrics a2 = Metrics(ref, test, o, KernelIsa::kAvx2);
+    ExpectSame(a2, a, /*bitwise=*/true);
+    ExpectSame(Metrics(Widened(ref), Widened(test), o, KernelIsa::kBaseline), b);
   }
 }
 

@@ -7,13 +7,16 @@
 // r or t makes it non-finite) and then the block is redone by SlowBlock, a
 // scalar loop that classifies every element. The histogram runs as a second
 // loop over the block's |d|, kept in an L1-sized scratch buffer, and only over
-// the edges that fall inside the block's [min nonzero |d|, max |d|].
+// the cuts that fall inside the block's [min nonzero |d|, max |d|]. float32
+// pairs take their own kernel (metrics_f32_impl.h), which gives the same
+// results.
 #pragma once
 
 #include <cpuid.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -141,9 +144,9 @@ inline EdgePlan PlanEdges(double min_a, double min_nz, double max_a) {
   EdgePlan p;
   if (min_a == 0 && max_a > 0) p.todo[p.m++] = 0;
   for (int k = 1; k < kEdges; ++k) {
-    if (!(min_nz > kHistogramEdges[k]) && max_a > kHistogramEdges[k]) p.todo[p.m++] = k;
+    if (!(min_nz > kHistogramCuts[k]) && max_a > kHistogramCuts[k]) p.todo[p.m++] = k;
   }
-  for (int j = 0; j < p.m; ++j) p.edge[j] = kHistogramEdges[p.todo[j]];
+  for (int j = 0; j < p.m; ++j) p.edge[j] = kHistogramCuts[p.todo[j]];
   return p;
 }
 
@@ -157,22 +160,34 @@ inline void AddEdgeCounts(const EdgePlan& p, const int64_t* counted, int64_t n, 
   for (int k = 0; k < kEdges; ++k) {
     if (j < p.m && p.todo[j] == k) {
       s.above[k] += counted[j++];
-    } else if (k == 0 || min_nz > kHistogramEdges[k]) {
+    } else if (k == 0 || min_nz > kHistogramCuts[k]) {
       s.above[k] += nonzero;
     }
   }
 }
 
-// float32 against float32 with intrinsics on AVX2 + FMA machines
-// (metrics_f32_avx2.cc); the same contract as FastBlock.
+// float32 against float32 with intrinsics (metrics_f32_impl.h), on AVX2 + FMA
+// machines and, with 32 vector registers, on AVX-512VL ones; the same
+// contract as FastBlock and bitwise the same results.
 namespace avx2 {
 bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
 }
+namespace avx512 {
+bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s);
+}
 
-// True when this CPU runs the AVX2 + F16C variant (checked once). Every block
+// Tests only: the widest instruction set the kernels may use, so that every
+// variant can be checked on a machine that has them all.
+enum class KernelIsa { kAny, kBaseline, kAvx2 };
+inline std::atomic<KernelIsa>& KernelIsaCap() {
+  static std::atomic<KernelIsa> cap{KernelIsa::kAny};
+  return cap;
+}
+
+// Whether this CPU runs the AVX2 + F16C variants (checked once). Every block
 // of every call then takes the same variant, so results do not depend on the
 // thread count.
-inline bool UseAvx2Kernel() {
+inline bool CpuHasAvx2() {
   // F16C is read from CPUID leaf 1 (ECX bit 29): clang's
   // __builtin_cpu_supports does not know "f16c" (the fuzz build uses clang).
   static const bool avx2 = [] {
@@ -182,10 +197,22 @@ inline bool UseAvx2Kernel() {
   }();
   return avx2;
 }
+inline bool UseAvx2Kernel() {
+  return CpuHasAvx2() && KernelIsaCap().load(std::memory_order_relaxed) != KernelIsa::kBaseline;
+}
+
+// True when the float32 kernel can use AVX-512VL (which also needs the OS to
+// save the wider registers; __builtin_cpu_supports checks that).
+inline bool UseAvx512Kernel() {
+  static const bool avx512 =
+      CpuHasAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+  return avx512 && KernelIsaCap().load(std::memory_order_relaxed) == KernelIsa::kAny;
+}
 
 template <typename R, typename T>
 bool FastBlock(const R* r, const T* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
   if constexpr (std::is_same_v<R, float> && std::is_same_v<T, float>) {
+    if (UseAvx512Kernel()) return avx512::F32Block(r, t, n, p, scratch, s);
     if (UseAvx2Kernel()) return avx2::F32Block(r, t, n, p, scratch, s);
   }
   return UseAvx2Kernel() ? avx2::FastBlock(r, t, n, p, scratch, s)
@@ -252,7 +279,7 @@ void SlowBlock(const R* r, const T* t, int64_t n, const KernelParams& p, BlockSt
     // Written as !(a <= tol) like NumPy, so that an infinite difference of
     // two finite float64 values against an infinite tolerance is still close.
     if (!(a <= p.atol + p.rtol * ar)) ++b.mismatches;
-    for (int k = 0; k < kEdges; ++k) b.above[k] += a > kHistogramEdges[k];
+    for (int k = 0; k < kEdges; ++k) b.above[k] += a > kHistogramCuts[k];
   }
   // ref_n is counted above; AddRefMoments adds it again, so reset first.
   const int64_t ref_n = b.ref_n;

@@ -6,11 +6,22 @@ OUT: one object per case; floats as repr() strings ("inf", "nan" included).
 Definitions follow src/compare/metrics.h. Run with Debian's /usr/bin/python3.
 """
 import json
+import struct
 import sys
 
 import numpy as np
 
-EDGES = [0.0, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2]
+DECADES = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2]
+
+
+def cut(x):
+    """The bin cut above decade x: its float64 with the low 32 bits set (metrics.h)."""
+    (bits,) = struct.unpack("<Q", struct.pack("<d", x))
+    (c,) = struct.unpack("<d", struct.pack("<Q", bits | 0xFFFFFFFF))
+    return c
+
+
+EDGES = [0.0] + [cut(x) for x in DECADES]
 
 
 def load(path, dtype):

@@ -1,0 +1,405 @@
+// The fast path of ComputeMetrics for float32 against float32 (the common
+// case: model outputs and intermediates), written with AVX2 + FMA intrinsics.
+// Compiled twice (metrics_f32_avx2.cc, and metrics_f32_avx512.cc, where the
+// same code gets AVX-512VL's 32 vector registers and no longer spills its
+// accumulators) and chosen by FastBlock (metrics_kernel.h) in place of the
+// generic loop of metrics_fast_impl.h; it gives the same results.
+//
+// One pass over the block does what must be exact in float64 — the
+// difference d and the six sums (Σ|d|, Σd², Σrt, Σr², Σt², Σr; every float32
+// product is exact in float64, so the FMAs round once, as plain sums do) —
+// plus the reference's min and max (exact in float32), and it writes for each
+// element the upper 32 bits of |d| as an integer, its *key*: for |d| >= 0 the
+// key orders like |d|, and a histogram cut (kHistogramCuts, low 32 bits all
+// ones) is passed exactly when the key exceeds the cut's. The rest is decided
+// per block from bounds, and recomputed only where they cannot decide:
+//
+//   histogram       a second pass over the keys (L1) counts the cuts between
+//                   the block's smallest nonzero key and its largest, 8 lanes
+//                   per compare; the others are implied.
+//   max_abs         only a block whose largest key reaches the running
+//                   maximum's looks for its exact maximum, among the
+//                   elements with that key.
+//   mismatches      none when the block's largest |d| (from its key) stays
+//                   within atol + rtol * min |r|; otherwise a float32 screen
+//                   with a proven margin, and an exact float64 recount only
+//                   where the screen sees a candidate.
+//   max_rel         skipped when largest |d| / smallest nonzero |r| cannot
+//                   reach the running maximum; otherwise a float32 screen
+//                   (|d| * rcp(|r|)) and exact division only for the
+//                   elements within the screen's error of its maximum.
+//   ref std         from Σr and Σr² unless the block is near-constant, where
+//                   a second, exact pass avoids the cancellation.
+//
+// Any NaN or Inf makes Σd² non-finite and the block is redone by SlowBlock.
+//
+// Include with PARITY_F32_NS defined to the namespace of the variant.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "compare/metrics_kernel.h"
+
+namespace parity::compare_internal::PARITY_F32_NS {
+namespace {
+
+double HorizontalSum(__m256d v) {
+  const __m128d lo = _mm256_castpd256_pd128(v);
+  const __m128d hi = _mm256_extractf128_pd(v, 1);
+  const __m128d s = _mm_add_pd(lo, hi);
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+// The lanes of a vector register, to reduce after a loop (with the store
+// intrinsics: taking a register's address, as memcpy would, makes GCC keep
+// the accumulator in memory throughout the loop that fills it).
+std::array<float, 8> Lanes(__m256 v) {
+  alignas(32) std::array<float, 8> x;
+  _mm256_store_ps(x.data(), v);
+  return x;
+}
+std::array<int32_t, 8> Lanes32(__m256i v) {
+  alignas(32) std::array<int32_t, 8> x;
+  _mm256_store_si256(reinterpret_cast<__m256i*>(x.data()), v);
+  return x;
+}
+
+// The key range [lo, hi] of doubles: the smallest and the largest float64
+// whose upper 32 bits are `key`.
+double KeyLow(int32_t key) { return std::bit_cast<double>(static_cast<uint64_t>(key) << 32); }
+double KeyHigh(int32_t key) { return std::bit_cast<double>((static_cast<uint64_t>(key) << 32) | 0xffffffffu); }
+int32_t KeyOf(double a) { return static_cast<int32_t>(std::bit_cast<uint64_t>(a) >> 32); }
+
+// Elements with r == 0 and t != 0 (|d| / |r| undefined).
+int64_t RelUndefined(const float* r, const float* t, int64_t n) {
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; ++i) u += (r[i] == 0.0f) & (t[i] != 0.0f);
+  return u;
+}
+
+// Exact float64 forms of the screened metrics, for the blocks that need them.
+int64_t ExactMismatches(const float* r, const float* t, int64_t n, double atol, double rtol) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rv = r[i], a = std::fabs(static_cast<double>(t[i]) - rv);
+    m += !(a <= atol + rtol * std::fabs(rv));
+  }
+  return m;
+}
+
+void ExactRel(const float* r, const float* t, int64_t n, double& max_rel, int64_t& undefined) {
+  double m = 0;
+  int64_t u = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double rv = r[i], a = std::fabs(static_cast<double>(t[i]) - rv), ar = std::fabs(rv);
+    if (ar > 0) {
+      m = std::max(m, a / ar);
+    } else {
+      u += a > 0;
+    }
+  }
+  max_rel = m;
+  undefined = u;
+}
+
+// The largest exact |d| among the elements whose key is `key` (the block's
+// largest): at most a few share it.
+double ExactMaxAbs(const float* r, const float* t, const int32_t* keys, int64_t n, int32_t key) {
+  const __m256i k = _mm256_set1_epi32(key);
+  double m = 0;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i eq = _mm256_cmpeq_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(keys + i)), k);
+    if (_mm256_testz_si256(eq, eq)) continue;
+    for (int64_t j = i; j < i + 8; ++j) m = std::max(m, std::fabs(static_cast<double>(t[j]) - r[j]));
+  }
+  return m;
+}
+
+// Counts keys > h[0..M-1] in one pass over the block's keys (in L1).
+// (Prefetching the next block from this loop was measured slower: the
+// requests outrun the memory system and stall the loop.)
+template <int M>
+void CountKeys(const int32_t* keys, int64_t n, const int32_t* h, int64_t* counted) {
+  __m256i c[M], e[M];
+  for (int q = 0; q < M; ++q) c[q] = _mm256_setzero_si256(), e[q] = _mm256_set1_epi32(h[q]);
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i k = _mm256_load_si256(reinterpret_cast<const __m256i*>(keys + i));
+    for (int q = 0; q < M; ++q) c[q] = _mm256_sub_epi32(c[q], _mm256_cmpgt_epi32(k, e[q]));
+  }
+  for (int q = 0; q < M; ++q) {
+    int64_t total = 0;  // each lane counts at most kBlock / 8
+    for (int32_t x : Lanes32(c[q])) total += x;
+    counted[q] = total;
+  }
+}
+
+void CountKeysAny(const int32_t* keys, int64_t n, const int32_t* h, int m, int64_t* counted) {
+  for (int j = 0; j < m; j += 6) {
+    switch (std::min(6, m - j)) {
+      case 1: CountKeys<1>(keys, n, h + j, counted + j); break;
+      case 2: CountKeys<2>(keys, n, h + j, counted + j); break;
+      case 3: CountKeys<3>(keys, n, h + j, counted + j); break;
+      case 4: CountKeys<4>(keys, n, h + j, counted + j); break;
+      case 5: CountKeys<5>(keys, n, h + j, counted + j); break;
+      default: CountKeys<6>(keys, n, h + j, counted + j); break;
+    }
+  }
+}
+
+// Whether some element may exceed the tolerance: a float32 bound a little
+// below it (atol32, rtol32 from LowerBound32) that every element within the
+// exact tolerance also meets.
+bool MayMismatch(const float* r, const float* t, int64_t n, float atol, float rtol) {
+  const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 atol32 = _mm256_set1_ps(atol), rtol32 = _mm256_set1_ps(rtol);
+  __m256 over = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 R = _mm256_loadu_ps(r + i), T = _mm256_loadu_ps(t + i);
+    const __m256 a32 = _mm256_and_ps(_mm256_sub_ps(T, R), abs32);
+    over = _mm256_or_ps(over, _mm256_cmp_ps(a32, _mm256_fmadd_ps(_mm256_and_ps(R, abs32), rtol32, atol32), _CMP_GT_OQ));
+  }
+  return _mm256_movemask_ps(over) != 0;
+}
+
+// The screened |d| / |r| (0 where r == 0).
+inline __m256 ScreenRel(__m256 R, __m256 T) {
+  const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  const __m256 ar = _mm256_and_ps(R, abs32);
+  const __m256 a32 = _mm256_and_ps(_mm256_sub_ps(T, R), abs32);
+  return _mm256_and_ps(_mm256_mul_ps(a32, _mm256_rcp_ps(ar)),
+                       _mm256_cmp_ps(ar, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+}
+
+float ScreenRelMax(const float* r, const float* t, int64_t n) {
+  __m256 q = _mm256_setzero_ps();
+  for (int64_t i = 0; i < n; i += 8) q = _mm256_max_ps(ScreenRel(_mm256_loadu_ps(r + i), _mm256_loadu_ps(t + i)), q);
+  return std::ranges::max(Lanes(q));
+}
+
+// The exact max_rel of a block whose screened maximum is qmax > 0 (every
+// nonzero |r| normal): only elements whose screened value is within the
+// screen's error of qmax can hold the exact maximum, and only they divide.
+double CandidateRel(const float* r, const float* t, int64_t n, double qmax) {
+  const float cutoff = static_cast<float>(qmax / ((1.0 + 0x1p-6) * (1.0 + 0x1p-6)));
+  const __m256 c = _mm256_set1_ps(std::nextafter(cutoff, 0.0f));
+  double m = 0;
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256 q = ScreenRel(_mm256_loadu_ps(r + i), _mm256_loadu_ps(t + i));
+    for (int lanes = _mm256_movemask_ps(_mm256_cmp_ps(q, c, _CMP_GE_OQ)); lanes != 0; lanes &= lanes - 1) {
+      const int64_t k = i + __builtin_ctz(lanes);
+      const double rv = r[k];
+      m = std::max(m, std::fabs(static_cast<double>(t[k]) - rv) / std::fabs(rv));
+    }
+  }
+  return m;
+}
+
+// Mean and M2 of a block in two passes (for near-constant blocks, where
+// Σr² - (Σr)²/n would cancel).
+void ExactMoments(const float* r, int64_t n, double& mean, double& m2) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += r[i];
+  mean = s / static_cast<double>(n);
+  double q = 0;
+  for (int64_t i = 0; i < n; ++i) q += (r[i] - mean) * (r[i] - mean);
+  m2 = q;
+}
+
+// The largest float32 not above x (x > 0 finite), scaled down by a margin
+// that covers the float32 rounding of the screen.
+float LowerBound32(double x) {
+  if (x >= std::numeric_limits<float>::max()) return std::numeric_limits<float>::max();
+  const double scaled = x * (1.0 - 0x1p-20);
+  float f = static_cast<float>(scaled);
+  if (static_cast<double>(f) > scaled) f = std::nextafter(f, 0.0f);
+  return f;
+}
+
+// The main pass over a block of n (a multiple of 8) pairs: the float64
+// sums, the reference's min and max, and the keys. Kept apart from the rest
+// of the block's work so that its accumulators get registers of their own.
+struct MainPass {
+  double sum_sq, sum_rt, sum_rr, sum_tt, sum_r, sum_abs;
+  float ref_min, ref_max;
+  int32_t key_max;
+  bool zero_d, zero_r;  // some d is 0; some r is 0
+  int32_t key_nz;       // the smallest nonzero key (0: none)
+  float min_nz_ar;      // the smallest nonzero |r| (+inf: none)
+};
+
+__attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, int64_t n, int32_t* keys) {
+  const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  const __m256i abs32 = _mm256_set1_epi32(0x7fffffff);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i int_max = _mm256_set1_epi32(std::numeric_limits<int32_t>::max());
+  __m256d s_sq = _mm256_setzero_pd(), s_rt = s_sq, s_rr = s_sq, s_tt = s_sq, s_r = s_sq, s_a = s_sq;
+  __m256 mn = _mm256_loadu_ps(r), mx = mn;
+  // The smallest nonzero key and |r| (as bits) come from unsigned minima of
+  // x - 1, where 0 wraps to the top; zeros from signed minima of x.
+  __m256i kmax = _mm256_setzero_si256(), kmin = int_max, rmin = int_max;
+  __m256i knz = _mm256_set1_epi32(-1), rnz = knz;
+  // One accumulator per sum: each takes two dependent adds per iteration,
+  // which the loop's other work covers.
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256d r0 = _mm256_cvtps_pd(_mm_loadu_ps(r + i));
+    const __m256d t0 = _mm256_cvtps_pd(_mm_loadu_ps(t + i));
+    const __m256d r1 = _mm256_cvtps_pd(_mm_loadu_ps(r + i + 4));
+    const __m256d t1 = _mm256_cvtps_pd(_mm_loadu_ps(t + i + 4));
+    const __m256d d0 = _mm256_sub_pd(t0, r0), d1 = _mm256_sub_pd(t1, r1);
+    const __m256d a0 = _mm256_and_pd(d0, abs64), a1 = _mm256_and_pd(d1, abs64);
+    s_sq = _mm256_fmadd_pd(d0, d0, s_sq);
+    s_sq = _mm256_fmadd_pd(d1, d1, s_sq);
+    s_rt = _mm256_fmadd_pd(r0, t0, s_rt);
+    s_rt = _mm256_fmadd_pd(r1, t1, s_rt);
+    s_rr = _mm256_fmadd_pd(r0, r0, s_rr);
+    s_rr = _mm256_fmadd_pd(r1, r1, s_rr);
+    s_tt = _mm256_fmadd_pd(t0, t0, s_tt);
+    s_tt = _mm256_fmadd_pd(t1, t1, s_tt);
+    s_r = _mm256_add_pd(s_r, r0);
+    s_r = _mm256_add_pd(s_r, r1);
+    s_a = _mm256_add_pd(s_a, a0);
+    s_a = _mm256_add_pd(s_a, a1);
+    const __m256 R = _mm256_loadu_ps(r + i);
+    mn = _mm256_min_ps(mn, R);
+    mx = _mm256_max_ps(mx, R);
+    const __m256i ar = _mm256_and_si256(_mm256_castps_si256(R), abs32);
+    rmin = _mm256_min_epi32(rmin, ar);
+    rnz = _mm256_min_epu32(rnz, _mm256_sub_epi32(ar, one));
+    // The upper halves of the eight |d|, in the lane order 0 1 4 5 2 3 6 7
+    // (counting does not care; ExactMaxAbs looks at all eight).
+    const __m256i k = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(a0), _mm256_castpd_ps(a1), 0xDD));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(keys + i), k);
+    kmax = _mm256_max_epi32(kmax, k);
+    kmin = _mm256_min_epi32(kmin, k);
+    knz = _mm256_min_epu32(knz, _mm256_sub_epi32(k, one));
+  }
+  alignas(32) float f[2][8];
+  alignas(32) int32_t k[3][8];
+  alignas(32) uint32_t u[2][8];
+  _mm256_store_ps(f[0], mn);
+  _mm256_store_ps(f[1], mx);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(k[0]), kmax);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(k[1]), kmin);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(k[2]), rmin);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(u[0]), knz);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(u[1]), rnz);
+  const uint32_t rnz_bits = *std::min_element(u[1], u[1] + 8) + 1u;  // 0: every r is 0
+  return {.sum_sq = HorizontalSum(s_sq),
+          .sum_rt = HorizontalSum(s_rt),
+          .sum_rr = HorizontalSum(s_rr),
+          .sum_tt = HorizontalSum(s_tt),
+          .sum_r = HorizontalSum(s_r),
+          .sum_abs = HorizontalSum(s_a),
+          .ref_min = *std::min_element(f[0], f[0] + 8),
+          .ref_max = *std::max_element(f[1], f[1] + 8),
+          .key_max = *std::max_element(k[0], k[0] + 8),
+          .zero_d = *std::min_element(k[1], k[1] + 8) == 0,
+          .zero_r = *std::min_element(k[2], k[2] + 8) == 0,
+          .key_nz = static_cast<int32_t>(*std::min_element(u[0], u[0] + 8) + 1u),
+          .min_nz_ar = rnz_bits == 0 ? std::numeric_limits<float>::infinity() : std::bit_cast<float>(rnz_bits)};
+}
+
+}  // namespace
+
+bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
+  const int64_t n8 = n & ~int64_t{7};
+  // The last few elements of a tensor go through the generic loop first, so
+  // that a non-finite value there leaves s untouched.
+  BlockStats tail;
+  if (n8 < n && !avx2::FastBlock<float, float>(r + n8, t + n8, n - n8, p, scratch, tail)) return false;
+  if (n8 == 0) {
+    Merge(s, tail);
+    return true;
+  }
+
+  alignas(32) int32_t keys[kBlock];
+  const MainPass m = RunMainPass(r, t, n8, keys);
+  // Any NaN or Inf in r or t makes some d non-finite, and then Σd².
+  if (!std::isfinite(m.sum_sq)) return false;
+  BlockStats b;
+  b.pairs = n8;
+  b.sum_sq = m.sum_sq;
+  b.sum_rt = m.sum_rt;
+  b.sum_rr = m.sum_rr;
+  b.sum_tt = m.sum_tt;
+  b.sum_abs = m.sum_abs;
+  const double sum_r = m.sum_r;
+  b.ref_min = m.ref_min;
+  b.ref_max = m.ref_max;
+  const int32_t key_max = m.key_max;
+  const bool zero_d = m.zero_d, zero_r = m.zero_r;
+
+  // Histogram: the cuts between the smallest nonzero and the largest key.
+  // For float32 pairs a nonzero |d| is at least 2^-149, so key 0 means d == 0.
+  const double max_a = key_max == 0 ? 0.0 : KeyHigh(key_max);  // bounds max |d| from above
+  const int32_t key_nz = m.key_nz;
+  const double min_nz = key_nz == 0 ? std::numeric_limits<double>::max() : KeyLow(key_nz);
+  const double min_a = zero_d ? 0.0 : min_nz;
+  const EdgePlan plan = PlanEdges(min_a, min_nz, max_a);
+  int32_t cut_keys[kEdges];
+  for (int j = 0; j < plan.m; ++j) cut_keys[j] = KeyOf(plan.edge[j]);
+  int64_t counted[kEdges];
+  CountKeysAny(keys, n8, cut_keys, plan.m, counted);
+  AddEdgeCounts(plan, counted, n8, min_a, min_nz, max_a, b);
+
+  // max_abs: exact only where the block may hold the running maximum (an
+  // equal maximum in a later block changes nothing: the first one counts).
+  if (s.max_abs < 0 || key_max >= KeyOf(s.max_abs)) b.max_abs = ExactMaxAbs(r, t, keys, n8, key_max);
+
+  // The smallest |r| (0 if any r is zero) and the smallest nonzero |r|.
+  const float min_nz_ar = m.min_nz_ar;
+  const float min_ar = zero_r ? 0.0f : min_nz_ar;
+  if (zero_r) b.rel_undefined = RelUndefined(r, t, n8);
+  // The float32 screens assume float32-sized magnitudes: no |r| or |d| near
+  // float32's overflow and no denormal nonzero |r| (rcpps would overflow).
+  const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && max_a < 1e30;
+  const bool normal_ar = min_nz_ar >= std::numeric_limits<float>::min();
+
+  // Mismatches. Every tolerance is at least atol + rtol * min|r| (the
+  // float64 tolerance is monotone in |r|; the factor covers either rounding
+  // of it), so a block whose largest |d| stays within that has none.
+  if (!(max_a <= (p.atol + p.rtol * static_cast<double>(min_ar)) * (1 - 0x1p-50))) {
+    // The screen: float32 bounds below atol and rtol, used only when the bound
+    // never works with denormals (atol 0 or a normal float32; with atol 0,
+    // rtol * |r| stays normal for the |r| the checks allow).
+    const bool screen = (p.atol == 0 || p.atol >= std::numeric_limits<float>::min()) && p.atol < 1e30 &&
+                        (p.atol > 0 || p.rtol >= 1e-6) && p.rtol < 1e30 && normal_range &&
+                        !(p.atol == 0 && (zero_r || !normal_ar));
+    if (!screen || MayMismatch(r, t, n8, p.atol > 0 ? LowerBound32(p.atol) : 0.0f,
+                               p.rtol > 0 ? LowerBound32(p.rtol) : 0.0f))
+      b.mismatches = ExactMismatches(r, t, n8, p.atol, p.rtol);
+  }
+
+  // max_rel (r == 0 is left out, see metrics.h). A block is skipped when its
+  // bound (largest |d| over smallest nonzero |r|, rounded up) stays below the
+  // largest max_rel so far (s.max_rel: of this chunk, seeded with the earlier
+  // chunks of the thread); otherwise the screen's maximum, widened by its
+  // error bound (and then some: rcpps's error is specified to 1.5 * 2^-12),
+  // decides whether the candidates are divided exactly.
+  if (key_max > 0 && !std::isinf(min_nz_ar) &&
+      !(max_a / static_cast<double>(min_nz_ar) * (1 + 0x1p-50) < s.max_rel)) {
+    const double q = normal_range && normal_ar ? ScreenRelMax(r, t, n8) : 0.0;
+    if (!normal_range || !normal_ar || std::isinf(q)) {
+      ExactRel(r, t, n8, b.max_rel, b.rel_undefined);
+    } else if (q > 0 && q * (1.0 + 0x1p-6) >= s.max_rel) {
+      b.max_rel = CandidateRel(r, t, n8, q);
+    }
+  }
+
+  // Moments of the reference: from the sums unless the block is near-constant.
+  const double nd = static_cast<double>(n8);
+  double mean = sum_r / nd, m2 = b.sum_rr - sum_r * mean;
+  if (!(m2 * 4 > b.sum_rr)) ExactMoments(r, n8, mean, m2);
+  AddRefMoments(b, n8, mean - p.ref_shift, std::max(0.0, m2));
+
+  Merge(s, b);
+  Merge(s, tail);
+  return true;
+}
+
+}  // namespace parity::compare_internal::PARITY_F32_NS
