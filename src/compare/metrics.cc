@@ -43,20 +43,27 @@ namespace {
 // A chunk is the unit of work of one thread and of the ordered merge.
 constexpr int64_t kChunk = 16 * kBlock;
 
-// rel_seed: the largest max_rel of the elements before this chunk that this
-// thread has seen. It starts the chunk's max_rel, which changes no result (the
-// total is a maximum) and lets a kernel skip the exact max_rel of blocks that
-// cannot reach it (metrics_f32_avx2.cc).
+// seed: the largest max_abs and max_rel of the elements before this chunk that
+// this thread has seen. They start the chunk's, which changes no result (the
+// totals are maxima, and the worst element is looked for in the first chunk
+// that holds the total's max_abs) and lets a kernel skip the exact maxima of
+// blocks that cannot reach them (metrics_f32_impl.h).
 struct ChunkStats {
   BlockStats stats;
-  int64_t max_abs_block = 0;  // offset of the first block holding stats.max_abs
+  int64_t max_abs_block = 0;  // offset of the first block raising stats.max_abs
+};
+
+struct Seed {
+  double max_abs = -1;
+  double max_rel = 0;
 };
 
 template <typename R, typename T>
-ChunkStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p, double rel_seed) {
+ChunkStats RunChunk(const R* r, const T* t, int64_t n, const KernelParams& p, Seed seed) {
   ChunkStats c;
   BlockStats& s = c.stats;
-  s.max_rel = rel_seed;
+  s.max_abs = seed.max_abs;
+  s.max_rel = seed.max_rel;
   alignas(64) double scratch[kBlock];
   for (int64_t b = 0; b < n; b += kBlock) {
     const int64_t len = std::min(kBlock, n - b);
@@ -85,11 +92,11 @@ Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int th
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<ChunkStats> partial(static_cast<size_t>(chunks));
   auto work = [&](int64_t c0, int64_t c1) {
-    double rel_seed = 0;
+    Seed seed;
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t off = c * kChunk;
-      partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p, rel_seed);
-      rel_seed = partial[c].stats.max_rel;
+      partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p, seed);
+      seed = {partial[c].stats.max_abs, partial[c].stats.max_rel};
     }
   };
   const int nt = ChooseThreads(threads, n);

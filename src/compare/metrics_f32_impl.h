@@ -398,7 +398,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   AddRefMoments(b, n8, mean - p.ref_shift, std::max(0.0, m2));
 
   Merge(s, b);
-  Merge(s, tail);
+  if (n8 < n) Merge(s, tail);
   return true;
 }
 
