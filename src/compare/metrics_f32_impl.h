@@ -75,11 +75,18 @@ double KeyLow(int32_t key) { return std::bit_cast<double>(static_cast<uint64_t>(
 double KeyHigh(int32_t key) { return std::bit_cast<double>((static_cast<uint64_t>(key) << 32) | 0xffffffffu); }
 int32_t KeyOf(double a) { return static_cast<int32_t>(std::bit_cast<uint64_t>(a) >> 32); }
 
-// Elements with r == 0 and t != 0 (|d| / |r| undefined).
-int64_t RelUndefined(const float* r, const float* t, int64_t n) {
+// For a block whose reference holds a zero: the elements with r == 0 and
+// t != 0 (|d| / |r| undefined), and the smallest nonzero |r| (+inf: none).
+void ZeroRefPass(const float* r, const float* t, int64_t n, int64_t& undefined, float& min_nz_ar) {
   int64_t u = 0;
-  for (int64_t i = 0; i < n; ++i) u += (r[i] == 0.0f) & (t[i] != 0.0f);
-  return u;
+  float m = std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const float ar = std::fabs(r[i]);
+    u += (ar == 0.0f) & (t[i] != 0.0f);
+    m = std::min(m, ar == 0.0f ? m : ar);
+  }
+  undefined = u;
+  min_nz_ar = m;
 }
 
 // Exact float64 forms of the screened metrics, for the blocks that need them.
@@ -227,9 +234,8 @@ struct MainPass {
   double sum_sq, sum_rt, sum_rr, sum_tt, sum_r, sum_abs;
   float ref_min, ref_max;
   int32_t key_max;
-  bool zero_d, zero_r;  // some d is 0; some r is 0
-  int32_t key_nz;       // the smallest nonzero key (0: none)
-  float min_nz_ar;      // the smallest nonzero |r| (+inf: none)
+  int32_t key_nz;   // the smallest nonzero key (0: none)
+  int32_t rnz_min;  // the smallest bits of |r|, minus 1, signed: -1 when some r is 0
 };
 
 __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, int64_t n, int32_t* keys) {
@@ -239,10 +245,12 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
   const __m256i int_max = _mm256_set1_epi32(std::numeric_limits<int32_t>::max());
   __m256d s_sq = _mm256_setzero_pd(), s_rt = s_sq, s_rr = s_sq, s_tt = s_sq, s_r = s_sq, s_a = s_sq;
   __m256 mn = _mm256_loadu_ps(r), mx = mn;
-  // The smallest nonzero key and |r| (as bits) come from unsigned minima of
-  // x - 1, where 0 wraps to the top; zeros from signed minima of x.
-  __m256i kmax = _mm256_setzero_si256(), kmin = int_max, rmin = int_max;
-  __m256i knz = _mm256_set1_epi32(-1), rnz = knz;
+  // The smallest nonzero key from the unsigned minimum of key - 1, where 0
+  // wraps to the top; the smallest |r| (as bits) from the signed minimum of
+  // bits - 1, where 0 gives -1. (Whether some d is 0 comes from the histogram;
+  // the smallest nonzero |r| of a block with a zero r from ZeroRefPass: a
+  // register and an operation less in this loop.)
+  __m256i kmax = _mm256_setzero_si256(), knz = _mm256_set1_epi32(-1), rnz = int_max;
   // One accumulator per sum: each takes two dependent adds per iteration,
   // which the loop's other work covers.
   for (int64_t i = 0; i < n; i += 8) {
@@ -267,28 +275,22 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
     const __m256 R = _mm256_loadu_ps(r + i);
     mn = _mm256_min_ps(mn, R);
     mx = _mm256_max_ps(mx, R);
-    const __m256i ar = _mm256_and_si256(_mm256_castps_si256(R), abs32);
-    rmin = _mm256_min_epi32(rmin, ar);
-    rnz = _mm256_min_epu32(rnz, _mm256_sub_epi32(ar, one));
+    rnz = _mm256_min_epi32(rnz, _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(R), abs32), one));
     // The upper halves of the eight |d|, in the lane order 0 1 4 5 2 3 6 7
     // (counting does not care; ExactMaxAbs looks at all eight).
     const __m256i k = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(a0), _mm256_castpd_ps(a1), 0xDD));
     _mm256_store_si256(reinterpret_cast<__m256i*>(keys + i), k);
     kmax = _mm256_max_epi32(kmax, k);
-    kmin = _mm256_min_epi32(kmin, k);
     knz = _mm256_min_epu32(knz, _mm256_sub_epi32(k, one));
   }
   alignas(32) float f[2][8];
-  alignas(32) int32_t k[3][8];
-  alignas(32) uint32_t u[2][8];
+  alignas(32) int32_t k[2][8];
+  alignas(32) uint32_t u[8];
   _mm256_store_ps(f[0], mn);
   _mm256_store_ps(f[1], mx);
   _mm256_store_si256(reinterpret_cast<__m256i*>(k[0]), kmax);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(k[1]), kmin);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(k[2]), rmin);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(u[0]), knz);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(u[1]), rnz);
-  const uint32_t rnz_bits = *std::min_element(u[1], u[1] + 8) + 1u;  // 0: every r is 0
+  _mm256_store_si256(reinterpret_cast<__m256i*>(k[1]), rnz);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(u), knz);
   return {.sum_sq = HorizontalSum(s_sq),
           .sum_rt = HorizontalSum(s_rt),
           .sum_rr = HorizontalSum(s_rr),
@@ -298,10 +300,8 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
           .ref_min = *std::min_element(f[0], f[0] + 8),
           .ref_max = *std::max_element(f[1], f[1] + 8),
           .key_max = *std::max_element(k[0], k[0] + 8),
-          .zero_d = *std::min_element(k[1], k[1] + 8) == 0,
-          .zero_r = *std::min_element(k[2], k[2] + 8) == 0,
-          .key_nz = static_cast<int32_t>(*std::min_element(u[0], u[0] + 8) + 1u),
-          .min_nz_ar = rnz_bits == 0 ? std::numeric_limits<float>::infinity() : std::bit_cast<float>(rnz_bits)};
+          .key_nz = static_cast<int32_t>(*std::min_element(u, u + 8) + 1u),
+          .rnz_min = *std::min_element(k[1], k[1] + 8)};
 }
 
 }  // namespace
@@ -332,14 +332,16 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   b.ref_min = m.ref_min;
   b.ref_max = m.ref_max;
   const int32_t key_max = m.key_max;
-  const bool zero_d = m.zero_d, zero_r = m.zero_r;
+  const bool zero_r = m.rnz_min == -1;
 
-  // Histogram: the cuts between the smallest nonzero and the largest key.
-  // For float32 pairs a nonzero |d| is at least 2^-149, so key 0 means d == 0.
+  // Histogram: the cuts between the smallest nonzero and the largest key,
+  // and cut 0 (d == 0) whenever some d is not: the main pass does not know
+  // whether some is (zeros are common, from identical elements). For float32
+  // pairs a nonzero |d| is at least 2^-149, so key 0 means d == 0.
   const double max_a = key_max == 0 ? 0.0 : KeyHigh(key_max);  // bounds max |d| from above
   const int32_t key_nz = m.key_nz;
   const double min_nz = key_nz == 0 ? std::numeric_limits<double>::max() : KeyLow(key_nz);
-  const double min_a = zero_d ? 0.0 : min_nz;
+  const double min_a = 0;
   const EdgePlan plan = PlanEdges(min_a, min_nz, max_a);
   int32_t cut_keys[kEdges];
   for (int j = 0; j < plan.m; ++j) cut_keys[j] = KeyOf(plan.edge[j]);
@@ -352,9 +354,9 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   if (s.max_abs < 0 || key_max >= KeyOf(s.max_abs)) b.max_abs = ExactMaxAbs(r, t, keys, n8, key_max);
 
   // The smallest |r| (0 if any r is zero) and the smallest nonzero |r|.
-  const float min_nz_ar = m.min_nz_ar;
+  float min_nz_ar = std::bit_cast<float>(m.rnz_min + 1);
+  if (zero_r) ZeroRefPass(r, t, n8, b.rel_undefined, min_nz_ar);
   const float min_ar = zero_r ? 0.0f : min_nz_ar;
-  if (zero_r) b.rel_undefined = RelUndefined(r, t, n8);
   // The float32 screens assume float32-sized magnitudes: no |r| or |d| near
   // float32's overflow and no denormal nonzero |r| (rcpps would overflow).
   const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && max_a < 1e30;
