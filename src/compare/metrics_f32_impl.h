@@ -230,6 +230,10 @@ float LowerBound32(double x) {
 // The main pass over a block of n (a multiple of 8) pairs: the float64
 // sums, the reference's min and max, and the keys. Kept apart from the rest
 // of the block's work so that its accumulators get registers of their own.
+// With AVX2's 16 registers GCC keeps a few of them in memory; splitting the
+// loop in two (sums, then ranges from L1) was faster in cache but slower from
+// memory, as was every software prefetch tried here: on this kind of machine
+// any work between two blocks' streaming loops costs its full time.
 struct MainPass {
   double sum_sq, sum_rt, sum_rr, sum_tt, sum_r, sum_abs;
   float ref_min, ref_max;
