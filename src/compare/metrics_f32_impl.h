@@ -239,22 +239,21 @@ struct MainPass {
   float ref_min, ref_max;
   int32_t key_max;
   int32_t key_nz;   // the smallest nonzero key (0: none)
-  int32_t rnz_min;  // the smallest bits of |r|, minus 1, signed: -1 when some r is 0
+  float min_ar;  // the smallest |r| (0 when some r is 0)
 };
 
 __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, int64_t n, int32_t* keys) {
   const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
-  const __m256i abs32 = _mm256_set1_epi32(0x7fffffff);
+  const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256i one = _mm256_set1_epi32(1);
-  const __m256i int_max = _mm256_set1_epi32(std::numeric_limits<int32_t>::max());
   __m256d s_sq = _mm256_setzero_pd(), s_rt = s_sq, s_rr = s_sq, s_tt = s_sq, s_r = s_sq, s_a = s_sq;
   __m256 mn = _mm256_loadu_ps(r), mx = mn;
   // The smallest nonzero key from the unsigned minimum of key - 1, where 0
-  // wraps to the top; the smallest |r| (as bits) from the signed minimum of
-  // bits - 1, where 0 gives -1. (Whether some d is 0 comes from the histogram;
-  // the smallest nonzero |r| of a block with a zero r from ZeroRefPass: a
-  // register and an operation less in this loop.)
-  __m256i kmax = _mm256_setzero_si256(), knz = _mm256_set1_epi32(-1), rnz = int_max;
+  // wraps to the top. (Whether some d is 0 comes from the histogram, and the
+  // smallest nonzero |r| of a block with a zero r from ZeroRefPass: registers
+  // and operations less in this loop.)
+  __m256i kmax = _mm256_setzero_si256(), knz = _mm256_set1_epi32(-1);
+  __m256 minar = _mm256_and_ps(mn, abs32);
   // One accumulator per sum: each takes two dependent adds per iteration,
   // which the loop's other work covers.
   for (int64_t i = 0; i < n; i += 8) {
@@ -279,7 +278,7 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
     const __m256 R = _mm256_loadu_ps(r + i);
     mn = _mm256_min_ps(mn, R);
     mx = _mm256_max_ps(mx, R);
-    rnz = _mm256_min_epi32(rnz, _mm256_sub_epi32(_mm256_and_si256(_mm256_castps_si256(R), abs32), one));
+    minar = _mm256_min_ps(minar, _mm256_and_ps(R, abs32));
     // The upper halves of the eight |d|, in the lane order 0 1 4 5 2 3 6 7
     // (counting does not care; ExactMaxAbs looks at all eight).
     const __m256i k = _mm256_castps_si256(_mm256_shuffle_ps(_mm256_castpd_ps(a0), _mm256_castpd_ps(a1), 0xDD));
@@ -287,13 +286,13 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
     kmax = _mm256_max_epi32(kmax, k);
     knz = _mm256_min_epu32(knz, _mm256_sub_epi32(k, one));
   }
-  alignas(32) float f[2][8];
-  alignas(32) int32_t k[2][8];
+  alignas(32) float f[3][8];
+  alignas(32) int32_t k[8];
   alignas(32) uint32_t u[8];
   _mm256_store_ps(f[0], mn);
   _mm256_store_ps(f[1], mx);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(k[0]), kmax);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(k[1]), rnz);
+  _mm256_store_ps(f[2], minar);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(k), kmax);
   _mm256_store_si256(reinterpret_cast<__m256i*>(u), knz);
   return {.sum_sq = HorizontalSum(s_sq),
           .sum_rt = HorizontalSum(s_rt),
@@ -303,9 +302,9 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
           .sum_abs = HorizontalSum(s_a),
           .ref_min = *std::min_element(f[0], f[0] + 8),
           .ref_max = *std::max_element(f[1], f[1] + 8),
-          .key_max = *std::max_element(k[0], k[0] + 8),
+          .key_max = *std::max_element(k, k + 8),
           .key_nz = static_cast<int32_t>(*std::min_element(u, u + 8) + 1u),
-          .rnz_min = *std::min_element(k[1], k[1] + 8)};
+          .min_ar = *std::min_element(f[2], f[2] + 8)};
 }
 
 }  // namespace
@@ -336,7 +335,7 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   b.ref_min = m.ref_min;
   b.ref_max = m.ref_max;
   const int32_t key_max = m.key_max;
-  const bool zero_r = m.rnz_min == -1;
+  const bool zero_r = m.min_ar == 0;
 
   // Histogram: the cuts between the smallest nonzero and the largest key,
   // and cut 0 (d == 0) whenever some d is not: the main pass does not know
@@ -358,9 +357,9 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   if (s.max_abs < 0 || key_max >= KeyOf(s.max_abs)) b.max_abs = ExactMaxAbs(r, t, keys, n8, key_max);
 
   // The smallest |r| (0 if any r is zero) and the smallest nonzero |r|.
-  float min_nz_ar = std::bit_cast<float>(m.rnz_min + 1);
+  float min_nz_ar = m.min_ar;
   if (zero_r) ZeroRefPass(r, t, n8, b.rel_undefined, min_nz_ar);
-  const float min_ar = zero_r ? 0.0f : min_nz_ar;
+  const float min_ar = m.min_ar;
   // The float32 screens assume float32-sized magnitudes: no |r| or |d| near
   // float32's overflow and no denormal nonzero |r| (rcpps would overflow).
   const bool normal_range = b.ref_max < 1e30 && b.ref_min > -1e30 && max_a < 1e30;
