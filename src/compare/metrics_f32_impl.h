@@ -242,7 +242,9 @@ struct MainPass {
   float min_ar;  // the smallest |r| (0 when some r is 0)
 };
 
-__attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, int64_t n, int32_t* keys) {
+template <int M>
+__attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, int64_t n, int32_t* keys,
+                                               const int32_t* cuts, int64_t* counted) {
   const __m256d abs64 = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
   const __m256 abs32 = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256i one = _mm256_set1_epi32(1);
@@ -254,6 +256,8 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
   // and operations less in this loop.)
   __m256i kmax = _mm256_setzero_si256(), knz = _mm256_set1_epi32(-1);
   __m256 minar = _mm256_and_ps(mn, abs32);
+  __m256i c[M > 0 ? M : 1], e[M > 0 ? M : 1];
+  for (int q = 0; q < M; ++q) c[q] = _mm256_setzero_si256(), e[q] = _mm256_set1_epi32(cuts[q]);
   // One accumulator per sum: each takes two dependent adds per iteration,
   // which the loop's other work covers.
   for (int64_t i = 0; i < n; i += 8) {
@@ -285,6 +289,12 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
     _mm256_store_si256(reinterpret_cast<__m256i*>(keys + i), k);
     kmax = _mm256_max_epi32(kmax, k);
     knz = _mm256_min_epu32(knz, _mm256_sub_epi32(k, one));
+    for (int q = 0; q < M; ++q) c[q] = _mm256_sub_epi32(c[q], _mm256_cmpgt_epi32(k, e[q]));
+  }
+  for (int q = 0; q < M; ++q) {
+    int64_t total = 0;
+    for (int32_t x : Lanes32(c[q])) total += x;
+    counted[q] = total;
   }
   alignas(32) float f[3][8];
   alignas(32) int32_t k[8];
@@ -307,6 +317,14 @@ __attribute__((noinline)) MainPass RunMainPass(const float* r, const float* t, i
           .min_ar = *std::min_element(f[2], f[2] + 8)};
 }
 
+// Cuts counted in the main loop: with AVX-512VL's 32 registers there is room
+// for four counters and their cuts; with AVX2's 16 there is none.
+#ifdef __AVX512VL__
+constexpr int kMaxFused = 4;
+#else
+constexpr int kMaxFused = 0;
+#endif
+
 }  // namespace
 
 bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, double* scratch, BlockStats& s) {
@@ -321,7 +339,33 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   }
 
   alignas(32) int32_t keys[kBlock];
-  const MainPass m = RunMainPass(r, t, n8, keys);
+  // The histogram's cuts are counted in the main loop, as predicted from the
+  // previous block of this thread (memory sits idle during a separate pass
+  // over the keys); cuts the block turns out to need beyond those are counted
+  // after it. Which cuts are counted where changes no result.
+  thread_local EdgePlan last;
+  // Of the last block's cuts, cut 0 and the highest (the lowest decades come
+  // and go with the block's smallest |d|).
+  int fused = 0, pred_todo[kMaxFused + 1];
+  int32_t pred_keys[kMaxFused + 1];
+  for (int j = 0; j < last.m && fused < kMaxFused; ++j) {
+    if (j == 0 && last.todo[0] == 0) {
+      pred_todo[fused++] = 0;
+    } else {
+      j = std::max(j, last.m - (kMaxFused - fused));
+      pred_todo[fused++] = last.todo[j];
+    }
+  }
+  for (int j = 0; j < fused; ++j) pred_keys[j] = KeyOf(kHistogramCuts[pred_todo[j]]);
+  int64_t pred_counted[kMaxFused + 1];
+  MainPass m;
+  switch (fused) {
+    case 0: m = RunMainPass<0>(r, t, n8, keys, pred_keys, pred_counted); break;
+    case 1: m = RunMainPass<1>(r, t, n8, keys, pred_keys, pred_counted); break;
+    case 2: m = RunMainPass<2>(r, t, n8, keys, pred_keys, pred_counted); break;
+    case 3: m = RunMainPass<3>(r, t, n8, keys, pred_keys, pred_counted); break;
+    default: m = RunMainPass<kMaxFused>(r, t, n8, keys, pred_keys, pred_counted); break;
+  }
   // Any NaN or Inf in r or t makes some d non-finite, and then Σd².
   if (!std::isfinite(m.sum_sq)) return false;
   BlockStats b;
@@ -346,11 +390,25 @@ bool F32Block(const float* r, const float* t, int64_t n, const KernelParams& p, 
   const double min_nz = key_nz == 0 ? std::numeric_limits<double>::max() : KeyLow(key_nz);
   const double min_a = 0;
   const EdgePlan plan = PlanEdges(min_a, min_nz, max_a);
-  int32_t cut_keys[kEdges];
-  for (int j = 0; j < plan.m; ++j) cut_keys[j] = KeyOf(plan.edge[j]);
   int64_t counted[kEdges];
-  CountKeysAny(keys, n8, cut_keys, plan.m, counted);
+  int missing[kEdges], n_missing = 0;
+  int32_t missing_keys[kEdges];
+  for (int j = 0; j < plan.m; ++j) {
+    const int* hit = std::find(pred_todo, pred_todo + fused, plan.todo[j]);
+    if (hit != pred_todo + fused) {
+      counted[j] = pred_counted[hit - pred_todo];
+    } else {
+      missing_keys[n_missing] = KeyOf(plan.edge[j]);
+      missing[n_missing++] = j;
+    }
+  }
+  if (n_missing > 0) {
+    int64_t extra[kEdges];
+    CountKeysAny(keys, n8, missing_keys, n_missing, extra);
+    for (int q = 0; q < n_missing; ++q) counted[missing[q]] = extra[q];
+  }
   AddEdgeCounts(plan, counted, n8, min_a, min_nz, max_a, b);
+  last = plan;
 
   // max_abs: exact only where the block may hold the running maximum (an
   // equal maximum in a later block changes nothing: the first one counts).
