@@ -14,9 +14,11 @@
 // ones) is passed exactly when the key exceeds the cut's. The rest is decided
 // per block from bounds, and recomputed only where they cannot decide:
 //
-//   histogram       a second pass over the keys (L1) counts the cuts between
-//                   the block's smallest nonzero key and its largest, 8 lanes
-//                   per compare; the others are implied.
+//   histogram       the cuts between the block's smallest nonzero key and its
+//                   largest are counted, 8 lanes per compare (the others are
+//                   implied): with AVX-512VL up to four in the main loop, as
+//                   predicted from the previous block, the rest by a second
+//                   pass over the keys (L1).
 //   max_abs         only a block whose largest key reaches the running
 //                   maximum's looks for its exact maximum, among the
 //                   elements with that key.
