@@ -42,7 +42,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "compare/metrics_kernel.h"
