@@ -5,7 +5,7 @@
 //   parity   ComputeMetrics with 1 thread and with 2
 //   numpy    the seed-style check (bench/numpy_seed_check.py) run by Debian's
 //            /usr/bin/python3 on the same data, timed inside Python after loading
-// Each is run `reps` times (argv[2], default 5), stream and parity interleaved;
+// Each is run `reps` times (argv[2], default 9), stream and parity interleaved;
 // medians are printed with the ratios, in wall time and in CPU time of the
 // process, then the best times (on a machine whose memory bandwidth is shared
 // with other tenants, the medians swing by tens of percent from run to run;
@@ -79,7 +79,7 @@ std::string LoadAverage() {
 
 int main(int argc, char** argv) {
   const int64_t n = argc > 1 ? std::atoll(argv[1]) : (int64_t{64} << 20);
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 9;
   parity::Tensor ref(parity::DType::kFloat32, {n});
   parity::Tensor test(parity::DType::kFloat32, {n});
   {
