@@ -117,7 +117,8 @@ void CountKeysAny(const int32_t* keys, int64_t n, const int32_t* h, int m, int64
 }
 
 // The main pass over a block of n (a multiple of 8) pairs: the float64
-// sums, the reference's min and max, and the keys. Kept apart from the rest
+// sums, the reference's min and max, the keys, and the counts of keys above
+// cuts[0..M-1] (into counted[0..M-1]). Kept apart from the rest
 // of the block's work so that its accumulators get registers of their own.
 // With AVX2's 16 registers GCC keeps a few of them in memory; splitting the
 // loop in two (sums, then ranges from L1) was faster in cache but slower from
@@ -127,8 +128,8 @@ struct MainPass {
   double sum_sq, sum_rt, sum_rr, sum_tt, sum_r, sum_abs;
   float ref_min, ref_max;
   int32_t key_max;
-  int32_t key_nz;   // the smallest nonzero key (0: none)
-  float min_ar;  // the smallest |r| (0 when some r is 0)
+  int32_t key_nz;  // the smallest nonzero key (0: none)
+  float min_ar;    // the smallest |r| (0 when some r is 0)
 };
 
 template <int M>
