@@ -112,10 +112,11 @@ std::vector<Case> Cases() {
                   DType::kInt64, DType::kUInt64, DType::kBool}) {
     cases.push_back({std::string("int_") + std::string(DTypeName(d)), Make(d, {n}, ir), Make(d, {n}, it), 0, 0});
   }
-  // float32 pairs go through screens (metrics_f32_avx2.cc) that must agree
-  // with the exact definitions: elements on the tolerance boundary, ReLU-like
-  // zeros, max_rel records in late blocks, near-constant blocks, decades of
-  // differences, tiny and huge magnitudes, rtol alone, a ragged tail.
+  // float32 pairs go through bounds and screens (metrics_f32_impl.h) that
+  // must agree with the exact definitions: elements on the tolerance
+  // boundary, ReLU-like zeros, max_rel records in late blocks, near-constant
+  // blocks, decades of differences, tiny and huge magnitudes, rtol alone, a
+  // ragged tail, |d| on and around the histogram's cuts.
   {
     const size_t m = 70001;  // more than two chunks of 16 blocks; not a multiple of 8
     auto br = Randn(m, 11), bt = br;
@@ -153,6 +154,25 @@ std::vector<Case> Cases() {
     for (size_t i = 0; i < m; i += 997) or_[i] = 2e-38, ot[i] = (i % 2 ? 1e29 : 3e28);
     cases.push_back({"rel_overflow_f32", Make(DType::kFloat32, {m}, or_), Make(DType::kFloat32, {m}, ot)});
     cases.push_back({"huge_f32", Make(DType::kFloat32, {m}, hr), Make(DType::kFloat32, {m}, ht), 1e-4, 2});
+    // |d| on each decade's literal, on its cut (metrics.h) and the float32
+    // and float64 neighbours of both, against r == 0 and against r = 1.
+    std::vector<double> cr, ct64, ct32;
+    for (size_t k = 1; k < kHistogramCuts.size(); ++k) {
+      for (const double x : {kHistogramEdges[k], kHistogramCuts[k]}) {
+        const float f = static_cast<float>(x);
+        for (const double v : {x, std::nextafter(x, 0.0), std::nextafter(x, 1e300), static_cast<double>(f),
+                               static_cast<double>(std::nextafter(f, 0.0f)),
+                               static_cast<double>(std::nextafter(f, 1e30f))}) {
+          for (const double base : {0.0, 1.0}) {
+            cr.push_back(base);
+            ct64.push_back(base + v);
+            ct32.push_back(base + static_cast<float>(v));
+          }
+        }
+      }
+    }
+    cases.push_back({"cuts_f64", Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, ct64)});
+    cases.push_back({"cuts_f32", Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, ct32)});
   }
   // Large enough for threads: the ordered merge must still agree.
   const size_t big = (size_t{3} << 20) / 2;
