@@ -20,14 +20,18 @@ else
 BUILD ?= build
 endif
 PARITY = $(BUILD)/parity
-PY = /usr/bin/python3
+PY = $(abspath .venv/bin/python)
 
 .PHONY: all deps build test demo unit python-tests clean format fuzz fuzz-smoke
 
 all: build
 
+# Debian packages + ONNX Runtime + uPlot, then the pinned .venv (torch & co.,
+# several GB the first time), then ONNX 1.23's C++ library built from source.
 deps:
 	@scripts/install-deps.sh
+	@scripts/venv.sh
+	@scripts/fetch-onnx.sh
 
 $(BUILD)/CMakeCache.txt: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)

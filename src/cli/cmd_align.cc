@@ -64,18 +64,9 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!result) return ReportError(result.error());
 
   PrintTable(*result, o.all_layers);
-  fmt::print(
-      "\n{} layer(s): {} aligned by name, {} by value, {} without an ONNX counterpart; {} pass, {} fail\n",
-      result->layers.size(), result->Count(AlignHow::kName), result->Count(AlignHow::kValue),
-      result->Count(AlignHow::kNone), result->Count(Verdict::kPass), result->Count(Verdict::kFail));
-  if (result->first_divergence) {
-    const LayerVerdict& v = result->layers[*result->first_divergence];
-    fmt::print("first divergence: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n",
-               v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
-               v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
-  } else {
-    fmt::print("no divergent layer\n");
-  }
+  fmt::print("\n{}; {} pass, {} fail\n", result->AlignmentLine(), result->Count(Verdict::kPass),
+             result->Count(Verdict::kFail));
+  fmt::print("{}\n", result->VerdictLine());
   for (const auto& t : result->outputs.tensors)
     if (t.status == Verdict::kFail) fmt::print("output '{}' differs: {}\n", t.name, t.reason);
   for (const auto& f : result->outputs.findings)

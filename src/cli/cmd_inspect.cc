@@ -1,5 +1,6 @@
 // parity inspect MODEL: IR version, opsets, producer, signature with symbolic
-// dims, op counts, checker findings.
+// dims, op counts, checker verdict and findings, the PyTorch module scopes the
+// exporter recorded.
 #include <fmt/format.h>
 
 #include "cli/command.h"
@@ -23,12 +24,19 @@ int RunInspect(const InspectOptions& o) {
   if (!model) return ReportError(model.error());
   const ModelInfo info = Inspect(*model);
   const std::vector<Finding> findings = Check(*model);
+  auto scopes = SummarizeScopes(*model);
   fmt::print("{}\n{}", o.model, FormatModelInfo(info, findings));
+  if (scopes)
+    fmt::print("{}", FormatScopeSummary(*scopes));
+  else
+    fmt::print("node scopes   not read: {}\n", scopes.error().message());
   if (!o.json.empty()) {
     nlohmann::json j = {{"schema", "parity.inspect/1"},
                         {"model", o.model},
                         {"info", ModelInfoToJson(info)},
-                        {"findings", FindingsToJson(findings)}};
+                        {"checker", CheckerVerdict(findings)},
+                        {"findings", FindingsToJson(findings)},
+                        {"scopes", scopes ? ScopeSummaryToJson(*scopes) : nlohmann::json(nullptr)}};
     if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
   }
   return 0;
@@ -38,7 +46,7 @@ int RunInspect(const InspectOptions& o) {
 
 void RegisterInspect(CLI::App& app) {
   auto o = std::make_shared<InspectOptions>();
-  auto* cmd = app.add_subcommand("inspect", "IR version, opsets, producer, inputs/outputs, op counts, checker findings");
+  auto* cmd = app.add_subcommand("inspect", "IR version, opsets, producer, inputs/outputs, op counts, checker verdict, node scopes");
   cmd->add_option("model", o->model, "the .onnx model")->required();
   cmd->add_option("--json", o->json, "also write the facts as JSON to FILE");
   cmd->callback([o] { ExitCode() = RunInspect(*o); });

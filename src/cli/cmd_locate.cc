@@ -70,16 +70,8 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
   auto result = LocateAgainstTorch(model, derived, *dump, options);
   if (!result) return ReportError(result.error());
   const auto& e = result->exported;
-  fmt::print("export vs PyTorch ({} layers: {} aligned by name, {} by value, {} without ONNX counterpart)\n",
-             e.layers.size(), e.Count(AlignHow::kName), e.Count(AlignHow::kValue), e.Count(AlignHow::kNone));
-  if (e.first_divergence) {
-    const auto& v = e.layers[*e.first_divergence];
-    fmt::print("  first divergent layer: module '{}'{} -> ONNX tensor '{}' of node '{}' ({}): {}\n",
-               v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
-               v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
-  } else {
-    fmt::print("  no divergent layer: the unfused export computes what PyTorch computes\n");
-  }
+  fmt::print("export vs PyTorch ({})\n", e.AlignmentLine());
+  fmt::print("  {}\n", e.VerdictLine());
   fmt::print("deployed [{}] outputs vs PyTorch: {}\n", options.target.Label(),
              result->deployed.passed() ? "pass" : "FAIL");
   for (const auto& t : result->deployed.tensors)

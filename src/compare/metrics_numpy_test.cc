@@ -1,5 +1,5 @@
 // Property tests: every metric equals a float64 NumPy computation of its
-// definition (testdata/reference_metrics.py, run by Debian's /usr/bin/python3)
+// definition (testdata/reference_metrics.py, run by the .venv's python, PARITY_PYTHON)
 // within 1e-12 relative, counts and indices exactly.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -195,7 +195,7 @@ void ExpectClose(const std::string& what, double got, const std::string& want_te
 }
 
 TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
-  if (!fs::exists("/usr/bin/python3")) GTEST_SKIP() << "Debian's /usr/bin/python3 is not installed";
+  if (!fs::exists(PARITY_PYTHON)) GTEST_SKIP() << PARITY_PYTHON " is missing (make creates .venv/)";
   const fs::path dir = fs::temp_directory_path() / ("parity_metrics_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::vector<Case> cases = Cases();
@@ -209,7 +209,7 @@ TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
                         {"atol", c.atol}, {"rtol", c.rtol}});
   }
   std::ofstream(dir / "manifest.json") << manifest.dump();
-  const std::string cmd = "/usr/bin/python3 " + std::string(PARITY_SOURCE_DIR) +
+  const std::string cmd = PARITY_PYTHON " " + std::string(PARITY_SOURCE_DIR) +
                           "/src/compare/testdata/reference_metrics.py " + (dir / "manifest.json").string() + " " +
                           (dir / "out.json").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;

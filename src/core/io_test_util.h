@@ -1,6 +1,6 @@
 // Helpers shared by the tensor I/O tests: a self-removing temp directory,
-// whole-file read/write, and running Debian's numpy (/usr/bin/python3, not
-// whatever python3 is first on PATH) on a script.
+// whole-file read/write, and running numpy from the project's .venv
+// (PARITY_PYTHON, set by CMake) on a script.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 
 namespace parity::testing {
 
-inline constexpr const char* kSystemPython = "/usr/bin/python3";
+inline constexpr const char* kSystemPython = PARITY_PYTHON;
 
 class TempDir {
  public:
@@ -81,6 +81,6 @@ inline bool HaveNumpy() {
 }
 
 #define PARITY_REQUIRE_NUMPY() \
-  if (!::parity::testing::HaveNumpy()) GTEST_SKIP() << "numpy is not importable by /usr/bin/python3"
+  if (!::parity::testing::HaveNumpy()) GTEST_SKIP() << "numpy is not importable by " PARITY_PYTHON
 
 }  // namespace parity::testing

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/atomic_file.h"
 
@@ -68,6 +69,36 @@ void ByteSwap(Tensor& t) {
   for (size_t i = 0, n = t.byte_size(); i < n; i += width) std::reverse(p + i, p + i + width);
 }
 
+// Reorders a tensor whose bytes are in Fortran (column-major) order into C
+// order, as numpy's np.load does: the same values at the same indices. Takes a
+// second buffer of the tensor's size for the duration of the copy.
+Result<Tensor> FortranToC(Tensor f) {
+  const Shape& shape = f.shape();
+  const size_t rank = shape.size();
+  if (rank < 2 || f.size() < 2) return f;  // the two orders coincide
+  PARITY_ASSIGN_OR_RETURN(Tensor c, Tensor::Create(f.dtype(), shape));
+  const size_t width = DTypeSize(f.dtype());
+  // Column-major strides (in elements) of each axis of the source.
+  std::vector<int64_t> stride(rank, 1);
+  for (size_t k = 1; k < rank; ++k) stride[k] = stride[k - 1] * shape[k - 1];
+  std::vector<int64_t> index(rank, 0);
+  const std::byte* src = f.data();
+  std::byte* dst = c.mutable_data();
+  int64_t offset = 0;  // source element of the current C-order index
+  const int64_t n = f.size();
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + static_cast<size_t>(i) * width, src + static_cast<size_t>(offset) * width, width);
+    // Advance the C-order index: the last axis fastest.
+    for (size_t k = rank; k-- > 0;) {
+      offset += stride[k];
+      if (++index[k] < shape[k]) break;
+      offset -= stride[k] * shape[k];
+      index[k] = 0;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 Result<Tensor> ReadNpyFrom(ByteSource& in, uint64_t stream_size) {
@@ -108,6 +139,7 @@ Result<Tensor> ReadNpyFrom(ByteSource& in, uint64_t stream_size) {
   PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(h.dtype, h.shape));
   PARITY_RETURN_IF_ERROR(ReadExactly(in, {t.mutable_data(), t.byte_size()}, "data"));
   if (h.big_endian) ByteSwap(t);
+  if (h.fortran_order) return FortranToC(std::move(t));
   return t;
 }
 

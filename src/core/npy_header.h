@@ -35,6 +35,9 @@ struct NpyHeader {
   DType dtype = DType::kFloat32;
   Shape shape;
   bool big_endian = false;  // the data must be byte-swapped on read
+  // The data is in Fortran (column-major) order, as numpy writes a transposed
+  // array; readers reorder it to C order (npy.cc).
+  bool fortran_order = false;
   int64_t element_count = 0;
   uint64_t data_bytes = 0;  // element_count * element size
 };
@@ -46,7 +49,7 @@ Result<size_t> ParseNpyPreamble(std::string_view preamble);
 
 // Parses the header dict. Errors: kCorrupt for syntax errors, missing or extra
 // keys, wrong value types, negative dimensions or an element count above
-// 2^40; kUnsupported for Fortran order, object, structured, string, complex
+// 2^40; kUnsupported for object, structured, string, complex
 // and other dtypes that parity does not represent.
 Result<NpyHeader> ParseNpyHeaderDict(std::string_view text);
 

@@ -72,12 +72,25 @@ for key, arr in list(base.items()) + [(k, v[0]) for k, v in extra.items()]:
     if arr.dtype.itemsize > 1 and arr.dtype.kind != 'V':
         np.save(os.path.join(d, key + '_be.npy'), arr.astype(arr.dtype.newbyteorder('>')))
         emit(key + '_be', arr, parity_dtype, raw)
+    if arr.ndim >= 2 and arr.size > 1:
+        # numpy writes fortran_order True for a column-major array (a transpose):
+        # parity must read the same values at the same indices (raw is C order).
+        np.save(os.path.join(d, key + '_fortran.npy'), np.asfortranarray(arr))
+        emit(key + '_fortran', arr, parity_dtype, raw)
+        if arr.dtype.itemsize > 1 and arr.dtype.kind != 'V':
+            np.save(os.path.join(d, key + '_fortran_be.npy'),
+                    np.asfortranarray(arr.astype(arr.dtype.newbyteorder('>'))))
+            emit(key + '_fortran_be', arr, parity_dtype, raw)
+        t = arr.T  # a transposed view: Fortran-contiguous
+        np.save(os.path.join(d, key + '_transposed.npy'), t)
+        emit(key + '_transposed', t, parity_dtype, np.ascontiguousarray(t).tobytes())
 with open(os.path.join(d, 'cases.txt'), 'w') as f:
     f.write('\n'.join(cases) + '\n')
 arrays = dict(base)
 arrays['typical/images'] = base['float32']
 arrays['scalar_f32'] = extra['scalar_f32'][0]
 arrays['empty_f32'] = extra['empty_f32'][0]
+arrays['fortran/int32'] = np.asfortranarray(base['int32'])
 np.savez(os.path.join(d, 'stored.npz'), **arrays)
 np.savez_compressed(os.path.join(d, 'deflated.npz'), **arrays)
 )py";
@@ -133,11 +146,11 @@ TEST(NumpyInterop, ParityReadsNumpySavezStoredAndCompressed) {
     SCOPED_TRACE(archive);
     auto set = ReadNpz(dir / archive);
     ASSERT_TRUE(set.has_value()) << set.error().message();
-    ASSERT_EQ(set->size(), 16u);
+    ASSERT_EQ(set->size(), 17u);
     EXPECT_EQ((*set)[0].name, "float32");  // archive order is kept
     for (const NamedTensor& nt : *set) {
       SCOPED_TRACE(nt.name);
-      std::string base = nt.name == "typical/images" ? "float32" : nt.name;
+      std::string base = nt.name == "typical/images" ? "float32" : nt.name == "fortran/int32" ? "int32" : nt.name;
       EXPECT_EQ(TensorBytes(nt.tensor), testing::ReadFileString(dir / (base + "_v1.raw")));
       auto from_npy = ReadNpy(dir / (base + "_v1.npy"));
       ASSERT_TRUE(from_npy.has_value());

@@ -9,14 +9,11 @@
 #include <unordered_set>
 
 #include "compare/metrics.h"
+#include "engine/torch_scope.h"
 #include "onnx/graph.h"
 
 namespace parity {
 namespace {
-
-bool IsNumeric(std::string_view atom) {
-  return !atom.empty() && std::all_of(atom.begin(), atom.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 // The graph with what alignment asks of it precomputed.
 struct IndexedGraph {
@@ -25,47 +22,118 @@ struct IndexedGraph {
   std::unordered_map<std::string, size_t> position;  // tensor -> index in tensors
 };
 
+using CallKey = std::pair<std::string, int64_t>;  // module path, call
+
+bool IsConvType(std::string_view type) { return type.starts_with("Conv") || type.find("Conv2d") != std::string_view::npos; }
+bool IsBatchNormType(std::string_view type) { return type.find("BatchNorm") != std::string_view::npos; }
+
+// Nodes that carry no scope and compute nothing a module returns: they do
+// not separate two calls of a module.
+bool IsNeutral(const GraphNode& n, const NodeScope& s) {
+  return s.source == ScopeSource::kNone || n.op_type == "Constant";
+}
+
 class Aligner {
  public:
   Aligner(const TorchDump& dump, const IndexedGraph& g, const TensorSet& values, const AlignOptions& options)
       : dump_(dump), g_(g), options_(options) {
     for (const auto& item : values) values_[item.name] = &item.tensor;
-    for (const auto& layer : dump.layers) called_.insert(layer.module);
-  }
-
-  std::string Scope(const TorchLayer& layer) const {
-    return TorchScopeName(layer.module, layer.call, &called_);
+    std::unordered_set<std::string> known;
+    for (const auto& layer : dump.layers) {
+      known.insert(layer.module);
+      calls_[layer.module] = std::max(calls_[layer.module], layer.call + 1);
+    }
+    scopes_ = ScopesOf(g.graph, known);
+    BuildOwnership();
   }
 
   Result<std::vector<LayerAlignment>> Run() {
-    std::vector<LayerAlignment> out;
     for (size_t i = 0; i < dump_.layers.size(); ++i) {
       PARITY_ASSIGN_OR_RETURN(Tensor t, LoadLayer(dump_, dump_.layers[i]));
-      out.push_back(AlignLayer(i, t));
+      out_.push_back(AlignLayer(i, t));
+      if (!out_.back().tensor.empty()) last_tensor_ = out_.back().tensor;
     }
-    return out;
+    return std::move(out_);
   }
 
  private:
+  // Which nodes each module call owns (see alignment.h).
+  void BuildOwnership() {
+    std::map<std::string, std::vector<size_t>> dynamo;  // module -> nodes, calls unknown
+    for (size_t n = 0; n < scopes_.size(); ++n) {
+      const NodeScope& s = scopes_[n];
+      if (s.source == ScopeSource::kMetadata) source_ = ScopeSource::kMetadata;
+      if (s.source == ScopeSource::kNodeName && source_ == ScopeSource::kNone) source_ = ScopeSource::kNodeName;
+      for (const ScopeLevel& level : s.levels) {
+        if (s.source == ScopeSource::kMetadata)
+          dynamo[level.module].push_back(n);
+        else
+          owned_[{level.module, level.call}].push_back(n);
+      }
+    }
+    for (auto& [module, nodes] : dynamo) {
+      const int64_t calls = calls_.contains(module) ? calls_[module] : 1;
+      if (calls <= 1) {
+        owned_[{module, 0}] = std::move(nodes);
+        continue;
+      }
+      // Runs of the module's nodes in topological order: another call of
+      // the module starts after a node outside it.
+      std::vector<std::vector<size_t>> runs;
+      size_t prev = 0;
+      for (size_t n : nodes) {
+        bool gap = runs.empty();
+        for (size_t k = prev + 1; !gap && k < n; ++k) gap = !IsNeutral(g_.graph.nodes[k], scopes_[k]);
+        if (gap) runs.emplace_back();
+        runs.back().push_back(n);
+        prev = n;
+      }
+      if (static_cast<int64_t>(runs.size()) != calls && static_cast<int64_t>(nodes.size()) == calls) {
+        runs.clear();  // one node per call (a leaf op called back to back)
+        for (size_t n : nodes) runs.push_back({n});
+      }
+      if (static_cast<int64_t>(runs.size()) == calls) {
+        for (int64_t c = 0; c < calls; ++c) owned_[{module, c}] = std::move(runs[c]);
+      } else {
+        ambiguous_[module] = std::move(nodes);
+      }
+    }
+  }
+
+  AlignHow StructuralHow() const { return source_ == ScopeSource::kMetadata ? AlignHow::kScope : AlignHow::kName; }
+
   const Tensor* Value(const std::string& name) const {
     auto it = values_.find(name);
     return it == values_.end() ? nullptr : it->second;
   }
 
-  bool Agrees(const LayerAlignment& a, const Tensor& dumped, const std::string& tensor) const {
+  bool Agrees(const std::string& module, const Tensor& dumped, const std::string& tensor) const {
     const Tensor* v = Value(tensor);
-    return v != nullptr && ValuesAgree(a.module, dumped, *v, options_.policy);
+    return v != nullptr && ValuesAgree(module, dumped, *v, options_.policy);
   }
 
-  bool SameShape(const Tensor& dumped, const std::string& tensor) const {
+  // Unknown shapes (tensors not observed) count as matching.
+  bool ShapeFits(const Shape& shape, const std::string& tensor) const {
     const Tensor* v = Value(tensor);
-    return v == nullptr || v->shape() == dumped.shape();
+    return v == nullptr || v->shape() == shape;
+  }
+
+  const std::vector<size_t>* Owned(const std::string& module, int64_t call) const {
+    auto it = owned_.find({module, call});
+    return it == owned_.end() || it->second.empty() ? nullptr : &it->second;
+  }
+
+  bool OwnsOp(const std::vector<size_t>* nodes, std::string_view op) const {
+    return nodes != nullptr && std::any_of(nodes->begin(), nodes->end(),
+                                           [&](size_t n) { return g_.graph.nodes[n].op_type == op; });
   }
 
   void Set(LayerAlignment& a, const std::string& tensor, AlignHow how, bool agree) {
     a.tensor = tensor;
     a.how = how;
     a.values_agree = agree;
+    a.node.clear();
+    a.op_type.clear();
     if (auto it = g_.graph.producer.find(tensor); it != g_.graph.producer.end()) {
       a.node = g_.graph.nodes[it->second].name;
       a.op_type = g_.graph.nodes[it->second].op_type;
@@ -73,26 +141,17 @@ class Aligner {
     if (auto it = g_.position.find(tensor); it != g_.position.end()) anchor_ = static_cast<long>(it->second);
   }
 
-  std::vector<size_t> NodesInScope(const std::string& scope) const {
-    const std::string prefix = scope + "/";
-    std::vector<size_t> nodes;
-    for (size_t n = 0; n < g_.graph.nodes.size(); ++n)
-      if (g_.graph.nodes[n].name.starts_with(prefix)) nodes.push_back(n);
-    return nodes;
-  }
-
-  // Outputs of the scope's nodes that a node outside the scope reads, or that
-  // are graph outputs; topological order.
-  std::vector<std::string> Escaping(const std::vector<size_t>& nodes, const std::string& scope) const {
-    const std::string prefix = scope + "/";
+  // Outputs of `nodes` that a node outside them reads, or that are graph
+  // outputs; topological order.
+  std::vector<std::string> Escaping(const std::vector<size_t>& nodes) const {
+    const std::unordered_set<size_t> inside(nodes.begin(), nodes.end());
     std::vector<std::string> out;
     for (size_t n : nodes) {
       for (const std::string& t : g_.graph.nodes[n].outputs) {
         if (t.empty()) continue;
-        bool escapes =
-            std::find(g_.graph.outputs.begin(), g_.graph.outputs.end(), t) != g_.graph.outputs.end();
+        bool escapes = std::find(g_.graph.outputs.begin(), g_.graph.outputs.end(), t) != g_.graph.outputs.end();
         if (auto it = g_.graph.consumers.find(t); !escapes && it != g_.graph.consumers.end())
-          for (size_t c : it->second) escapes = escapes || !g_.graph.nodes[c].name.starts_with(prefix);
+          for (size_t c : it->second) escapes = escapes || !inside.contains(c);
         if (escapes) out.push_back(t);
       }
     }
@@ -106,12 +165,14 @@ class Aligner {
     });
   }
 
-  std::string NameCandidate(const std::vector<std::string>& escaping, const TorchLayer& layer,
-                            const Tensor& dumped) const {
+  // The call's output among the escaping tensors: those of the dump's shape;
+  // a tuple's element by its index; else the last (what the call returned
+  // is computed last).
+  std::string OutputCandidate(const std::vector<std::string>& escaping, const TorchLayer& layer) const {
     std::vector<std::string> same;
     for (const auto& t : escaping)
-      if (SameShape(dumped, t)) same.push_back(t);
-    if (same.empty()) return escaping.empty() ? "" : escaping.back();
+      if (ShapeFits(layer.shape, t)) same.push_back(t);
+    if (same.empty()) return "";
     if (layer.output_index && same.size() == OutputsOfCall(layer) &&
         *layer.output_index < static_cast<int64_t>(same.size()))
       return same[*layer.output_index];
@@ -119,9 +180,16 @@ class Aligner {
   }
 
   // Tensors of the dump's shape, nearest first to the anchor (forward before
-  // backward), within the window; the first that agrees.
+  // backward), within the window; the first that agrees. With `among`, only
+  // the outputs of those nodes.
   std::optional<std::string> SearchByValue(const LayerAlignment& a, const Tensor& dumped,
-                                           const std::string& skip) const {
+                                           const std::vector<size_t>* among = nullptr) const {
+    if (among != nullptr) {
+      for (auto n = among->rbegin(); n != among->rend(); ++n)
+        for (const std::string& t : g_.graph.nodes[*n].outputs)
+          if (!t.empty() && Agrees(a.module, dumped, t)) return t;
+      return std::nullopt;
+    }
     const long n = static_cast<long>(g_.tensors.size());
     const long start = std::max(anchor_, 0L);
     for (long d = 0; d <= options_.search_window; ++d) {
@@ -131,54 +199,62 @@ class Aligner {
         if (pos < 0 || pos >= n) continue;
         const std::string& name = g_.tensors[pos].name;
         const Tensor* v = Value(name);
-        if (name == skip || v == nullptr || v->shape() != dumped.shape()) continue;
-        if (ValuesAgree(a.module, dumped, *v, options_.policy)) return name;
+        if (v != nullptr && v->shape() == dumped.shape() && ValuesAgree(a.module, dumped, *v, options_.policy))
+          return name;
         if (d == 0) break;  // forward and backward are the same position
       }
     }
     return std::nullopt;
   }
 
-  // A later layer with no node of its own whose dump equals `tensor`: the
-  // exporter folded it into the node computing `tensor` (a BatchNorm after a
-  // Conv). Without a value match (values diverge downstream of a fault), the
-  // structure alone decides for the layer right after: a BatchNorm with no
-  // node after a module whose output comes from a Conv.
-  struct Fold {
-    size_t layer;
-    bool by_value;
-  };
-  std::optional<Fold> FoldedInto(size_t i, const std::string& tensor) const {
-    const Tensor* v = Value(tensor);
-    if (v == nullptr) return std::nullopt;
-    for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 2; ++j) {
-      const TorchLayer& later = dump_.layers[j];
-      if (later.shape != v->shape() || !NodesInScope(Scope(later)).empty()) continue;
-      auto t = LoadLayer(dump_, later);
-      if (t && ValuesAgree(later.module, *t, *v, options_.policy)) return Fold{j, true};
+  // A BatchNorm within the next few layers that the export folded into the
+  // Conv of layer i: same shape, no BatchNormalization node of its own, and
+  // either it owns the fused Conv node (dynamo) or layer i's output comes
+  // from a Conv node (TorchScript).
+  std::optional<size_t> FoldingBatchNorm(size_t i, const std::vector<size_t>* conv_nodes,
+                                         const std::string& conv_tensor) const {
+    for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 4; ++j) {
+      const TorchLayer& bn = dump_.layers[j];
+      if (!IsBatchNormType(bn.type)) continue;
+      if (bn.shape != dump_.layers[i].shape) return std::nullopt;
+      const std::vector<size_t>* bn_nodes = Owned(bn.module, bn.call);
+      if (OwnsOp(bn_nodes, "BatchNormalization")) return std::nullopt;
+      if (conv_nodes == nullptr && OwnsOp(bn_nodes, "Conv")) return j;
+      if (auto it = g_.graph.producer.find(conv_tensor);
+          conv_nodes != nullptr && it != g_.graph.producer.end() && g_.graph.nodes[it->second].op_type == "Conv")
+        return j;
+      return std::nullopt;
     }
-    if (i + 1 >= dump_.layers.size()) return std::nullopt;
-    const TorchLayer& next = dump_.layers[i + 1];
-    auto producer = g_.graph.producer.find(tensor);
-    if (next.type.starts_with("BatchNorm") && next.shape == v->shape() && NodesInScope(Scope(next)).empty() &&
-        producer != g_.graph.producer.end() && g_.graph.nodes[producer->second].op_type == "Conv")
-      return Fold{i + 1, false};
     return std::nullopt;
   }
 
+  // The fused Conv node's output that a dynamo export scopes under the
+  // BatchNorm of layer j.
+  std::string FusedConvOutput(size_t j) const {
+    const std::vector<size_t>* nodes = Owned(dump_.layers[j].module, dump_.layers[j].call);
+    if (nodes == nullptr) return "";
+    for (size_t n : *nodes)
+      if (g_.graph.nodes[n].op_type == "Conv" && !g_.graph.nodes[n].outputs.empty())
+        return g_.graph.nodes[n].outputs[0];
+    return "";
+  }
+
   LayerAlignment AlignLayer(size_t i, const Tensor& dumped);
+  void AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a);
 
   const TorchDump& dump_;
   const IndexedGraph& g_;
   const AlignOptions& options_;
   std::unordered_map<std::string, const Tensor*> values_;
-  std::unordered_set<std::string> called_;  // modules the dump saw called
-  struct Folded {
-    std::string tensor;
-    size_t into;  // the layer whose node computes it
-  };
-  std::map<size_t, Folded> folded_;  // later layer -> where it was folded
-  long anchor_ = -1;                 // position of the last aligned tensor
+  std::unordered_map<std::string, int64_t> calls_;  // module -> calls the dump saw
+  std::vector<NodeScope> scopes_;                   // per node of g_.graph
+  ScopeSource source_ = ScopeSource::kNone;         // how the export records modules
+  std::map<CallKey, std::vector<size_t>> owned_;    // module call -> its nodes, topological
+  std::map<std::string, std::vector<size_t>> ambiguous_;  // dynamo modules whose calls blur
+  std::map<size_t, std::string> folded_bn_;  // BatchNorm layer -> the fused Conv node's output
+  std::vector<LayerAlignment> out_;
+  std::string last_tensor_;  // the tensor holding the latest value in execution order
+  long anchor_ = -1;         // position of the last aligned tensor
 };
 
 LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
@@ -191,108 +267,112 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   a.call = layer.call;
   a.output_index = layer.output_index;
   a.leaf = dump_.IsLeaf(i);
-  a.scope = Scope(layer);
+  a.scope = layer.call > 0 ? fmt::format("{} (call {})", layer.module, layer.call) : layer.module;
 
-  if (auto it = folded_.find(i); it != folded_.end()) {
-    const bool agree = Agrees(a, dumped, it->second.tensor);
-    Set(a, it->second.tensor, agree ? AlignHow::kValue : AlignHow::kName, agree);
-    a.reason = agree ? fmt::format(
-                           "no node of its own: folded into node '{}' of '{}', whose output equals this "
-                           "module's",
-                           a.node, dump_.layers[it->second.into].module)
-                     : fmt::format(
-                           "no node of its own: by structure, folded into node '{}' of '{}' (a BatchNorm "
-                           "after a Conv); values disagree",
-                           a.node, dump_.layers[it->second.into].module);
+  if (auto it = folded_bn_.find(i);
+      it != folded_bn_.end() && !it->second.empty() && Owned(layer.module, layer.call) == nullptr) {
+    // TorchScript: the BatchNorm has no node; the fused Conv node computes it.
+    Set(a, it->second, StructuralHow(), Agrees(a.module, dumped, it->second));
+    a.reason = fmt::format("eval BatchNorm folded into the Conv node '{}' before it", a.node);
     return a;
   }
 
-  const std::vector<size_t> nodes = NodesInScope(a.scope);
-  if (nodes.empty()) {
-    if (auto found = SearchByValue(a, dumped, "")) {
-      Set(a, *found, AlignHow::kValue, true);
-      a.reason = fmt::format(
-          "no node in scope '{}' (a no-op such as Dropout in eval, or inlined); "
-          "its output equals this tensor",
-          a.scope);
-    } else {
-      a.reason = fmt::format(
-          "no node in scope '{}': inlined, constant-folded or a no-op (e.g. Dropout in "
-          "eval), and no tensor of shape {} near the expected position agrees with it",
-          a.scope, ShapeToString(dumped.shape()));
-    }
-    return a;
-  }
+  const std::vector<size_t>* nodes = Owned(layer.module, layer.call);
+  const std::vector<std::string> escaping = nodes ? Escaping(*nodes) : std::vector<std::string>{};
+  const std::string candidate = OutputCandidate(escaping, layer);
 
-  const std::vector<std::string> escaping = Escaping(nodes, a.scope);
-  const std::string candidate = NameCandidate(escaping, layer, dumped);
-  if (candidate.empty()) {
-    if (auto found = SearchByValue(a, dumped, "")) {
-      Set(a, *found, AlignHow::kValue, true);
-      a.reason = fmt::format("nothing computed in scope '{}' is used outside it; found by value", a.scope);
-    } else {
-      a.reason = fmt::format(
-          "nothing computed in scope '{}' is used outside it, and no tensor agrees by value", a.scope);
-    }
-    return a;
-  }
-  if (Value(candidate) == nullptr) {
-    Set(a, candidate, AlignHow::kName, false);
-    a.reason = "not verified by value: the tensor was not observed";
-    return a;
-  }
-  if (Agrees(a, dumped, candidate)) {
-    Set(a, candidate, AlignHow::kName, true);
-    return a;
-  }
-
-  // The scope's output disagrees. Another tensor of the scope?
-  for (auto n = nodes.rbegin(); n != nodes.rend(); ++n) {
-    for (const std::string& t : g_.graph.nodes[*n].outputs) {
-      if (t.empty() || t == candidate || !Agrees(a, dumped, t)) continue;
-      Set(a, t, AlignHow::kName, true);
-      a.reason = fmt::format("the scope's output '{}' disagrees; '{}' inside the scope agrees", candidate, t);
+  if (IsConvType(layer.type)) {
+    if (auto bn = FoldingBatchNorm(i, nodes, candidate)) {
+      const TorchLayer& b = dump_.layers[*bn];
+      a.folded = true;
+      if (nodes == nullptr) {  // dynamo: the fused node carries the BatchNorm's scope
+        last_tensor_ = FusedConvOutput(*bn);
+        a.reason = fmt::format(
+            "folded: the export fused this Conv with the eval {} '{}' after it; the fused node carries that "
+            "module's scope, and this Conv's own output does not exist",
+            b.type, b.module);
+      } else {  // TorchScript: the fused node carries the Conv's name
+        folded_bn_[*bn] = candidate;
+        last_tensor_ = candidate;
+        a.reason = fmt::format(
+            "folded: the export fused this Conv with the eval {} '{}' after it (node '{}' computes both), so "
+            "this Conv's own output does not exist",
+            b.type, b.module, g_.graph.Producer(candidate) ? g_.graph.Producer(candidate)->name : candidate);
+      }
       return a;
     }
   }
-  // A BatchNorm (or other no-node module) folded into this module's node?
-  if (auto fold = FoldedInto(i, candidate)) {
-    const TorchLayer& later = dump_.layers[fold->layer];
-    const auto producer = g_.graph.producer.find(candidate);
-    const std::string node =
-        producer == g_.graph.producer.end() ? candidate : g_.graph.nodes[producer->second].name;
-    a.reason = fold->by_value
-                   ? fmt::format(
-                         "folded into a neighbour: node '{}' computes it together with {} '{}' (its output "
-                         "equals that module's dump, as after folding a BatchNorm into a Conv)",
-                         node, later.type, later.module)
-                   : fmt::format(
-                         "folded into a neighbour: node '{}' computes it together with {} '{}' (by "
-                         "structure: a BatchNorm with no node of its own right after it)",
-                         node, later.type, later.module);
-    folded_[fold->layer] = {candidate, i};
+
+  if (nodes == nullptr) {
+    AlignWithoutNodes(i, dumped, a);
     return a;
   }
-  if (auto found = SearchByValue(a, dumped, candidate)) {
-    Set(a, *found, AlignHow::kValue, true);
-    a.reason = fmt::format("found by value: its scope's output '{}' disagrees with the dump", candidate);
+  if (candidate.empty()) {
+    if (auto found = SearchByValue(a, dumped, nodes)) {
+      Set(a, *found, AlignHow::kValue, true);
+      a.reason = fmt::format(
+          "no tensor of shape {} leaves the module's {} node(s); found by value among them",
+          ShapeToString(dumped.shape()), nodes->size());
+    } else {
+      a.reason = escaping.empty()
+                     ? fmt::format("nothing the module's {} node(s) compute is used outside them", nodes->size())
+                     : fmt::format("shape mismatch: no tensor leaving the module's {} node(s) has shape {}",
+                                   nodes->size(), ShapeToString(dumped.shape()));
+    }
     return a;
   }
-  if (!SameShape(dumped, candidate)) {
-    a.reason =
-        fmt::format("shape mismatch: its scope's output '{}' is {} but the module returned {}", candidate,
-                    ShapeToString(Value(candidate)->shape()), ShapeToString(dumped.shape()));
-    return a;
-  }
-  // Aligned by name, values diverge: torch_compare reports it.
-  Set(a, candidate, AlignHow::kName, false);
+  // Placed by structure: kept whatever the values say (a divergence is
+  // judged by torch_compare.h, never hidden by a search elsewhere).
+  const bool observed = Value(candidate) != nullptr;
+  Set(a, candidate, StructuralHow(), observed && Agrees(a.module, dumped, candidate));
+  if (!observed) a.reason = "not verified by value: the tensor was not observed";
   return a;
+}
+
+// A module call with no node of its own.
+void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a) {
+  const TorchLayer& layer = dump_.layers[i];
+  // A dynamo module whose calls could not be told apart: its own nodes, by value.
+  if (auto it = ambiguous_.find(layer.module); it != ambiguous_.end()) {
+    if (auto found = SearchByValue(a, dumped, &it->second)) {
+      Set(a, *found, AlignHow::kValue, true);
+      a.reason = fmt::format(
+          "called {} times, and the export's scopes do not separate the calls: found by value among the "
+          "module's {} node(s)",
+          calls_.at(layer.module), it->second.size());
+    } else {
+      a.reason = fmt::format(
+          "called {} times, and the export's scopes do not separate the calls; no node of the module agrees",
+          calls_.at(layer.module));
+    }
+    return;
+  }
+  // Dropout/Identity in eval and the like: the output is the input, which
+  // the layer before left in `last_tensor_`.
+  if (!last_tensor_.empty() && Agrees(a.module, dumped, last_tensor_)) {
+    Set(a, last_tensor_, source_ == ScopeSource::kNone ? AlignHow::kValue : StructuralHow(), true);
+    a.reason = fmt::format("no node of its own ({} in eval passes its input on): the tensor before it", a.type);
+    return;
+  }
+  if (auto found = SearchByValue(a, dumped)) {
+    Set(a, *found, AlignHow::kValue, true);
+    a.reason = source_ == ScopeSource::kNone
+                   ? "the export records no module scopes; found by value"
+                   : "no node in its scope (inlined, constant-folded or a no-op); found by value";
+    return;
+  }
+  a.reason = fmt::format(
+      "no node in its scope (inlined, constant-folded or a no-op such as Dropout in eval), and no tensor of "
+      "shape {} near the expected position agrees with it",
+      ShapeToString(dumped.shape()));
 }
 
 }  // namespace
 
 std::string_view AlignHowName(AlignHow how) {
   switch (how) {
+    case AlignHow::kScope:
+      return "scope";
     case AlignHow::kName:
       return "name";
     case AlignHow::kValue:
@@ -301,42 +381,6 @@ std::string_view AlignHowName(AlignHow how) {
       return "none";
   }
   return "none";
-}
-
-std::string TorchScopeName(std::string_view module_path, int64_t call,
-                           const std::unordered_set<std::string>* called) {
-  std::vector<std::string_view> atoms;
-  size_t begin = 0;
-  while (true) {
-    const size_t dot = module_path.find('.', begin);
-    atoms.push_back(
-        module_path.substr(begin, dot == std::string_view::npos ? std::string_view::npos : dot - begin));
-    if (dot == std::string_view::npos) break;
-    begin = dot + 1;
-  }
-  std::string scope;
-  for (size_t end = 0; end < atoms.size(); ++end) {
-    if (called != nullptr && end + 1 < atoms.size() &&
-        !called->contains(
-            std::string(module_path.substr(0, atoms[end].data() + atoms[end].size() - module_path.data()))))
-      continue;
-    // torch's _unqualified_variable_name: the qualified name from its last
-    // non-numeric atom on (all of it when every atom is numeric).
-    size_t first = 0;
-    for (size_t k = end + 1; k-- > 0;) {
-      if (!IsNumeric(atoms[k])) {
-        first = k;
-        break;
-      }
-    }
-    scope += '/';
-    for (size_t k = first; k <= end; ++k) {
-      if (k > first) scope += '.';
-      scope += atoms[k];
-    }
-  }
-  if (call > 0) scope += fmt::format("_{}", call);
-  return scope;
 }
 
 bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,

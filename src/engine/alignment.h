@@ -1,27 +1,27 @@
 // Aligning a PyTorch dump with an ONNX model: for each dumped module output,
-// the ONNX tensor that holds the same value (SPEC.md "Reports", `alignment`).
+// the ONNX tensor that holds the same value (docs/align.md).
 //
-// 1. By name scope. The TorchScript exporter names nodes after the module
-//    path (python/ALIGNMENT_NOTES.md): module `features.1.block.2.0` owns the
-//    nodes named `/features/features.1/block/block.2/block.2.0/...`, call k>0
-//    of a module adds `_k` to the last component. The module's output is the
-//    last tensor its scope's nodes produce that is used outside the scope or
-//    is a graph output (whose name is the user's output name, so the node's
-//    real output name is taken, never `<node>_output_0` built by string).
-// 2. Verified by value: the candidate must agree with the dump (same shape,
-//    within the tolerance policy). When it does not but equals a later
-//    module's dump (a BatchNorm folded into the Conv before it), the module is
-//    reported as folded (`none`) and the later one is aligned to it by value.
-// 3. By value, where names fail: among the ONNX tensors of the dump's shape,
-//    nearest first to where the previous layer was aligned (topological
-//    order, forward before backward), the first that agrees (`value`).
-// 4. Otherwise `none`, with the reason: folded, no node in its scope
-//    (inlined, constant-folded, a no-op such as Dropout in eval), shape
-//    mismatch. A name candidate whose values disagree with nothing better
-//    found stays aligned by name: that is a divergence, judged later by
-//    torch_compare.h, not an alignment failure.
+// Structure first (engine/torch_scope.h): a module call owns the nodes the
+// exporter recorded under it (dynamo: node metadata, `scope`; TorchScript:
+// node names, `name`). Its output is the last tensor of the dump's shape that
+// those nodes produce and something outside them reads (or a graph output);
+// a tuple's element by its output index. A structural match is kept whatever
+// the values say: a disagreement there is a divergence at that module.
 //
-// Dynamo exports (scopes in node metadata_props) are aligned by value only.
+// Known export transformations, by structure:
+// - eval BatchNorm folded into the Conv before it: the Conv's own output does
+//   not exist (`none`, "folded"), the BatchNorm (torchvision's BatchNorm2d,
+//   timm's BatchNormAct2d) holds the fused node; in dynamo exports that node
+//   carries the BatchNorm's scope, in TorchScript ones the Conv's name.
+// - modules without nodes (Dropout, Identity in eval): their output is their
+//   input, the tensor of the layer before; kept when the values agree.
+// - a module called several times: TorchScript numbers the calls ("relu_1");
+//   dynamo does not, so its calls are told apart by position (runs of the
+//   module's nodes in topological order); when they cannot be, the module's
+//   own nodes are searched by value.
+// Value is the fallback where structure places nothing: among the tensors of
+// the dump's shape, nearest first to the previous aligned position, the first
+// that agrees (`value`). Otherwise `none`, with the reason.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +39,15 @@
 
 namespace parity {
 
-enum class AlignHow { kName, kValue, kNone };
-std::string_view AlignHowName(AlignHow how);  // "name", "value", "none"
+enum class AlignHow {
+  kScope,  // dynamo export: the node scopes in metadata_props
+  kName,   // TorchScript export: the scope in node names
+  kValue,  // structure placed nothing: found by value
+  kNone,
+};
+std::string_view AlignHowName(AlignHow how);  // "scope", "name", "value", "none"
+// kScope or kName.
+inline bool ByStructure(AlignHow how) { return how == AlignHow::kScope || how == AlignHow::kName; }
 
 struct LayerAlignment {
   size_t layer = 0;  // index in TorchDump::layers
@@ -50,13 +57,16 @@ struct LayerAlignment {
   int64_t call = 0;
   std::optional<int64_t> output_index;
   bool leaf = true;
-  std::string scope;    // the name scope looked for: "/layer1/layer1.0/relu_1"
+  std::string scope;    // the scope looked for: "layer1.0.relu" (call 1)
   std::string tensor;   // the ONNX tensor; empty when none
   std::string node;     // its producer node; empty when none
   std::string op_type;  // the producer's op type
   AlignHow how = AlignHow::kNone;
   std::string reason;         // why `none`, or how a `value` match was found
   bool values_agree = false;  // the tensor agreed with the dump within tolerance
+  // The module's output was folded into a neighbour's node (a Conv before an
+  // eval BatchNorm): not a failure to align.
+  bool folded = false;
 };
 
 struct AlignOptions {
@@ -66,14 +76,6 @@ struct AlignOptions {
   // of the expected position.
   int search_window = 256;
 };
-
-// The name scope of call `call` of module `module_path` (see above):
-// "features.1.block.2.0" -> "/features/features.1/block/block.2/block.2.0".
-// Modules that were never called (a ModuleList has no forward) add no
-// component: with `called` = the dump's modules, "encoder.layers.0.self_attn"
-// -> "/encoder/layers.0/self_attn". Null `called`: every prefix counts.
-std::string TorchScopeName(std::string_view module_path, int64_t call,
-                           const std::unordered_set<std::string>* called = nullptr);
 
 // Aligns every layer of `dump` with the tensors of `onnx_model`.
 // `onnx_values` holds the model's intermediate tensors (node outputs, graph

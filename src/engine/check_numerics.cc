@@ -118,10 +118,10 @@ void StageNumerics(Context& ctx) {
                            fmt::format("first divergent PyTorch layer: {} (ONNX tensor '{}', node '{}'): {}",
                                        TorchDump::Describe(ctx.dump->layers[layer.alignment.layer]), layer.alignment.tensor,
                                        layer.alignment.node, layer.reason)));
+        } else if (layers->unexplained) {
+          f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
         } else {
-          f.push_back(Pass("numerics.torch.layers",
-                           fmt::format("{} PyTorch layers aligned, none diverges",
-                                       layers->Count(AlignHow::kName) + layers->Count(AlignHow::kValue))));
+          f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges", layers->AlignmentLine())));
         }
       }
     }

@@ -91,7 +91,7 @@ const Model* TorchModel() {
         "import torch, torchvision; torch.manual_seed(0); m = torchvision.models.resnet34().eval();"
         "torch.onnx.export(m, torch.randn(1, 3, 64, 64), '" + path.string() + ".tmp', opset_version=17,"
         " input_names=['images'], output_names=['logits'])";
-    const std::string cmd = "/usr/bin/python3 -c \"" + script + "\" >/dev/null 2>&1 && mv '" + path.string() +
+    const std::string cmd = PARITY_PYTHON " -c \"" + script + "\" >/dev/null 2>&1 && mv '" + path.string() +
                             ".tmp' '" + path.string() + "'";
     if (std::system(cmd.c_str()) != 0) return nullptr;
   }
@@ -132,7 +132,7 @@ TEST(Locate, NoFalseAlarmOnTransformerBlock) {
 }
 TEST(Locate, NoFalseAlarmOnTorchResnet34) {
   const Model* m = TorchModel();
-  if (m == nullptr) GTEST_SKIP() << "Debian's torch/torchvision not available under /usr/bin/python3";
+  if (m == nullptr) GTEST_SKIP() << "torch/torchvision not importable by " PARITY_PYTHON "";
   ExpectNoFalseAlarm(*m, "torch resnet34");
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -14,6 +16,14 @@ namespace {
 using nlohmann::json;
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+TorchLayer TorchLayerOf(const LayerAlignment& a) {
+  TorchLayer l;
+  l.module = a.module;
+  l.call = a.call;
+  l.output_index = a.output_index;
+  return l;
+}
 
 // The dump's inputs under the model's input names: by name when every model
 // input is in the dump, else by position when the counts agree (a dump named
@@ -32,11 +42,78 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
   return out;
 }
 
+std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c) {
+  if (c.first_divergence || c.outputs.passed()) return std::nullopt;
+  UnexplainedDivergence u;
+  size_t from = 0;
+  for (size_t k = c.layers.size(); k-- > 0;) {
+    if (c.layers[k].status == Verdict::kPass) {
+      u.after_module = TorchDump::Describe(TorchLayerOf(c.layers[k].alignment));
+      from = k + 1;
+      break;
+    }
+  }
+  for (size_t k = from; k < c.layers.size(); ++k)
+    if (c.layers[k].status == Verdict::kUnchecked && !c.layers[k].alignment.folded)
+      u.unchecked_modules.push_back(TorchDump::Describe(TorchLayerOf(c.layers[k].alignment)));
+  for (const auto& t : c.outputs.tensors)
+    if (t.status == Verdict::kFail) u.failing_outputs.push_back(t.name);
+  for (const auto& f : c.outputs.findings) u.failing_outputs.push_back(f.name);
+  return u;
+}
+
 }  // namespace
 
 int TorchComparison::Count(AlignHow how) const {
   return static_cast<int>(std::count_if(layers.begin(), layers.end(),
                                         [&](const LayerVerdict& l) { return l.alignment.how == how; }));
+}
+
+int TorchComparison::Folded() const {
+  return static_cast<int>(
+      std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) { return l.alignment.folded; }));
+}
+
+int TorchComparison::AlignedLeaves() const {
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
+    return l.alignment.leaf && l.alignment.how != AlignHow::kNone;
+  }));
+}
+
+int TorchComparison::StructuralLeaves() const {
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
+    return l.alignment.leaf && ByStructure(l.alignment.how);
+  }));
+}
+
+std::string TorchComparison::AlignmentLine() const {
+  return fmt::format("{} layers: {} by scope, {} by name, {} by value, {} folded, {} without an ONNX counterpart",
+                     layers.size(), Count(AlignHow::kScope), Count(AlignHow::kName), Count(AlignHow::kValue),
+                     Folded(), Count(AlignHow::kNone) - Folded());
+}
+
+std::string UnexplainedDivergence::Describe() const {
+  std::string where = after_module.empty() ? "before any aligned layer" : fmt::format("after '{}'", after_module);
+  std::string span;
+  const size_t shown = std::min<size_t>(unchecked_modules.size(), 6);
+  for (size_t k = 0; k < shown; ++k) span += (k ? ", " : "") + unchecked_modules[k];
+  if (unchecked_modules.size() > shown) span += fmt::format(", ... ({} in all)", unchecked_modules.size());
+  return fmt::format(
+      "the output(s) {} differ from PyTorch, but no aligned layer does: the divergence lies {}, in what could "
+      "not be aligned{}",
+      fmt::format("'{}'", fmt::join(failing_outputs, "', '")), where,
+      span.empty() ? " (the ops between the last aligned layer and the outputs)" : ": " + span);
+}
+
+std::string TorchComparison::VerdictLine() const {
+  if (first_divergence) {
+    const LayerVerdict& v = layers[*first_divergence];
+    return fmt::format("first divergent layer: module '{}'{} ({}) -> ONNX tensor '{}' of node '{}' ({}): {}",
+                       v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
+                       v.alignment.type, v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
+  }
+  if (unexplained) return unexplained->Describe();
+  return "no divergent layer, and the outputs agree: the export computes what PyTorch computes";
 }
 
 int TorchComparison::Count(Verdict v) const {
@@ -104,6 +181,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   CompareOptions compare;
   compare.policy = options.policy;
   PARITY_ASSIGN_OR_RETURN(c.outputs, CompareSets(ref_outputs, test_outputs, compare));
+  c.unexplained = Unexplained(c);
   return c;
 }
 
@@ -121,6 +199,7 @@ json TorchComparisonToJson(const TorchComparison& c) {
               {"node", OrNull(a.node)},
               {"op_type", OrNull(a.op_type)},
               {"how", AlignHowName(a.how)},
+              {"folded", a.folded},
               {"status", VerdictName(v.status)}};
     if (!a.reason.empty()) e["reason"] = a.reason;
     if (v.status != Verdict::kUnchecked) {
@@ -136,6 +215,7 @@ json TorchComparisonToJson(const TorchComparison& c) {
     const LayerVerdict& v = c.layers[*c.first_divergence];
     first = {
         {"module", v.alignment.module},         {"call", v.alignment.call}, {"file", v.alignment.file},
+        {"type", v.alignment.type},
         {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
         {"max_abs", JsonNumber(v.metrics.max_abs)}, {"reason", v.reason}};
   }
@@ -148,20 +228,30 @@ json TorchComparisonToJson(const TorchComparison& c) {
   for (const auto& f : c.outputs.findings)
     outputs.push_back(
         {{"name", f.name}, {"status", "fail"}, {"reason", std::string(FindingKindName(f.kind))}});
-  return {{"model", c.model_label},
+  json result = {{"model", c.model_label},
           {"dump", c.dump_dir},
           {"alignment", std::move(layers)},
           {"first_divergence", std::move(first)},
           {"summary",
            {{"layers", c.layers.size()},
+            {"aligned_by_scope", c.Count(AlignHow::kScope)},
             {"aligned_by_name", c.Count(AlignHow::kName)},
             {"aligned_by_value", c.Count(AlignHow::kValue)},
             {"unaligned", c.Count(AlignHow::kNone)},
+            {"folded", c.Folded()},
+            {"leaves_aligned", c.AlignedLeaves()},
+            {"leaves_by_structure", c.StructuralLeaves()},
             {"pass", c.Count(Verdict::kPass)},
             {"fail", c.Count(Verdict::kFail)},
             {"unchecked", c.Count(Verdict::kUnchecked)}}},
           {"outputs", std::move(outputs)},
           {"passed", c.passed()}};
+  if (c.unexplained)
+    result["unexplained"] = {{"after_module", OrNull(c.unexplained->after_module)},
+                             {"unchecked_modules", c.unexplained->unchecked_modules},
+                             {"failing_outputs", c.unexplained->failing_outputs},
+                             {"message", c.unexplained->Describe()}};
+  return result;
 }
 
 }  // namespace parity

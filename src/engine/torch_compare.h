@@ -42,6 +42,17 @@ struct LayerVerdict {
   ResolvedTolerance tolerance;
 };
 
+// The outputs differ from PyTorch but no aligned layer does: the fault lies
+// in what alignment could not check, between the last layer that agrees and
+// the failing outputs.
+struct UnexplainedDivergence {
+  std::string after_module;  // the last layer that agrees ("" when none does)
+  std::vector<std::string> unchecked_modules;  // layers after it without a checked counterpart
+  std::vector<std::string> failing_outputs;
+  // "the outputs 'logits' differ from PyTorch, but no aligned layer does: ..."
+  std::string Describe() const;
+};
+
 struct TorchComparison {
   std::string model_label;  // the model's path or label
   std::string dump_dir;
@@ -50,10 +61,22 @@ struct TorchComparison {
   // The graph outputs compared with the dump's output_*.npy (by ONNX name).
   SetComparison outputs;
 
+  // Set when the outputs fail and first_divergence is not.
+  std::optional<UnexplainedDivergence> unexplained;
+
   bool passed() const { return !first_divergence && outputs.passed(); }
-  // Counts over layers: aligned by name / by value / none; pass / fail.
+  // Counts over layers: aligned by scope / name / value / none; pass / fail.
   int Count(AlignHow how) const;
   int Count(Verdict v) const;
+  int Folded() const;
+  // Leaf layers with an ONNX counterpart, and how many of them by structure.
+  int AlignedLeaves() const;
+  int StructuralLeaves() const;
+  // "71 layers: 60 by scope, 0 by name, 3 by value, 8 folded, 0 without an ONNX counterpart"
+  std::string AlignmentLine() const;
+  // The first divergence, or the unexplained one, or that none was found,
+  // in one line for the console.
+  std::string VerdictLine() const;
 };
 
 struct TorchCompareOptions {
@@ -79,7 +102,9 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerA
 //   "status", "metrics": {...} (when checked), "atol", "rtol"}],
 //  "first_divergence": {"module", "call", "file", "tensor", "node", "op_type",
 //   "max_abs", "reason"} or null,
-//  "summary": {"layers", "aligned_by_name", "aligned_by_value", "unaligned", "pass", "fail", "unchecked"},
+//  "unexplained": {"after_module", "unchecked_modules", "failing_outputs", "message"} or absent,
+//  "summary": {"layers", "aligned_by_scope", "aligned_by_name", "aligned_by_value", "unaligned",
+//              "folded", "leaves_aligned", "leaves_by_structure", "pass", "fail", "unchecked"},
 //  "outputs": [{"name", "status", "max_abs", "reason"}], "passed": bool}
 nlohmann::json TorchComparisonToJson(const TorchComparison& c);
 

@@ -31,7 +31,7 @@ Model TransformerBlock();
 
 // A tiny model at any opset (>= 13): input `x` [2, 8], LayerNorm-like
 // ReduceMean/Sub, Relu, output `y`. At opset >= 18 ReduceMean takes its axes
-// as an input, so the bundled ONNX 1.12 does not know the model.
+// as an input.
 Model OpsetModel(int opset);
 
 }  // namespace parity

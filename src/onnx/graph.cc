@@ -66,6 +66,12 @@ std::vector<std::string> NodeNames(const Model& m) {
   return names;
 }
 
+const std::string* GraphNode::Metadata(std::string_view key) const {
+  for (const auto& [k, v] : metadata)
+    if (k == key) return &v;
+  return nullptr;
+}
+
 const GraphNode* GraphView::Producer(const std::string& tensor) const {
   auto it = producer.find(tensor);
   return it == producer.end() ? nullptr : &nodes[it->second];
@@ -112,7 +118,9 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
                    {n.input().begin(), n.input().end()},
                    {n.output().begin(), n.output().end()},
                    ImplicitInputs(n),
-                   static_cast<size_t>(i)};
+                   static_cast<size_t>(i),
+                   {}};
+    for (const auto& entry : n.metadata_props()) node.metadata.emplace_back(entry.key(), entry.value());
     for (const auto& o : node.outputs) {
       if (o.empty()) continue;
       if (auto [it, fresh] = writer.emplace(o, i); !fresh)

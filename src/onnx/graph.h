@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +30,13 @@ struct GraphNode {
   // Outer-scope tensors read by the node's subgraphs (If/Loop/Scan bodies).
   std::vector<std::string> implicit_inputs;
   size_t file_index = 0;  // position in the model file's node list
+  // The node's metadata_props (IR 10), in file order: torch's dynamo exporter
+  // records the module a node came from under "pkg.torch.onnx.name_scopes",
+  // "pkg.torch.onnx.class_hierarchy", "pkg.torch.onnx.fx_node", ...
+  std::vector<std::pair<std::string, std::string>> metadata;
+
+  // The value of metadata entry `key`, or null.
+  const std::string* Metadata(std::string_view key) const;
 };
 
 struct GraphView {

@@ -4,6 +4,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "core/build_info.h"
 #include "onnx/model_internal.h"
 
 namespace parity {
@@ -22,16 +23,15 @@ std::string_view SeverityName(Severity s) {
 
 namespace {
 
-// Why the bundled checker cannot judge this model, or "" when it can.
+// Why the ONNX library cannot judge this model, or "" when it can.
 std::string CheckerSkipReason(const onnx::ModelProto& p) {
-  if (p.ir_version() > kCheckerMaxIrVersion)
-    return fmt::format(
-        "checker skipped: model has IR version {}, newer than the bundled ONNX 1.12 knows (<= {})",
-        p.ir_version(), kCheckerMaxIrVersion);
+  if (p.ir_version() > CheckerMaxIrVersion())
+    return fmt::format("checker skipped: model has IR version {}, newer than ONNX {} knows (<= {})",
+                       p.ir_version(), PARITY_ONNX_VERSION, CheckerMaxIrVersion());
   const int64_t opset = onnx_adapter::DefaultOpset(p);
-  if (opset > kCheckerMaxOpset)
-    return fmt::format("checker skipped: model uses opset {}, newer than the bundled ONNX 1.12 knows (<= {})",
-                       opset, kCheckerMaxOpset);
+  if (opset > CheckerMaxOpset())
+    return fmt::format("checker skipped: model uses opset {}, newer than ONNX {} knows (<= {})", opset,
+                       PARITY_ONNX_VERSION, CheckerMaxOpset());
   return {};
 }
 
@@ -54,6 +54,14 @@ std::string CatchAll(Fn&& fn) {
 
 }  // namespace
 
+int64_t CheckerMaxIrVersion() { return onnx::Version::IR_VERSION; }
+
+int64_t CheckerMaxOpset() {
+  const auto& map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  const auto it = map.find(onnx::ONNX_DOMAIN);
+  return it == map.end() ? 0 : it->second.second;
+}
+
 std::vector<Finding> Check(const Model& m) {
   std::vector<Finding> findings;
   if (!m.valid()) return {{Severity::kError, "checker", "empty model"}};
@@ -64,9 +72,9 @@ std::vector<Finding> Check(const Model& m) {
     findings.push_back({Severity::kInfo, "checker", skip});
   } else if (std::string err = CatchAll([&] { onnx::checker::check_model(proto); }); !err.empty()) {
     findings.push_back({Severity::kError, "checker", err});
-    // ONNX 1.12's shape inference dereferences bad pointers on some models the
-    // checker refuses (fuzz/crashes/model_conv_shape_inference_segv.onnx): a
-    // crash there would hide every finding, so it does not run.
+    // ONNX's shape inference has dereferenced bad pointers on models the
+    // checker refuses (fuzz/crashes/model_conv_shape_inference_segv.onnx, with
+    // ONNX 1.12): a crash there would hide every finding, so it does not run.
     findings.push_back({Severity::kInfo, "shape_inference", "skipped: the checker found errors"});
     return findings;
   }

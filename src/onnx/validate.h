@@ -1,5 +1,6 @@
-// Static validation of a model with the bundled ONNX (1.12): the checker and
-// shape inference. Findings are collected, never thrown; Check never fails.
+// Static validation of a model with the ONNX library parity is built with
+// (1.23, scripts/fetch-onnx.sh): the checker and shape inference. Findings are
+// collected, never thrown; Check never fails.
 #pragma once
 
 #include <string>
@@ -20,15 +21,17 @@ struct Finding {
   std::string message;
 };
 
-// The newest IR version and default-domain opset the bundled checker knows.
-inline constexpr int64_t kCheckerMaxIrVersion = 8;
-inline constexpr int64_t kCheckerMaxOpset = 17;
+// The newest IR version and default-domain opset the ONNX library knows
+// (IR 11 and opset 25 for ONNX 1.23), read from the library itself.
+int64_t CheckerMaxIrVersion();
+int64_t CheckerMaxOpset();
 
-// Runs onnx::checker::check_model, then onnx::shape_inference::InferShapes
-// (strict mode, on a copy). When the model's IR version or default opset is
-// newer than the bundled ONNX knows, the checker is skipped with an info
-// finding saying why, shape inference still runs and its failures are
-// warnings (the bundled ONNX may just not know the newer operators).
+// Runs onnx::checker::check_model (full check: with shape inference, strict
+// mode, on a copy), then reports graph outputs left without a type. When the
+// model's IR version or default opset is newer than the library knows, the
+// checker is skipped with an info finding saying why, shape inference still
+// runs and its failures are warnings (the library may not know the newer
+// operators).
 // Thread-safe for distinct or shared const models.
 std::vector<Finding> Check(const Model& m);
 

@@ -1,10 +1,14 @@
 #include "onnx/validate.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include "core/build_info.h"
 
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/inspect.h"
+#include "onnx/model_internal.h"
 
 namespace parity {
 namespace {
@@ -13,30 +17,53 @@ TEST(Check, ValidModelHasNoErrors) {
   for (const auto& f : Check(OpsetModel(17))) EXPECT_EQ(f.severity, Severity::kInfo) << f.message;
 }
 
-TEST(Check, Opset18SkipsTheCheckerAndSaysWhy) {
-  Model m = OpsetModel(18);
-  EXPECT_EQ(Inspect(m).default_opset(), 18);
-  const auto findings = Check(m);
-  ASSERT_FALSE(findings.empty());
-  bool skipped = false;
-  for (const auto& f : findings) {
-    EXPECT_NE(f.severity, Severity::kError) << f.message;
-    if (f.stage == "checker") {
-      skipped = true;
-      EXPECT_EQ(f.message,
-                "checker skipped: model uses opset 18, newer than the bundled ONNX 1.12 knows (<= 17)");
+TEST(Check, CurrentOpsetsAndIrVersionsAreChecked) {
+  // What torch 2.x's exporters write: IR 9-10, opset 18-23. The checker runs.
+  for (int opset : {18, 20, 21, 23}) {
+    SCOPED_TRACE(opset);
+    Model m = OpsetModel(opset);
+    onnx_adapter::MutableProto(m).set_ir_version(10);
+    EXPECT_EQ(Inspect(m).default_opset(), opset);
+    for (const auto& f : Check(m)) {
+      EXPECT_NE(f.severity, Severity::kError) << f.message;
+      EXPECT_FALSE(f.message.starts_with("checker skipped")) << f.message;
     }
   }
-  EXPECT_TRUE(skipped);
+  EXPECT_GE(CheckerMaxIrVersion(), 10);
+  EXPECT_GE(CheckerMaxOpset(), 23);
 }
 
 TEST(Check, NewerIrVersionSkipsTheCheckerAndSaysWhy) {
-  const auto findings = Check(OpsetModel(19));  // IR version 9
+  Model m = OpsetModel(18);
+  const int64_t ir = CheckerMaxIrVersion() + 1;
+  onnx_adapter::MutableProto(m).set_ir_version(ir);
+  const auto findings = Check(m);
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings[0].stage, "checker");
   EXPECT_EQ(findings[0].message,
-            "checker skipped: model has IR version 9, newer than the bundled ONNX 1.12 knows (<= 8)");
+            fmt::format("checker skipped: model has IR version {}, newer than ONNX {} knows (<= {})", ir,
+                        PARITY_ONNX_VERSION, ir - 1));
   for (const auto& f : findings) EXPECT_NE(f.severity, Severity::kError) << f.message;
+}
+
+TEST(Check, NewerOpsetSkipsTheCheckerAndSaysWhy) {
+  Model m = OpsetModel(18);
+  for (auto& o : *onnx_adapter::MutableProto(m).mutable_opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(CheckerMaxOpset() + 1);
+  const auto findings = Check(m);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].message,
+            fmt::format("checker skipped: model uses opset {}, newer than ONNX {} knows (<= {})",
+                        CheckerMaxOpset() + 1, PARITY_ONNX_VERSION, CheckerMaxOpset()));
+}
+
+TEST(Check, CheckerRefusalFailsWithTheCheckersMessage) {
+  auto broken = ReplaceNodeOp(OpsetModel(20), "/Relu", "NoSuchOp");
+  ASSERT_TRUE(broken) << broken.error().message();
+  const auto findings = Check(*broken);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].severity, Severity::kError);
+  EXPECT_NE(findings[0].message.find("NoSuchOp"), std::string::npos) << findings[0].message;
 }
 
 TEST(Check, ReportsCheckerErrorsWithoutFailing) {

@@ -16,7 +16,7 @@ using testing_util::MakeSampleReport;
 using testing_util::RunCommand;
 using testing_util::ShellQuote;
 
-constexpr const char* kPython = "/usr/bin/python3";
+constexpr const char* kPython = PARITY_PYTHON;
 
 // Validates `instance` against docs/report.schema.json with python3-jsonschema;
 // returns "" when valid, else the validator's messages. Skips without it.

@@ -179,7 +179,7 @@ red = sum(1 for p in px if p[0] > 170 and p[1] < 90 and p[2] < 90)
 print(len(set(px)), round(1 - white / len(px), 4), red)
 )PY";
   std::string out;
-  ASSERT_EQ(RunCommand("/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(png.string()), &out), 0)
+  ASSERT_EQ(RunCommand(PARITY_PYTHON " -c " + ShellQuote(script) + " " + ShellQuote(png.string()), &out), 0)
       << out;
   size_t colours = 0, red = 0;
   double ink = 0;

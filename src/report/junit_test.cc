@@ -32,7 +32,7 @@ std::string ParseWithPython(const std::string& xml) {
       "  for f in fails: print('FAILURE', repr(f.get('message')))\n";
   std::string out;
   const int rc = RunCommand(
-      "/usr/bin/python3 -c " + ShellQuote(script) + " " + ShellQuote(path.string()) + " 2>&1", &out);
+      PARITY_PYTHON " -c " + ShellQuote(script) + " " + ShellQuote(path.string()) + " 2>&1", &out);
   return rc == 0 ? out : "python failed: " + out;
 }
 

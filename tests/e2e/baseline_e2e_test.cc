@@ -162,7 +162,7 @@ TEST(BaselineTorch, Resnet18FromDebiansTorchWritesAndVerifies) {
       "import numpy as np\n"
       "np.save('" + (tmp / "in.npy").string() + "', x.numpy())\n";
   std::ofstream(tmp / "export.py") << script;
-  const std::string cmd = "cd " + std::string(PARITY_SOURCE_DIR) + " && PYTHONPATH=python timeout 300 /usr/bin/python3 " +
+  const std::string cmd = "cd " + std::string(PARITY_SOURCE_DIR) + " && PYTHONPATH=python timeout 300 " PARITY_PYTHON " " +
                           (tmp / "export.py").string() + " > " + (tmp / "py.log").string() + " 2>&1";
   if (std::system(cmd.c_str()) != 0) {
     std::ifstream log(tmp / "py.log");

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-bool HaveTorch() { return e2e::RunProgram({"/usr/bin/python3", "-c", "import torch, onnx"}).exit_code == 0; }
+bool HaveTorch() { return e2e::RunProgram({PARITY_PYTHON, "-c", "import torch, onnx"}).exit_code == 0; }
 
 nlohmann::json ReadJson(const fs::path& p) {
   std::ifstream in(p);
@@ -29,7 +29,7 @@ std::string SchemaErrors(const fs::path& report) {
   const std::string script =
       "import json, sys, jsonschema\n"
       "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n";
-  auto r = e2e::RunProgram({"/usr/bin/python3", "-c", script,
+  auto r = e2e::RunProgram({PARITY_PYTHON, "-c", script,
                             (fs::path(PARITY_SOURCE_DIR) / "docs/report.schema.json").string(), report.string()});
   return r.exit_code == 0 ? "" : r.err;
 }
@@ -41,7 +41,7 @@ class CheckYolo : public ::testing::Test {
     dir_ = e2e::MakeTempDir("parity-check-yolo");
     const std::string py = (fs::path(PARITY_SOURCE_DIR) / "python").string();
     for (const auto& [name, dynamic] : std::vector<std::pair<std::string, bool>>{{"dynamic", true}, {"static", false}}) {
-      std::vector<std::string> argv = {"env", "PYTHONPATH=" + py, "/usr/bin/python3", "-m", "parity_torch", "dump",
+      std::vector<std::string> argv = {"env", "PYTHONPATH=" + py, PARITY_PYTHON, "-m", "parity_torch", "dump",
                                        "parity_torch.models:YoloLike", "-o", (dir_ / (name + "_dump")).string(),
                                        "--export", (dir_ / (name + ".onnx")).string(), "--opset", "17"};
       if (dynamic)
@@ -142,7 +142,7 @@ m.ir_version = 8
 onnx.save(m, sys.argv[1] + '/m.onnx')
 np.savez(sys.argv[1] + '/in.npz', x=np.ones((2, 8), np.float32), s=np.array([3, 5], np.int64))
 )";
-  auto gen = e2e::RunProgram({"/usr/bin/python3", "-c", script, dir.string()});
+  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", script, dir.string()});
   if (gen.exit_code != 0) GTEST_SKIP() << "python3-onnx/numpy unavailable: " << gen.err;
   auto run = e2e::RunParity({"run", (dir / "m.onnx").string(), "--inputs", (dir / "in.npz").string(), "-o",
                              (dir / "o.npz").string()});

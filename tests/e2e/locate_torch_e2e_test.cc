@@ -16,7 +16,7 @@ namespace parity {
 namespace {
 
 bool HaveTorch() {
-  return e2e::RunProgram({"/usr/bin/python3", "-c", "import torch, onnx"}).exit_code == 0;
+  return e2e::RunProgram({PARITY_PYTHON, "-c", "import torch, onnx"}).exit_code == 0;
 }
 
 TEST(LocateTorch, NamesTheModuleOfAnExporterFault) {
@@ -38,7 +38,7 @@ for n in g.graph.node:
         n.op_type = 'LeakyRelu'
 onnx.save(g, out + '/bad.onnx')
 )";
-  auto gen = e2e::RunProgram({"/usr/bin/python3", "-c", script, PARITY_SOURCE_DIR, dir.string()});
+  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", script, PARITY_SOURCE_DIR, dir.string()});
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
 
   const std::string reference = "torch:" + (dir / "dump").string();

@@ -172,7 +172,7 @@ c = b.rfind(b"PK\x01\x02")
 struct.pack_into("<I", b, c + 24, declared)
 open(sys.argv[1], "wb").write(b)
 )py";
-  const e2e::ProcessResult py = e2e::RunProgram({"/usr/bin/python3", "-c", script, npz.string()});
+  const e2e::ProcessResult py = e2e::RunProgram({PARITY_PYTHON, "-c", script, npz.string()});
   ASSERT_EQ(py.exit_code, 0) << py.err;
   ASSERT_LT(fs::file_size(npz), 2u << 20);
   const Measured r = RunParity(RunArgs(npz));
@@ -196,7 +196,7 @@ c = b.rfind(b"PK\x01\x02")
 struct.pack_into("<I", b, c + 24, len(hdr) + n)
 open(sys.argv[1], "wb").write(b)
 )py";
-  const e2e::ProcessResult py = e2e::RunProgram({"/usr/bin/python3", "-c", script, npz.string()});
+  const e2e::ProcessResult py = e2e::RunProgram({PARITY_PYTHON, "-c", script, npz.string()});
   ASSERT_EQ(py.exit_code, 0) << py.err;
   const Measured r = RunParity(RunArgs(npz));
   ExpectRefused(r, npz, "more than deflate can produce");

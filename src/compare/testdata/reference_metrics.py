@@ -3,7 +3,7 @@
 Usage: reference_metrics.py MANIFEST.json OUT.json
 MANIFEST: [{"name", "ref", "test" (raw files), "ref_dtype", "test_dtype", "shape", "atol", "rtol"}].
 OUT: one object per case; floats as repr() strings ("inf", "nan" included).
-Definitions follow src/compare/metrics.h. Run with Debian's /usr/bin/python3.
+Definitions follow src/compare/metrics.h. Run with the .venv's python (make creates it).
 """
 import json
 import struct
