@@ -207,22 +207,40 @@ class Aligner {
     return std::nullopt;
   }
 
-  // A BatchNorm within the next few layers that the export folded into the
-  // Conv of layer i: same shape, no BatchNormalization node of its own, and
-  // either it owns the fused Conv node (dynamo) or layer i's output comes
-  // from a Conv node (TorchScript).
-  std::optional<size_t> FoldingBatchNorm(size_t i, const std::vector<size_t>* conv_nodes,
-                                         const std::string& conv_tensor) const {
-    for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 4; ++j) {
+  // The eval BatchNorm that the export folded into the Conv computing layer
+  // i's output, if any: the next BatchNorm layer, reached through only layer
+  // i's containers and the BatchNorm's own children (BatchNormAct2d's act),
+  // with layer i's shape and no BatchNormalization node. Either it owns the
+  // fused Conv node (dynamo), which reads layer i's would-be input or stands
+  // for layer i itself (a Conv without nodes), or layer i's output comes from
+  // a Conv node (TorchScript names the fused node after the Conv).
+  std::optional<size_t> FoldingBatchNorm(size_t i, const std::vector<size_t>* nodes,
+                                         const std::string& candidate) const {
+    const TorchLayer& layer = dump_.layers[i];
+    std::vector<size_t> between;
+    for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 6; ++j) {
       const TorchLayer& bn = dump_.layers[j];
-      if (!IsBatchNormType(bn.type)) continue;
-      if (bn.shape != dump_.layers[i].shape) return std::nullopt;
+      if (!IsBatchNormType(bn.type)) {
+        between.push_back(j);
+        continue;
+      }
+      if (bn.shape != layer.shape) return std::nullopt;
+      for (size_t k : between) {
+        const std::string& m = dump_.layers[k].module;
+        if (!layer.module.starts_with(m + ".") && !m.starts_with(bn.module + ".")) return std::nullopt;
+      }
       const std::vector<size_t>* bn_nodes = Owned(bn.module, bn.call);
       if (OwnsOp(bn_nodes, "BatchNormalization")) return std::nullopt;
-      if (conv_nodes == nullptr && OwnsOp(bn_nodes, "Conv")) return j;
-      if (auto it = g_.graph.producer.find(conv_tensor);
-          conv_nodes != nullptr && it != g_.graph.producer.end() && g_.graph.nodes[it->second].op_type == "Conv")
-        return j;
+      if (OwnsOp(bn_nodes, "Conv")) {
+        if (nodes == nullptr && IsConvType(layer.type)) return j;
+        for (size_t n : *bn_nodes)
+          if (g_.graph.nodes[n].op_type == "Conv" && !candidate.empty() && !g_.graph.nodes[n].inputs.empty() &&
+              g_.graph.nodes[n].inputs[0] == candidate)
+            return j;
+        return std::nullopt;
+      }
+      const GraphNode* producer = candidate.empty() ? nullptr : g_.graph.Producer(candidate);
+      if (nodes != nullptr && producer != nullptr && producer->op_type == "Conv") return j;
       return std::nullopt;
     }
     return std::nullopt;
@@ -281,22 +299,22 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   const std::vector<std::string> escaping = nodes ? Escaping(*nodes) : std::vector<std::string>{};
   const std::string candidate = OutputCandidate(escaping, layer);
 
-  if (IsConvType(layer.type)) {
+  if (!IsBatchNormType(layer.type)) {
     if (auto bn = FoldingBatchNorm(i, nodes, candidate)) {
       const TorchLayer& b = dump_.layers[*bn];
       a.folded = true;
-      if (nodes == nullptr) {  // dynamo: the fused node carries the BatchNorm's scope
+      if (OwnsOp(Owned(b.module, b.call), "Conv")) {  // dynamo: the fused node carries the BatchNorm's scope
         last_tensor_ = FusedConvOutput(*bn);
         a.reason = fmt::format(
-            "folded: the export fused this Conv with the eval {} '{}' after it; the fused node carries that "
-            "module's scope, and this Conv's own output does not exist",
+            "folded: the export fused its last Conv with the eval {} '{}' after it; the fused node carries "
+            "that module's scope, and this module's own output does not exist",
             b.type, b.module);
       } else {  // TorchScript: the fused node carries the Conv's name
         folded_bn_[*bn] = candidate;
         last_tensor_ = candidate;
         a.reason = fmt::format(
-            "folded: the export fused this Conv with the eval {} '{}' after it (node '{}' computes both), so "
-            "this Conv's own output does not exist",
+            "folded: the export fused its Conv with the eval {} '{}' after it (node '{}' computes both), so "
+            "this module's own output does not exist",
             b.type, b.module, g_.graph.Producer(candidate) ? g_.graph.Producer(candidate)->name : candidate);
       }
       return a;

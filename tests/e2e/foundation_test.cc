@@ -1,11 +1,14 @@
 // The foundation's promises, through the real binary: bad input gives one
 // clear line naming the file and exit 2, never a crash; inspect prints a
-// model's signature and says why the checker skipped an opset-18 model.
+// model's signature and the checker's verdict on current opsets; Fortran-order
+// tensors are read as numpy reads them.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
+
+#include <fmt/format.h>
 
 #include "core/npy.h"
 #include "core/npz.h"
@@ -138,18 +141,53 @@ TEST_F(Foundation, InspectPrintsTheBuiltinSignature) {
   EXPECT_TRUE(fs::exists(dir_ / "i.json"));
 }
 
-TEST_F(Foundation, InspectSaysWhyTheCheckerSkippedOpset18) {
-  fs::path p = dir_ / "opset18.onnx";
-  ASSERT_TRUE(OpsetModel(18).Save(p));
-  auto r = e2e::RunParity({"inspect", p.string()});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("ai.onnx=18"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("x                        float32[2, 8]"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("checker skipped"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("opset 18"), std::string::npos) << r.out;
-  // And it still runs.
-  r = e2e::RunParity({"run", p.string(), "--inputs", good_inputs_.string(), "-o", (dir_ / "o.npz").string()});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+TEST_F(Foundation, InspectChecksOpset18AndNewer) {
+  for (int opset : {18, 20, 23}) {
+    SCOPED_TRACE(opset);
+    fs::path p = dir_ / fmt::format("opset{}.onnx", opset);
+    ASSERT_TRUE(OpsetModel(opset).Save(p));
+    auto r = e2e::RunParity({"inspect", p.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(fmt::format("ai.onnx={}", opset)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("checker       pass (ONNX 1.23"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("skipped"), std::string::npos) << r.out;
+    r = e2e::RunParity({"run", p.string(), "--inputs", good_inputs_.string(), "-o", (dir_ / "o.npz").string()});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+}
+
+// numpy saves a transposed array with fortran_order True: every command that
+// takes tensors reads the same values as from the C-order file.
+TEST_F(Foundation, FortranOrderInputsGiveTheSameOutputsAsCOrder) {
+  // x [2, 8] with distinct values, written column-major by hand: element
+  // (i, j) at position j * 2 + i.
+  std::vector<float> c_order(16), f_order(16);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 8; ++j) c_order[i * 8 + j] = f_order[j * 2 + i] = 0.25f * (i * 8 + j) - 1.5f;
+  const Tensor c_tensor = Tensor::FromVector(DType::kFloat32, {2, 8}, c_order);
+  ASSERT_TRUE(WriteNpy(dir_ / "x_c.npy", c_tensor));
+  std::string header = FileBytes(dir_ / "x_c.npy");
+  const size_t data_at = header.size() - 16 * sizeof(float);
+  std::string fortran = header.substr(0, data_at);
+  const size_t flag = fortran.find("'fortran_order': False");
+  ASSERT_NE(flag, std::string::npos);
+  fortran.replace(flag, std::string("'fortran_order': False").size(), "'fortran_order': True ");
+  fortran.append(reinterpret_cast<const char*>(f_order.data()), f_order.size() * sizeof(float));
+  const fs::path f_path = Write("x.npy", fortran);
+
+  auto c_run = e2e::RunParity({"run", model_.string(), "--inputs", (dir_ / "x_c.npy").string(), "-o",
+                               (dir_ / "c_out.npz").string()});
+  ASSERT_EQ(c_run.exit_code, 0) << c_run.err;
+  auto f_run = e2e::RunParity({"run", model_.string(), "--inputs", f_path.string(), "-o", (dir_ / "f_out.npz").string()});
+  ASSERT_EQ(f_run.exit_code, 0) << f_run.err;
+  auto c_out = ReadNpz(dir_ / "c_out.npz");
+  auto f_out = ReadNpz(dir_ / "f_out.npz");
+  ASSERT_TRUE(c_out && f_out);
+  ASSERT_TRUE(c_out->Contains("y") && f_out->Contains("y"));
+  EXPECT_TRUE(c_out->Find("y")->BitwiseEquals(*f_out->Find("y")));
+  // compare takes it too, and finds the two inputs identical.
+  auto cmp = e2e::RunParity({"compare", (dir_ / "x_c.npy").string(), f_path.string()});
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.out << cmp.err;
 }
 
 }  // namespace
