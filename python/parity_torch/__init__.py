@@ -8,6 +8,7 @@ SPEC.md, "Files", and python/README.md.
 __version__ = "0.1.0"
 
 from .dumper import dump  # noqa: E402
+from .errors import ExportError  # noqa: E402
 from .exporter import export  # noqa: E402
 
-__all__ = ["__version__", "dump", "export"]
+__all__ = ["__version__", "ExportError", "dump", "export"]

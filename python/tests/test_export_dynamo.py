@@ -106,11 +106,11 @@ def test_failure_is_one_line_with_the_root_cause(tmp_dir):
 def test_one_line_walks_the_cause_chain():
     try:
         try:
-            raise KeyError("inner\nsecond line")
-        except KeyError as e:
+            raise ValueError("inner\nsecond line")
+        except ValueError as e:
             raise RuntimeError("# Heading\n\nouter text") from e
     except RuntimeError as e:
-        assert one_line(e) == "RuntimeError: KeyError: 'inner"
+        assert one_line(e) == "RuntimeError: ValueError: inner"
     assert one_line(ValueError("x" * 1000)).endswith("...")
 
 
