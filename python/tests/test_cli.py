@@ -9,7 +9,7 @@ import onnx
 import pytest
 import torch
 
-from conftest import check_manifest
+from conftest import HAS_DYNAMO, check_manifest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), OMP_NUM_THREADS="1",
@@ -88,7 +88,7 @@ def test_export_torchscript_without_fp64(tmp_dir):
     assert "outputs_fp64" not in m and not os.path.exists(os.path.join(out, "fp64"))
 
 
-@pytest.mark.skipif(not hasattr(torch.onnx, "ONNXProgram"), reason="no dynamo exporter in this torch")
+@pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
 def test_export_failure_exits_3_with_one_line(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
     r = run("dump", "parity_torch.models:DataDependent", "-o", out, "--export", model, "--exporter", "dynamo")

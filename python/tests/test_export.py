@@ -9,7 +9,7 @@ import torchvision
 import parity_torch
 from parity_torch import models
 
-from conftest import check_manifest, load_tensor, run_direct
+from conftest import EXPORTER_PARAMS, check_manifest, load_tensor, run_direct
 
 
 def _resnet18():
@@ -117,7 +117,7 @@ def test_layers_numbered_and_in_execution_order(exported):
         assert ("fc", 1) in modules and ("act", 1) in modules
 
 
-@pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
+@pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
 def test_default_opset_and_list_axes_recorded(tmp_dir, exporter):
     model = models.ConvBnRelu()
     rec = parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter=exporter,
@@ -133,7 +133,7 @@ def test_default_opset_and_list_axes_recorded(tmp_dir, exporter):
     assert rec["onnx_dynamic_dims"]["input"] == rec["dynamic_axes"]["input"]
 
 
-@pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
+@pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
 def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir, exporter):
     model = models.ConvBnRelu()
     parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",

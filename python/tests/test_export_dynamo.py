@@ -5,20 +5,20 @@ import os
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 import torch.nn as nn
+
+ort = pytest.importorskip("onnxruntime")
 
 import parity_torch
 from parity_torch import models
 from parity_torch.errors import ExportError, one_line
 from parity_torch.exporter import resolve_exporter
 
-from conftest import check_manifest, load_tensor
+from conftest import HAS_DYNAMO, check_manifest, load_tensor
 
-pytestmark = pytest.mark.skipif(not hasattr(torch.onnx, "ONNXProgram"),
-                                reason=f"torch {torch.__version__} has no dynamo exporter")
+pytestmark = pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
 
 
 def _session(path):

@@ -4,21 +4,28 @@ ONNX Runtime and computes the dump's outputs, the dump records its export,
 dynamo exports carry module scopes, the detector is dynamic, and parity's
 own `check` passes on each (with $PARITY_BINARY)."""
 
+import inspect
 import json
 import os
 import subprocess
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 import torch
 
-from parity_torch import zoo
-from parity_torch.exporter import EXPORTERS, _sha256
-from parity_torch.zoo_models import ZOO, build_model
+ort = pytest.importorskip("onnxruntime")
+if "dynamo" not in inspect.signature(torch.onnx.export).parameters:
+    pytest.skip(f"the zoo needs torch's dynamo exporter (torch >= 2.6; this is {torch.__version__})",
+                allow_module_level=True)
+for _module in ("torchvision", "transformers", "timm"):
+    pytest.importorskip(_module)
 
-from conftest import check_manifest, load_tensor
+from parity_torch import zoo  # noqa: E402
+from parity_torch.exporter import EXPORTERS, _sha256  # noqa: E402
+from parity_torch.zoo_models import ZOO, build_model  # noqa: E402
+
+from conftest import check_manifest, load_tensor  # noqa: E402
 
 CASES = [(name, exporter) for name in ZOO for exporter in EXPORTERS]
 IDS = [f"{n}-{e}" for n, e in CASES]
