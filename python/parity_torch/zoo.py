@@ -23,6 +23,7 @@ Tests find the cache through $PARITY_TORCH_CACHE (default:
 <repo>/build/torch-cache).
 """
 
+import contextlib
 import hashlib
 import importlib
 import json
@@ -93,17 +94,34 @@ def build(cache_dir, exporters=EXPORTERS, only=None, force=False, log=None):
     os.makedirs(cache_dir, exist_ok=True)
     log = log or (lambda line: None)
     started = time.perf_counter()
-    for name in names:
-        for exporter in exporters:
-            stamp = None if force else load_stamp(cache_dir, name, exporter)
-            cached = stamp is not None
-            if not cached:
-                stamp = build_entry(cache_dir, name, exporter)
-            log(_describe(name, exporter, stamp, cached))
-    summary = summarize(cache_dir)
-    summary["last_build_seconds"] = round(time.perf_counter() - started, 2)
-    save_json(os.path.join(cache_dir, "zoo.json"), summary)
+    with _locked(cache_dir):  # a second build of the same cache waits, then finds it built
+        for name in names:
+            for exporter in exporters:
+                stamp = None if force else load_stamp(cache_dir, name, exporter)
+                cached = stamp is not None
+                if not cached:
+                    stamp = build_entry(cache_dir, name, exporter)
+                log(_describe(name, exporter, stamp, cached))
+        summary = summarize(cache_dir)
+        summary["last_build_seconds"] = round(time.perf_counter() - started, 2)
+        save_json(os.path.join(cache_dir, "zoo.json"), summary)
     return summary
+
+
+@contextlib.contextmanager
+def _locked(cache_dir):
+    """An exclusive lock on CACHE_DIR/.lock (POSIX; elsewhere no lock)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(os.path.join(cache_dir, ".lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def build_entry(cache_dir, name, exporter):

@@ -120,8 +120,8 @@ def test_dynamo_nodes_carry_module_scopes(zoo_cache, name):
         props = {p.key: p.value for p in node.metadata_props}
         if "pkg.torch.onnx.name_scopes" in props:
             scoped[node.name] = eval(props["pkg.torch.onnx.name_scopes"], {})  # a Python list literal
-    compute = [n for n in graph.node if n.op_type not in ("Constant",)]
-    assert len(scoped) >= 0.5 * len(compute), (len(scoped), len(compute))
+    # torch 2.14: all nodes but a rare Constant (bert 85/85, gpt2 96/98, tuple_twice 6/7)
+    assert len(scoped) >= 0.75 * len(graph.node), (len(scoped), len(graph.node))
     # Every module a scope names (entries between the root '' and the op) was dumped under that path.
     dumped = {layer["module"] for layer in check_manifest(dump)["layers"]}
     scope_modules = {path for scopes in scoped.values() for path in scopes[1:-1]}
