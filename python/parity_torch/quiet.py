@@ -23,11 +23,13 @@ class Captured:
 
 @contextlib.contextmanager
 def captured_output():
-    """Redirects Python's stdout/stderr, file descriptors 1 and 2, and warnings
-    (all shown, once each call site) into one text; yields a Captured whose
-    .text holds it after the block. Not thread-safe (descriptors are process-wide)."""
+    """Redirects Python's stdout/stderr and file descriptors 1 and 2 into one
+    text, and records warnings (every one) after it; yields a Captured whose
+    .text holds it all after the block. Not thread-safe (descriptors are
+    process-wide)."""
     result = Captured()
     py = io.StringIO()
+    caught = []
     with tempfile.TemporaryFile(mode="w+b") as sink:
         saved = []
         for fd in (1, 2):
@@ -36,8 +38,9 @@ def captured_output():
             os.dup2(sink.fileno(), fd)
         try:
             with contextlib.redirect_stdout(py), contextlib.redirect_stderr(py), \
-                    warnings.catch_warnings():
-                warnings.simplefilter("default")
+                    warnings.catch_warnings(record=True) as recorded:
+                warnings.simplefilter("always")
+                caught = recorded
                 yield result
         finally:
             for fd, copy in saved:
@@ -46,7 +49,9 @@ def captured_output():
                 os.close(copy)
             sink.seek(0)
             native = sink.read().decode("utf-8", "replace")
-            result.text = py.getvalue() + native
+            shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line)
+                            for w in caught)
+            result.text = py.getvalue() + native + shown
 
 
 def _flush(fd):
