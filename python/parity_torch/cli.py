@@ -11,12 +11,13 @@ import json
 import re
 import sys
 
-import torch
-
 from . import __version__
 from .errors import ExportError, one_line
-from .exporter import EXPORTERS
 from .quiet import captured_output
+
+# exporter.EXPORTERS, spelled out: importing exporter imports torch (seconds),
+# and bad usage should be answered at once.
+EXPORTERS = ("dynamo", "torchscript")
 
 _DTYPES = {"float32", "float", "float16", "half", "float64", "double", "bfloat16",
            "int64", "long", "int32", "int", "int16", "int8", "uint8", "bool"}
@@ -70,6 +71,8 @@ def build_parser():
 
 def parse_input(spec):
     """'images=1x3x224x224:float32' -> ('images', [1, 3, 224, 224], torch.float32)."""
+    import torch
+
     m = re.fullmatch(r"([^=]+)=(\d+(?:x\d+)*)?(?::(\w+))?", spec)
     if not m:
         raise UsageError(f"--input '{spec}': expected NAME=SHAPE[:DTYPE], e.g. images=1x3x224x224:float32")
@@ -82,6 +85,8 @@ def parse_input(spec):
 
 def make_input(shape, dtype, generator):
     """Random normal for floating types, randint 0..9 for integers, 0/1 for bool."""
+    import torch
+
     if dtype.is_floating_point:
         return torch.randn(*shape, generator=generator).to(dtype)
     if dtype == torch.bool:
@@ -118,6 +123,7 @@ def parse_dynamic(specs):
 
 
 def cmd_dump(a):
+    import torch
     from .dumper import dump
     from .exporter import dump_names, export
     from .signature import input_names_for

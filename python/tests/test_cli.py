@@ -125,3 +125,8 @@ def test_zoo_builds_then_reuses_its_cache(tmp_dir):
     assert again.returncode == 0 and "[cached]" in again.stdout, again.stdout
     listed = run("zoo", "--list")
     assert listed.returncode == 0 and "resnet18:" in listed.stdout
+
+
+def test_cli_names_the_same_exporters_as_export():
+    from parity_torch import cli, exporter
+    assert cli.EXPORTERS == exporter.EXPORTERS
