@@ -7,7 +7,17 @@ SPEC.md, "Files", and python/README.md.
 
 __version__ = "0.1.0"
 
-from .dumper import dump  # noqa: E402
-from .exporter import export  # noqa: E402
+__all__ = ["__version__", "ExportError", "dump", "export"]
 
-__all__ = ["__version__", "dump", "export"]
+_LAZY = {"dump": ".dumper", "export": ".exporter", "ExportError": ".errors"}
+
+
+def __getattr__(name):
+    # Imported on first use, so that `python -m parity_torch` answers bad usage
+    # without importing torch (seconds).
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

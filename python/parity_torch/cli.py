@@ -1,7 +1,8 @@
 """python3 -m parity_torch dump MODULE:FACTORY --input NAME=SHAPE[:DTYPE] ... -o DIR
+python3 -m parity_torch zoo --out CACHE_DIR [--exporter dynamo,torchscript] [--only NAME,...]
 
 Exit codes as parity's: 0 done, 2 bad usage or bad input (one line on
-stderr), 3 the model or the exporter failed.
+stderr), 3 the model or the exporter failed (one line on stderr).
 """
 
 import argparse
@@ -10,9 +11,13 @@ import json
 import re
 import sys
 
-import torch
-
 from . import __version__
+from .errors import ExportError, one_line
+from .quiet import captured_output
+
+# exporter.EXPORTERS, spelled out: importing exporter imports torch (seconds),
+# and bad usage should be answered at once.
+EXPORTERS = ("dynamo", "torchscript")
 
 _DTYPES = {"float32", "float", "float16", "half", "float64", "double", "bfloat16",
            "int64", "long", "int32", "int", "int16", "int8", "uint8", "bool"}
@@ -41,17 +46,33 @@ def build_parser():
                         "(default: the model's make_inputs(seed) if it has one)")
     d.add_argument("-o", "--out", required=True, metavar="DIR", help="dump directory")
     d.add_argument("--seed", type=int, default=0, help="seed for inputs, weights init and the run")
-    d.add_argument("--fp64", action="store_true", help="also write fp64/output_*.npy from a float64 copy")
+    d.add_argument("--fp64", dest="fp64", action="store_true", default=True,
+                   help="write fp64/output_*.npy from a float64 copy of the model (the default)")
+    d.add_argument("--no-fp64", dest="fp64", action="store_false", help="do not write the fp64 outputs")
     d.add_argument("--output-names", default=None, metavar="A,B,...", help="ONNX output names")
-    d.add_argument("--export", metavar="MODEL.onnx", help="also export to ONNX (TorchScript exporter)")
+    d.add_argument("--export", metavar="MODEL.onnx", help="also export to ONNX")
+    d.add_argument("--exporter", choices=EXPORTERS, default=None,
+                   help="for --export: dynamo (torch.export) or torchscript "
+                        "(default: torch's own, dynamo from torch 2.9)")
     d.add_argument("--opset", type=int, default=None, help="opset_version for --export")
     d.add_argument("--dynamic", action="append", default=[], metavar="NAME:AXIS:LABEL",
-                   help="dynamic axis for --export, e.g. images:0:batch")
+                   help="dynamic axis for --export, e.g. images:0:batch (both exporters)")
+
+    z = sub.add_parser("zoo", help="build the shared cache of exported test models and their dumps")
+    z.add_argument("--out", default=None, metavar="CACHE_DIR",
+                   help="cache directory (default: $PARITY_TORCH_CACHE, else <repo>/build/torch-cache)")
+    z.add_argument("--exporter", default=",".join(EXPORTERS), metavar="E,...",
+                   help="exporters to use (default: dynamo,torchscript)")
+    z.add_argument("--only", default=None, metavar="NAME,...", help="only these models")
+    z.add_argument("--force", action="store_true", help="rebuild entries that are cached")
+    z.add_argument("--list", action="store_true", help="list the models and exit")
     return p
 
 
 def parse_input(spec):
     """'images=1x3x224x224:float32' -> ('images', [1, 3, 224, 224], torch.float32)."""
+    import torch
+
     m = re.fullmatch(r"([^=]+)=(\d+(?:x\d+)*)?(?::(\w+))?", spec)
     if not m:
         raise UsageError(f"--input '{spec}': expected NAME=SHAPE[:DTYPE], e.g. images=1x3x224x224:float32")
@@ -64,6 +85,8 @@ def parse_input(spec):
 
 def make_input(shape, dtype, generator):
     """Random normal for floating types, randint 0..9 for integers, 0/1 for bool."""
+    import torch
+
     if dtype.is_floating_point:
         return torch.randn(*shape, generator=generator).to(dtype)
     if dtype == torch.bool:
@@ -100,6 +123,7 @@ def parse_dynamic(specs):
 
 
 def cmd_dump(a):
+    import torch
     from .dumper import dump
     from .exporter import dump_names, export
     from .signature import input_names_for
@@ -113,8 +137,8 @@ def cmd_dump(a):
         raise UsageError("--kwargs: expected a JSON object")
     specs = [parse_input(s) for s in a.input]
     dynamic = parse_dynamic(a.dynamic)
-    if (a.opset is not None or dynamic) and not a.export:
-        raise UsageError("--opset and --dynamic need --export MODEL.onnx")
+    if (a.opset is not None or dynamic or a.exporter) and not a.export:
+        raise UsageError("--opset, --dynamic and --exporter need --export MODEL.onnx")
 
     torch.manual_seed(a.seed)
     try:
@@ -138,7 +162,12 @@ def cmd_dump(a):
     if a.export:
         ex = {"opset_version": a.opset, "input_names": names, "output_names": output_names,
               "dynamic_axes": dynamic or None}
-        record = export(model, args, a.export, **{k: v for k, v in ex.items() if v is not None})
+        ex = {k: v for k, v in ex.items() if v is not None}
+        try:
+            with captured_output():
+                record = export(model, args, a.export, exporter=a.exporter, **ex)
+        except ValueError as e:  # a request the exporter cannot express
+            raise UsageError(str(e)) from None
         manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record, seed=a.seed,
                         **dump_names(record, {"input_names": names, "output_names": output_names}))
     else:
@@ -146,20 +175,46 @@ def cmd_dump(a):
                         fp64=a.fp64, seed=a.seed)
     print(f"wrote {a.out}: {len(manifest['layers'])} layer tensors, "
           f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
-          + (f"; exported {a.export}" if a.export else ""))
+          + (f"; exported {a.export} ({record['exporter']})" if a.export else ""))
+    return 0
+
+
+def cmd_zoo(a):
+    from . import zoo
+
+    if a.list:
+        for name, spec in zoo.ZOO.items():
+            print(f"{name}: {spec.about}")
+        return 0
+    exporters = [e for e in a.exporter.split(",") if e]
+    only = [n for n in (a.only or "").split(",") if n] or None
+    out = a.out or zoo.default_cache_dir()
+    try:
+        summary = zoo.build(out, exporters=exporters, only=only, force=a.force, log=print)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    wanted = [f"{n}/{e}" for n in (only or zoo.ZOO) for e in exporters]
+    failed = [k for k in wanted if summary["entries"].get(k, {}).get("status") != "ok"]
+    print(f"zoo {out}: {len(wanted) - len(failed)} of {len(wanted)} exported and dumped"
+          + (f"; failed: {', '.join(failed)}" if failed else "")
+          + f"; {summary['last_build_seconds']:.1f} s")
     return 0
 
 
 def main(argv=None):
     try:
         a = build_parser().parse_args(argv)
-        if a.command != "dump":
-            raise UsageError("expected a command: dump (see --help)")
-        return cmd_dump(a)
+        if a.command == "dump":
+            return cmd_dump(a)
+        if a.command == "zoo":
+            return cmd_zoo(a)
+        raise UsageError("expected a command: dump or zoo (see --help)")
     except UsageError as e:
         print(f"parity_torch: error: {e}", file=sys.stderr)
         return 2
-    except Exception as e:  # the model or the exporter failed
-        msg = str(e).strip().splitlines()
-        print(f"parity_torch: failed: {type(e).__name__}: {msg[0] if msg else ''}", file=sys.stderr)
+    except ExportError as e:
+        print(f"parity_torch: {e}", file=sys.stderr)
+        return 3
+    except Exception as e:  # the model failed
+        print(f"parity_torch: failed: {one_line(e)}", file=sys.stderr)
         return 3

@@ -6,7 +6,7 @@ Layout of out_dir:
   layer_<NNNN>_<path>.npy     one per tensor a module returned, in the order
                               module forwards finished (hook order)
   output_<name>.npy           one per flattened model output
-  fp64/output_<name>.npy      with fp64=True: the same outputs from a float64 copy
+  fp64/output_<name>.npy      the same outputs from a float64 copy (fp64=False: none)
   manifest.json               written last; its presence means the dump is whole
 """
 
@@ -15,11 +15,13 @@ import copy
 import glob
 import os
 import platform
+import warnings
 
 import numpy as np
 import torch
 
 from . import __version__
+from .errors import one_line
 from .flatten import flatten, is_single_tensor
 from .signature import input_names_for, split_args
 from .tensors import sanitize, save_json, save_npy, stats, to_numpy
@@ -35,14 +37,17 @@ _FASTPATH_TYPES = tuple(
 
 
 def dump(model, args, out_dir, output_names=None, input_names=None,
-         fp64=False, export_info=None, seed=0, fastpath=False):
+         fp64=True, export_info=None, seed=0, fastpath=False):
     """Runs model(*args) once in eval mode and writes the dump directory.
 
     args: a tensor, or a tuple of positional arguments whose last element may
     be a dict of keyword arguments (torch.onnx.export's convention).
     output_names / input_names: the ONNX names to file the flattened outputs /
     inputs under (defaults: output_0, ...; the forward signature's names).
-    fp64: also write fp64/output_<name>.npy from a float64 copy of the model.
+    fp64: also write fp64/output_<name>.npy from a float64 copy of the model
+    (the manifest's outputs_fp64; on by default). When the float64 copy
+    fails to run, the dump is still written, without outputs_fp64, and the
+    manifest's outputs_fp64_error says why (a warning too).
     export_info: a record from export(), stored as the manifest's "export".
     seed: torch's RNG seed during the run (the caller's RNG state is kept).
     fastpath: allow the fused transformer fast path; off by default so that
@@ -97,8 +102,13 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
         "layers": recorder.layers,
     }
     if fp64:
-        manifest["outputs_fp64"] = _dump_fp64(model, pos_args, kw_args, out_names,
-                                              out_dir, seed, slow, written)
+        try:
+            manifest["outputs_fp64"] = _dump_fp64(model, pos_args, kw_args, out_names,
+                                                  out_dir, seed, slow, written)
+        except Exception as e:  # noqa: BLE001 -- any failure of the copy: dump without it
+            written.difference_update({f for f in written if f.startswith("fp64/")})
+            manifest["outputs_fp64_error"] = one_line(e)
+            warnings.warn(f"parity_torch.dump: no fp64 outputs: {manifest['outputs_fp64_error']}")
     if export_info is not None:
         manifest["export"] = export_info
     _remove_stale(out_dir, written)
@@ -162,37 +172,58 @@ def _output_names(given, count):
 
 
 @contextlib.contextmanager
-def _run_context(model, seed, slow):
-    """eval mode, deterministic algorithms, a fixed seed; all restored after."""
-    modes = [(m, m.training) for m in model.modules()]
-    det = torch.are_deterministic_algorithms_enabled()
-    warn_only = (torch.is_deterministic_algorithms_warn_only_enabled()
-                 if hasattr(torch, "is_deterministic_algorithms_warn_only_enabled") else False)
-    info = {"deterministic": True, "fastpath": not slow, "grad_enabled": False}
+def fastpath_disabled(model, slow=None):
+    """Switches torch's fused transformer fast path off while inside, when the
+    model has a module that takes it (or slow is True), so that submodules run
+    as the exporters trace them. Yields False when it was switched off (or no
+    module takes it), True when it stays on. torch < 2.1 has no switch: there
+    its fast path is skipped when grad is enabled, so grad is enabled instead;
+    the caller sees that in grad_enabled()."""
+    if slow is None:
+        slow = any(isinstance(m, _FASTPATH_TYPES) for m in model.modules())
     mha = getattr(getattr(torch.backends, "mha", None), "set_fastpath_enabled", None)
-    restore_fastpath = None
-    grad = torch.no_grad()
-    if slow:
-        if mha is not None:
-            restore_fastpath = torch.backends.mha.get_fastpath_enabled()
-            mha(False)
-        else:
-            # torch < 2.1 has no switch; its fast path is skipped when grad is
-            # enabled and weights require grad, which is how tracing runs too.
-            grad = torch.enable_grad()
-            info["grad_enabled"] = True
+    if not slow:
+        yield True
+    elif mha is not None:
+        before = torch.backends.mha.get_fastpath_enabled()
+        mha(False)
+        try:
+            yield False
+        finally:
+            mha(before)
+    else:
+        with torch.enable_grad():
+            yield False
+
+
+@contextlib.contextmanager
+def eval_mode(model):
+    """model.eval() while inside; every module's training flag restored after."""
+    modes = [(m, m.training) for m in model.modules()]
     try:
         model.eval()
-        _set_deterministic(True, True)
-        with torch.random.fork_rng(devices=[]), grad:
-            torch.manual_seed(seed)
-            yield info
+        yield model
     finally:
         for m, training in modes:
             m.training = training
+
+
+@contextlib.contextmanager
+def _run_context(model, seed, slow):
+    """eval mode, deterministic algorithms, a fixed seed, no grad (unless the
+    fast path can only be avoided with grad); all restored after."""
+    det = torch.are_deterministic_algorithms_enabled()
+    warn_only = (torch.is_deterministic_algorithms_warn_only_enabled()
+                 if hasattr(torch, "is_deterministic_algorithms_warn_only_enabled") else False)
+    try:
+        with eval_mode(model), torch.random.fork_rng(devices=[]), torch.no_grad():
+            _set_deterministic(True, True)
+            with fastpath_disabled(model, slow) as fast:
+                torch.manual_seed(seed)
+                yield {"deterministic": True, "fastpath": fast,
+                       "grad_enabled": torch.is_grad_enabled()}
+    finally:
         _set_deterministic(det, warn_only)
-        if restore_fastpath is not None:
-            mha(restore_fastpath)
 
 
 def _set_deterministic(on, warn_only):

@@ -5,6 +5,8 @@ TupleTwice      returns a tuple; one submodule is called twice
 YoloLike        tiny 3-head detector (strides 8/16/32); batch, H, W dynamic
                 (H and W multiples of 32)
 TinyTransformer nn.TransformerEncoder, 2 layers, d_model 32, 4 heads, batch_first
+DataDependent   branches on a tensor's value: torch.export (the dynamo exporter)
+                refuses it; the TorchScript exporter traces one branch
 """
 
 import torch
@@ -116,6 +118,22 @@ class TinyTransformer(nn.Module):
     @staticmethod
     def make_inputs(seed=0, batch=2, seq=5, d_model=32):
         return (_randn(seed, batch, seq, d_model),)
+
+
+class DataDependent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:  # a Python branch on a value: no graph can hold it
+            return y * 2
+        return y - 1
+
+    @staticmethod
+    def make_inputs(seed=0):
+        return (_randn(seed, 2, 4),)
 
 
 def _has_nested_flag():

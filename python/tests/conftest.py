@@ -1,3 +1,4 @@
+import inspect
 import json
 import os
 import warnings
@@ -8,6 +9,11 @@ import torch
 
 torch.set_num_threads(1)
 warnings.filterwarnings("ignore", category=UserWarning)  # torch.onnx export chatter
+
+# torch.onnx.export(dynamo=...) exists: the dynamo exporter parity_torch drives (torch >= 2.5)
+HAS_DYNAMO = "dynamo" in inspect.signature(torch.onnx.export).parameters
+EXPORTER_PARAMS = [pytest.param("dynamo", marks=pytest.mark.skipif(
+    not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")), "torchscript"]
 
 REQUIRED_LAYER_FIELDS = ("file", "module", "type", "call", "output_index", "dtype", "shape")
 
@@ -55,12 +61,21 @@ def check_manifest(out_dir):
 
 
 def run_direct(model, args, slow=False):
-    """The model's own outputs, computed as dump() runs it (eval; no_grad, or
-    grad enabled on torch without a fast-path switch when slow)."""
+    """The model's own outputs, computed as dump() runs it: eval, no_grad; when
+    slow, with the fused transformer fast path off (torch >= 2.1 has a switch;
+    older torch skips the fast path when grad is enabled)."""
     model.eval()
-    grad = torch.enable_grad() if slow and not hasattr(torch.backends, "mha") else torch.no_grad()
-    with grad:
-        return model(*args)
+    mha = getattr(torch.backends, "mha", None)
+    switch = slow and mha is not None and hasattr(mha, "set_fastpath_enabled")
+    before = mha.get_fastpath_enabled() if switch else None
+    try:
+        if switch:
+            mha.set_fastpath_enabled(False)
+        with torch.enable_grad() if slow and not switch else torch.no_grad():
+            return model(*args)
+    finally:
+        if switch:
+            mha.set_fastpath_enabled(before)
 
 
 @pytest.fixture

@@ -1,13 +1,15 @@
 """python3 -m parity_torch dump ..."""
 
+import inspect
 import os
 import subprocess
 import sys
 
 import onnx
 import pytest
+import torch
 
-from conftest import check_manifest
+from conftest import HAS_DYNAMO, check_manifest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENV = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), OMP_NUM_THREADS="1",
@@ -59,3 +61,72 @@ def test_bad_usage_exits_2_with_one_line(argv, needle):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], r.stderr
     assert r.stdout == ""
+
+
+def test_export_default_exporter_records_it_and_fp64_by_default(tmp_dir):
+    out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
+    r = run("dump", "parity_torch.models:TupleTwice", "-o", out, "--export", model,
+            "--output-names", "y,h", "--dynamic", "x:0:batch")
+    assert r.returncode == 0, r.stderr
+    m = check_manifest(out)
+    default = "dynamo" if "dynamo" in inspect.signature(torch.onnx.export).parameters and \
+        inspect.signature(torch.onnx.export).parameters["dynamo"].default else "torchscript"
+    assert m["export"]["exporter"] == default
+    assert f"({default})" in r.stdout
+    assert list(m["outputs_fp64"]) == ["y", "h"]
+    dims = onnx.load(model).graph.input[0].type.tensor_type.shape.dim
+    assert dims[0].dim_param == "batch"
+
+
+def test_export_torchscript_without_fp64(tmp_dir):
+    out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
+    r = run("dump", "parity_torch.models:TupleTwice", "-o", out, "--export", model,
+            "--exporter", "torchscript", "--no-fp64")
+    assert r.returncode == 0, r.stderr
+    m = check_manifest(out)
+    assert m["export"]["exporter"] == "torchscript"
+    assert "outputs_fp64" not in m and not os.path.exists(os.path.join(out, "fp64"))
+
+
+@pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
+def test_export_failure_exits_3_with_one_line(tmp_dir):
+    out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
+    r = run("dump", "parity_torch.models:DataDependent", "-o", out, "--export", model, "--exporter", "dynamo")
+    assert r.returncode == 3
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("parity_torch: dynamo export failed: "), r.stderr
+    assert "data-dependent" in lines[0]
+    assert r.stdout == ""
+    assert not os.path.exists(os.path.join(out, "manifest.json"))
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["dump", "parity_torch.models:ConvBnRelu", "-o", "X", "--exporter", "dynamo"], "need --export"),
+    (["dump", "parity_torch.models:ConvBnRelu", "-o", "X", "--export", "m.onnx", "--exporter", "jit"],
+     "invalid choice"),
+    (["zoo", "--only", "no_such_model", "--out", "X"], "unknown zoo model"),
+    (["zoo", "--exporter", "jit", "--out", "X"], "unknown exporter"),
+])
+def test_more_bad_usage_exits_2(argv, needle):
+    r = run(*argv)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+
+
+def test_zoo_builds_then_reuses_its_cache(tmp_dir):
+    r = run("zoo", "--out", tmp_dir, "--only", "tuple_twice", "--exporter", "torchscript")
+    assert r.returncode == 0, r.stderr
+    entry = os.path.join(tmp_dir, "tuple_twice", "torchscript")
+    for f in ("model.onnx", "dump/manifest.json", "inputs.npz", "stamp.json", "export.log"):
+        assert os.path.isfile(os.path.join(entry, f)), f
+    assert "1 of 1 exported" in r.stdout
+    again = run("zoo", "--out", tmp_dir, "--only", "tuple_twice", "--exporter", "torchscript")
+    assert again.returncode == 0 and "[cached]" in again.stdout, again.stdout
+    listed = run("zoo", "--list")
+    assert listed.returncode == 0 and "resnet18:" in listed.stdout
+
+
+def test_cli_names_the_same_exporters_as_export():
+    from parity_torch import cli, exporter
+    assert cli.EXPORTERS == exporter.EXPORTERS

@@ -9,7 +9,7 @@ import torchvision
 import parity_torch
 from parity_torch import models
 
-from conftest import check_manifest, load_tensor, run_direct
+from conftest import EXPORTER_PARAMS, check_manifest, load_tensor, run_direct
 
 
 def _resnet18():
@@ -51,7 +51,8 @@ def exported(request, tmp_path_factory):
     model, args = factory()
     root = tmp_path_factory.mktemp(request.param)
     path, dump_dir = str(root / "model.onnx"), str(root / "dump")
-    record = parity_torch.export(model, args, path, dump_dir=dump_dir, opset_version=17, **kwargs)
+    record = parity_torch.export(model, args, path, dump_dir=dump_dir, opset_version=17,
+                                 exporter="torchscript", **kwargs)
     return dict(case=request.param, model=model, args=args, path=path, dump_dir=dump_dir, record=record,
                 kwargs=kwargs, slow=slow)
 
@@ -116,20 +117,27 @@ def test_layers_numbered_and_in_execution_order(exported):
         assert ("fc", 1) in modules and ("act", 1) in modules
 
 
-def test_default_opset_and_list_axes_recorded(tmp_dir):
+@pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
+def test_default_opset_and_list_axes_recorded(tmp_dir, exporter):
     model = models.ConvBnRelu()
-    rec = parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx",
+    rec = parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter=exporter,
                               input_names=["input"], dynamic_axes={"input": [0, 2]})
     proto = onnx.load(tmp_dir + "/m.onnx")
     assert rec["opset"] == next(i.version for i in proto.opset_import if i.domain in ("", "ai.onnx"))
     assert rec["opset_requested"] is False
     assert rec["dynamic_axes"] == {"input": {"0": "input_dynamic_axes_1", "2": "input_dynamic_axes_2"}}
     assert rec["onnx_output_names"] == [proto.graph.output[0].name]
+    assert rec["exporter"] == exporter
+    dims = proto.graph.input[0].type.tensor_type.shape.dim
+    assert [dims[a].dim_param for a in (0, 2)] == ["input_dynamic_axes_1", "input_dynamic_axes_2"]
+    assert rec["onnx_dynamic_dims"]["input"] == rec["dynamic_axes"]["input"]
 
 
-def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir):
+@pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
+def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir, exporter):
     model = models.ConvBnRelu()
-    parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d")
+    parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",
+                        exporter=exporter)
     proto = onnx.load(tmp_dir + "/m.onnx")
     m = check_manifest(tmp_dir + "/d")
     assert list(m["outputs"]) == [o.name for o in proto.graph.output]
