@@ -5,6 +5,12 @@ Layout of out_dir:
   input_<name>.npy            one per flattened model input
   layer_<NNNN>_<path>.npy     one per tensor a module returned, in the order
                               module forwards finished (hook order)
+  module_inputs/<NNNN>_<path>.in<k>.npy
+                              the tensors each module call received (its
+                              positional arguments, flattened), listed under
+                              the call's layers as "inputs" (module_inputs=
+                              False: none); parity uses them to tell a module's
+                              own error from an error in the ops before it
   output_<name>.npy           one per flattened model output
   fp64/output_<name>.npy      the same outputs from a float64 copy (fp64=False: none)
   manifest.json               written last; its presence means the dump is whole
@@ -37,7 +43,7 @@ _FASTPATH_TYPES = tuple(
 
 
 def dump(model, args, out_dir, output_names=None, input_names=None,
-         fp64=True, export_info=None, seed=0, fastpath=False):
+         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True):
     """Runs model(*args) once in eval mode and writes the dump directory.
 
     args: a tensor, or a tuple of positional arguments whose last element may
@@ -71,7 +77,7 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
         inputs[name] = entry["file"]
         input_details.append(dict(name=name, **entry))
 
-    recorder = _LayerRecorder(model, out_dir, written)
+    recorder = _LayerRecorder(model, out_dir, written, module_inputs)
     slow = not fastpath and any(isinstance(m, _FASTPATH_TYPES) for m in model.modules())
     with _run_context(model, seed, slow) as run_info:
         with recorder:
@@ -123,18 +129,38 @@ class _LayerRecorder:
     network (ReLU(inplace=True)) would otherwise overwrite what was recorded.
     """
 
-    def __init__(self, model, out_dir, written):
+    def __init__(self, model, out_dir, written, module_inputs=True):
         self.model, self.out_dir, self.written = model, out_dir, written
         self.layers, self.calls, self.order, self.handles = [], {}, 0, []
+        self.module_inputs = module_inputs
+        self.pre_calls, self.pending, self.started = {}, {}, 0
 
     def __enter__(self):
         for path, module in self.model.named_modules():
             if module is self.model:
                 continue
             is_leaf = next(module.children(), None) is None
+            if self.module_inputs:
+                self.handles.append(module.register_forward_pre_hook(
+                    lambda m, i, path=path: self._pre_hook(path, i)))
             self.handles.append(module.register_forward_hook(
                 lambda m, i, o, path=path, is_leaf=is_leaf: self._hook(m, path, is_leaf, o)))
         return self
+
+    def _pre_hook(self, path, args):
+        """Writes the call's tensor arguments before the call runs (an in-place
+        module would change them)."""
+        call = self.pre_calls.get(path, 0)
+        self.pre_calls[path] = call + 1
+        entries = []
+        for k, tensor in enumerate(flatten(args)):
+            fname = os.path.join("module_inputs", f"{self.started:04d}_{sanitize(path)}"
+                                 f"{f'.call{call}' if call else ''}.in{k}.npy")
+            os.makedirs(os.path.join(self.out_dir, "module_inputs"), exist_ok=True)
+            entry = _write(self.out_dir, fname, tensor, self.written)
+            entries.append({"file": entry["file"], "index": k, "dtype": entry["dtype"], "shape": entry["shape"]})
+        self.started += 1
+        self.pending[(path, call)] = entries
 
     def __exit__(self, *exc):
         for h in self.handles:
@@ -154,6 +180,9 @@ class _LayerRecorder:
                 "file": entry.pop("file"), "module": path, "type": type(module).__name__,
                 "call": call, "output_index": None if single else k,
                 "order": self.order, "is_leaf": is_leaf, **entry})
+            if (path, call) in self.pending:
+                self.layers[-1]["inputs"] = self.pending[(path, call)]
+        self.pending.pop((path, call), None)
         self.order += 1
 
 
@@ -266,7 +295,7 @@ def _device_of(model, pos_args):
 
 def _remove_stale(out_dir, written):
     """Deletes dump files a previous dump into out_dir left and this one did not write."""
-    for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy"):
+    for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy", "module_inputs/*.npy"):
         for path in glob.glob(os.path.join(out_dir, pattern)):
             rel = os.path.relpath(path, out_dir).replace(os.sep, "/")
             if rel not in written:

@@ -5,6 +5,7 @@ import copy
 import hashlib
 import inspect
 import os
+import warnings
 
 import torch
 
@@ -89,6 +90,13 @@ def _call(model, args, exporter, kwargs):
         raise ValueError(f"the dynamo exporter needs torch >= 2.6 (this is {torch.__version__}); "
                          "use the torchscript exporter")
     kwargs["dynamo"] = True
+    opset = kwargs.get("opset_version")
+    if opset is not None and opset < 18:
+        # torch's dynamo exporter writes opset 18+ and converts down with ONNX's
+        # version converter, which drops node metadata_props: parity then has
+        # no module scopes and aligns that export by value only.
+        warnings.warn(f"parity_torch: the dynamo exporter converts opset 18 down to {opset} and loses the "
+                      "node scopes parity aligns by (pkg.torch.onnx.name_scopes); use opset_version >= 18")
     axes = kwargs.pop("dynamic_axes", None)
     if axes and kwargs.get("dynamic_shapes") is None:
         shapes, unused = to_dynamic_shapes(model, args, kwargs.get("input_names"), axes)

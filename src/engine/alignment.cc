@@ -158,6 +158,34 @@ class Aligner {
     return out;
   }
 
+  // What `nodes` read from outside them (see EnteringTensor).
+  std::vector<EnteringTensor> Entering(const std::vector<size_t>& nodes) const {
+    const std::unordered_set<size_t> inside(nodes.begin(), nodes.end());
+    const std::unordered_set<std::string> initializers(g_.graph.initializers.begin(), g_.graph.initializers.end());
+    std::vector<EnteringTensor> out;
+    std::unordered_set<std::string> seen;
+    for (size_t n : nodes) {
+      for (const std::string& t : g_.graph.nodes[n].inputs) {
+        if (t.empty() || initializers.contains(t) || !seen.insert(t).second) continue;
+        auto p = g_.graph.producer.find(t);
+        if (p != g_.graph.producer.end() && (inside.contains(p->second) || g_.graph.nodes[p->second].op_type == "Constant"))
+          continue;
+        EnteringTensor e{t, "", "", "", 0};
+        if (p != g_.graph.producer.end()) {
+          const GraphNode& producer = g_.graph.nodes[p->second];
+          e.node = producer.name;
+          e.op_type = producer.op_type;
+          if (!scopes_[p->second].levels.empty()) {
+            e.module = scopes_[p->second].levels.back().module;
+            e.call = scopes_[p->second].levels.back().call;
+          }
+        }
+        out.push_back(std::move(e));
+      }
+    }
+    return out;
+  }
+
   // How many tensors call `layer.call` of the module returned.
   size_t OutputsOfCall(const TorchLayer& layer) const {
     return std::count_if(dump_.layers.begin(), dump_.layers.end(), [&](const TorchLayer& l) {
@@ -343,6 +371,7 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   // judged by torch_compare.h, never hidden by a search elsewhere).
   const bool observed = Value(candidate) != nullptr;
   Set(a, candidate, StructuralHow(), observed && Agrees(a.module, dumped, candidate));
+  a.entering = Entering(*nodes);
   if (!observed) a.reason = "not verified by value: the tensor was not observed";
   return a;
 }

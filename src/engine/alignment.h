@@ -49,6 +49,16 @@ std::string_view AlignHowName(AlignHow how);  // "scope", "name", "value", "none
 // kScope or kName.
 inline bool ByStructure(AlignHow how) { return how == AlignHow::kScope || how == AlignHow::kName; }
 
+// A tensor a structurally aligned module call reads from outside its own
+// nodes, and which module's node computes it.
+struct EnteringTensor {
+  std::string tensor;
+  std::string node;     // its producer; "" for a graph input
+  std::string op_type;
+  std::string module;   // the producer's innermost module; "" at the root
+  int64_t call = 0;
+};
+
 struct LayerAlignment {
   size_t layer = 0;  // index in TorchDump::layers
   std::string module;
@@ -67,6 +77,9 @@ struct LayerAlignment {
   // The module's output was folded into a neighbour's node (a Conv before an
   // eval BatchNorm): not a failure to align.
   bool folded = false;
+  // Structural alignments: what the call's nodes read from outside them, in
+  // the order first read (initializers and Constant nodes left out).
+  std::vector<EnteringTensor> entering;
 };
 
 struct AlignOptions {

@@ -113,11 +113,7 @@ void StageNumerics(Context& ctx) {
       } else {
         ctx.report.alignment = TorchComparisonToJson(*layers);
         if (layers->first_divergence) {
-          const auto& layer = layers->layers[*layers->first_divergence];
-          f.push_back(Fail("numerics.torch.first_divergent_layer",
-                           fmt::format("first divergent PyTorch layer: {} (ONNX tensor '{}', node '{}'): {}",
-                                       TorchDump::Describe(ctx.dump->layers[layer.alignment.layer]), layer.alignment.tensor,
-                                       layer.alignment.node, layer.reason)));
+          f.push_back(Fail("numerics.torch.first_divergent_layer", layers->VerdictLine()));
         } else if (layers->unexplained) {
           f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
         } else {

@@ -42,6 +42,53 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
   return out;
 }
 
+// When the first failing layer received an input that already departs from
+// PyTorch's (the dump records what each call received), its own computation
+// is not what changed the numbers: the op computing that input is. Moves the
+// first divergence to the module owning that op (see DivergentOp).
+Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const TolerancePolicy& policy,
+                     TorchComparison& c) {
+  if (!c.first_divergence) return {};
+  const LayerVerdict& first = c.layers[*c.first_divergence];
+  const LayerAlignment& a = first.alignment;
+  const TorchLayer& layer = dump.layers[a.layer];
+  if (!ByStructure(a.how) || layer.inputs.empty()) return {};
+  for (const TorchLayerInput& in : layer.inputs) {
+    PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayerInput(dump, in));
+    const EnteringTensor* departing = nullptr;
+    bool agrees = false, compared = false;
+    for (const EnteringTensor& e : a.entering) {
+      const Tensor* test = onnx_values.Find(e.tensor);
+      if (test == nullptr || test->shape() != ref.shape() || test->dtype() != ref.dtype()) continue;
+      compared = true;
+      if (ValuesAgree(a.module, ref, *test, policy)) {
+        agrees = true;
+        break;
+      }
+      if (departing == nullptr) departing = &e;
+    }
+    if (!compared || agrees || departing == nullptr || departing->node.empty() || departing->module == a.module)
+      continue;
+    DivergentOp op{departing->tensor, departing->node, departing->op_type, departing->module,
+                   TorchDump::Describe(layer), 0};
+    const ResolvedTolerance tol = Resolve(a.module, ref, policy);
+    if (auto m = ComputeMetrics(ref, *onnx_values.Find(departing->tensor),
+                                {.atol = tol.tolerance.atol, .rtol = tol.tolerance.rtol}))
+      op.max_abs = m->max_abs;
+    // The owning module's own layer entry (its output fails later) carries it.
+    for (size_t k = 0; k < c.layers.size(); ++k) {
+      const LayerAlignment& owner = c.layers[k].alignment;
+      if (owner.module == departing->module && owner.call == departing->call) {
+        c.first_divergence = k;
+        break;
+      }
+    }
+    c.divergent_op = std::move(op);
+    return {};
+  }
+  return {};
+}
+
 std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c) {
   if (c.first_divergence || c.outputs.passed()) return std::nullopt;
   UnexplainedDivergence u;
@@ -106,6 +153,13 @@ std::string UnexplainedDivergence::Describe() const {
 }
 
 std::string TorchComparison::VerdictLine() const {
+  if (divergent_op) {
+    const DivergentOp& op = *divergent_op;
+    return fmt::format(
+        "first divergent layer: module '{}': its own op '{}' ({}), outside its dumped submodules, computes the "
+        "input of '{}', which already departs from PyTorch's (max_abs {:.3g})",
+        op.module.empty() ? "(the model's own forward)" : op.module, op.node, op.op_type, op.feeds, op.max_abs);
+  }
   if (first_divergence) {
     const LayerVerdict& v = layers[*first_divergence];
     return fmt::format("first divergent layer: module '{}'{} ({}) -> ONNX tensor '{}' of node '{}' ({}): {}",
@@ -152,6 +206,7 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerA
     if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
     c.layers.push_back(std::move(v));
   }
+  PARITY_RETURN_IF_ERROR(BlameInputOps(dump, onnx_values, policy, c));
   return c;
 }
 
@@ -218,6 +273,13 @@ json TorchComparisonToJson(const TorchComparison& c) {
         {"type", v.alignment.type},
         {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
         {"max_abs", JsonNumber(v.metrics.max_abs)}, {"reason", v.reason}};
+    if (c.divergent_op) {
+      const DivergentOp& op = *c.divergent_op;
+      first["module"] = op.module;
+      first["op"] = {{"tensor", op.tensor}, {"node", op.node}, {"op_type", op.op_type}, {"feeds", op.feeds},
+                     {"max_abs", JsonNumber(op.max_abs)}};
+      first["reason"] = c.VerdictLine();
+    }
   }
   json outputs = json::array();
   for (const auto& t : c.outputs.tensors)

@@ -53,6 +53,18 @@ struct UnexplainedDivergence {
   std::string Describe() const;
 };
 
+// The first failing layer's input already departs from what PyTorch passed
+// it: the error comes from an op that no dumped submodule owns (a functional
+// `x + y`, `F.relu`, a mask computation) of an enclosing module.
+struct DivergentOp {
+  std::string tensor;   // the departing input, as the ONNX graph names it
+  std::string node;     // its producer
+  std::string op_type;
+  std::string module;   // the module whose own op it is ("" at the root)
+  std::string feeds;    // the first failing layer, which reads it
+  double max_abs = 0;   // against PyTorch's input of `feeds`
+};
+
 struct TorchComparison {
   std::string model_label;  // the model's path or label
   std::string dump_dir;
@@ -61,6 +73,9 @@ struct TorchComparison {
   // The graph outputs compared with the dump's output_*.npy (by ONNX name).
   SetComparison outputs;
 
+  // Set when first_divergence was moved from the first failing layer to the
+  // enclosing module whose own op computes that layer's departing input.
+  std::optional<DivergentOp> divergent_op;
   // Set when the outputs fail and first_divergence is not.
   std::optional<UnexplainedDivergence> unexplained;
 

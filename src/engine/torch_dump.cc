@@ -87,6 +87,35 @@ Result<std::vector<std::pair<std::string, std::string>>> AsFileMap(const std::st
   return out;
 }
 
+Result<Shape> AsShape(const std::string& key, const Json& v) {
+  if (!v.is_array()) return WrongType(key, "an array of non-negative integers", v);
+  Shape shape;
+  for (const Json& d : v) {
+    if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
+      return InvalidArgument(
+          fmt::format("{}: expected an array of non-negative integers, got an element {}", key, d.dump()));
+    shape.push_back(d.get<int64_t>());
+  }
+  return shape;
+}
+
+Result<TorchLayerInput> ParseLayerInput(const std::string& key, const Json& v) {
+  if (!v.is_object()) return WrongType(key, "an object", v);
+  Reader r(v, key);
+  TorchLayerInput in;
+  PARITY_ASSIGN_OR_RETURN(const Json* file, r.Required("file"));
+  PARITY_ASSIGN_OR_RETURN(in.file, AsFile(r.Key("file"), *file));
+  PARITY_ASSIGN_OR_RETURN(const Json* index, r.Required("index"));
+  PARITY_ASSIGN_OR_RETURN(in.index, AsInt(r.Key("index"), *index));
+  PARITY_ASSIGN_OR_RETURN(const Json* dtype, r.Required("dtype"));
+  PARITY_ASSIGN_OR_RETURN(in.dtype, AsString(r.Key("dtype"), *dtype));
+  if (!DTypeFromName(in.dtype))
+    return InvalidArgument(fmt::format("{}: unknown dtype '{}'", r.Key("dtype"), in.dtype));
+  PARITY_ASSIGN_OR_RETURN(const Json* shape, r.Required("shape"));
+  PARITY_ASSIGN_OR_RETURN(in.shape, AsShape(r.Key("shape"), *shape));
+  return in;
+}
+
 Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   if (!v.is_object()) return WrongType(key, "an object", v);
   Reader r(v, key);
@@ -125,6 +154,14 @@ Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   if (const Json* leaf = r.Optional("is_leaf")) {
     if (!leaf->is_boolean()) return WrongType(r.Key("is_leaf"), "a boolean", *leaf);
     layer.is_leaf = leaf->get<bool>();
+  }
+  if (const Json* inputs = r.Optional("inputs")) {
+    const std::string inputs_key = r.Key("inputs");
+    if (!inputs->is_array()) return WrongType(inputs_key, "an array", *inputs);
+    for (size_t k = 0; k < inputs->size(); ++k) {
+      PARITY_ASSIGN_OR_RETURN(TorchLayerInput in, ParseLayerInput(fmt::format("{}[{}]", inputs_key, k), (*inputs)[k]));
+      layer.inputs.push_back(std::move(in));
+    }
   }
   return layer;
 }
@@ -243,6 +280,15 @@ Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer) {
   if (t.shape() != layer.shape)
     return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(),
                                ShapeToString(t.shape()), ShapeToString(layer.shape)));
+  return t;
+}
+
+Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& input) {
+  const fs::path path = dump.dir / input.file;
+  PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+  if (t.shape() != input.shape)
+    return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(), ShapeToString(t.shape()),
+                               ShapeToString(input.shape)));
   return t;
 }
 

@@ -24,6 +24,15 @@ namespace parity {
 inline constexpr std::string_view kTorchDumpSchema = "parity.torch_dump/1";
 
 // One tensor a module returned (a `layers` entry).
+// A tensor a module call received (optional "inputs" of a layer entry; the
+// dumper writes them to tell a module's own error from its input's).
+struct TorchLayerInput {
+  std::string file;   // relative to the dump directory
+  int64_t index = 0;  // position among the call's flattened tensor arguments
+  std::string dtype;
+  Shape shape;
+};
+
 struct TorchLayer {
   std::string file;                     // relative to the dump directory
   std::string module;                   // module path: "layer1.0.conv1"
@@ -33,6 +42,7 @@ struct TorchLayer {
   std::string dtype;                    // as written: "float32", "bfloat16", ...
   Shape shape;
   std::optional<bool> is_leaf;  // optional extra field (parity_torch writes it)
+  std::vector<TorchLayerInput> inputs;  // optional: what the call received
 };
 
 // What the user asked the exporter for (the optional `export` record).
@@ -77,6 +87,9 @@ Result<TorchDump> LoadTorchDump(const std::filesystem::path& dir);
 Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer);
 
 // The dump's inputs / outputs, named by their ONNX names, in manifest order.
+// The tensor of one module input; errors as LoadLayer.
+Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& input);
+
 Result<TensorSet> LoadTorchInputs(const TorchDump& dump);
 Result<TensorSet> LoadTorchOutputs(const TorchDump& dump);
 
