@@ -117,7 +117,8 @@ Result<Tensor> ParseNpy(std::span<const std::byte> bytes) {
 }
 
 Result<Tensor> ReadNpy(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO is refused below instead of blocking the open.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
     std::string msg = fmt::format("{}: cannot open: {}", path.string(), std::strerror(err));

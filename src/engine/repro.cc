@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/output_dir.h"
 #include "engine/tensor_source.h"
 
 namespace parity {
@@ -10,19 +11,29 @@ namespace parity {
 namespace {
 
 Status WriteJson(const std::filesystem::path& path, const nlohmann::json& j) {
-  return WriteFileAtomic(path, j.dump(2) + "\n");
+  return WriteFileAtomic(path, j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+// Keys "default/NAME" when a name holds '/' ("/layer1/Relu_output_0"): a bare
+// key with a '/' would be read back as SAMPLE/INPUT and the README's command
+// would not find its inputs.
+TensorSet AsOneSample(const TensorSet& tensors) {
+  bool slash = false;
+  for (const auto& nt : tensors) slash = slash || nt.name.find('/') != std::string::npos;
+  if (!slash) return tensors;
+  TensorSet out;
+  for (const auto& nt : tensors) out.Set("default/" + nt.name, nt.tensor);
+  return out;
 }
 
 }  // namespace
 
 Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument(fmt::format("--repro {}: cannot create the directory: {}", dir.string(), ec.message()));
+  PARITY_RETURN_IF_ERROR(WithContext(ClaimOutputDir(dir, kReproKind), "--repro"));
   const auto& culprit = *c.culprit;
   PARITY_RETURN_IF_ERROR(c.region->reference.Save(dir / "model.onnx"));
   if (c.separate_target_model) PARITY_RETURN_IF_ERROR(c.region->target.Save(dir / "target_model.onnx"));
-  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "inputs.npz", c.region->inputs));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "inputs.npz", AsOneSample(c.region->inputs)));
   PARITY_RETURN_IF_ERROR(SaveTensors(dir / "expected.npz", c.run->expected));
   PARITY_RETURN_IF_ERROR(SaveTensors(dir / "actual.npz", c.run->actual));
   RunConfig target = c.target;
