@@ -103,6 +103,11 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
 
   const TolerancePolicy policy;  // the comparison engine's defaults
   const int64_t budget = max_memory > 0 ? max_memory : DefaultBaselineMemory();
+  // A file the integrity check refused (missing, changed, a symlink out of
+  // the folder) is not read again.
+  std::set<std::string> refused;
+  for (const auto& f : r.findings)
+    if (f.fatal) refused.insert(f.file);
   for (const ManifestSample& ms : samples) {
     Sample sample{ms.name, {}};
     std::vector<std::string> observed;
@@ -110,6 +115,10 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
     bool inputs_ok = true;
     for (const auto& f : ms.files) {
       if (f.role == "input") {
+        if (refused.contains(f.file)) {
+          inputs_ok = false;
+          continue;
+        }
         auto t = ReadNpy(dir / f.file);
         if (!t) inputs_ok = false;
         else if (auto s = sample.tensors.Add(f.tensor, std::move(*t)); !s) inputs_ok = false;
@@ -138,6 +147,7 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
       if (it == by_tensor.end()) return {};  // a model output the baseline lacks
       const BaselineFile& f = *it->second;
       produced.insert(name);
+      if (refused.contains(f.file)) return {};  // already a finding
       auto ref = ReadNpy(dir / f.file);
       if (!ref) return {};  // already a finding
       TensorComparison c;
