@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,9 @@ struct Scratch {
     fs::remove_all(root);
     fs::create_directories(model_dir / "sub");
     fs::create_directories(root / "elsewhere");
-    const std::string data(kDataBytes, '\x01');
-    parity::fuzz::ScratchFile(model_dir / "data.bin").Write(reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    parity::fuzz::ScratchFile(model_dir / "sub" / "inner.bin").Write(reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    parity::fuzz::ScratchFile(root / "outside.bin").Write(reinterpret_cast<const uint8_t*>(data.data()), data.size());
-    parity::fuzz::ScratchFile(root / "elsewhere" / "outside.bin").Write(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+    for (const fs::path& p : {model_dir / "data.bin", model_dir / "sub" / "inner.bin", root / "outside.bin",
+                              root / "elsewhere" / "outside.bin"})
+      std::ofstream(p, std::ios::binary) << std::string(kDataBytes, '\x01');
     fs::create_symlink("data.bin", model_dir / "link_in.bin");
     fs::create_symlink(root / "outside.bin", model_dir / "link_out.bin");
     fs::create_directory_symlink(root / "elsewhere", model_dir / "linkdir");
