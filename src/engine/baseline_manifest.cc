@@ -108,17 +108,38 @@ nlohmann::json FileToJson(const BaselineFile& f) {
   return j;
 }
 
+namespace {
+// An integer field: a float such as 1e300 is refused, not converted (that
+// conversion is undefined behaviour; found by fuzz/baseline_manifest_fuzz.cc).
+Result<int64_t> Integer(const nlohmann::json& j, const char* key) {
+  if (!j.is_number_integer() && !j.is_number_unsigned())
+    return Corrupt(fmt::format("a file entry's '{}' is not an integer", key));
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return Corrupt(fmt::format("a file entry's '{}' is out of range", key));
+  return j.get<int64_t>();
+}
+}  // namespace
+
 Result<BaselineFile> FileFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Corrupt("a file entry is not an object");
+  for (const char* key : {"shape", "bytes"})
+    if (!j.contains(key)) return Corrupt(fmt::format("a file entry has no '{}'", key));
+  if (!j["shape"].is_array()) return Corrupt("a file entry's 'shape' is not a list");
   try {
     BaselineFile f;
     f.file = j.at("file").get<std::string>();
     f.tensor = j.at("tensor").get<std::string>();
     f.role = j.at("role").get<std::string>();
     f.dtype = j.at("dtype").get<std::string>();
-    f.shape = j.at("shape").get<Shape>();
+    for (const auto& d : j["shape"]) {
+      PARITY_ASSIGN_OR_RETURN(int64_t dim, Integer(d, "shape"));
+      f.shape.push_back(dim);
+    }
     f.sha256 = j.at("sha256").get<std::string>();
-    f.bytes = j.at("bytes").get<int64_t>();
-    if (j.contains("index")) f.index = j.at("index").get<int64_t>();
+    PARITY_ASSIGN_OR_RETURN(f.bytes, Integer(j["bytes"], "bytes"));
+    if (j.contains("index")) {
+      PARITY_ASSIGN_OR_RETURN(f.index, Integer(j["index"], "index"));
+    }
     if (j.contains("producer") && j["producer"].is_string()) f.producer = j["producer"].get<std::string>();
     if (j.contains("op_type") && j["op_type"].is_string()) f.op_type = j["op_type"].get<std::string>();
     // A plain relative path: no absolute path, no ".." component (a name

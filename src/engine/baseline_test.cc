@@ -352,6 +352,16 @@ TEST(BaselineManifest, AFileNameWithTwoDotsIsAcceptedAndDotDotComponentsAreNot) 
   }
   f["file"] = "sample_a/layer_0001_x.npy";
   EXPECT_TRUE(baseline_internal::FileFromJson(f));
+  // Floats where integers belong are refused, not converted (fuzz/crashes/baseline_manifest_*).
+  for (const char* key : {"bytes", "index"}) {
+    nlohmann::json g = f;
+    g[key] = 1e44;
+    EXPECT_FALSE(baseline_internal::FileFromJson(g)) << key;
+  }
+  nlohmann::json g = f;
+  g["shape"] = {1.5};
+  EXPECT_FALSE(baseline_internal::FileFromJson(g));
+  EXPECT_FALSE(baseline_internal::FileFromJson(nlohmann::json::array()));
 }
 
 }  // namespace
