@@ -120,7 +120,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
   PrintConfigs(*report);
   PrintFusions(*report);
   if (!o.json.empty()) {
-    if (auto s = WriteFileAtomic(o.json, BenchReportToJson(*report).dump(2) + "\n"); !s)
+    if (auto s = WriteFileAtomic(o.json, BenchReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !s)
       return ReportError(s.error());
   }
   for (const auto& c : report->configs)

@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/output_dir.h"
 #include "engine/check.h"
 #include "report/check_console.h"
 #include "report/check_json.h"
@@ -41,6 +42,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.locate_on_failure = !o.no_locate;
+  // The report folder is checked before anything runs (docs/security.md).
+  if (!o.report_dir.empty())
+    if (auto s = CheckOutputDir(o.report_dir, kReportKind); !s) return ReportError(s.error().With("--report"));
   auto target = ResolveConfig(o.target, "all");
   if (!target) return ReportError(target.error());
   options.target = *target;

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/command.h"
+#include "core/output_dir.h"
 #include "engine/check.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
@@ -57,6 +58,8 @@ bool ReportNames(const CheckReport& report, const std::string& node) {
 
 int RunDemo(const DemoOptions& o) {
   const fs::path out(o.out);
+  // Only a new, empty or earlier demo folder is written (docs/security.md).
+  if (auto s = ClaimOutputDir(out, "parity.demo"); !s) return ReportError(s.error().With("--out"));
   std::error_code ec;
   fs::create_directories(out / "models", ec);
   if (ec) return ReportError(Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", o.out, ec.message())));

@@ -8,9 +8,11 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/output_dir.h"
 #include "engine/locate.h"
 #include "engine/locate_torch.h"
 #include "engine/random_sample.h"
+#include "engine/repro.h"
 #include "engine/tensor_source.h"
 #include "onnx/model.h"
 #include "report/locate_report.h"
@@ -24,6 +26,7 @@ struct LocateCliOptions {
   std::string sample;
   std::string reference = "disable";
   std::string target_model;
+  std::string target_file;  // --target: a stored config, as a repro's target.json
   std::string repro;
   std::string json;
   bool no_ablation = false;
@@ -39,7 +42,8 @@ Result<RunConfig> ResolveReference(const std::string& spec) {
     c.opt_level = *level;
     return c;
   }
-  return WithContext(LoadRunConfig(spec), "--reference");
+  // A repro's reference.json: a stored config (docs/security.md).
+  return WithContext(LoadRunConfig(spec, ConfigOrigin::kStored), "--reference");
 }
 
 Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
@@ -88,7 +92,15 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
 
 int RunLocate(const LocateCliOptions& o) {
   LocateOptions options;
-  auto target = ResolveConfig(o.config, "all");
+  // The output folder is checked before anything runs (docs/security.md).
+  if (!o.repro.empty())
+    if (auto s = CheckOutputDir(o.repro, kReproKind); !s) return ReportError(s.error().With("--repro"));
+  ConfigOptions config = o.config;
+  if (!o.target_file.empty()) {
+    config.config_file = o.target_file;
+    config.origin = ConfigOrigin::kStored;
+  }
+  auto target = ResolveConfig(config, "all");
   if (!target) return ReportError(target.error());
   options.target = *target;
   auto reference = ResolveReference(o.reference);
@@ -131,7 +143,8 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the random sample when --inputs is not given");
   cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, CONFIG.json, or torch:DIR (a PyTorch dump)");
-  cmd->add_option("--target", o->config.config_file, "the target config as a JSON file (same as --config)")
+  cmd->add_option("--target", o->target_file,
+                  "the target config as a JSON file (as --config, but it may not name files to write)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--target-model", o->target_model, "a model derived from MODEL that shares its tensor names");
   cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "report/text_escape.h"
+
 namespace parity::cli {
 
 int& ExitCode() {
@@ -13,9 +15,11 @@ int& ExitCode() {
 
 int ReportError(const Error& error) {
   std::string message = error.message();
-  // One line: a multi-line message from a library below is folded.
+  // One line: a multi-line message from a library below is folded; names
+  // from models are made safe for the terminal (no escape sequences).
   for (char& c : message)
     if (c == '\n' || c == '\r') c = ' ';
+  message = TerminalSafe(message);
   if (error.code() == ErrorCode::kInternal)
     std::fprintf(stderr, "parity: internal error (this is a bug in parity): %s\n", message.c_str());
   else
@@ -41,7 +45,7 @@ void AddConfigOptions(CLI::App* app, ConfigOptions* o, const std::string& defaul
 Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& default_opt) {
   RunConfig config;
   if (!o.config_file.empty()) {
-    PARITY_ASSIGN_OR_RETURN(config, LoadRunConfig(o.config_file));
+    PARITY_ASSIGN_OR_RETURN(config, LoadRunConfig(o.config_file, o.origin));
   } else {
     PARITY_ASSIGN_OR_RETURN(config.opt_level, OptLevelFromName(default_opt));
   }

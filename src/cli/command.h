@@ -33,6 +33,9 @@ struct ConfigOptions {
   bool parallel = false;
   std::vector<std::string> disabled_optimizers;
   std::vector<std::string> session_entries;
+  // kStored for a config file that travels with a repro (locate --target):
+  // it may not name files to write (docs/security.md).
+  ConfigOrigin origin = ConfigOrigin::kUser;
 };
 void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& default_opt);
 // The config file first, then each flag given on the command line on top.

@@ -1,15 +1,20 @@
 // parity's entry point: registers the subcommands and maps errors to exit
-// codes. All logic lives in the library; see command.h.
+// codes. All logic lives in the library; see command.h. Any exception that
+// escapes becomes "parity: internal error ..." and exit 3, never a signal
+// (docs/security.md).
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
 #include "cli/signals.h"
+#include "cli/terminal_guard.h"
 #include "core/build_info.h"
+#include "report/text_escape.h"
 
-int main(int argc, char** argv) {
-  parity::cli::InstallSignalHandlers();
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"parity: does the exported ONNX model compute what the PyTorch model computes, "
                "under the ONNX Runtime configuration it will be deployed with?"};
   app.set_version_flag("--version", std::string("parity ") + PARITY_VERSION);
@@ -34,8 +39,26 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "parity: error: %s (see parity --help)\n", e.what());
+    std::fprintf(stderr, "parity: error: %s (see parity --help)\n", parity::TerminalSafe(e.what()).c_str());
     return 2;
   }
   return parity::cli::ExitCode();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  parity::cli::FilterStdout();
+  parity::cli::InstallTerminateHandler();
+  parity::cli::InstallSignalHandlers();
+  int code = 3;
+  try {
+    code = Main(argc, argv);
+  } catch (const std::exception& e) {
+    code = parity::cli::ReportInternalError(&e);
+  } catch (...) {
+    code = parity::cli::ReportInternalError(nullptr);
+  }
+  std::fflush(stdout);
+  return code;
 }

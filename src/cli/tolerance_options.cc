@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/regular_file.h"
 
 namespace parity::cli {
 
@@ -24,9 +25,8 @@ void AddToleranceOptions(CLI::App* app, ToleranceOptions* o) {
 Result<TolerancePolicy> ResolveTolerance(const ToleranceOptions& o) {
   TolerancePolicy policy;
   if (!o.file.empty()) {
-    std::ifstream in(o.file);
-    if (!in) return NotFound(fmt::format("{}: cannot read", o.file));
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(o.file, kMaxConfigBytes));
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return InvalidArgument(fmt::format("{}: not valid JSON", o.file));
     PARITY_ASSIGN_OR_RETURN(policy, WithContext(TolerancePolicyFromJson(j), o.file));
   }

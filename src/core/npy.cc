@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/regular_file.h"
 
 namespace parity {
 namespace {
@@ -149,17 +150,11 @@ Result<Tensor> ParseNpy(std::span<const std::byte> bytes) {
 }
 
 Result<Tensor> ReadNpy(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    std::string msg = fmt::format("{}: cannot open: {}", path.string(), std::strerror(err));
-    return err == ENOENT ? NotFound(std::move(msg)) : InvalidArgument(std::move(msg));
-  }
-  FdSource src(fd);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return InvalidArgument(fmt::format("{}: not a regular file", path.string()));
-  return WithContext(ReadNpyFrom(src, static_cast<uint64_t>(st.st_size)), path.string());
+  // A FIFO or a device is refused without blocking (core/regular_file.h).
+  PARITY_ASSIGN_OR_RETURN(RegularFile file, RegularFile::Open(path));
+  const auto size = static_cast<uint64_t>(file.size());
+  FdSource src(file.Release());
+  return WithContext(ReadNpyFrom(src, size), path.string());
 }
 
 Result<std::vector<std::byte>> SerializeNpy(const Tensor& tensor) {

@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/npy.h"
+#include "core/regular_file.h"
 
 namespace parity {
 namespace {
@@ -104,13 +105,11 @@ time_t Dos1980() {
 
 Result<TensorSet> ReadNpz(const std::filesystem::path& path, const NpzReadOptions& options) {
   const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    if (!std::filesystem::exists(path, ec)) return NotFound(fmt::format("{}: no such file", name));
-    return InvalidArgument(fmt::format("{}: not a regular file", name));
-  }
+  // Opened and checked by descriptor: a FIFO or a device is refused, never read.
+  PARITY_ASSIGN_OR_RETURN(RegularFile file, RegularFile::Open(path));
   int code = 0;
-  std::unique_ptr<zip_t, void (*)(zip_t*)> zip(zip_open(path.c_str(), ZIP_RDONLY, &code), &zip_discard);
+  std::unique_ptr<zip_t, void (*)(zip_t*)> zip(zip_fdopen(file.fd(), ZIP_RDONLY, &code), &zip_discard);
+  if (zip) file.Release();  // libzip owns the descriptor now
   if (!zip) {
     if (code == ZIP_ER_NOENT) return NotFound(fmt::format("{}: no such file", name));
     if (code == ZIP_ER_OPEN || code == ZIP_ER_READ)

@@ -1,6 +1,7 @@
 #include "core/run_config.h"
 
 #include "core/json_type.h"
+#include "core/regular_file.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -109,7 +110,36 @@ std::string RunConfig::Label() const {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-Result<RunConfig> RunConfigFromJson(const json& j) {
+namespace {
+
+bool Printable(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+// What a stored config (ConfigOrigin::kStored) may not carry.
+Status CheckStored(const RunConfig& config) {
+  for (const auto& [key, value] : config.session_entries) {
+    if (std::find(std::begin(kStoredSessionConfigKeys), std::end(kStoredSessionConfigKeys), key) ==
+        std::end(kStoredSessionConfigKeys))
+      return InvalidArgument(fmt::format(
+          "config key 'session_config.{}': not allowed in a stored config (baseline manifest, repro "
+          "target); only entries that cannot name a file are (docs/security.md); pass it with "
+          "--session-config if you mean it",
+          Printable(key) ? key : "(unprintable)"));
+    if (!Printable(value))
+      return InvalidArgument(fmt::format("config key 'session_config.{}': value is not printable ASCII", key));
+  }
+  for (const std::string& name : config.disabled_optimizers)
+    if (!Printable(name) || name.find(';') != std::string::npos)
+      return InvalidArgument("config key 'disable_optimizers': a name is not printable ASCII or holds ';'");
+  for (const std::string& name : config.providers)
+    if (!Printable(name)) return InvalidArgument("config key 'providers': a name is not printable ASCII");
+  return {};
+}
+
+}  // namespace
+
+Result<RunConfig> RunConfigFromJson(const json& j, ConfigOrigin origin) {
   if (!j.is_object())
     return InvalidArgument(fmt::format("config: expected a JSON object, got {}", JsonTypeName(j)));
   RunConfig config;
@@ -137,6 +167,10 @@ Result<RunConfig> RunConfigFromJson(const json& j) {
     } else if (key == "session_config") {
       PARITY_ASSIGN_OR_RETURN(config.session_entries, GetEntries(key, value));
     } else if (key == "optimized_model_path") {
+      if (origin == ConfigOrigin::kStored)
+        return InvalidArgument(
+            "config key 'optimized_model_path': a stored config (baseline manifest, repro target) may not "
+            "name a file to write (docs/security.md)");
       PARITY_ASSIGN_OR_RETURN(config.optimized_model_path, GetString(key, value));
     } else {
       return InvalidArgument(fmt::format(
@@ -145,6 +179,7 @@ Result<RunConfig> RunConfigFromJson(const json& j) {
           key));
     }
   }
+  if (origin == ConfigOrigin::kStored) PARITY_RETURN_IF_ERROR(CheckStored(config));
   return config;
 }
 
@@ -163,19 +198,16 @@ json RunConfigToJson(const RunConfig& config) {
   return j;
 }
 
-Result<RunConfig> LoadRunConfig(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(fmt::format("{}: cannot open config file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+Result<RunConfig> LoadRunConfig(const std::string& path, ConfigOrigin origin) {
+  PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxConfigBytes));
   json j;
   try {
-    j = json::parse(buffer.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     // e.what() carries the line and column: "parse error at line 3, column 5: ...".
     return InvalidArgument(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
-  return WithContext(RunConfigFromJson(j), path);
+  return WithContext(RunConfigFromJson(j, origin), path);
 }
 
 }  // namespace parity

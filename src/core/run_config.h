@@ -34,6 +34,38 @@ struct RunConfig {
   std::string Label() const;
 };
 
+// Where a JSON config comes from (docs/security.md). kUser: a file the user
+// named with --config, which may ask ORT to write files (optimized_model_path,
+// any session entry). kStored: a config inside a file that travels between
+// people and that parity wrote itself (a baseline manifest's "config", a
+// repro's target.json given as --target/--reference): it may not name a path
+// or a session entry that writes or reads a file; its session_config keys
+// must be in kStoredSessionConfigKeys and its names printable ASCII.
+enum class ConfigOrigin { kUser, kStored };
+
+// Session config entries a stored config may carry: each only changes how
+// ORT computes (threads, spinning, denormals, fusion switches), none names a file.
+inline constexpr std::string_view kStoredSessionConfigKeys[] = {
+    "session.intra_op.allow_spinning",
+    "session.inter_op.allow_spinning",
+    "session.set_denormal_as_zero",
+    "session.disable_prepacking",
+    "session.use_env_allocators",
+    "session.disable_cpu_ep_fallback",
+    "session.qdqisint8allowed",
+    "session.enable_quant_qdq_cleanup",
+    "session.disable_quant_qdq",
+    "session.disable_double_qdq_remover",
+    "session.disable_aot_function_inlining",
+    "session.x64quantprecision",
+    "session.strict_shape_type_inference",
+    "session.allow_released_opsets_only",
+    "session.dynamic_block_base",
+    "optimization.enable_gelu_approximation",
+    "optimization.disable_specified_optimizers",
+    "mlas.enable_gemm_fastmath_arm64_bfloat16",
+};
+
 // JSON form (the --config file):
 // {"opt": "all", "providers": ["cpu"], "intra_op_threads": 1, "inter_op_threads": 0,
 //  "execution_mode": "sequential"|"parallel", "disable_optimizers": ["BiasGeluFusion"],
@@ -41,10 +73,11 @@ struct RunConfig {
 // Every key is optional (defaults as in RunConfig). session_config values may
 // be strings, numbers or booleans (ORT takes them as strings). Unknown keys and
 // wrong types are kInvalidArgument errors naming the key and the expected type.
-Result<RunConfig> RunConfigFromJson(const nlohmann::json& j);
+Result<RunConfig> RunConfigFromJson(const nlohmann::json& j, ConfigOrigin origin = ConfigOrigin::kUser);
 nlohmann::json RunConfigToJson(const RunConfig& config);
-// Reads a JSON file; errors name the file (kNotFound when it cannot be read,
-// kInvalidArgument for malformed JSON or a bad key).
-Result<RunConfig> LoadRunConfig(const std::string& path);
+// Reads a JSON file (a regular file of at most kMaxConfigBytes); errors name
+// the file (kNotFound when it does not exist, kInvalidArgument for malformed
+// JSON, a bad key, or a FIFO/device/oversized file).
+Result<RunConfig> LoadRunConfig(const std::string& path, ConfigOrigin origin = ConfigOrigin::kUser);
 
 }  // namespace parity

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include "core/regular_file.h"
 
 namespace parity {
 
@@ -51,22 +54,16 @@ std::string Sha256Hex(std::string_view data) {
 }
 
 Result<std::string> Sha256FileHex(const std::filesystem::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
-    const int err = errno;
-    std::string msg = fmt::format("{}: cannot open: {}", path.string(), std::strerror(err));
-    return err == ENOENT ? NotFound(std::move(msg)) : InvalidArgument(std::move(msg));
-  }
+  // A FIFO or a device (/dev/zero) is refused rather than hashed forever.
+  PARITY_ASSIGN_OR_RETURN(RegularFile file, RegularFile::Open(path));
   Sha256Hasher h;
   std::vector<std::byte> buf(size_t{1} << 20);
   while (true) {
-    const size_t n = std::fread(buf.data(), 1, buf.size(), f.get());
-    h.Update({buf.data(), n});
-    if (n < buf.size()) {
-      if (std::ferror(f.get()))
-        return InvalidArgument(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
-      break;
-    }
+    const ssize_t n = ::read(file.fd(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return InvalidArgument(fmt::format("{}: read error: {}", path.string(), std::strerror(errno)));
+    if (n == 0) break;
+    h.Update({buf.data(), static_cast<size_t>(n)});
   }
   return DigestToHex(h.Finish());
 }

@@ -15,6 +15,7 @@
 #include "core/atomic_file.h"
 #include "core/npy.h"
 #include "core/npy_header.h"
+#include "core/regular_file.h"
 #include "core/sha256.h"
 #include "engine/baseline_internal.h"
 #include "engine/environment.h"
@@ -54,6 +55,22 @@ class FileNamer {
   std::unordered_set<std::string> used_;
 };
 
+// The files of the parity baseline in `dir`, relative to it; kInvalidArgument
+// when `dir` holds no manifest.json of schema parity.baseline/1.
+Result<std::vector<std::string>> BaselineFilesToReplace(const fs::path& dir) {
+  const std::string refuse = fmt::format(
+      "{}: --overwrite only replaces a baseline parity wrote (no parity.baseline/1 manifest.json there)",
+      dir.string());
+  auto text = ReadRegularFile(dir / "manifest.json", kMaxManifestBytes);
+  if (!text) return InvalidArgument(refuse);
+  auto parsed = baseline_internal::ParseManifest(*text, (dir / "manifest.json").string());
+  if (!parsed) return InvalidArgument(fmt::format("{} ({})", refuse, parsed.error().message()));
+  std::vector<std::string> files;
+  for (const auto& s : parsed->samples)
+    for (const auto& f : s.files) files.push_back(f.file);
+  return files;
+}
+
 Status PrepareDir(const fs::path& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -62,13 +79,20 @@ Status PrepareDir(const fs::path& dir, bool overwrite) {
     if (!overwrite)
       return InvalidArgument(fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)",
                                          dir.string()));
-    if (!fs::exists(dir / "manifest.json"))
-      return InvalidArgument(
-          fmt::format("{}: --overwrite only replaces a baseline directory (no manifest.json there)", dir.string()));
+    // Only a baseline parity wrote is replaced, and only the files its
+    // manifest lists (docs/security.md "Output folders"): a PyTorch dump or a
+    // user's folder that happens to hold a manifest.json is left alone.
+    PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
     // The manifest goes first, so an interrupted rewrite never looks complete.
     fs::remove(dir / "manifest.json", ec);
-    for (const auto& entry : fs::recursive_directory_iterator(dir, ec))
-      if (entry.is_regular_file() && entry.path().extension() == ".npy") fs::remove(entry.path(), ec);
+    // Only inside `dir`: a listed file under a symlinked folder is left alone.
+    const fs::path real_dir = fs::canonical(dir, ec);
+    for (const auto& file : files) {
+      const fs::path parent = fs::canonical((dir / file).parent_path(), ec);
+      if (ec) continue;
+      const auto [d, p] = std::mismatch(real_dir.begin(), real_dir.end(), parent.begin(), parent.end());
+      if (d == real_dir.end()) fs::remove(dir / file, ec);
+    }
   }
   fs::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
@@ -171,8 +195,11 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   const int width = std::max<int>(4, static_cast<int>(std::to_string(layers.size()).size()));
   FileNamer namer;
   std::unordered_map<std::string, BaselineFile> templates;  // tensor -> file name, role, producer
+  // Inputs apart: a graph input that is also an output has a file for each role.
+  std::unordered_map<std::string, BaselineFile> input_templates;
   auto add_template = [&](const std::string& tensor, const std::string& role, const std::string& stem, int64_t index,
                           const std::string& producer, const std::string& op) {
+    auto& target = role == "input" ? input_templates : templates;
     BaselineFile f;
     f.file = namer.Make(stem);
     f.tensor = tensor;
@@ -180,7 +207,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
     f.index = index;
     f.producer = producer;
     f.op_type = op;
-    templates[tensor] = f;
+    target[tensor] = f;
   };
   for (const auto& name : graph.inputs)
     add_template(name, "input", graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
@@ -229,6 +256,12 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   model = Model();  // the tracer holds what it needs
   result.batches = tracer.batches().size();
 
+  // Every input is checked before an existing baseline is touched.
+  for (const Sample& sample : samples)
+    for (const auto& name : graph.inputs)
+      if (sample.tensors.Find(name) == nullptr)
+        return InvalidArgument(
+            fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
   PARITY_RETURN_IF_ERROR(PrepareDir(dir, options.overwrite));
   result.dir = dir;
   std::set<std::string> sample_dirs;
@@ -248,7 +281,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
       const Tensor* t = sample.tensors.Find(name);
       if (t == nullptr)
         return InvalidArgument(fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
-      BaselineFile rec = templates[name];
+      BaselineFile rec = input_templates[name];
       PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, *t, rec));
       out.input_scale = std::max(out.input_scale, rec.stats.max_abs);
       rec.file = rel(rec.file);

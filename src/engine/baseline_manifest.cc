@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
@@ -107,25 +108,86 @@ nlohmann::json FileToJson(const BaselineFile& f) {
   return j;
 }
 
+namespace {
+// An integer field: a float such as 1e300 is refused, not converted (that
+// conversion is undefined behaviour; found by fuzz/baseline_manifest_fuzz.cc).
+Result<int64_t> Integer(const nlohmann::json& j, const char* key) {
+  if (!j.is_number_integer() && !j.is_number_unsigned())
+    return Corrupt(fmt::format("a file entry's '{}' is not an integer", key));
+  if (j.is_number_unsigned() && j.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return Corrupt(fmt::format("a file entry's '{}' is out of range", key));
+  return j.get<int64_t>();
+}
+}  // namespace
+
 Result<BaselineFile> FileFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Corrupt("a file entry is not an object");
+  for (const char* key : {"shape", "bytes"})
+    if (!j.contains(key)) return Corrupt(fmt::format("a file entry has no '{}'", key));
+  if (!j["shape"].is_array()) return Corrupt("a file entry's 'shape' is not a list");
   try {
     BaselineFile f;
     f.file = j.at("file").get<std::string>();
     f.tensor = j.at("tensor").get<std::string>();
     f.role = j.at("role").get<std::string>();
     f.dtype = j.at("dtype").get<std::string>();
-    f.shape = j.at("shape").get<Shape>();
+    for (const auto& d : j["shape"]) {
+      PARITY_ASSIGN_OR_RETURN(int64_t dim, Integer(d, "shape"));
+      f.shape.push_back(dim);
+    }
     f.sha256 = j.at("sha256").get<std::string>();
-    f.bytes = j.at("bytes").get<int64_t>();
-    if (j.contains("index")) f.index = j.at("index").get<int64_t>();
+    PARITY_ASSIGN_OR_RETURN(f.bytes, Integer(j["bytes"], "bytes"));
+    if (j.contains("index")) {
+      PARITY_ASSIGN_OR_RETURN(f.index, Integer(j["index"], "index"));
+    }
     if (j.contains("producer") && j["producer"].is_string()) f.producer = j["producer"].get<std::string>();
     if (j.contains("op_type") && j["op_type"].is_string()) f.op_type = j["op_type"].get<std::string>();
-    if (f.file.empty() || f.file.find("..") != std::string::npos || f.file.front() == '/')
-      return Corrupt(fmt::format("file entry '{}' is not a plain relative path", f.file));
+    // A plain relative path: no absolute path, no ".." component (a name
+    // such as "layer_0000_block..npy" is fine), no NUL or backslash.
+    const std::filesystem::path path(f.file);
+    bool plain = !f.file.empty() && !path.is_absolute() && f.file.find('\0') == std::string::npos &&
+                 f.file.find('\\') == std::string::npos;
+    for (const auto& part : path) plain = plain && part != ".." && part != "." && !part.empty();
+    if (!plain) return Corrupt(fmt::format("file entry '{}' is not a plain relative path", f.file));
     return f;
   } catch (const nlohmann::json::exception& e) {
     return Corrupt(fmt::format("a file entry is malformed ({})", e.what()));
   }
+}
+
+Result<ParsedManifest> ParseManifest(std::string_view text, const std::string& path) {
+  ParsedManifest out;
+  nlohmann::json& j = out.json;
+  j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Corrupt(fmt::format("{}: not valid JSON", path));
+  // Every field is checked for its type before use: .value() on a wrong type throws.
+  if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() ||
+      j["schema"].get<std::string>() != kBaselineSchema)
+    return InvalidArgument(fmt::format("{}: not a baseline manifest (schema is not {})", path, kBaselineSchema));
+  if (!j.contains("samples") || !j["samples"].is_array())
+    return Corrupt(fmt::format("{}: 'samples' is missing or not a list", path));
+  // A baseline that holds nothing would verify nothing and pass.
+  if (j["samples"].empty()) return Corrupt(fmt::format("{}: 'samples' is empty", path));
+  for (const char* key : {"config", "model", "env"})
+    if (j.contains(key) && !j[key].is_object()) return Corrupt(fmt::format("{}: '{}' is not an object", path, key));
+  if (j.contains("model") && j["model"].contains("sha256") && !j["model"]["sha256"].is_string())
+    return Corrupt(fmt::format("{}: 'model.sha256' is not a string", path));
+  for (const auto& js : j["samples"]) {
+    ManifestSample s;
+    if (!js.is_object()) return Corrupt(fmt::format("{}: a sample is not an object", path));
+    if (js.contains("name") && !js["name"].is_string())
+      return Corrupt(fmt::format("{}: a sample's 'name' is not a string", path));
+    s.name = js.value("name", "");
+    if (!js.contains("files") || !js["files"].is_array())
+      return Corrupt(fmt::format("{}: sample '{}' has no file list", path, s.name));
+    if (js["files"].empty()) return Corrupt(fmt::format("{}: sample '{}' lists no files", path, s.name));
+    for (const auto& jf : js["files"]) {
+      PARITY_ASSIGN_OR_RETURN(BaselineFile f, WithContext(FileFromJson(jf), path));
+      s.files.push_back(std::move(f));
+    }
+    out.samples.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace baseline_internal

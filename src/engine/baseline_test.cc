@@ -10,6 +10,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "engine/baseline_internal.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
@@ -336,6 +337,31 @@ TEST(ComputeStats, CountsNaNAndInfApartFromTheFiniteStatistics) {
   EXPECT_DOUBLE_EQ(s.max, 3.0);
   EXPECT_DOUBLE_EQ(s.mean, 2.0);
   EXPECT_DOUBLE_EQ(s.std, 1.0);
+}
+
+// A tensor named "block." is written as layer_0000_block..npy; the manifest's
+// path check must judge path components, not the substring "..".
+TEST(BaselineManifest, AFileNameWithTwoDotsIsAcceptedAndDotDotComponentsAreNot) {
+  nlohmann::json f = {{"file", "layer_0000_block..npy"}, {"tensor", "block."}, {"role", "layer"},
+                      {"dtype", "float32"}, {"shape", {1}}, {"sha256", ""}, {"bytes", 132}};
+  auto ok = baseline_internal::FileFromJson(f);
+  ASSERT_TRUE(ok) << ok.error().message();
+  for (const char* bad : {"../x.npy", "a/../../x.npy", "/etc/passwd", "", "./x.npy"}) {
+    f["file"] = bad;
+    EXPECT_FALSE(baseline_internal::FileFromJson(f)) << bad;
+  }
+  f["file"] = "sample_a/layer_0001_x.npy";
+  EXPECT_TRUE(baseline_internal::FileFromJson(f));
+  // Floats where integers belong are refused, not converted (fuzz/crashes/baseline_manifest_*).
+  for (const char* key : {"bytes", "index"}) {
+    nlohmann::json g = f;
+    g[key] = 1e44;
+    EXPECT_FALSE(baseline_internal::FileFromJson(g)) << key;
+  }
+  nlohmann::json g = f;
+  g["shape"] = {1.5};
+  EXPECT_FALSE(baseline_internal::FileFromJson(g));
+  EXPECT_FALSE(baseline_internal::FileFromJson(nlohmann::json::array()));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "compare/metrics.h"
 #include "compare/tolerance.h"
 #include "core/npy.h"
+#include "core/regular_file.h"
 #include "core/sha256.h"
 #include "engine/baseline.h"
 #include "engine/baseline_internal.h"
@@ -24,24 +25,21 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-struct ManifestSample {
-  std::string name;
-  std::vector<BaselineFile> files;
-};
+// Whether `path` (canonical) lies inside `dir` (canonical).
+bool IsInside(const fs::path& path, const fs::path& dir) {
+  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return d == dir.end();
+}
 
-Result<nlohmann::json> ReadManifest(const fs::path& dir) {
+using baseline_internal::ManifestSample;
+
+Result<baseline_internal::ParsedManifest> ReadManifest(const fs::path& dir) {
   const fs::path path = dir / "manifest.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(fmt::format("{}: no baseline manifest (is this a baseline directory?)", path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Corrupt(fmt::format("{}: not valid JSON", path.string()));
-  if (!j.is_object() || j.value("schema", "") != kBaselineSchema)
-    return InvalidArgument(fmt::format("{}: not a baseline manifest (schema is not {})", path.string(), kBaselineSchema));
-  if (!j.contains("samples") || !j["samples"].is_array())
-    return Corrupt(fmt::format("{}: 'samples' is missing or not a list", path.string()));
-  return j;
+  auto text = ReadRegularFile(path, kMaxManifestBytes);
+  if (!text && text.error().code() == ErrorCode::kNotFound)
+    return NotFound(fmt::format("{}: no baseline manifest (is this a baseline directory?)", path.string()));
+  if (!text) return std::unexpected(text.error());
+  return baseline_internal::ParseManifest(*text, path.string());
 }
 
 // Checks one file; returns the tensor when it is intact, else adds a finding.
@@ -53,6 +51,10 @@ std::optional<Tensor> CheckFile(const fs::path& dir, const BaselineFile& f, std:
     return std::nullopt;
   };
   if (!fs::is_regular_file(path, ec)) return add("missing", "missing");
+  // A symlink that leads out of the baseline directory is not read (docs/security.md).
+  const fs::path real = fs::canonical(path, ec);
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (ec || !IsInside(real, real_dir)) return add("outside", "resolves to a file outside the baseline directory");
   const auto size = static_cast<int64_t>(fs::file_size(path, ec));
   if (ec) return add("unreadable", ec.message());
   if (size != f.bytes)
@@ -71,12 +73,17 @@ std::optional<Tensor> CheckFile(const fs::path& dir, const BaselineFile& f, std:
 }
 
 void CompareEnvironment(const nlohmann::json& manifest, std::vector<EnvironmentChange>& changes) {
-  const nlohmann::json recorded = manifest.value("env", nlohmann::json::object());
+  const nlohmann::json recorded = manifest.value("env", nlohmann::json::object());  // an object (ReadManifest)
   const nlohmann::json now = EnvironmentToJson(CurrentEnvironment());
   for (const char* field : {"ort_version", "parity_version", "onnx_version", "compiler", "cpu", "os", "hostname"}) {
-    const std::string a = recorded.contains(field) ? recorded[field].dump() : "null";
-    const std::string b = now.contains(field) ? now[field].dump() : "null";
-    if (a != b) changes.push_back({field, recorded.value(field, std::string("(not recorded)")), now.value(field, "")});
+    const std::string a = recorded.contains(field) ? recorded[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    const std::string b = now.contains(field) ? now[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    if (a == b) continue;
+    auto text = [](const nlohmann::json& j, const char* key) {
+      if (!j.contains(key)) return std::string("(not recorded)");
+      return j[key].is_string() ? j[key].get<std::string>() : j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    changes.push_back({field, text(recorded, field), text(now, field)});
   }
 }
 
@@ -87,7 +94,8 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
   if (sha != recorded_sha) r.changes.push_back({"model_sha256", recorded_sha, sha});
   CompareEnvironment(manifest, r.changes);
   PARITY_ASSIGN_OR_RETURN(RunConfig config,
-                          WithContext(RunConfigFromJson(manifest.value("config", nlohmann::json::object())),
+                          WithContext(RunConfigFromJson(manifest.value("config", nlohmann::json::object()),
+                                                        ConfigOrigin::kStored),
                                       (dir / "manifest.json").string() + ": config"));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(model_path));
   PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model), model_path.string()));
@@ -95,6 +103,11 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
 
   const TolerancePolicy policy;  // the comparison engine's defaults
   const int64_t budget = max_memory > 0 ? max_memory : DefaultBaselineMemory();
+  // A file the integrity check refused (missing, changed, a symlink out of
+  // the folder) is not read again.
+  std::set<std::string> refused;
+  for (const auto& f : r.findings)
+    if (f.fatal) refused.insert(f.file);
   for (const ManifestSample& ms : samples) {
     Sample sample{ms.name, {}};
     std::vector<std::string> observed;
@@ -102,6 +115,10 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
     bool inputs_ok = true;
     for (const auto& f : ms.files) {
       if (f.role == "input") {
+        if (refused.contains(f.file)) {
+          inputs_ok = false;
+          continue;
+        }
         auto t = ReadNpy(dir / f.file);
         if (!t) inputs_ok = false;
         else if (auto s = sample.tensors.Add(f.tensor, std::move(*t)); !s) inputs_ok = false;
@@ -124,10 +141,13 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
     }
     options.max_batch_bytes = std::max<int64_t>(1, (budget - input_bytes) / 4);
     PARITY_ASSIGN_OR_RETURN(Tracer tracer, Tracer::Create(model, config, observed, model_path.string(), options));
+    std::set<std::string> produced;
     auto sink = [&](const std::string& name, const Tensor& test) -> Status {
       auto it = by_tensor.find(name);
       if (it == by_tensor.end()) return {};  // a model output the baseline lacks
       const BaselineFile& f = *it->second;
+      produced.insert(name);
+      if (refused.contains(f.file)) return {};  // already a finding
       auto ref = ReadNpy(dir / f.file);
       if (!ref) return {};  // already a finding
       TensorComparison c;
@@ -151,6 +171,13 @@ Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::js
       return {};
     };
     PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
+    // Every recorded tensor must have been compared: a model that produces
+    // none of them (another model) must not pass by comparing nothing.
+    for (const auto& f : ms.files) {
+      if (f.role == "input" || produced.contains(f.tensor) || !by_tensor.contains(f.tensor)) continue;
+      r.findings.push_back({f.file, "not_compared",
+                            fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
+    }
   }
   return {};
 }
@@ -162,30 +189,27 @@ bool VerifyResult::passed() const {
 }
 
 Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_path, int64_t max_memory_bytes) {
-  PARITY_ASSIGN_OR_RETURN(nlohmann::json manifest, ReadManifest(dir));
+  PARITY_ASSIGN_OR_RETURN(baseline_internal::ParsedManifest parsed, ReadManifest(dir));
+  const nlohmann::json& manifest = parsed.json;
+  std::vector<ManifestSample>& samples = parsed.samples;
   VerifyResult r;
-  std::vector<ManifestSample> samples;
   std::set<std::string> listed;
-  for (const auto& js : manifest["samples"]) {
-    ManifestSample s;
-    s.name = js.is_object() ? js.value("name", "") : "";
-    if (!js.is_object() || !js.contains("files") || !js["files"].is_array())
-      return Corrupt(fmt::format("{}: sample '{}' has no file list", (dir / "manifest.json").string(), s.name));
-    for (const auto& jf : js["files"]) {
-      PARITY_ASSIGN_OR_RETURN(BaselineFile f,
-                              WithContext(baseline_internal::FileFromJson(jf), (dir / "manifest.json").string()));
+  for (const ManifestSample& s : samples) {
+    for (const BaselineFile& f : s.files) {
       ++r.files_checked;
       listed.insert(f.file);
       CheckFile(dir, f, r.findings);
-      s.files.push_back(std::move(f));
     }
-    samples.push_back(std::move(s));
   }
   // Files the manifest does not know: reported, not fatal (a user's notes, a stray copy).
+  // Error codes throughout: a symlink loop or an unreadable folder ends the
+  // walk instead of throwing.
   std::error_code ec;
-  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".npy") continue;
-    const std::string rel = fs::relative(entry.path(), dir, ec).generic_string();
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec) || it->path().extension() != ".npy") continue;
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (!listed.contains(rel))
       r.findings.push_back({rel, "extra", fmt::format("{}: not in the manifest", rel), false});
   }

@@ -182,6 +182,14 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
     ctx.dump.emplace(std::move(dump));
   }
+  // A model without outputs, or with outputs that are not tensors, cannot be
+  // judged: bad input, not a failed check (docs/security.md).
+  if (ctx.info.outputs.empty())
+    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", ctx.label));
+  for (const auto& out : ctx.info.outputs)
+    if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
+      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
+                                     out.name, out.type.dtype_name));
   PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, ctx.model, ctx.info));
 
   CheckReport& r = ctx.report;
@@ -206,6 +214,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageSyntax);
   timed(StageSignature);
   timed(StageNumerics);
+  if (ctx.fatal) return std::unexpected(*ctx.fatal);
   Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);

@@ -27,9 +27,20 @@ struct Context {
   std::optional<ort::Session> reference;  // absent when ORT could not load the model
   std::optional<ort::Session> target;
   CheckReport report;
+  // Set by a stage when the runtime itself failed (out of memory): the check
+  // ends with this error (exit 3) instead of a verdict.
+  std::optional<Error> fatal;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
+
+// Whether an error of a run is the runtime running out of memory, which is no
+// verdict on the model (docs/security.md: exit codes are honest).
+inline bool IsOutOfMemory(const Error& e) {
+  const std::string& m = e.message();
+  return m.find("Failed to allocate memory") != std::string::npos || m.find("bad_alloc") != std::string::npos ||
+         m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
+}
 
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);

@@ -52,6 +52,11 @@ void StageNumerics(Context& ctx) {
       continue;
     }
     if (!ref || !test) {
+      if (const Error& e = (!ref ? ref : test).error(); IsOutOfMemory(e)) {
+        ctx.fatal = Error(ErrorCode::kRuntime, fmt::format("sample '{}': {}", sample.name, e.message()));
+        ctx.report.stages.push_back(std::move(stage));
+        return;
+      }
       result.status = Status3::kFail;
       result.error = (!ref ? ref : test).error().message();
       f.push_back(Fail(id, result.error));

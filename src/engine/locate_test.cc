@@ -13,6 +13,8 @@
 #include <random>
 #include <unordered_set>
 
+#include "core/npz.h"
+#include "core/tensor_files.h"
 #include "engine/optimized_plan.h"
 #include "engine/random_sample.h"
 #include "onnx/builtin_models.h"
@@ -232,6 +234,14 @@ TEST(Locate, AblationAndReproForAFusedCulprit) {
   for (const char* f : {"model.onnx", "target_model.onnx", "inputs.npz", "expected.npz", "README.md"})
     EXPECT_TRUE(std::filesystem::exists(*dir / "repro" / f)) << f;
   EXPECT_EQ(report->repro, (*dir / "repro").string());
+  // The README's command reads inputs.npz back as one sample, tensor names
+  // with '/' whole (not split as SAMPLE/INPUT).
+  auto inputs = ReadNpz(*dir / "repro" / "inputs.npz");
+  ASSERT_TRUE(inputs.has_value()) << inputs.error().message();
+  auto samples = SplitSamples(*inputs);
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  ASSERT_EQ(samples->size(), 1u);
+  EXPECT_EQ((*samples)[0].name, "default");
 }
 
 }  // namespace

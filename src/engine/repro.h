@@ -8,6 +8,8 @@
 //   target.json        the target config (reference.json when not `disable`)
 //   README.md          the single `parity locate` command that shows the mismatch
 // Every file is written whole (atomic); the directory is created if needed.
+// It must be new, empty or an earlier repro (core/output_dir.h, marker kind
+// kReproKind): a folder of the user's own files is refused, never overwritten.
 #pragma once
 
 #include <filesystem>
@@ -29,6 +31,8 @@ struct ReproContent {
   bool separate_target_model = false;
   std::string source_model;  // the model it was cut from, for the README
 };
+
+inline constexpr std::string_view kReproKind = "parity.repro";
 
 Status WriteRepro(const std::filesystem::path& dir, const ReproContent& content);
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/npy.h"
+#include "core/regular_file.h"
 
 namespace parity {
 namespace {
@@ -148,7 +149,7 @@ Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   for (const Json& d : *shape) {
     if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
       return InvalidArgument(fmt::format("{}: expected an array of non-negative integers, got an element {}",
-                                         shape_key, d.dump()));
+                                         shape_key, d.dump(-1, ' ', false, Json::error_handler_t::replace)));
     layer.shape.push_back(d.get<int64_t>());
   }
   if (const Json* leaf = r.Optional("is_leaf")) {
@@ -220,6 +221,8 @@ Result<TorchDump> ParseManifest(const Json& j) {
   if (const Json* rec = r.Optional("export")) {
     PARITY_ASSIGN_OR_RETURN(dump.export_record, ParseExport(*rec));
   }
+  // A dump without outputs would make every comparison against it vacuous.
+  if (dump.outputs.empty()) return InvalidArgument("outputs: the dump records no output");
   return dump;
 }
 
@@ -256,13 +259,12 @@ Result<TorchDump> LoadTorchDump(const fs::path& dir) {
   if (!fs::is_directory(dir, ec))
     return NotFound(fmt::format("{}: not a PyTorch dump directory (no such directory)", dir.string()));
   const fs::path manifest = dir / "manifest.json";
-  std::ifstream in(manifest, std::ios::binary);
-  if (!in)
+  auto text = ReadRegularFile(manifest, kMaxManifestBytes);
+  if (!text && text.error().code() == ErrorCode::kNotFound)
     return NotFound(
         fmt::format("{}: cannot be read (a dump without manifest.json is incomplete)", manifest.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  Json j = Json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!text) return std::unexpected(text.error());
+  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument(fmt::format("{}: malformed JSON", manifest.string()));
   auto dump = WithContext(ParseManifest(j), manifest.string());
   if (!dump) return dump;

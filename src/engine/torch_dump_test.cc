@@ -87,6 +87,13 @@ TEST_F(TorchDumpTest, RejectsMissingKeysOtherSchemasAndEscapingPaths) {
   ASSERT_FALSE(escape);
   EXPECT_NE(escape.error().message().find("inputs.x"), std::string::npos) << escape.error().message();
 
+  // docs/security.md: a dump without outputs would pass every comparison.
+  WriteManifest(R"({"schema": "parity.torch_dump/1", "torch_version": "1", "inputs": {}, "outputs": {},
+      "layers": []})");
+  auto no_outputs = LoadTorchDump(dir_);
+  ASSERT_FALSE(no_outputs);
+  EXPECT_NE(no_outputs.error().message().find("the dump records no output"), std::string::npos);
+
   WriteManifest("{not json");
   EXPECT_EQ(LoadTorchDump(dir_).error().code(), ErrorCode::kInvalidArgument);
   fs::remove(dir_ / "manifest.json");

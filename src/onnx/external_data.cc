@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -23,7 +25,14 @@ Result<int64_t> ParseInt(const std::string& key, const std::string& value) {
   return v;
 }
 
-// The path of `location` under base_dir, refusing absolute paths and "..".
+// Whether `path` lies inside `dir` (both canonical).
+bool IsInside(const fs::path& path, const fs::path& dir) {
+  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return d == dir.end() && p != path.end();
+}
+
+// The real path of `location` under base_dir, refusing absolute paths, ".."
+// and a symlink anywhere on the way that leads out of base_dir.
 Result<fs::path> ResolveLocation(const std::string& location, const fs::path& base_dir) {
   const fs::path rel(location);
   if (location.empty()) return Corrupt("external data has an empty location");
@@ -35,12 +44,34 @@ Result<fs::path> ResolveLocation(const std::string& location, const fs::path& ba
   for (const auto& part : rel)
     if (part == "..")
       return Unsupported(fmt::format("external data location '{}' leaves the model's directory", location));
-  return base_dir / rel;
+  if (location.find('\0') != std::string::npos)
+    return Corrupt(fmt::format("external data location '{}' holds a NUL byte", location));
+  std::error_code ec;
+  const fs::path real = fs::canonical(base_dir / rel, ec);
+  if (ec) return NotFound(fmt::format("file {} does not exist", (base_dir / rel).string()));
+  const fs::path real_dir = fs::canonical(base_dir, ec);
+  if (ec || !IsInside(real, real_dir))
+    return Unsupported(fmt::format(
+        "external data location '{}' resolves (through a symlink) to {}, outside the model's directory", location,
+        real.string()));
+  return real;
 }
+
+// Bytes claimed so far per external file (canonical path): their sum may not
+// pass the file's size.
+using Claims = std::map<fs::path, int64_t>;
+
+Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir, Claims* claims);
 
 }  // namespace
 
 Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
+  return InlineExternalDataClaimed(t, base_dir, nullptr);
+}
+
+namespace {
+
+Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir, Claims* claims) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
@@ -58,8 +89,19 @@ Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
   if (!resolved) return std::unexpected(std::move(resolved.error()).With(context));
   std::error_code ec;
   if (!fs::is_regular_file(*resolved, ec))
-    return NotFound(fmt::format("{}: file {} does not exist", context, resolved->string()));
-  if (length < 0) length = static_cast<int64_t>(fs::file_size(*resolved, ec)) - offset;
+    return InvalidArgument(fmt::format("{}: {} is not a regular file", context, resolved->string()));
+  const auto file_size = static_cast<int64_t>(fs::file_size(*resolved, ec));
+  if (ec) return InvalidArgument(fmt::format("{}: cannot stat {}: {}", context, resolved->string(), ec.message()));
+  if (length < 0) length = file_size - offset;
+  if (claims != nullptr) {
+    int64_t& claimed = (*claims)[*resolved];
+    if (length > file_size - claimed)
+      return Corrupt(fmt::format(
+          "{}: the tensors reading {} claim more than its {} bytes (overlapping regions; refused so that memory "
+          "stays bounded by the file)",
+          context, resolved->string(), file_size));
+    claimed += length;
+  }
 
   // Check the declared size against the tensor's shape before reading.
   if (auto dtype = DTypeFromOnnx(t.data_type()); dtype && *dtype != DType::kString) {
@@ -79,9 +121,9 @@ Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
   return {};
 }
 
-Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const fs::path& base_dir) {
-  bool any = false;
-  PARITY_RETURN_IF_ERROR(ForEachTensor(graph, [&](onnx::TensorProto& t) -> Status {
+// Inlines one tensor if it is external; `any` records that one was.
+auto Inliner(const fs::path& base_dir, Claims& claims, bool& any) {
+  return [&base_dir, &claims, &any](onnx::TensorProto& t) -> Status {
     if (t.data_location() != onnx::TensorProto::EXTERNAL) return {};
     any = true;
     if (base_dir.empty())
@@ -89,8 +131,26 @@ Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const fs::path& base
           fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
                       "load the model from its file",
                       t.name()));
-    return InlineExternalData(t, base_dir);
-  }));
+    return InlineExternalDataClaimed(t, base_dir, &claims);
+  };
+}
+
+}  // namespace
+
+Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const fs::path& base_dir) {
+  bool any = false;
+  Claims claims;
+  PARITY_RETURN_IF_ERROR(ForEachTensor(graph, Inliner(base_dir, claims, any), /*include_sparse=*/true));
+  return any;
+}
+
+Result<bool> InlineAllExternalData(onnx::ModelProto& model, const fs::path& base_dir) {
+  bool any = false;
+  Claims claims;
+  auto inline_one = Inliner(base_dir, claims, any);
+  PARITY_RETURN_IF_ERROR(ForEachTensor(*model.mutable_graph(), inline_one, /*include_sparse=*/true));
+  for (auto& f : *model.mutable_functions())
+    PARITY_RETURN_IF_ERROR(ForEachNodeTensor(*f.mutable_node(), inline_one, /*include_sparse=*/true));
   return any;
 }
 

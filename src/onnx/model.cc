@@ -54,12 +54,19 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
   if (proto->ir_version() <= 0) return invalid("no ir_version");
   if (!proto->has_graph()) return invalid("no graph");
   if (proto->opset_import_size() == 0) return invalid("no opset_import");
+  if (proto->graph().output_size() > kMaxGraphOutputs)
+    return invalid(fmt::format("{} graph outputs, more than the limit of {}", proto->graph().output_size(),
+                               kMaxGraphOutputs));
+  for (const auto& node : proto->graph().node())
+    if (node.output_size() > kMaxNodeOutputs)
+      return invalid(fmt::format("node '{}' ({}) has {} outputs, more than the limit of {}", node.name(),
+                                 node.op_type(), node.output_size(), kMaxNodeOutputs));
 
   Model m;
   m.proto_ = std::move(proto);
   if (external_data) {
     PARITY_ASSIGN_OR_RETURN(m.had_external_data_, WithContext(onnx_adapter::InlineAllExternalData(
-                                                                  *m.proto_->mutable_graph(), base_dir),
+                                                                  *m.proto_, base_dir),
                                                               std::string(source)));
   }
   PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));

@@ -31,6 +31,12 @@ namespace onnx_adapter {
 struct ModelAccess;
 }
 
+// Limits on what a model may declare (docs/security.md "Limits"): beyond them
+// ORT's session creation takes minutes (a Split with 100,000 outputs) and the
+// model is refused at load (kInvalidArgument) instead.
+inline constexpr int kMaxNodeOutputs = 10000;    // outputs of one node
+inline constexpr int kMaxGraphOutputs = 10000;   // outputs of the main graph
+
 struct SaveOptions {
   enum class ExternalData {
     kAuto,    // external when the model was loaded with external data, or would exceed 2 GiB

@@ -44,19 +44,43 @@ Status CheckReferences(const onnx::GraphProto& graph);
 Status InlineExternalData(onnx::TensorProto& t, const std::filesystem::path& base_dir);
 
 // Calls `fn(TensorProto&)` on every tensor of the graph: initializers, and
-// tensor attributes of nodes, recursively through subgraphs.
+// tensor attributes of nodes, recursively through subgraphs. With
+// `include_sparse`, also the values and indices of sparse initializers and of
+// sparse tensor attributes (each may be external data too).
 template <typename Fn>
-Status ForEachTensor(onnx::GraphProto& g, Fn&& fn) {
-  for (auto& t : *g.mutable_initializer()) PARITY_RETURN_IF_ERROR(fn(t));
-  for (auto& n : *g.mutable_node()) {
+Status ForEachTensor(onnx::GraphProto& g, Fn&& fn, bool include_sparse = false);
+
+template <typename Fn>
+Status ForEachNodeTensor(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, Fn&& fn, bool include_sparse) {
+  auto sparse = [&](onnx::SparseTensorProto& s) -> Status {
+    if (!include_sparse) return {};
+    if (s.has_values()) PARITY_RETURN_IF_ERROR(fn(*s.mutable_values()));
+    if (s.has_indices()) PARITY_RETURN_IF_ERROR(fn(*s.mutable_indices()));
+    return {};
+  };
+  for (auto& n : nodes) {
     for (auto& a : *n.mutable_attribute()) {
       if (a.has_t()) PARITY_RETURN_IF_ERROR(fn(*a.mutable_t()));
       for (auto& t : *a.mutable_tensors()) PARITY_RETURN_IF_ERROR(fn(t));
-      if (a.has_g()) PARITY_RETURN_IF_ERROR(ForEachTensor(*a.mutable_g(), fn));
-      for (auto& sg : *a.mutable_graphs()) PARITY_RETURN_IF_ERROR(ForEachTensor(sg, fn));
+      if (a.has_sparse_tensor()) PARITY_RETURN_IF_ERROR(sparse(*a.mutable_sparse_tensor()));
+      for (auto& s : *a.mutable_sparse_tensors()) PARITY_RETURN_IF_ERROR(sparse(s));
+      if (a.has_g()) PARITY_RETURN_IF_ERROR(ForEachTensor(*a.mutable_g(), fn, include_sparse));
+      for (auto& sg : *a.mutable_graphs()) PARITY_RETURN_IF_ERROR(ForEachTensor(sg, fn, include_sparse));
     }
   }
   return {};
+}
+
+template <typename Fn>
+Status ForEachTensor(onnx::GraphProto& g, Fn&& fn, bool include_sparse) {
+  for (auto& t : *g.mutable_initializer()) PARITY_RETURN_IF_ERROR(fn(t));
+  if (include_sparse) {
+    for (auto& s : *g.mutable_sparse_initializer()) {
+      if (s.has_values()) PARITY_RETURN_IF_ERROR(fn(*s.mutable_values()));
+      if (s.has_indices()) PARITY_RETURN_IF_ERROR(fn(*s.mutable_indices()));
+    }
+  }
+  return ForEachNodeTensor(*g.mutable_node(), fn, include_sparse);
 }
 
 }  // namespace parity::onnx_adapter

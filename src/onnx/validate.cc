@@ -6,6 +6,7 @@
 
 #include "core/build_info.h"
 #include "onnx/model_internal.h"
+#include "onnx/shape_guard.h"
 
 namespace parity {
 
@@ -67,6 +68,9 @@ std::vector<Finding> Check(const Model& m) {
   if (!m.valid()) return {{Severity::kError, "checker", "empty model"}};
   const auto& proto = onnx_adapter::Proto(m);
 
+  // Nodes shape inference would crash on, checker or not (onnx/onnx#6180).
+  const auto hazards = onnx_adapter::ShapeInferenceHazards(proto);
+  for (const auto& h : hazards) findings.push_back({Severity::kError, "structure", h});
   const std::string skip = CheckerSkipReason(proto);
   if (!skip.empty()) {
     findings.push_back({Severity::kInfo, "checker", skip});
@@ -76,6 +80,10 @@ std::vector<Finding> Check(const Model& m) {
     // checker refuses (fuzz/crashes/model_conv_shape_inference_segv.onnx, with
     // ONNX 1.12): a crash there would hide every finding, so it does not run.
     findings.push_back({Severity::kInfo, "shape_inference", "skipped: the checker found errors"});
+    return findings;
+  }
+  if (!hazards.empty()) {
+    findings.push_back({Severity::kInfo, "shape_inference", "skipped: malformed nodes it could crash on"});
     return findings;
   }
 
@@ -106,6 +114,8 @@ Result<Model> WithInferredShapes(const Model& m) {
   // Shape inference can crash on models the checker refuses (see Check), so
   // it runs only on models the checker accepts or cannot judge.
   const auto& proto = onnx_adapter::Proto(m);
+  if (const auto hazards = onnx_adapter::ShapeInferenceHazards(proto); !hazards.empty())
+    return InvalidArgument(fmt::format("shape inference not run: {}", hazards.front()));
   if (CheckerSkipReason(proto).empty()) {
     if (std::string err = CatchAll([&] { onnx::checker::check_model(proto); }); !err.empty())
       return InvalidArgument(fmt::format("shape inference not run: the ONNX checker refuses the model: {}", err));

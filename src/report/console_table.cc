@@ -12,7 +12,12 @@
 
 namespace parity {
 
-bool WantsColor(std::FILE* out) { return isatty(fileno(out)) && std::getenv("NO_COLOR") == nullptr; }
+bool WantsColor(std::FILE* out) {
+  // stdout is parity's filtering stream (cli/terminal_guard.h), which has no descriptor.
+  int fd = fileno(out);
+  if (fd < 0 && out == stdout) fd = STDOUT_FILENO;
+  return fd >= 0 && isatty(fd) && std::getenv("NO_COLOR") == nullptr;
+}
 
 std::string ShortNumber(double v) {
   if (std::isnan(v)) return "nan";

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/output_dir.h"
 #include "report/check_json.h"
 #include "report/html.h"
 #include "report/junit.h"
@@ -20,9 +21,9 @@ Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& 
       {kReportJUnitName, CheckReportToJUnit(report)},
   };
 
+  // Only a new, empty or earlier report folder is written (docs/security.md).
+  PARITY_RETURN_IF_ERROR(WithContext(ClaimOutputDir(dir, kReportKind), "--report"));
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return InvalidArgument(dir.string() + ": cannot create the report directory: " + ec.message());
 
   std::vector<AtomicFile> pending;
   for (const auto& [name, text] : files) {

@@ -30,8 +30,11 @@ TEST(WriteCheckReport, WritesAllThreeFilesWhole) {
   EXPECT_EQ(j["schema"], "parity.check/1");
   EXPECT_TRUE(ReadAll(dir / kReportHtmlName).ends_with("</html>\n"));
   EXPECT_TRUE(ReadAll(dir / kReportJUnitName).ends_with("</testsuites>\n"));
-  // Nothing else: no temp files left behind.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 3);
+  // Nothing else but parity's output-folder marker: no temp files left behind.
+  EXPECT_TRUE(fs::exists(dir / ".parity-output"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 4);
+  // A second report into the same folder is allowed: parity wrote it.
+  EXPECT_TRUE(WriteCheckReport(MakeSampleReport(), dir));
 }
 
 TEST(WriteCheckReport, UnwritableDirectoryFailsAndLeavesNothing) {
@@ -48,12 +51,24 @@ TEST(WriteCheckReport, FailingLastFileRemovesTheOthers) {
   const fs::path dir = FreshDir("writer_partial");
   // junit.xml is committed last; a directory in its place makes the rename fail.
   fs::create_directories(dir / kReportJUnitName / "occupied");
+  std::ofstream(dir / ".parity-output") << "parity.report\n";  // an earlier report's folder
   const auto status = WriteCheckReport(MakeSampleReport(), dir);
   ASSERT_FALSE(status);
   EXPECT_FALSE(fs::exists(dir / kReportJsonName));
   EXPECT_FALSE(fs::exists(dir / kReportHtmlName));
   EXPECT_TRUE(fs::is_directory(dir / kReportJUnitName));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);  // no temp files
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 2);  // no temp files
+}
+
+// docs/security.md: a folder of the user's own files is never written into.
+TEST(WriteCheckReport, RefusesAFolderOfTheUsersOwnFilesAndLeavesThem) {
+  const fs::path dir = FreshDir("writer_user");
+  std::ofstream(dir / kReportHtmlName) << "the user's page";
+  const auto status = WriteCheckReport(MakeSampleReport(), dir);
+  ASSERT_FALSE(status);
+  EXPECT_NE(status.error().message().find("did not write"), std::string::npos) << status.error().message();
+  EXPECT_EQ(ReadAll(dir / kReportHtmlName), "the user's page");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1);
 }
 
 }  // namespace

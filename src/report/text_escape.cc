@@ -1,5 +1,7 @@
 #include "report/text_escape.h"
 
+#include <fmt/format.h>
+
 #include <cstdint>
 
 namespace parity {
@@ -129,6 +131,80 @@ std::string XmlEscape(std::string_view s) {
     }
   });
   return out;
+}
+
+namespace {
+
+// parity's own colour sequences (report/ansi.h): the only ESC that passes.
+constexpr std::string_view kOwnSgr[] = {"\x1b[31;1m", "\x1b[32m", "\x1b[32;1m", "\x1b[33m", "\x1b[2m",
+                                        "\x1b[0m"};
+
+}  // namespace
+
+std::string TerminalFilter::Feed(std::string_view chunk) {
+  std::string data = std::move(pending_);
+  pending_.clear();
+  data.append(chunk);
+  std::string out;
+  out.reserve(data.size());
+  size_t i = 0;
+  while (i < data.size()) {
+    const auto c = static_cast<unsigned char>(data[i]);
+    const std::string_view rest(data.data() + i, data.size() - i);
+    if (c == 0x1b) {
+      bool matched = false, prefix = false;
+      for (std::string_view sgr : kOwnSgr) {
+        if (rest.starts_with(sgr)) {
+          out.append(sgr);
+          i += sgr.size();
+          matched = true;
+          break;
+        }
+        if (sgr.starts_with(rest)) prefix = true;
+      }
+      if (matched) continue;
+      if (prefix) {  // cut between two pieces: decide with the next one
+        pending_.assign(rest);
+        break;
+      }
+      out += "\\x1b";
+      ++i;
+    } else if (c == 0xc2) {
+      if (rest.size() == 1) {
+        pending_.assign(rest);
+        break;
+      }
+      const auto next = static_cast<unsigned char>(rest[1]);
+      if (next >= 0x80 && next <= 0x9f) {
+        out += fmt::format("\\u{:04x}", next);
+        i += 2;
+      } else {
+        out += data[i++];
+      }
+    } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else {
+      out += data[i++];
+    }
+  }
+  return out;
+}
+
+std::string TerminalFilter::Flush() {
+  std::string out;
+  for (char ch : pending_) {
+    const auto c = static_cast<unsigned char>(ch);
+    out += c < 0x20 || c == 0x7f || c == 0xc2 ? fmt::format("\\x{:02x}", c) : std::string(1, ch);
+  }
+  pending_.clear();
+  return out;
+}
+
+std::string TerminalSafe(std::string_view s) {
+  TerminalFilter f;
+  std::string out = f.Feed(s);
+  return out + f.Flush();
 }
 
 std::string DumpJson(const nlohmann::json& j, int indent) {

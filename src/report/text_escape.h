@@ -31,4 +31,23 @@ std::string JsonForScript(const nlohmann::json& j);
 // j.dump(indent) that never throws on invalid UTF-8 in strings (U+FFFD).
 std::string DumpJson(const nlohmann::json& j, int indent = -1);
 
+// Text bound for a terminal or a log (docs/security.md): a name from a model
+// must not move the cursor, erase a line or retitle the window. Every C0
+// control but newline and tab, DEL, and the C1 controls (U+0080-U+009F, which
+// some terminals read as CSI) are written visibly as "\xNN" / "\u00NN";
+// ESC passes only as the start of one of parity's own colour sequences
+// (report/ansi.h), which cannot move anything. A stream is filtered in pieces:
+// a sequence cut between two pieces is held until the next one.
+class TerminalFilter {
+ public:
+  std::string Feed(std::string_view chunk);
+  // What is still held (an incomplete sequence), escaped.
+  std::string Flush();
+
+ private:
+  std::string pending_;
+};
+// One piece, flushed: TerminalFilter{}.Feed(s) + Flush().
+std::string TerminalSafe(std::string_view s);
+
 }  // namespace parity

@@ -37,5 +37,30 @@ TEST(TextEscape, JsonForScriptCannotCloseTheElement) {
   EXPECT_EQ(nlohmann::json::parse(s), j);
 }
 
+// docs/security.md: model-controlled names must not draw on the terminal.
+TEST(TerminalSafe, EscapesControlsAndForeignEscapesButKeepsParitysColours) {
+  EXPECT_EQ(TerminalSafe("conv1\tok\n"), "conv1\tok\n");
+  EXPECT_EQ(TerminalSafe("a\rFAKE PASS"), "a\\x0dFAKE PASS");
+  EXPECT_EQ(TerminalSafe("x\x1b[2K\x1b[1A"), "x\\x1b[2K\\x1b[1A");
+  EXPECT_EQ(TerminalSafe("\x1b]0;title\x07"), "\\x1b]0;title\\x07");
+  EXPECT_EQ(TerminalSafe("\x7f"), "\\x7f");
+  EXPECT_EQ(TerminalSafe("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI
+  EXPECT_EQ(TerminalSafe("caf\xc3\xa9 \xc2\xb5s"), "caf\xc3\xa9 \xc2\xb5s");  // UTF-8 text passes
+  EXPECT_EQ(TerminalSafe("\x1b[31;1mFAIL\x1b[0m"), "\x1b[31;1mFAIL\x1b[0m");
+}
+
+TEST(TerminalFilter, HoldsASequenceCutBetweenTwoPieces) {
+  TerminalFilter f;
+  std::string out = f.Feed("ok \x1b[3");
+  out += f.Feed("2mPASS\x1b");
+  out += f.Feed("[2K");
+  out += f.Flush();
+  EXPECT_EQ(out, "ok \x1b[32mPASS\\x1b[2K");
+  TerminalFilter g;
+  out = g.Feed("\x1b[3");
+  out += g.Flush();
+  EXPECT_EQ(out, "\\x1b[3");
+}
+
 }  // namespace
 }  // namespace parity

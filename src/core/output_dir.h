@@ -1,0 +1,27 @@
+// Output folders parity fills with several files (a repro, a report, a demo):
+// parity never overwrites or deletes a file it did not write itself
+// (docs/security.md "Output folders"). A folder parity filled carries a
+// marker file, `.parity-output`, whose one line names what wrote it
+// ("parity.repro", "parity.report"); only such a folder, an empty one or a
+// missing one is written to.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace parity {
+
+inline constexpr std::string_view kOutputMarker = ".parity-output";
+
+// Whether `dir` may receive output of `kind`: it does not exist, or is an
+// empty directory, or holds the marker of `kind`. Touches nothing. Errors
+// (kInvalidArgument, naming dir): not a directory; a non-empty folder without
+// the marker (it holds the user's own files); a marker of another kind.
+Status CheckOutputDir(const std::filesystem::path& dir, std::string_view kind);
+
+// CheckOutputDir, then creates `dir` if needed and writes the marker (whole).
+Status ClaimOutputDir(const std::filesystem::path& dir, std::string_view kind);
+
+}  // namespace parity

@@ -1,0 +1,320 @@
+// Hostile inputs through the real binary (docs/security.md): each test builds
+// the input an attacker would ship (a model, a baseline, a dump, a config)
+// and checks that parity writes nothing outside its named outputs, reads
+// nothing it should not, ends with an honest exit code and never a signal.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/npy.h"
+#include "e2e_util.h"
+#include "onnx/builder.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::RunParity;
+using Json = nlohmann::json;
+
+class Tmp {
+ public:
+  Tmp() : path_(e2e::MakeTempDir("parity_security")) {}
+  ~Tmp() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string& s) const { return path_ / s; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+void Write(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+Json ReadJson(const fs::path& p) { return Json::parse(Read(p)); }
+void WriteJson(const fs::path& p, const Json& j) { Write(p, j.dump(2)); }
+
+// input[1,4] -> Add c -> Relu (in `scope`) -> output; the intermediate is a layer.
+Model SmallModel(const std::string& scope = "blk", const std::string& output = "output", float c = 0.5f) {
+  ModelBuilder b;
+  auto x = b.Input("input", DType::kFloat32, {1, 4});
+  std::string y;
+  {
+    auto s = b.Scope(scope);
+    y = b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, c)));
+  }
+  b.Output(y, output);
+  return *b.Build();
+}
+
+Tensor Ones() {
+  Tensor t(DType::kFloat32, {1, 4});
+  for (float& v : t.mutable_view<float>()) v = 1.0f;
+  return t;
+}
+
+// A model, its inputs and its baseline in `tmp`.
+void MakeBaseline(const Tmp& tmp) {
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "bl").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+void ExpectExit(const e2e::ProcessResult& r, int code) {
+  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
+  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
+}
+
+// The critical finding: a shipped baseline's config named optimized_model_path
+// and ORT renamed its output over a shell start-up file.
+TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  Write(tmp / "victim.sh", "echo safe\n");
+  Json manifest = ReadJson(tmp / "bl" / "manifest.json");
+  manifest["config"]["optimized_model_path"] = (tmp / "victim.sh").string();
+  WriteJson(tmp / "bl" / "manifest.json", manifest);
+  auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("optimized_model_path"), std::string::npos) << r.err;
+  EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+
+  manifest["config"].erase("optimized_model_path");
+  manifest["config"]["session_config"] = {{"ep.context_enable", "1"},
+                                          {"ep.context_file_path", (tmp / "victim.sh").string()}};
+  WriteJson(tmp / "bl" / "manifest.json", manifest);
+  r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+  ExpectExit(r, 2);
+  EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+}
+
+TEST(SecurityBaseline, ManifestWithWrongJsonTypesExitsTwoNotAbort) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  const Json good = ReadJson(tmp / "bl" / "manifest.json");
+  std::vector<Json> bad(6, good);
+  bad[0]["schema"] = 1;
+  bad[1]["samples"][0]["name"] = 5;
+  bad[2]["samples"] = Json::array();
+  bad[3]["config"] = "all";
+  bad[4]["model"] = {{"sha256", 7}};
+  bad[5]["samples"][0]["files"][0]["bytes"] = "many";
+  for (size_t i = 0; i < bad.size(); ++i) {
+    WriteJson(tmp / "bl" / "manifest.json", bad[i]);
+    auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+    SCOPED_TRACE(i);
+    ExpectExit(r, 2);
+    EXPECT_EQ(e2e::Lines(r.err).size(), 1u) << r.err;
+  }
+}
+
+TEST(SecurityBaseline, SelfReferencingSymlinkInTheFolderIsNoSignal) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  fs::create_symlink("loop.npy", tmp / "bl" / "loop.npy");
+  fs::create_symlink(".", tmp / "bl" / "again");
+  auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+  ExpectExit(r, 0);
+}
+
+TEST(SecurityBaseline, ListedFileThatIsASymlinkOutOfTheFolderIsNotRead) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  fs::copy_file(tmp / "bl" / "output.npy", tmp / "outside.npy");
+  fs::remove(tmp / "bl" / "output.npy");
+  fs::create_symlink(tmp / "outside.npy", tmp / "bl" / "output.npy");
+  auto r = RunParity({"baseline", "verify", (tmp / "bl").string()});
+  ExpectExit(r, 1);
+  EXPECT_NE((r.out + r.err).find("outside the baseline directory"), std::string::npos) << r.out;
+}
+
+TEST(SecurityBaseline, VerifyAgainstAnotherModelComparesNothingAndFails) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  ASSERT_TRUE(SmallModel("other", "logits").Save(tmp / "other.onnx"));
+  auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "other.onnx").string()});
+  ExpectExit(r, 1);
+  EXPECT_EQ(r.out.find("PASS"), std::string::npos) << r.out;
+}
+
+TEST(SecurityBaseline, OverwriteLeavesAFolderParityDidNotWrite) {
+  Tmp tmp;
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  fs::create_directories(tmp / "dump");
+  WriteJson(tmp / "dump" / "manifest.json", {{"schema", "parity.torch_dump/1"}});
+  ASSERT_TRUE(WriteNpy(tmp / "dump" / "layer_0000_conv.npy", Ones()));
+  auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "dump").string(), "--overwrite"});
+  ExpectExit(r, 2);
+  EXPECT_TRUE(fs::exists(tmp / "dump" / "layer_0000_conv.npy"));
+  EXPECT_TRUE(fs::exists(tmp / "dump" / "manifest.json"));
+}
+
+TEST(SecurityBaseline, OverwriteChecksTheInputsBeforeDeletingTheOldBaseline) {
+  Tmp tmp;
+  MakeBaseline(tmp);
+  Tensor wrong(DType::kFloat32, {1, 4});
+  fs::create_directories(tmp / "inputs");
+  ASSERT_TRUE(WriteNpy(tmp / "inputs" / "not_the_input.npy", wrong));
+  auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "inputs").string(), "-o",
+                      (tmp / "bl").string(), "--overwrite"});
+  EXPECT_EQ(r.term_signal, 0);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(fs::exists(tmp / "bl" / "manifest.json"));
+  EXPECT_TRUE(fs::exists(tmp / "bl" / "output.npy"));
+}
+
+// --- a minimal protobuf wire-format writer, for a model the builder will not
+// make (a graph input that is also a graph output).
+struct Pb {
+  std::string bytes;
+  Pb& Varint(uint64_t v) {
+    while (v >= 0x80) {
+      bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
+      v >>= 7;
+    }
+    bytes.push_back(static_cast<char>(v));
+    return *this;
+  }
+  Pb& Int(int field, int64_t v) { return Varint(static_cast<uint64_t>(field) << 3).Varint(static_cast<uint64_t>(v)); }
+  Pb& Bytes(int field, std::string_view v) {
+    Varint((static_cast<uint64_t>(field) << 3) | 2).Varint(v.size());
+    bytes.append(v);
+    return *this;
+  }
+  Pb& Msg(int field, const Pb& m) { return Bytes(field, m.bytes); }
+};
+
+// ValueInfoProto: name (1), type (2) = TypeProto.tensor_type (1) = {elem_type (1), shape (2) = {dim (1) = {dim_value (1)}}}.
+Pb FloatValue(const std::string& name, const std::vector<int64_t>& dims) {
+  Pb shape;
+  for (int64_t d : dims) shape.Msg(1, Pb().Int(1, d));
+  return Pb().Bytes(1, name).Msg(2, Pb().Msg(1, Pb().Int(1, 1).Msg(2, shape)));
+}
+
+TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
+  Tmp tmp;
+  // graph: input -> Relu -> relu; outputs relu and input itself.
+  Pb node;
+  node.Bytes(1, "input").Bytes(2, "relu").Bytes(3, "r").Bytes(4, "Relu");
+  Pb graph;
+  graph.Msg(1, node).Bytes(2, "g").Msg(11, FloatValue("input", {1, 4}));
+  graph.Msg(12, FloatValue("relu", {1, 4})).Msg(12, FloatValue("input", {1, 4}));
+  Pb model;
+  model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
+  Write(tmp / "m.onnx", model.bytes);
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "bl").string()});
+  ExpectExit(r, 0);
+  bool has_input = false;
+  const Json manifest = ReadJson(tmp / "bl" / "manifest.json");
+  for (const auto& f : manifest["samples"][0]["files"])
+    has_input = has_input || (f["role"] == "input" && fs::exists(tmp / "bl" / f["file"].get<std::string>()));
+  EXPECT_TRUE(has_input) << manifest.dump(2);
+  r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+  ExpectExit(r, 0);
+}
+
+TEST(SecurityFiles, FifoAndDevZeroAsInputsOrConfigAreRefusedQuickly) {
+  Tmp tmp;
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  ASSERT_EQ(::mkfifo((tmp / "in.npy").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", tmp / "zero.json");
+  auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
+                      (tmp / "o.npz").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  ASSERT_TRUE(WriteNpy(tmp / "ok.npy", Ones()));
+  r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "ok.npy").string(), "-o",
+                 (tmp / "o.npz").string(), "--config", (tmp / "zero.json").string()});
+  ExpectExit(r, 2);
+  EXPECT_LT(r.cpu_seconds, 5.0);
+  EXPECT_LT(r.peak_rss_bytes, int64_t{1} << 30);
+  fs::create_directories(tmp / "dump");
+  ASSERT_EQ(::mkfifo((tmp / "dump" / "manifest.json").c_str(), 0600), 0);
+  r = RunParity({"check", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
+  ExpectExit(r, 2);
+}
+
+TEST(SecurityTerminal, EscapeSequencesInModelNamesDoNotReachTheTerminal) {
+  Tmp tmp;
+  ModelBuilder b;
+  auto x = b.Input("x\r\x1b[2K\x1b[1APASS\x1b]0;owned\x07", DType::kFloat32, {1, 4});
+  b.Output(b.Relu(x), "out\x1b[2K");
+  auto model = b.Build();
+  ASSERT_TRUE(model) << model.error().message();
+  ASSERT_TRUE(model->Save(tmp / "m.onnx"));
+  auto r = RunParity({"inspect", (tmp / "m.onnx").string()});
+  ExpectExit(r, 0);
+  EXPECT_EQ(r.out.find("\x1b[2K"), std::string::npos);
+  EXPECT_EQ(r.out.find("\x1b]"), std::string::npos);
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  EXPECT_NE(r.out.find("\\x1b[2K"), std::string::npos) << r.out;  // shown, escaped
+}
+
+TEST(SecurityRepro, ReproIntoAFolderOfTheUsersOwnFilesIsRefusedBeforeRunning) {
+  Tmp tmp;
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  Write(tmp / "model.onnx", "the user's own model");
+  auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--repro", tmp.path().string()});
+  ExpectExit(r, 2);
+  EXPECT_EQ(Read(tmp / "model.onnx"), "the user's own model");
+}
+
+TEST(SecurityRepro, TargetConfigFileCannotNameAFileToWrite) {
+  Tmp tmp;
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  WriteJson(tmp / "target.json", {{"opt", "all"}, {"optimized_model_path", (tmp / "victim").string()}});
+  auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--target", (tmp / "target.json").string()});
+  ExpectExit(r, 2);
+  EXPECT_FALSE(fs::exists(tmp / "victim"));
+}
+
+TEST(SecurityTorch, DumpWithoutOutputsIsRefusedNotPassed) {
+  Tmp tmp;
+  ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
+  fs::create_directories(tmp / "dump");
+  ASSERT_TRUE(WriteNpy(tmp / "dump" / "input.npy", Ones()));
+  WriteJson(tmp / "dump" / "manifest.json", {{"schema", "parity.torch_dump/1"},
+                                             {"torch_version", "2"},
+                                             {"inputs", {{"input", "input.npy"}}},
+                                             {"outputs", Json::object()},
+                                             {"layers", Json::array()}});
+  auto r = RunParity({"check", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
+  ExpectExit(r, 2);
+}
+
+TEST(SecurityJson, NonUtf8InputNameInBenchJsonIsNoSignal) {
+  Tmp tmp;
+  ModelBuilder b;
+  auto x = b.Input("in\xff\xfe", DType::kFloat32, {1, 4});
+  b.Output(b.Relu(x), "out");
+  auto model = b.Build();
+  ASSERT_TRUE(model) << model.error().message();
+  ASSERT_TRUE(model->Save(tmp / "m.onnx"));
+  auto r = RunParity({"bench", (tmp / "m.onnx").string(), "--runs", "1", "--warmup", "0", "--configs", "disable",
+                      "--json", (tmp / "b.json").string()});
+  ExpectExit(r, 0);
+  EXPECT_TRUE(fs::exists(tmp / "b.json"));
+}
+
+}  // namespace
+}  // namespace parity
