@@ -27,6 +27,9 @@ struct Context {
   std::optional<ort::Session> reference;  // absent when ORT could not load the model
   std::optional<ort::Session> target;
   CheckReport report;
+  // A user's mistake found while a stage ran (a PyTorch dump none of whose
+  // layers align with the model): RunCheck returns it instead of a report.
+  std::optional<Error> input_error;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
