@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/parse_errors.h"
 #include "cli/signals.h"
 #include "core/build_info.h"
 
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "parity: error: %s (see parity --help)\n", e.what());
+    const std::string message = parity::cli::ExplainParseError(app, e, argc, argv);
+    std::fprintf(stderr, "parity: error: %s\n", message.c_str());
     return 2;
   }
   return parity::cli::ExitCode();
