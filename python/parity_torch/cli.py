@@ -41,7 +41,9 @@ def build_parser():
                         "(default: the model's make_inputs(seed) if it has one)")
     d.add_argument("-o", "--out", required=True, metavar="DIR", help="dump directory")
     d.add_argument("--seed", type=int, default=0, help="seed for inputs, weights init and the run")
-    d.add_argument("--fp64", action="store_true", help="also write fp64/output_*.npy from a float64 copy")
+    d.add_argument("--fp64", action=argparse.BooleanOptionalAction, default=True,
+                   help="also write fp64/output_*.npy from a float64 copy (default; parity calibrates its "
+                        "tolerance on them); --no-fp64 for models that cannot run in float64")
     d.add_argument("--output-names", default=None, metavar="A,B,...", help="ONNX output names")
     d.add_argument("--export", metavar="MODEL.onnx", help="also export to ONNX (TorchScript exporter)")
     d.add_argument("--opset", type=int, default=None, help="opset_version for --export")
@@ -123,6 +125,10 @@ def cmd_dump(a):
         raise UsageError(f"model '{a.model}': {e}") from None
     if not isinstance(model, torch.nn.Module):
         raise UsageError(f"model '{a.model}': the factory returned {type(model).__name__}, not a torch.nn.Module")
+    # Export what is deployed: the dynamo exporter traces the module in the
+    # mode it is in, and a fresh module is in training mode (live Dropout
+    # became Bernoulli sampling in the exported mobilenet_v3_small).
+    model.eval()
 
     if specs:
         g = torch.Generator().manual_seed(a.seed)
