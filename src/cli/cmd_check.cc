@@ -85,11 +85,14 @@ void RegisterCheck(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "check", "the whole validation: syntax, signature, numerics, runtime, robustness; reports for CI and people");
   cmd->add_option("model", o->model, "the exported .onnx model")->required();
-  cmd->add_option("--torch", o->torch, "a PyTorch dump directory (python -m parity_torch dump ...)");
+  cmd->add_option("--torch", o->torch,
+                  "a PyTorch dump directory (python -m parity_torch dump ...); its fp64 outputs calibrate the "
+                  "tolerance of the outputs against PyTorch");
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");
-  cmd->add_option("--reference-config", o->reference_config, "the reference run's config as JSON (default: disable)");
+  cmd->add_option("--reference-config", o->reference_config,
+                  "the reference run's config: a level (disable, basic, extended, all) or CONFIG.json (default: disable)");
   cmd->add_option("--seed", o->seed, "seed for generated samples");
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
