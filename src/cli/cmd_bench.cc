@@ -84,7 +84,7 @@ Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
     for (const auto& v : info.inputs) source.input_names.push_back(v.name);
     PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
     if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs));
-    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs));
+    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
     for (auto& s : samples)
       if (o.sample.empty() || s.name == o.sample) return std::move(s);
     return NotFound(fmt::format("{}: no sample '{}'", o.inputs, o.sample));

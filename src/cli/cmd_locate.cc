@@ -51,7 +51,7 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
   for (const auto& v : info.inputs) source.input_names.push_back(v.name);
   PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
   if (samples.empty()) return InvalidArgument(o.inputs + ": no tensors");
-  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs));
+  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
   if (o.sample.empty()) {
     if (samples.size() > 1)
       std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",

@@ -42,7 +42,7 @@ int RunRun(const RunOptions& o) {
       return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
     samples->push_back({"default", {}});
   }
-  if (auto s = CheckInputs(*samples, info.inputs, o.inputs); !s) return ReportError(s.error());
+  if (auto s = CheckInputs(*samples, info.inputs, o.inputs, o.model); !s) return ReportError(s.error());
 
   Model to_run;
   if (o.all_tensors) {

@@ -161,7 +161,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   source.input_names = graph.inputs;
   PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(inputs_path, source));
   if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
-  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, inputs_path.string()));
+  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, inputs_path.string(), label));
 
   // Which layers, and their files (the same names in every sample's directory).
   std::vector<Layer> layers;

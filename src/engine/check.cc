@@ -65,7 +65,7 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const M
     for (const auto& v : info.inputs) source.input_names.push_back(v.name);
     PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs_path, source));
     if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs_path));
-    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs_path));
+    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs_path, o.model_path));
     return samples;
   }
   SampleGenOptions gen;

@@ -41,6 +41,7 @@ void CheckSample(const Sample& sample, const std::vector<ValueInfo>& inputs, std
         problems.push_back(fmt::format("no tensor for model input '{}' ({}); the file has '{}' (did you mean '{}'?)",
                                        v.name, Declared(v.type), close, v.name));
       } else {
+        explained.insert(unbound.begin(), unbound.end());  // listed here already
         problems.push_back(fmt::format("no tensor for model input '{}' ({}); the file has {}", v.name,
                                        Declared(v.type),
                                        have.empty() ? "none" : fmt::format("'{}'", fmt::join(have, "', '"))));
@@ -112,7 +113,8 @@ TensorSet BindInputNames(const TensorSet& tensors, const std::vector<std::string
   return out;
 }
 
-Status CheckInputs(const std::vector<Sample>& samples, const std::vector<ValueInfo>& inputs, std::string_view source) {
+Status CheckInputs(const std::vector<Sample>& samples, const std::vector<ValueInfo>& inputs, std::string_view source,
+                   std::string_view model_label) {
   std::vector<std::string> problems;
   std::string first;
   for (const auto& s : samples) {
@@ -126,7 +128,8 @@ Status CheckInputs(const std::vector<Sample>& samples, const std::vector<ValueIn
   // The same mistake in every sample is one mistake.
   std::set<std::string> distinct(problems.begin(), problems.end());
   std::string more = distinct.size() > 1 ? fmt::format(" (and {} more problem(s))", distinct.size() - 1) : "";
-  return InvalidArgument(fmt::format("{}: {}{}", source, first, more));
+  return InvalidArgument(fmt::format("{}{}: {}{}", source, model_label.empty() ? "" : fmt::format(" for {}", model_label),
+                                     first, more));
 }
 
 Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const std::string& model_label,
@@ -150,7 +153,7 @@ Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const s
   auto tensors = LoadTorchInputs(dump);
   if (!tensors) return std::unexpected(tensors.error());
   PARITY_RETURN_IF_ERROR(
-      CheckInputs({Sample{"default", std::move(*tensors)}}, model.inputs, where + " (the dump's inputs)"));
+      CheckInputs({Sample{"default", std::move(*tensors)}}, model.inputs, where + " (the dump's inputs)", model_label));
   auto expected = LoadTorchOutputs(dump);
   if (!expected) return std::unexpected(expected.error());
   for (const auto& v : model.outputs) {

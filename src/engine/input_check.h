@@ -31,10 +31,11 @@ TensorSet BindInputNames(const TensorSet& tensors, const std::vector<std::string
 // Every sample against the model's declared inputs: each input present, no
 // tensor that is not an input, the dtype equal, the rank and every known
 // dimension equal (symbolic and unknown dims take any size). Invalid argument
-// naming `source`, the sample, the input and both sides; when there are
-// several problems the first is named and the rest counted.
+// naming `source` (and `model_label` when given), the sample, the input and
+// both sides; when there are several problems the first is named and the
+// rest counted.
 Status CheckInputs(const std::vector<Sample>& samples, const std::vector<ValueInfo>& inputs,
-                   std::string_view source);
+                   std::string_view source, std::string_view model_label = "");
 
 // Whether `dump` was made for the model: its input names must be the
 // model's inputs and its output names among the model's outputs, its input

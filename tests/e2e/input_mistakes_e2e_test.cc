@@ -168,6 +168,44 @@ TEST_F(InputMistakes, AnUnwritableOutputPathExits2BeforeAnyWork) {
                      "exists and is not a directory");
 }
 
+// Validates with Debian's python3-jsonschema; empty when valid.
+std::string SchemaErrors(const std::string& schema, const fs::path& report) {
+  const std::string script =
+      "import json, sys, jsonschema\n"
+      "jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))\n";
+  auto r = e2e::RunProgram({"/usr/bin/python3", "-c", script,
+                            (fs::path(PARITY_SOURCE_DIR) / "docs" / schema).string(), report.string()});
+  return r.exit_code == 0 ? "" : r.err + r.out;
+}
+
+// The reports of align, locate --reference torch:DIR, bench, baseline and
+// baseline verify validate against their schemas in docs/ (the check,
+// compare and locate reports: report_test and docs_e2e_test).
+TEST_F(InputMistakes, EveryOtherReportValidatesAgainstItsSchemaInDocs) {
+  if (e2e::RunProgram({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code != 0)
+    GTEST_SKIP() << "python3-jsonschema is not installed";
+  struct Case {
+    std::vector<std::string> args;
+    std::string schema;
+  };
+  const std::vector<Case> cases = {
+      {{"align", P("m.onnx"), "--torch", P("dump_ok"), "--json", P("align.json")}, "align.schema.json"},
+      {{"locate", P("m.onnx"), "--reference", "torch:" + P("dump_ok"), "--json", P("lt.json")},
+       "locate_torch.schema.json"},
+      {{"bench", P("m.onnx"), "--runs", "2", "--warmup", "0", "--json", P("bench.json")}, "bench.schema.json"},
+      {{"baseline", "verify", P("bl"), P("m.onnx"), "--json", P("blv.json")}, "baseline_verify.schema.json"},
+  };
+  // The baseline that `baseline verify` re-checks.
+  ASSERT_EQ(e2e::RunParity({"baseline", P("m.onnx"), "--inputs", P("good.npz"), "-o", P("bl")}).exit_code, 0);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(fmt::format("parity {}", fmt::join(c.args, " ")));
+    auto r = e2e::RunParity(c.args);
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+    EXPECT_EQ(SchemaErrors(c.schema, P(c.args.back())), "");
+  }
+  fs::remove_all(P("bl"));
+}
+
 TEST(CommandLine, ReadableErrorsWithDidYouMean) {
   struct Case {
     std::vector<std::string> args;
