@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <cstdio>
 #include <random>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -95,8 +97,8 @@ class ScaleSuite : public ::testing::Test {
     for (int i = 0; i < 10; ++i) {
       for (int fault : {0, 1, 2}) {
         // The first layer doubled (the issue's mobilenet case), the last
-        // layer's weights moved by 3%.
-        const Model m = Net(i, kScales[i], fault, fault == 1 ? 2.0f : 1.03f);
+        // layer's weights moved by 1%.
+        const Model m = Net(i, kScales[i], fault, fault == 1 ? 2.0f : 1.01f);
         ASSERT_TRUE(m.Save(Path(i, fault)).has_value());
       }
       TensorSet inputs;
@@ -106,7 +108,7 @@ class ScaleSuite : public ::testing::Test {
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   static std::string Path(int i, int fault) {
-    return (dir_ / fmt::format("net{}_{}.onnx", i, fault == 0 ? "healthy" : fault == 1 ? "first_x2" : "last_x1.03"))
+    return (dir_ / fmt::format("net{}_{}.onnx", i, fault == 0 ? "healthy" : fault == 1 ? "first_x2" : "last_x1.01"))
         .string();
   }
   static std::string Inputs(int i) { return (dir_ / fmt::format("in{}.npz", i)).string(); }
@@ -132,6 +134,12 @@ TEST_F(ScaleSuite, TenHealthyExportsOfEveryScalePassAtOptAll) {
                              "0", "--no-locate"});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("tolerance: scaled: atol = 0.0001 x rms(ref)"), std::string::npos) << r.out;
+    // Report the margin: the fused run's error against the band it was given.
+    std::smatch m;
+    static const std::regex kWorst(R"(max_abs (\S+) cosine[^\n]*\n\s+tolerance: scaled: atol = [^=]+= (\S+),)");
+    if (std::regex_search(r.out, m, kWorst))
+      std::printf("  scale %-6g rms %.3g: --opt all max_abs %s, scaled atol %s\n", kScales[i], rms,
+                  m[1].str().c_str(), m[2].str().c_str());
   }
 }
 
@@ -144,6 +152,8 @@ TEST_F(ScaleSuite, TwentyPlantedFaultsOfAtLeastOnePercentFailByDefault) {
       // The planted fault moves the output by at least 1% of its scale.
       const double change = MaxAbsDiff(healthy, Output(i, fault));
       EXPECT_GE(change, 0.01 * Rms(healthy));
+      std::printf("  scale %-6g %s: max change %.3g = %.1f%% of rms\n", kScales[i], fault == 1 ? "first x2   " : "last x1.01",
+                  change, 100 * change / Rms(healthy));
       auto r = e2e::RunParity({"check", Path(i, fault), "--reference-model", Path(i, 0), "--inputs", Inputs(i),
                                "--runs", "1", "--warmup", "0", "--no-locate"});
       EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
