@@ -135,8 +135,14 @@ std::string SamplesSection(const CheckReport& r) {
             Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m.cosine)),
             Num(m.snr_db), m.mismatches, m.count, m.nan_mismatch);
       }
-      s += fmt::format("<td class=\"mono\">atol {} rtol {}<br>{}</td><td class=\"reason\">{}</td></tr>\n",
-                       Num(t.atol), Num(t.rtol), Esc(StatisticName(t.decide_by)), Esc(c.reason));
+      // The tolerance, its mode, and why (hover for the rule that decided it);
+      // a tolerance warning goes with the reason.
+      std::string reason = Esc(c.reason);
+      for (const auto& w : c.tolerance.warnings) reason += fmt::format("<br><b>warning:</b> {}", Esc(w));
+      s += fmt::format(
+          "<td class=\"mono\" title=\"{}\">atol {} rtol {}<br>{} &middot; {}</td><td class=\"reason\">{}</td></tr>\n",
+          Esc(c.tolerance.Why()), Num(t.atol), Num(t.rtol), Esc(ToleranceModeName(c.tolerance.mode)),
+          Esc(StatisticName(t.decide_by)), reason);
     }
     if (behaviour_row && rows <= kMaxTableRows)
       s += fmt::format("<tr><td colspan=\"11\" class=\"note\">behaviour: {}</td></tr>\n", Esc(sm.behaviour));

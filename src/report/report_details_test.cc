@@ -98,6 +98,10 @@ TEST(ReportDetails, ConsoleSaysWhichToleranceAndWhyAndWarnsOncePerOutput) {
   for (size_t at = text.find("warning: logits:"); at != std::string::npos; at = text.find("warning: logits:", at + 1))
     ++n;
   EXPECT_EQ(n, 1u) << text;
+  // The HTML table says it too: the mode, the reason on hover, the warning.
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("title=\"scaled: atol = 0.0001 x rms(ref) 2e-09 = 2e-13\""), std::string::npos);
+  EXPECT_NE(html.find("<b>warning:</b> atol 0.0001 is at least"), std::string::npos);
 }
 
 }  // namespace
