@@ -147,6 +147,10 @@ def cmd_dump(a):
         raise UsageError(f"model '{a.model}': {e}") from None
     if not isinstance(model, torch.nn.Module):
         raise UsageError(f"model '{a.model}': the factory returned {type(model).__name__}, not a torch.nn.Module")
+    # Export what is deployed: the dynamo exporter traces the module in the
+    # mode it is in, and a fresh module is in training mode (live Dropout
+    # became Bernoulli sampling in the exported mobilenet_v3_small).
+    model.eval()
 
     if specs:
         g = torch.Generator().manual_seed(a.seed)

@@ -108,6 +108,10 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
         "layers": recorder.layers,
     }
     if fp64:
+        # On by default: parity calibrates each output's tolerance on the
+        # float32-vs-float64 error of PyTorch itself. A model that cannot run
+        # in float64 (an op without a double kernel) is still dumped; the
+        # manifest says why there is no calibration.
         try:
             manifest["outputs_fp64"] = _dump_fp64(model, pos_args, kw_args, out_names,
                                                   out_dir, seed, slow, written)

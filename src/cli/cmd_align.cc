@@ -6,8 +6,10 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "engine/input_check.h"
 #include "engine/torch_compare.h"
 #include "engine/torch_dump.h"
+#include "onnx/inspect.h"
 #include "onnx/model.h"
 
 namespace parity::cli {
@@ -54,6 +56,10 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!model) return ReportError(model.error());
   auto dump = LoadTorchDump(o.torch_dir);
   if (!dump) return ReportError(dump.error());
+  std::string note;
+  if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(*model), {o.model}, &note); !s) return ReportError(s.error());
+  if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
 
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
@@ -62,6 +68,8 @@ int RunAlign(const AlignCmdOptions& o) {
   options.policy = std::move(*policy);
   auto result = CompareWithTorch(*model, *dump, *config, options);
   if (!result) return ReportError(result.error());
+  if (auto s = CheckSomeLayerAligned(*dump, result->layers.size() - result->Count(AlignHow::kNone), o.model); !s)
+    return ReportError(s.error());
 
   PrintTable(*result, o.all_layers);
   fmt::print("\n{}; {} pass, {} fail\n", result->AlignmentLine(), result->Count(Verdict::kPass),

@@ -75,6 +75,7 @@ int RunBaseline(const BaselineCliOptions& o) {
                           .only = o.only,
                           .check_determinism = !o.no_determinism,
                           .overwrite = o.overwrite};
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto result = WriteBaseline(o.model, o.inputs, o.output, options);
   if (!result) return ReportError(result.error());
   fmt::print("{}: baseline written to {} [{}], {} sample(s), {} run(s) per sample of at most {:.1f} MiB observed\n",
@@ -95,17 +96,32 @@ int RunVerify(const VerifyCliOptions& o) {
   KeepLargeBlocksMapped();
   auto memory = MemoryOption(o.max_memory);
   if (!memory) return ReportError(memory.error());
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto r = VerifyBaseline(o.dir, o.model, *memory);
   if (!r) return ReportError(r.error());
-  for (const auto& f : r->findings) fmt::print("{}: {}\n", f.fatal ? "FAIL" : "note", f.message);
-  for (const auto& c : r->changes)
-    fmt::print("changed since the baseline: {}: '{}' -> '{}'\n", c.field, c.recorded, c.now);
+  // The verdict first, then what a reader needs to act on, capped: a broken
+  // baseline can have hundreds of findings (all of them are in --json).
   size_t failed = 0;
   for (const auto& c : r->comparisons) failed += c.status == Verdict::kFail;
-  fmt::print("{}: {} file(s) checked", o.dir, r->files_checked);
+  size_t fatal = 0;
+  for (const auto& f : r->findings) fatal += f.fatal;
+  fmt::print("{}: {}: {} file(s) checked, {} problem(s)", o.dir, r->passed() ? "PASS" : "FAIL", r->files_checked,
+             fatal);
   if (r->model_checked)
     fmt::print(", re-run compared {} tensor(s), {} outside tolerance", r->comparisons.size(), failed);
-  fmt::print(": {}\n", r->passed() ? "PASS" : "FAIL");
+  fmt::print("\n");
+  constexpr size_t kShown = 10;
+  size_t shown = 0;
+  for (const auto& f : r->findings) {
+    if (shown++ == kShown) {
+      fmt::print("... {} more finding(s){}\n", r->findings.size() - kShown,
+                 o.json.empty() ? " (--json FILE lists them all)" : fmt::format(" (all in {})", o.json));
+      break;
+    }
+    fmt::print("  {}: {}\n", f.fatal ? "FAIL" : "note", f.message);
+  }
+  for (const auto& c : r->changes)
+    fmt::print("changed since the baseline: {}: '{}' -> '{}'\n", c.field, c.recorded, c.now);
   if (!r->passed() && r->model_checked && failed > 0 && !r->changes.empty())
     fmt::print("the differences may come from what changed since the baseline (listed above)\n");
   if (!o.json.empty())

@@ -5,6 +5,8 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/output.h"
+#include "engine/input_check.h"
 #include "core/atomic_file.h"
 #include "engine/bench.h"
 #include "engine/sample_gen.h"
@@ -77,10 +79,12 @@ void PrintFusions(const BenchReport& r) {
 
 Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
   if (!o.inputs.empty()) {
+    const ModelInfo info = Inspect(model);
     TensorSourceOptions source;
-    for (const auto& v : Inspect(model).inputs) source.input_names.push_back(v.name);
+    for (const auto& v : info.inputs) source.input_names.push_back(v.name);
     PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
     if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs));
+    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
     for (auto& s : samples)
       if (o.sample.empty() || s.name == o.sample) return std::move(s);
     return NotFound(fmt::format("{}: no sample '{}'", o.inputs, o.sample));
@@ -111,6 +115,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
     options.configs.push_back(
         {fmt::format("{} ({})", std::filesystem::path(file).stem().string(), config->Label()), *config});
   }
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
   auto sample = PickSample(o, *model);

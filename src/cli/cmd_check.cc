@@ -2,6 +2,7 @@
 // runtime, robustness — with a verdict, an exit code and reports for people
 // (HTML, terminal) and CI (JSON, JUnit).
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -49,13 +50,15 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!target) return ReportError(target.error());
   options.target = *target;
   if (!o.reference_config.empty()) {
-    auto reference = LoadRunConfig(o.reference_config);
-    if (!reference) return ReportError(reference.error().With("--reference-config"));
+    auto reference = ConfigFromLevelOrFile(o.reference_config, "--reference-config");
+    if (!reference) return ReportError(reference.error());
     options.reference = *reference;
   }
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
   options.policy = *policy;
+  if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   // One bar per stage's own steps; stderr only, and only on a terminal.
   ProgressBar progress(100);
   options.progress = [&progress](const std::string& stage, int done, int total) {
@@ -69,7 +72,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   PrintCheckSummary(*report, stdout);
   if (!o.report_dir.empty()) {
     if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
-    fmt::print("reports: {0}/report.html, {0}/report.json, {0}/junit.xml\n", o.report_dir);
+    const std::filesystem::path dir(o.report_dir);
+    fmt::print("reports: {}, {}, {}\n", (dir / "report.html").string(), (dir / "report.json").string(),
+               (dir / "junit.xml").string());
   }
   if (!o.json.empty()) {
     if (auto s = WriteJsonReport(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
@@ -84,14 +89,17 @@ void RegisterCheck(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "check", "the whole validation: syntax, signature, numerics, runtime, robustness; reports for CI and people");
   cmd->add_option("model", o->model, "the exported .onnx model")->required();
-  cmd->add_option("--torch", o->torch, "a PyTorch dump directory (python -m parity_torch dump ...)");
+  cmd->add_option("--torch", o->torch,
+                  "a PyTorch dump directory (python -m parity_torch dump ...); its fp64 outputs calibrate the "
+                  "tolerance of the outputs against PyTorch");
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");
-  cmd->add_option("--reference-config", o->reference_config, "the reference run's config as JSON (default: disable)");
+  cmd->add_option("--reference-config", o->reference_config,
+                  "the reference run's config: a level (disable, basic, extended, all) or CONFIG.json (default: disable)");
   cmd->add_option("--seed", o->seed, "seed for generated samples");
-  cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)");
-  cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)");
+  cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
+  cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
   cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");

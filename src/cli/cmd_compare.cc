@@ -38,6 +38,7 @@ int RunCompare(const CompareCmdOptions& o) {
     if (!pair) return ReportError(pair.error().With("--map"));
     options.rename[pair->first] = pair->second;
   }
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto reference = LoadTensors(o.reference);
   if (!reference) return ReportError(reference.error());
   auto test = LoadTensors(o.test);
@@ -98,7 +99,7 @@ void RegisterCompare(CLI::App& app) {
                   "the noise floor of --mode calibrated");
   cmd->add_option("--map", o->maps, "compare reference tensor A with test tensor B: A=B (repeatable)");
   cmd->add_flag("--allow-extra", o->allow_extra, "tensors only in TEST are reported but do not fail");
-  cmd->add_option("--threads", o->threads, "threads for large tensors (0: choose)");
+  cmd->add_option("--threads", o->threads, "threads for large tensors (0: choose)")->check(NonNegative());
   cmd->add_option("--json", o->json, "also write the result as JSON to FILE (schema parity.compare/1)");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->callback([o] { ExitCode() = RunCompare(*o); });

@@ -9,11 +9,13 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "core/output_dir.h"
+#include "engine/input_check.h"
 #include "engine/locate.h"
 #include "engine/locate_torch.h"
 #include "engine/random_sample.h"
 #include "engine/repro.h"
 #include "engine/tensor_source.h"
+#include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "report/locate_report.h"
 
@@ -37,13 +39,8 @@ struct LocateCliOptions {
 
 Result<RunConfig> ResolveReference(const std::string& spec) {
   if (spec.starts_with("torch:")) return RunConfig{};  // the export is judged unfused
-  if (auto level = OptLevelFromName(spec)) {
-    RunConfig c;
-    c.opt_level = *level;
-    return c;
-  }
-  // A repro's reference.json: a stored config (docs/security.md).
-  return WithContext(LoadRunConfig(spec, ConfigOrigin::kStored), "--reference");
+  // A repro's reference.json is a stored config (docs/security.md).
+  return ConfigFromLevelOrFile(spec, "--reference", ConfigOrigin::kStored);
 }
 
 Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
@@ -52,8 +49,13 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
                  o.seed);
     return RandomSample(model, static_cast<uint32_t>(o.seed));
   }
-  PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs));
+  // The same binding rule and checks as every other command (input_check.h).
+  const ModelInfo info = Inspect(model);
+  TensorSourceOptions source;
+  for (const auto& v : info.inputs) source.input_names.push_back(v.name);
+  PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
   if (samples.empty()) return InvalidArgument(o.inputs + ": no tensors");
+  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
   if (o.sample.empty()) {
     if (samples.size() > 1)
       std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",
@@ -71,9 +73,14 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
   const std::string dir = o.reference.substr(6);
   auto dump = LoadTorchDump(dir);
   if (!dump) return ReportError(dump.error());
+  std::string note;
+  if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(model), {o.model}, &note); !s) return ReportError(s.error());
+  if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   auto result = LocateAgainstTorch(model, derived, *dump, options);
   if (!result) return ReportError(result.error());
   const auto& e = result->exported;
+  if (auto s = CheckSomeLayerAligned(*dump, e.layers.size() - e.Count(AlignHow::kNone), o.model); !s)
+    return ReportError(s.error());
   fmt::print("export vs PyTorch ({})\n", e.AlignmentLine());
   fmt::print("  {}\n", e.VerdictLine());
   fmt::print("deployed [{}] outputs vs PyTorch: {}\n", options.target.Label(),
@@ -83,6 +90,12 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
   if (result->fusion) {
     fmt::print("the export agrees with PyTorch but the deployed config does not: localizing the fusion\n");
     PrintLocateSummary(*result->fusion, stdout);
+  } else if (!o.repro.empty()) {
+    // A repro isolates a fused culprit; without one there is nothing to cut out.
+    std::fprintf(stderr, "parity: --repro %s not written: %s\n", o.repro.c_str(),
+                 result->passed() ? "nothing diverges"
+                                  : "the export itself departs from PyTorch (see the first divergent layer), not a "
+                                    "fusion of the deployed config");
   }
   if (!o.json.empty())
     if (auto s = WriteJsonReport(o.json, TorchLocateResultToJson(*result, dir, options)); !s)
@@ -113,6 +126,8 @@ int RunLocate(const LocateCliOptions& o) {
   options.target_label = o.target_model;
   options.ablation = !o.no_ablation;
   options.repro_dir = o.repro;
+  if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
+  if (auto s = CheckOutputPath(o.repro, "--repro", /*directory=*/true); !s) return ReportError(s.error());
 
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
@@ -149,7 +164,7 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--target-model", o->target_model, "a model derived from MODEL that shares its tensor names");
   cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");
   cmd->add_option("--json", o->json, "write the parity.locate/1 report here");
-  cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off to find each culprit's");
+  cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off one by one to find the optimizer that made each culprit");
   AddConfigOptions(cmd, &o->config, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->callback([o] { ExitCode() = RunLocate(*o); });

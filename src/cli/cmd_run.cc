@@ -4,8 +4,11 @@
 
 #include "cli/command.h"
 #include "core/tensor_files.h"
+#include "cli/output.h"
+#include "engine/input_check.h"
 #include "engine/runner.h"
 #include "engine/tensor_source.h"
+#include "onnx/inspect.h"
 #include "onnx/model.h"
 
 namespace parity::cli {
@@ -24,6 +27,22 @@ int RunRun(const RunOptions& o) {
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
+  if (auto s = CheckOutputPath(o.output, "-o", !o.output.ends_with(".npz")); !s) return ReportError(s.error());
+
+  // The inputs are checked against the model before any session exists: a
+  // wrong name, dtype or shape is the user's mistake (exit 2), not ORT's.
+  const ModelInfo info = Inspect(*model);
+  TensorSourceOptions source;
+  for (const auto& v : info.inputs) source.input_names.push_back(v.name);
+  auto samples = LoadSamples(o.inputs, source);
+  if (!samples) return ReportError(samples.error());
+  if (samples->empty()) {
+    // A model without inputs (a Constant, a generator) runs once on nothing.
+    if (!source.input_names.empty())
+      return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
+    samples->push_back({"default", {}});
+  }
+  if (auto s = CheckInputs(*samples, info.inputs, o.inputs, o.model); !s) return ReportError(s.error());
 
   Model to_run;
   if (o.all_tensors) {
@@ -35,17 +54,6 @@ int RunRun(const RunOptions& o) {
   }
   auto session = CreateSession(to_run, *config, o.model);
   if (!session) return ReportError(session.error());
-
-  TensorSourceOptions source;
-  source.input_names = session->input_names();
-  auto samples = LoadSamples(o.inputs, source);
-  if (!samples) return ReportError(samples.error());
-  if (samples->empty()) {
-    // A model without inputs (a Constant, a generator) runs once on nothing.
-    if (!source.input_names.empty())
-      return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
-    samples->push_back({"default", {}});
-  }
 
   std::vector<Sample> results;
   for (const Sample& sample : *samples) {

@@ -1,5 +1,6 @@
 #include "cli/command.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -27,19 +28,53 @@ int ReportError(const Error& error) {
   return error.ExitCode();
 }
 
+namespace {
+
+CLI::Validator NumberValidator(bool strictly_positive) {
+  return CLI::Validator(
+      [strictly_positive](std::string& text) -> std::string {
+        double v = 0;
+        const bool ok = CLI::detail::lexical_cast(text, v) && std::isfinite(v);
+        if (ok && (strictly_positive ? v > 0 : v >= 0)) return "";
+        return fmt::format("expected a number {} 0, got '{}'", strictly_positive ? ">" : ">=", text);
+      },
+      strictly_positive ? "NUMBER>0" : "NUMBER>=0");
+}
+
+}  // namespace
+
+const CLI::Validator& NonNegative() {
+  static const CLI::Validator v = NumberValidator(false);
+  return v;
+}
+
+const CLI::Validator& Positive() {
+  static const CLI::Validator v = NumberValidator(true);
+  return v;
+}
+
 void AddConfigOptions(CLI::App* app, ConfigOptions* o, const std::string& default_opt) {
   app->add_option("--config", o->config_file, "run config as a JSON file (flags given here override it)")
       ->check(CLI::ExistingFile);
   app->add_option("--opt", o->opt, "graph optimization level: disable, basic, extended, all (default " +
                                         default_opt + ")");
   app->add_option("--providers", o->providers, "execution providers in order: cpu, cuda, ...")->delimiter(',');
-  app->add_option("--threads", o->threads, "intra-op threads (0: ORT's default)");
-  app->add_option("--inter-threads", o->inter_threads, "inter-op threads");
+  app->add_option("--threads", o->threads, "intra-op threads (0: ORT's default)")->check(NonNegative());
+  app->add_option("--inter-threads", o->inter_threads, "inter-op threads")->check(NonNegative());
   app->add_flag("--parallel", o->parallel, "ORT parallel execution mode");
   app->add_option("--disable-optimizer", o->disabled_optimizers,
                   "switch off an ORT optimizer by name (repeatable, or comma-separated)")
       ->delimiter(',');
   app->add_option("--session-config", o->session_entries, "any ORT session config entry KEY=VALUE");
+}
+
+Result<RunConfig> ConfigFromLevelOrFile(const std::string& spec, std::string_view option, ConfigOrigin origin) {
+  if (auto level = OptLevelFromName(spec)) {
+    RunConfig c;
+    c.opt_level = *level;
+    return c;
+  }
+  return WithContext(LoadRunConfig(spec, origin), std::string(option));
 }
 
 Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& default_opt) {

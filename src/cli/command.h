@@ -21,6 +21,11 @@ int& ExitCode();
 // code of the error's class.
 int ReportError(const Error& error);
 
+// Number validators with a readable message ("--atol: expected a number >= 0,
+// got '-1'"); CLI11's Range prints its bounds to 300 digits.
+const CLI::Validator& NonNegative();
+const CLI::Validator& Positive();
+
 // The shared config option group (SPEC.md "config"): --config FILE, --opt,
 // --providers, --threads, --inter-threads, --parallel, --disable-optimizer,
 // --session-config KEY=VALUE. Call ResolveConfig after parsing.
@@ -40,6 +45,11 @@ struct ConfigOptions {
 void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& default_opt);
 // The config file first, then each flag given on the command line on top.
 Result<RunConfig> ResolveConfig(const ConfigOptions& options, const std::string& default_opt);
+
+// A config given as one value: a level name (disable, basic, extended, all)
+// or a JSON file (docs/config.md). Errors name `option`.
+Result<RunConfig> ConfigFromLevelOrFile(const std::string& spec, std::string_view option,
+                                        ConfigOrigin origin = ConfigOrigin::kUser);
 
 // The shared tolerance option group: --atol, --rtol, --tolerance FILE.json,
 // --tol 'PATTERN:atol=..,rtol=..,by=max|mean|quantile,q=..,mode=..'

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/parse_errors.h"
 #include "cli/signals.h"
 #include "cli/terminal_guard.h"
 #include "core/build_info.h"
@@ -39,7 +40,8 @@ int Main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "parity: error: %s (see parity --help)\n", parity::TerminalSafe(e.what()).c_str());
+    const std::string message = parity::cli::ExplainParseError(app, e, argc, argv);
+    std::fprintf(stderr, "parity: error: %s\n", parity::TerminalSafe(message).c_str());
     return 2;
   }
   return parity::cli::ExitCode();

@@ -9,16 +9,24 @@
 namespace parity::cli {
 
 void AddToleranceOptions(CLI::App* app, ToleranceOptions* o) {
-  app->add_option("--atol", o->atol, "absolute tolerance for every output (default per dtype: float32 1e-4)");
-  app->add_option("--rtol", o->rtol, "relative tolerance for every output (default per dtype: float32 1e-3)");
+  app->add_option("--atol", o->atol,
+                  "a fixed absolute tolerance for every output (default: relative to each output's scale, "
+                  "float32 1e-4 x rms(reference); docs/compare.md)")
+      ->check(NonNegative());
+  app->add_option("--rtol", o->rtol, "relative tolerance for every output (default per dtype: float32 1e-3)")
+      ->check(NonNegative());
   app->add_option("--tolerance", o->file, "tolerance policy as a JSON file (docs/compare.md)")
       ->check(CLI::ExistingFile);
   app->add_option("--tol", o->rules,
                   "per-output rule 'PATTERN:atol=..,rtol=..,by=max|mean|quantile|elementwise,q=..,mode=..' "
                   "(exact name or glob; repeatable)");
-  app->add_option("--mode", o->mode, "fixed (default), adaptive or calibrated");
+  app->add_option("--mode", o->mode,
+                  "scaled (default: atol relative to each output's scale), fixed (per-dtype absolute atol), "
+                  "adaptive or calibrated")
+      ->check(CLI::IsMember({"scaled", "fixed", "adaptive", "calibrated"}));
   app->add_option("--by", o->by, "which statistic decides: elementwise (default), max, mean, quantile");
-  app->add_option("--quantile", o->quantile, "with --by quantile: the quantile of the error that must pass");
+  app->add_option("--quantile", o->quantile, "with --by quantile: the quantile of the error that must pass")
+      ->check(CLI::Range(0.0, 1.0));
   app->add_flag("--quantized", o->quantized, "the test side is int8-quantized: looser float defaults (1e-1)");
 }
 

@@ -96,17 +96,7 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
         if (nm) noise = std::move(*nm);
       }
     }
-    c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr);
-    if (r.tensor.dtype() != t->dtype()) {
-      // Judge by the looser default of the two dtypes, and say so.
-      const Tolerance other = DefaultTolerance(t->dtype(), options.policy.quantized);
-      if (other.atol > c.tolerance.tolerance.atol && c.tolerance.rules_fired.size() == 1) {
-        c.tolerance.tolerance.atol = other.atol;
-        c.tolerance.tolerance.rtol = std::max(other.rtol, c.tolerance.tolerance.rtol);
-        c.tolerance.rules_fired.push_back(
-            fmt::format("dtype change: the test's {} default is looser, used it", DTypeName(t->dtype())));
-      }
-    }
+    c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr, t->dtype());
     const Tolerance& tol = c.tolerance.tolerance;
     PARITY_ASSIGN_OR_RETURN(
         c.metrics, WithContext(ComputeMetrics(r.tensor, *t, {.atol = tol.atol, .rtol = tol.rtol, .threads = options.threads}),

@@ -73,6 +73,7 @@ std::string_view StatisticName(Statistic s) {
 
 std::string_view ToleranceModeName(ToleranceMode m) {
   switch (m) {
+    case ToleranceMode::kScaled: return "scaled";
     case ToleranceMode::kFixed: return "fixed";
     case ToleranceMode::kAdaptive: return "adaptive";
     case ToleranceMode::kCalibrated: return "calibrated";
@@ -88,10 +89,10 @@ Result<Statistic> StatisticFromName(std::string_view name) {
 }
 
 Result<ToleranceMode> ToleranceModeFromName(std::string_view name) {
-  for (ToleranceMode m : {ToleranceMode::kFixed, ToleranceMode::kAdaptive, ToleranceMode::kCalibrated}) {
+  for (ToleranceMode m : {ToleranceMode::kScaled, ToleranceMode::kFixed, ToleranceMode::kAdaptive, ToleranceMode::kCalibrated}) {
     if (name == ToleranceModeName(m)) return m;
   }
-  return InvalidArgument(fmt::format("unknown tolerance mode '{}' (fixed, adaptive, calibrated)", name));
+  return InvalidArgument(fmt::format("unknown tolerance mode '{}' (scaled, fixed, adaptive, calibrated)", name));
 }
 
 Tolerance DefaultTolerance(DType dtype, bool quantized) {
@@ -105,19 +106,39 @@ Tolerance DefaultTolerance(DType dtype, bool quantized) {
   }
 }
 
+double ScaledAtolFactor(DType dtype, bool quantized) {
+  if (IsFloating(dtype) && quantized) return 1e-1;
+  switch (dtype) {
+    case DType::kFloat32: return 1e-4;
+    case DType::kFloat16:
+    case DType::kBFloat16: return 1e-2;
+    case DType::kFloat64: return 1e-9;
+    default: return 0;
+  }
+}
+
 bool GlobMatch(std::string_view pattern, std::string_view name) {
   return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
 }
 
 ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
-                          const TensorMetrics* noise) {
+                          const TensorMetrics* noise, std::optional<DType> test_dtype) {
   ResolvedTolerance out;
   out.mode = policy.mode;
-  out.tolerance = DefaultTolerance(ref.dtype(), policy.quantized);
-  out.rules_fired.push_back(fmt::format("default for {}{}: {}", DTypeName(ref.dtype()),
+  // With a dtype change the looser dtype's defaults apply (a float64
+  // reference cannot ask a float32 run for float64 precision).
+  DType dtype = ref.dtype();
+  if (test_dtype && *test_dtype != dtype && IsFloating(*test_dtype) &&
+      (!IsFloating(dtype) || ScaledAtolFactor(*test_dtype, false) > ScaledAtolFactor(dtype, false)))
+    dtype = *test_dtype;
+  out.tolerance = DefaultTolerance(dtype, policy.quantized);
+  out.rules_fired.push_back(fmt::format("default for {}{}{}: {}", DTypeName(dtype),
+                                        dtype != ref.dtype() ? " (the test's looser dtype)" : "",
                                         policy.quantized ? " (quantized target)" : "", Describe(out.tolerance)));
+  bool atol_set = false;
   if (HasAny(policy.global)) {
     Overlay(out.tolerance, out.mode, policy.global);
+    atol_set |= policy.global.atol.has_value();
     out.rules_fired.push_back("global: " + Describe(out.tolerance));
   }
   for (bool exact : {true, false}) {
@@ -125,29 +146,67 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
       const bool hit = exact ? r.pattern == name : (r.pattern != name && GlobMatch(r.pattern, name));
       if (!hit) continue;
       Overlay(out.tolerance, out.mode, r);
+      atol_set |= r.atol.has_value();
       out.rules_fired.push_back(fmt::format("{} '{}': {}", exact ? "name" : "glob", r.pattern, Describe(out.tolerance)));
       if (!exact) break;  // the first matching glob only
     }
   }
-  if (out.mode == ToleranceMode::kFixed || !IsFloating(ref.dtype())) return out;
+  if (!IsFloating(ref.dtype()) && !IsFloating(dtype)) return out;
 
-  // Reference statistics for the mode rules (one cheap pass over the reference).
+  // Reference statistics for the mode rules and the warnings (one cheap pass
+  // over the reference).
   TensorMetrics self = ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
   const double absmax = std::max(std::fabs(self.ref_min), std::fabs(self.ref_max));
+  const double rms = std::sqrt(self.ref_std * self.ref_std + self.ref_mean * self.ref_mean);
+  out.ref_absmax = absmax;
+  out.ref_rms = rms;
   Tolerance& t = out.tolerance;
-  if (out.mode == ToleranceMode::kCalibrated) {
-    if (noise == nullptr) {
-      out.rules_fired.push_back("calibrated: no second reference for this output, kept fixed tolerance");
+  auto warn_if_wider_than_reference = [&out, &t, absmax] {
+    if (absmax > 0 && t.atol >= absmax)
+      out.warnings.push_back(fmt::format(
+          "atol {:g} is at least the reference's largest magnitude {:g}: every element of this output fits in the "
+          "band, so it passes whatever it computes (drop --atol for a band relative to the output's scale)",
+          t.atol, absmax));
+  };
+  auto scaled = [&] {
+    const double factor = ScaledAtolFactor(dtype, policy.quantized);
+    t.atol = std::max(factor * rms, static_cast<double>(std::numeric_limits<float>::min()));
+    out.rules_fired.push_back(fmt::format("scaled: atol = {:g} x rms(ref) {:.3g} = {:.3g}, rtol {:g} (relative to "
+                                          "the output's magnitude; --atol sets a fixed band)",
+                                          factor, rms, t.atol, t.rtol));
+  };
+  switch (out.mode) {
+    case ToleranceMode::kFixed: warn_if_wider_than_reference(); return out;
+    case ToleranceMode::kScaled:
+      if (atol_set)
+        warn_if_wider_than_reference();
+      else
+        scaled();
+      return out;
+    case ToleranceMode::kCalibrated: {
+      if (noise == nullptr) {
+        out.rules_fired.push_back("calibrated: no second reference for this output");
+        if (atol_set)
+          warn_if_wider_than_reference();
+        else
+          scaled();
+        return out;
+      }
+      const double floor = kCalibrationFloor * Epsilon(dtype) * rms;
+      t.atol = std::max({policy.calibration_multiplier * noise->max_abs, floor, std::numeric_limits<double>::min()});
+      t.rtol = 0;
+      out.rules_fired.push_back(fmt::format(
+          "calibrated: {:g} x the reference's own error {:.3g} (floor {:g} x eps x rms(ref) = {:.3g}) -> atol {:.3g}, "
+          "rtol 0",
+          policy.calibration_multiplier, noise->max_abs, kCalibrationFloor, floor, t.atol));
+      if (rms > 0 && t.atol > 1e-2 * rms)
+        out.warnings.push_back(fmt::format(
+            "the reference's own error (max_abs {:.3g} against its second reference) is {:.2g}% of this output's "
+            "rms {:.3g}: a fault smaller than that cannot be told from noise",
+            noise->max_abs, 100 * noise->max_abs / rms, rms));
       return out;
     }
-    const double floor = Epsilon(ref.dtype()) * absmax;
-    const double measured = std::max(noise->max_abs, floor);
-    t.atol = policy.calibration_multiplier * measured;
-    t.rtol = 0;
-    out.rules_fired.push_back(fmt::format(
-        "calibrated: noise floor max_abs {:g} (floor eps*max|ref| {:g}) x {:g} -> atol {:g}, rtol 0", noise->max_abs,
-        floor, policy.calibration_multiplier, t.atol));
-    return out;
+    case ToleranceMode::kAdaptive: break;
   }
   // Adaptive.
   if (self.ref_finite == self.count && self.ref_min >= 0 && self.ref_max <= 1) {
@@ -162,12 +221,14 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
   }
   const double band = t.atol + t.rtol * absmax;
   if (absmax > 0 && self.ref_std <= band / 100) {
-    t.atol = std::max(self.ref_std / 10, 4 * Epsilon(ref.dtype()) * absmax);
+    t.atol = std::max(self.ref_std / 10, 4 * Epsilon(dtype) * absmax);
     t.rtol = 0;
     out.rules_fired.push_back(fmt::format(
         "adaptive: near-constant (std {:g} <= 1/100 of tolerance band {:g}): atol {:g}, rtol 0", self.ref_std, band,
         t.atol));
+    return out;
   }
+  warn_if_wider_than_reference();
   return out;
 }
 

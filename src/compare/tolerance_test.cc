@@ -52,7 +52,7 @@ TEST(AdaptiveTolerance, CatchesAProbabilityErrorAFixedAtolPasses) {
     }
   }
   const Tensor ref = F32({4, k}, p), test = F32({4, k}, q);
-  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kPass);  // the fixed default misses it
+  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);  // fixed misses it
   TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
   EXPECT_EQ(c.status, Verdict::kFail);
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("probabilities"));
@@ -66,7 +66,7 @@ TEST(AdaptiveTolerance, TightensANearConstantOutput) {
   // which atol 1e-4 + rtol 1e-3*0.5 cannot see.
   const auto v = Noise(1000, 2, 1e-6f, 0.5f);
   const Tensor ref = F32({1000}, v), test = F32({1000}, std::vector<float>(1000, 0.5f));
-  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kPass);
+  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
   TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
   EXPECT_EQ(c.status, Verdict::kFail);
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("near-constant"));
@@ -89,20 +89,83 @@ TEST(CalibratedTolerance, TheNoiseFloorDecides) {
   const TolerancePolicy calibrated{.mode = ToleranceMode::kCalibrated};
   // A quiet noise floor (1e-6): an error of 5e-5 passes the fixed default but not 10x the floor.
   const Tensor quiet = shifted(1e-6f, 4, true), error = shifted(5e-5f, 0, false);
-  EXPECT_EQ(CompareOne(ref, error, {}).status, Verdict::kPass);
+  EXPECT_EQ(CompareOne(ref, error, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
   TensorComparison c = CompareOne(ref, error, calibrated, &quiet);
   EXPECT_EQ(c.status, Verdict::kFail);
-  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("noise floor"));
+  EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("the reference's own error"));
   // A loud noise floor (1e-3, e.g. fp16 vs fp32): an error of 5e-3 is within 10x of it.
   const Tensor loud = shifted(1e-3f, 5, true), big = shifted(5e-3f, 0, false);
-  EXPECT_EQ(CompareOne(ref, big, {}).status, Verdict::kFail);
+  EXPECT_EQ(CompareOne(ref, big, {.mode = ToleranceMode::kFixed}).status, Verdict::kFail);
   EXPECT_EQ(CompareOne(ref, big, calibrated, &loud).status, Verdict::kPass);
-  // Without a second reference it says it kept the fixed tolerance.
-  EXPECT_THAT(CompareOne(ref, big, calibrated).tolerance.rules_fired.back(), HasSubstr("no second reference"));
+  // Without a second reference it says so and falls back to the scaled band.
+  const auto fallback = CompareOne(ref, big, calibrated).tolerance.rules_fired;
+  EXPECT_THAT(fallback.at(fallback.size() - 2), HasSubstr("no second reference"));
+  EXPECT_THAT(fallback.back(), HasSubstr("scaled"));
+}
+
+// The default (scaled) band follows the output's magnitude: at every scale
+// from 1e-9 to 1e4 a float32 rounding-level difference passes and a change of
+// 1% of the output's rms fails.
+TEST(ScaledTolerance, PassesRoundingAndFailsOnePercentAtEveryScale) {
+  for (double scale : {1e-9, 1e-6, 1e-3, 1.0, 1e2, 1e4}) {
+    SCOPED_TRACE(scale);
+    auto v = Noise(4096, 7, 1.0f);
+    for (float& x : v) x = static_cast<float>(x * scale);
+    const Tensor ref = F32({4096}, v);
+    std::vector<float> rounded = v, shifted = v;
+    auto jitter = Noise(4096, 8, 1.0f);
+    for (size_t i = 0; i < v.size(); ++i) {
+      rounded[i] = static_cast<float>(v[i] * (1 + 3e-6 * jitter[i]));  // ~25 float32 roundings
+      shifted[i] = static_cast<float>(v[i] + 0.01 * scale * (i % 7 == 0));
+    }
+    const TensorComparison healthy = CompareOne(ref, F32({4096}, rounded), {});
+    EXPECT_EQ(healthy.status, Verdict::kPass) << healthy.reason;
+    EXPECT_EQ(healthy.tolerance.mode, ToleranceMode::kScaled);
+    EXPECT_THAT(healthy.tolerance.Why(), HasSubstr("scaled: atol = 0.0001 x rms(ref)"));
+    EXPECT_NEAR(healthy.tolerance.tolerance.atol, 1e-4 * scale, 2e-5 * scale);
+    EXPECT_EQ(CompareOne(ref, F32({4096}, shifted), {}).status, Verdict::kFail);
+  }
+}
+
+// The blind spot of a fixed atol (and of numpy.allclose): outputs of 2e-9
+// that double still "pass" atol 1e-4; the scaled default fails them, and an
+// explicit atol that wide is kept but warned about.
+TEST(ScaledTolerance, SmallOutputsThatDoubleFail) {
+  auto v = Noise(1000, 9, 2e-9f);
+  std::vector<float> doubled = v;
+  for (float& x : doubled) x *= 2;
+  const Tensor ref = F32({1, 1000}, v), test = F32({1, 1000}, doubled);
+  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
+  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kFail);
+  TolerancePolicy explicit_atol;
+  explicit_atol.global.atol = 1e-4;
+  const TensorComparison c = CompareOne(ref, test, explicit_atol);
+  EXPECT_EQ(c.status, Verdict::kPass);
+  EXPECT_EQ(c.tolerance.tolerance.atol, 1e-4);
+  ASSERT_EQ(c.tolerance.warnings.size(), 1u);
+  EXPECT_THAT(c.tolerance.warnings[0], HasSubstr("at least the reference's largest magnitude"));
+  // --rtol alone keeps the scaled atol.
+  TolerancePolicy rtol_only;
+  rtol_only.global.rtol = 0.5;
+  EXPECT_THAT(CompareOne(ref, test, rtol_only).tolerance.Why(), HasSubstr("scaled"));
+}
+
+TEST(ScaledTolerance, AFloat64ReferenceJudgesAFloat32RunWithFloat32Bands) {
+  std::vector<double> v(100);
+  std::vector<float> w(100);
+  for (int i = 0; i < 100; ++i) {
+    v[i] = std::sin(i * 0.37);
+    w[i] = static_cast<float>(v[i]);
+  }
+  const TensorComparison c =
+      CompareOne(Tensor::FromVector(DType::kFloat64, {100}, v), F32({100}, w), {});
+  EXPECT_EQ(c.status, Verdict::kPass) << c.reason;  // the dtype change itself is a structural finding
+  EXPECT_EQ(c.metrics.mismatches, 0);
+  EXPECT_THAT(c.tolerance.rules_fired[0], HasSubstr("the test's looser dtype"));
 }
 
 TEST(ToleranceResolution, ExactNameBeatsGlobWhichBeatsGlobalWhichBeatsDtypeDefault) {
-  TolerancePolicy p;
+  TolerancePolicy p{.mode = ToleranceMode::kFixed};
   p.global.atol = 1e-3;
   p.rules.push_back({.pattern = "layer*", .atol = 1e-2});
   p.rules.push_back({.pattern = "layer.7", .rtol = 0.5});
@@ -116,9 +179,11 @@ TEST(ToleranceResolution, ExactNameBeatsGlobWhichBeatsGlobalWhichBeatsDtypeDefau
   EXPECT_THAT(r.rules_fired[0], HasSubstr("default for float32"));
   EXPECT_THAT(r.rules_fired[2], HasSubstr("name 'layer.7'"));
   EXPECT_THAT(r.rules_fired[3], HasSubstr("glob 'layer*'"));
-  EXPECT_EQ(Resolve("x", Tensor(DType::kInt64, {1}), {}).tolerance.atol, 0);
-  EXPECT_EQ(Resolve("x", Tensor(DType::kFloat16, {1}), {}).tolerance.atol, 1e-2);
-  EXPECT_EQ(Resolve("x", t, {.quantized = true}).tolerance.atol, 1e-1);
+  const TolerancePolicy fixed{.mode = ToleranceMode::kFixed};
+  EXPECT_EQ(Resolve("x", Tensor::FromVector(DType::kInt64, {1}, std::vector<int64_t>{3}), {}).tolerance.atol, 0);
+  EXPECT_EQ(Resolve("x", Tensor::FromVector(DType::kFloat16, {1}, std::vector<uint16_t>{0x3c00}), fixed).tolerance.atol,
+            1e-2);
+  EXPECT_EQ(Resolve("x", t, {.mode = ToleranceMode::kFixed, .quantized = true}).tolerance.atol, 1e-1);
 }
 
 TEST(ToleranceJudge, EachStatisticDecidesDifferently) {

@@ -17,6 +17,7 @@
 #include "core/npy_header.h"
 #include "core/regular_file.h"
 #include "core/sha256.h"
+#include "engine/input_check.h"
 #include "engine/baseline_internal.h"
 #include "engine/environment.h"
 #include "engine/latency.h"
@@ -184,6 +185,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   source.input_names = graph.inputs;
   PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(inputs_path, source));
   if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
+  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, inputs_path.string(), label));
 
   // Which layers, and their files (the same names in every sample's directory).
   std::vector<Layer> layers;

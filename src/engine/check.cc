@@ -12,9 +12,11 @@
 #include "core/sha256.h"
 #include "engine/check_internal.h"
 #include "engine/environment.h"
+#include "engine/input_check.h"
 #include "engine/locate.h"
 #include "engine/model_summary.h"
 #include "engine/sample_gen.h"
+#include "onnx/graph.h"
 #include "engine/tensor_source.h"
 #include "report/locate_report.h"
 
@@ -61,7 +63,10 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const M
   if (!o.inputs_path.empty()) {
     TensorSourceOptions source;
     for (const auto& v : info.inputs) source.input_names.push_back(v.name);
-    return LoadSamples(o.inputs_path, source);
+    PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs_path, source));
+    if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs_path));
+    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs_path, o.model_path));
+    return samples;
   }
   SampleGenOptions gen;
   gen.seed = o.seed;
@@ -111,9 +116,12 @@ void Localize(Context& ctx) {
       numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
     return;
   }
+  const Model& graph_model = ctx.ReferenceModel();
+  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
   for (const auto& t : report->tensors) {
-    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .op_type = t.producer,
-                      .status = std::string(VerdictName(t.status))};
+    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
+    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
+                      .op_type = node ? node->op_type : "", .status = std::string(VerdictName(t.status))};
     if (t.metrics) {
       p.max_abs = t.metrics->max_abs;
       p.error_ratio = t.score;
@@ -180,6 +188,11 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   }
   if (!o.torch_dir.empty()) {
     PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
+    // A dump made for another model is the user's mistake, found before any
+    // run (input_check.h); the reference model's export counts as this one's.
+    std::string note;
+    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, o.reference_model_path}, &note));
+    if (!note.empty()) ctx.report.notes.push_back(std::move(note));
     ctx.dump.emplace(std::move(dump));
   }
   // A model without outputs, or with outputs that are not tensors, cannot be
@@ -215,6 +228,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageSignature);
   timed(StageNumerics);
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
+  if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);

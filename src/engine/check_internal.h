@@ -30,6 +30,9 @@ struct Context {
   // Set by a stage when the runtime itself failed (out of memory): the check
   // ends with this error (exit 3) instead of a verdict.
   std::optional<Error> fatal;
+  // A user's mistake found while a stage ran (a PyTorch dump none of whose
+  // layers align with the model): RunCheck returns it instead of a report.
+  std::optional<Error> input_error;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };

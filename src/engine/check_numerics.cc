@@ -5,6 +5,7 @@
 
 #include "compare/compare_sets.h"
 #include "engine/check_internal.h"
+#include "engine/input_check.h"
 #include "engine/runner.h"
 #include "engine/torch_compare.h"
 
@@ -75,8 +76,9 @@ void StageNumerics(Context& ctx) {
         f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(),
                                           ctx.options.reference.Label(), t.reason)));
       else
-        f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:g} rtol {:g}", t.metrics.max_abs,
-                                          t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol)));
+        f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({})", t.metrics.max_abs,
+                                          t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol,
+                                          ToleranceModeName(t.tolerance.mode))));
     }
     for (const auto& finding : cmp->findings)
       if (finding.fatal)
@@ -102,13 +104,31 @@ void StageNumerics(Context& ctx) {
         result.status = Status3::kFail;
         result.error = test.error().message();
         f.push_back(Fail("numerics.torch", result.error));
-      } else if (auto cmp = CompareSets(*expected, *test, compare); cmp) {
-        AddOutputs(result, *cmp, "torch");
-        for (const auto& t : cmp->tensors)
-          f.push_back(t.status == Verdict::kFail
-                          ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
-                          : Pass("numerics.torch." + t.name,
-                                 fmt::format("against PyTorch: max_abs {:.3g}", t.metrics.max_abs)));
+      } else {
+        // With the dump's float64 outputs the default band is calibrated on
+        // PyTorch's own float32 error (tolerance.h); an explicit --atol or
+        // --mode keeps what the user asked for.
+        CompareOptions against_torch = compare;
+        TensorSet fp64;
+        if (!ctx.dump->outputs_fp64.empty() && compare.policy.mode == ToleranceMode::kScaled &&
+            !compare.policy.global.atol) {
+          if (auto loaded = LoadTorchOutputsFp64(*ctx.dump); loaded) {
+            fp64 = std::move(*loaded);
+            against_torch.noise_reference = &fp64;
+            against_torch.policy.mode = ToleranceMode::kCalibrated;
+          } else {
+            f.push_back(Skip("numerics.torch.fp64", "float64 outputs not used: " + loaded.error().message()));
+          }
+        }
+        if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
+          AddOutputs(result, *cmp, "torch");
+          for (const auto& t : cmp->tensors)
+            f.push_back(t.status == Verdict::kFail
+                            ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
+                            : Pass("numerics.torch." + t.name,
+                                   fmt::format("against PyTorch: max_abs {:.3g}; tolerance {}", t.metrics.max_abs,
+                                               t.tolerance.Why())));
+        }
       }
       ctx.report.samples.push_back(std::move(result));
       TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
@@ -117,6 +137,8 @@ void StageNumerics(Context& ctx) {
         f.push_back(Fail("numerics.torch.layers", layers.error().message()));
       } else {
         ctx.report.alignment = TorchComparisonToJson(*layers);
+        const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
+        if (auto s = CheckSomeLayerAligned(*ctx.dump, aligned, ctx.label); !s) ctx.input_error = s.error();
         if (layers->first_divergence) {
           f.push_back(Fail("numerics.torch.first_divergent_layer", layers->VerdictLine()));
         } else if (layers->unexplained) {

@@ -8,6 +8,7 @@
 #include "core/npy.h"
 #include "core/npz.h"
 #include "core/tensor_files.h"
+#include "engine/input_check.h"
 #include "onnx/tensor_proto.h"
 
 namespace fs = std::filesystem;
@@ -63,7 +64,10 @@ Result<TensorSet> LoadTensors(const fs::path& path, const TensorSourceOptions& o
 
 Result<std::vector<Sample>> LoadSamples(const fs::path& path, const TensorSourceOptions& o) {
   PARITY_ASSIGN_OR_RETURN(TensorSet set, LoadTensors(path, o));
-  return WithContext(SplitSamples(set), path.string());
+  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, WithContext(SplitSamples(set), path.string()));
+  if (!o.input_names.empty())
+    for (Sample& s : samples) s.tensors = BindInputNames(s.tensors, o.input_names);
+  return samples;
 }
 
 Status SaveTensors(const fs::path& path, const TensorSet& tensors) {

@@ -32,7 +32,8 @@ struct TensorSourceOptions {
 
 Result<TensorSet> LoadTensors(const std::filesystem::path& path, const TensorSourceOptions& options = {});
 
-// LoadTensors, then split by the SAMPLE/INPUT convention.
+// LoadTensors, then split by the SAMPLE/INPUT convention; with input_names,
+// each sample's tensors are bound to them by the rule of input_check.h.
 Result<std::vector<Sample>> LoadSamples(const std::filesystem::path& path,
                                         const TensorSourceOptions& options = {});
 

@@ -176,6 +176,15 @@ Result<TorchExportRecord> ParseExport(const Json& v) {
   if (const Json* opset = r.Optional("opset")) {
     PARITY_ASSIGN_OR_RETURN(rec.opset, AsInt(r.Key("opset"), *opset));
   }
+  if (const Json* sha = r.Optional("onnx_sha256")) {
+    PARITY_ASSIGN_OR_RETURN(rec.sha256, AsString(r.Key("onnx_sha256"), *sha));
+  }
+  if (const Json* names = r.Optional("onnx_input_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.onnx_input_names, AsStrings(r.Key("onnx_input_names"), *names));
+  }
+  if (const Json* names = r.Optional("onnx_output_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.onnx_output_names, AsStrings(r.Key("onnx_output_names"), *names));
+  }
   if (const Json* names = r.Optional("input_names")) {
     PARITY_ASSIGN_OR_RETURN(rec.input_names, AsStrings(r.Key("input_names"), *names));
   }
@@ -296,5 +305,6 @@ Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& inpu
 
 Result<TensorSet> LoadTorchInputs(const TorchDump& dump) { return LoadNamed(dump, dump.inputs); }
 Result<TensorSet> LoadTorchOutputs(const TorchDump& dump) { return LoadNamed(dump, dump.outputs); }
+Result<TensorSet> LoadTorchOutputsFp64(const TorchDump& dump) { return LoadNamed(dump, dump.outputs_fp64); }
 
 }  // namespace parity

@@ -48,6 +48,9 @@ struct TorchLayer {
 // What the user asked the exporter for (the optional `export` record).
 struct TorchExportRecord {
   std::string exporter;  // "torchscript" or "dynamo"
+  std::string sha256;    // `onnx_sha256`: of the exported .onnx file, when recorded; else empty
+  std::vector<std::string> onnx_input_names;   // `onnx_input_names`: the graph's, as written
+  std::vector<std::string> onnx_output_names;  // `onnx_output_names`
   std::optional<int64_t> opset;
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
@@ -92,5 +95,7 @@ Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& inpu
 
 Result<TensorSet> LoadTorchInputs(const TorchDump& dump);
 Result<TensorSet> LoadTorchOutputs(const TorchDump& dump);
+// The float64 copy's outputs (`outputs_fp64`); empty when none were dumped.
+Result<TensorSet> LoadTorchOutputsFp64(const TorchDump& dump);
 
 }  // namespace parity

@@ -81,10 +81,19 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
     if (c.status != Verdict::kUnchecked)
       out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", ShortNumber(c.metrics.max_abs),
-                         ShortNumber(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
+                         CosineText(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
     if (!c.reason.empty()) out += paint(ansi::kDim, "  " + c.reason);
     out += "\n";
+    if (!c.tolerance.rules_fired.empty()) out += fmt::format("      tolerance: {}\n", c.tolerance.Why());
   }
+  // One tolerance warning per output (each sample would repeat it).
+  std::vector<std::string> warned;
+  for (const auto& row : rows)
+    for (const auto& w : row.output->comparison.tolerance.warnings) {
+      if (std::find(warned.begin(), warned.end(), row.output->output) != warned.end()) continue;
+      warned.push_back(row.output->output);
+      out += paint(ansi::kYellow, fmt::format("  warning: {}: {}\n", row.output->output, w));
+    }
   for (const auto& s : r.samples)
     if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
 

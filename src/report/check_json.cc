@@ -141,6 +141,7 @@ json PerformanceToJson(const PerformanceResult& p) {
 json LayerErrorPointToJson(const LayerErrorPoint& p) {
   return {{"index", p.index},
           {"tensor", p.tensor},
+          {"producer", p.producer},
           {"op_type", p.op_type},
           {"max_abs", JsonNumber(p.max_abs)},
           {"error_ratio", JsonNumber(p.error_ratio)},
@@ -174,7 +175,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"performance", performance},
           {"layer_curve", curve},
           {"locate", r.locate},
-          {"alignment", r.alignment}};
+          {"alignment", r.alignment},
+          {"notes", r.notes}};
 }
 
 }  // namespace parity

@@ -66,7 +66,8 @@ struct PerformanceResult {
 struct LayerErrorPoint {
   int64_t index = 0;
   std::string tensor;
-  std::string op_type;
+  std::string producer;  // the original node producing the tensor
+  std::string op_type;   // that node's op type
   double max_abs = 0;
   double error_ratio = 0;  // max_abs / tolerance band at the worst element (>1 fails)
   std::string status;      // pass / fail / unchecked
@@ -84,6 +85,7 @@ struct CheckReport {
   std::vector<LayerErrorPoint> layer_curve;
   nlohmann::json locate;     // the locate report when a numeric check failed; null otherwise
   nlohmann::json alignment;  // PyTorch layer alignment when --torch was given; null otherwise
+  std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 
   // Every failed finding, as (id, reason).
   std::vector<CheckFinding> FailedTests() const;

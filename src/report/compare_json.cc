@@ -50,7 +50,11 @@ nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t) {
           {"decide_by", StatisticName(t.tolerance.decide_by)},
           {"quantile", t.tolerance.quantile},
           {"mode", ToleranceModeName(t.mode)},
-          {"rules_fired", t.rules_fired}};
+          {"why", t.Why()},
+          {"ref_rms", JsonNumber(t.ref_rms)},
+          {"ref_absmax", JsonNumber(t.ref_absmax)},
+          {"rules_fired", t.rules_fired},
+          {"warnings", t.warnings}};
 }
 
 nlohmann::json TensorComparisonToJson(const TensorComparison& c) {

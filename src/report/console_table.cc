@@ -19,6 +19,14 @@ bool WantsColor(std::FILE* out) {
   return fd >= 0 && isatty(fd) && std::getenv("NO_COLOR") == nullptr;
 }
 
+std::string CosineText(double cosine) {
+  if (std::isnan(cosine)) return "nan";
+  // A cosine that rounds to 1 on a failing row reads as "identical": show how
+  // far from 1 it is instead.
+  if (cosine != 1 && std::fabs(1 - cosine) < 5e-7) return fmt::format("1-{:.1e}", 1 - cosine);
+  return fmt::format("{:.6f}", cosine);
+}
+
 std::string ShortNumber(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -79,12 +87,14 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
       worst += fmt::format(" nan/inf mismatches {}", m.nan_mismatch + m.inf_mismatch);
     out += fmt::format("{} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n",
                        paint(color, fmt::format("{:<6}", status)), name, name_width, ShortNumber(m.max_abs),
-                       ShortNumber(m.max_rel), ShortNumber(m.rmse), fmt::format("{:.6f}", m.cosine),
+                       ShortNumber(m.max_rel), ShortNumber(m.rmse), CosineText(m.cosine),
                        fmt::format("{}/{}", m.mismatches, m.count),
                        fmt::format("{}/{}", ShortNumber(r->tolerance.tolerance.atol),
                                    ShortNumber(r->tolerance.tolerance.rtol)),
                        worst);
     if (r->status == Verdict::kFail && !r->reason.empty()) out += fmt::format("       {}\n", r->reason);
+    out += fmt::format("       tolerance: {}\n", r->tolerance.Why());
+    for (const auto& w : r->tolerance.warnings) out += paint(ansi::kYellow, fmt::format("       warning: {}\n", w));
   }
   return out;
 }

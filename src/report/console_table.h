@@ -20,6 +20,9 @@ inline bool StdoutWantsColor() { return WantsColor(stdout); }
 
 // A number for a terminal column: 3 significant digits; "nan", "inf", "-inf".
 std::string ShortNumber(double v);
+// "0.999876", or "1-3.2e-09" when it is within 5e-7 of 1 but not 1 (a
+// failing row must not read "cosine 1").
+std::string CosineText(double cosine);
 
 // "how bad" for sorting: failures first, then by max_abs relative to the
 // tolerance band at the worst element.

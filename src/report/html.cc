@@ -39,18 +39,35 @@ std::string JsonText(const nlohmann::json& j) {
 }
 
 std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, size_t max) {
-  std::vector<std::pair<size_t, size_t>> failing, rest;
+  // One chart per output: samples of one output give near-identical
+  // histograms, so only its worst sample is drawn (a failing one, else the
+  // largest max_abs), failing outputs first.
+  std::vector<std::pair<size_t, size_t>> picks;
+  auto worse = [&r](std::pair<size_t, size_t> a, std::pair<size_t, size_t> b) {
+    const TensorComparison& x = r.samples[a.first].outputs[a.second].comparison;
+    const TensorComparison& y = r.samples[b.first].outputs[b.second].comparison;
+    if ((x.status == Verdict::kFail) != (y.status == Verdict::kFail)) return x.status == Verdict::kFail;
+    return x.metrics.max_abs > y.metrics.max_abs;
+  };
   for (size_t s = 0; s < r.samples.size(); ++s)
     for (size_t o = 0; o < r.samples[s].outputs.size(); ++o) {
-      const Verdict v = r.samples[s].outputs[o].comparison.status;
-      if (v == Verdict::kFail)
-        failing.push_back({s, o});
-      else if (v == Verdict::kPass)
-        rest.push_back({s, o});
+      const OutputResult& out = r.samples[s].outputs[o];
+      if (out.comparison.status == Verdict::kUnchecked) continue;
+      auto same = std::find_if(picks.begin(), picks.end(), [&](auto p) {
+        const OutputResult& q = r.samples[p.first].outputs[p.second];
+        return q.output == out.output && q.against == out.against;
+      });
+      if (same == picks.end())
+        picks.push_back({s, o});
+      else if (worse({s, o}, *same))
+        *same = {s, o};
     }
-  failing.insert(failing.end(), rest.begin(), rest.end());
-  if (failing.size() > max) failing.resize(max);
-  return failing;
+  std::stable_sort(picks.begin(), picks.end(), [&r](auto a, auto b) {
+    return r.samples[a.first].outputs[a.second].comparison.status == Verdict::kFail &&
+           r.samples[b.first].outputs[b.second].comparison.status != Verdict::kFail;
+  });
+  if (picks.size() > max) picks.resize(max);
+  return picks;
 }
 
 }  // namespace html

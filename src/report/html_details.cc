@@ -30,10 +30,14 @@ std::string List(const json& j, size_t max) {
 }
 
 // An ErrorSummary of the locate report: "score 12.3 (max_abs 0.04)".
+std::string NumText(const json& v) { return v.is_number() ? Num(v.get<double>()) : Esc(JsonText(v)); }
+
 std::string ErrorCell(const json& e) {
   if (!e.is_object()) return "";
-  return fmt::format("{} &times; tol <span class=\"note\">max_abs {}</span>", Esc(JsonText(At(e, "score"))),
-                     Esc(JsonText(At(e, "max_abs"))));
+  // Numbers at 4 significant digits, never the raw 17 of the JSON.
+  auto number = [](const json& v) { return v.is_number() ? Num(v.get<double>()) : Esc(JsonText(v)); };
+  return fmt::format("{} &times; tol <span class=\"note\">max_abs {}</span>", number(At(e, "score")),
+                     number(At(e, "max_abs")));
 }
 
 void Flatten(const json& j, const std::string& prefix,
@@ -95,7 +99,7 @@ std::string LocateSection(const CheckReport& r) {
       if (a.is_object() && !At(a, "optimizer").is_null())
         ablation = fmt::format("without <span class=\"mono\">{}</span>: {}; latency {} &rarr; {} ms",
                                Text(a, "optimizer"), ErrorCell(At(a, "local_without")),
-                               Text(a, "latency_ms_with"), Text(a, "latency_ms_without"));
+                               NumText(At(a, "latency_ms_with")), NumText(At(a, "latency_ms_without")));
       else if (a.is_object())
         ablation = Text(a, "note");
       s += fmt::format(

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/console_table.h"
 #include "report/html_internal.h"
 
 namespace parity::html {
@@ -131,11 +132,17 @@ std::string SamplesSection(const CheckReport& r) {
             "<td class=\"num\">{}</td><td class=\"mono\">[{}] {} &rarr; {}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td "
             "class=\"num\">{}</td>",
-            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Num(m.cosine),
+            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m.cosine)),
             Num(m.snr_db), m.mismatches, m.count, m.nan_mismatch);
       }
-      s += fmt::format("<td class=\"mono\">atol {} rtol {}<br>{}</td><td class=\"reason\">{}</td></tr>\n",
-                       Num(t.atol), Num(t.rtol), Esc(StatisticName(t.decide_by)), Esc(c.reason));
+      // The tolerance, its mode, and why (hover for the rule that decided it);
+      // a tolerance warning goes with the reason.
+      std::string reason = Esc(c.reason);
+      for (const auto& w : c.tolerance.warnings) reason += fmt::format("<br><b>warning:</b> {}", Esc(w));
+      s += fmt::format(
+          "<td class=\"mono\" title=\"{}\">atol {} rtol {}<br>{} &middot; {}</td><td class=\"reason\">{}</td></tr>\n",
+          Esc(c.tolerance.Why()), Num(t.atol), Num(t.rtol), Esc(ToleranceModeName(c.tolerance.mode)),
+          Esc(StatisticName(t.decide_by)), reason);
     }
     if (behaviour_row && rows <= kMaxTableRows)
       s += fmt::format("<tr><td colspan=\"11\" class=\"note\">behaviour: {}</td></tr>\n", Esc(sm.behaviour));
@@ -150,10 +157,9 @@ std::string LayerCurveSection(const CheckReport& r) {
   if (r.layer_curve.empty()) return "";
   std::string s = "<section id=\"layers\">\n<h2>Error along the graph</h2>\n";
   s += "<p class=\"note\">Each observed tensor in topological order: its largest error divided by the "
-       "tolerance "
-       "band at that element (log scale). Above the red line at 1 the tensor fails. Exact matches are drawn "
-       "at "
-       "the floor of the axis.</p>\n";
+       "tolerance band at that element (log scale). Above the red line at 1 the tensor fails. Exact matches are "
+       "drawn at the floor of the axis; tensors a fusion removed (unchecked: nothing to compare) are not on the "
+       "line but marked in grey along the top.</p>\n";
   const LayerErrorPoint* first = nullptr;
   for (const auto& p : r.layer_curve)
     if (p.status == "fail") {
@@ -171,9 +177,8 @@ std::string LayerCurveSection(const CheckReport& r) {
 
 std::string HistogramsSection(const CheckReport& r) {
   std::string s = "<section id=\"histograms\">\n<h2>Error histograms</h2>\n";
-  s += "<p class=\"note\">|test &minus; reference| over the finite elements of each output, by decade. "
-       "Failing "
-       "outputs first.</p>\n";
+  s += "<p class=\"note\">|test &minus; reference| over the finite elements of each output, by decade: one "
+       "chart per output, from its worst sample (failing outputs first).</p>\n";
   const auto picks = HistogramOutputs(r, kMaxHistograms);
   if (picks.empty()) return s + "<p class=\"empty\">No output was compared.</p>\n</section>\n";
   s += "<div class=\"chart-grid\">\n";
@@ -184,7 +189,7 @@ std::string HistogramsSection(const CheckReport& r) {
         "<div class=\"chart\" id=\"chart-hist-{}\" data-chart=\"histogram\" data-index=\"{}\">"
         "<div class=\"chart-title\"><span class=\"mono\">{}</span> / <span "
         "class=\"mono\">{}</span>{}</div></div>\n",
-        i, i, Esc(sm.name), Esc(o.output), Pill(VerdictName(o.comparison.status)));
+        i, i, Esc(o.output), Esc(sm.name), Pill(VerdictName(o.comparison.status)));
   }
   return s + "</div>\n</section>\n";
 }

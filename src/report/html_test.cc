@@ -122,11 +122,12 @@ TEST_F(HtmlInChromium, DrawsEveryChartWithoutConsoleErrors) {
   std::string log;
   const std::string dom = Run(page, "--dump-dom", &log);
   ASSERT_NE(dom.find("</html>"), std::string::npos) << "no DOM dumped; chromium said:\n" << log;
-  // Every chart container was drawn: 1 layer curve, 3 histograms, 2 latency.
+  // Every chart container was drawn: 1 layer curve, 2 histograms (one per
+  // output: logits' two samples share one), 2 latency.
   const auto [charts, rendered] = ChartsDrawn(dom);
-  EXPECT_EQ(charts, 6u) << dom.substr(0, 2000);
+  EXPECT_EQ(charts, 5u) << dom.substr(0, 2000);
   EXPECT_EQ(rendered, charts);
-  EXPECT_EQ(Count(dom, "<canvas"), 6u);  // one uPlot canvas each
+  EXPECT_EQ(Count(dom, "<canvas"), 5u);  // one uPlot canvas each
   EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"),
             std::string::npos)
       << "script errors reported in the page";

@@ -51,7 +51,7 @@ onnx.save(g, out + '/bad.onnx')
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   std::ifstream in(dir / "l.json");
   const auto j = nlohmann::json::parse(in);
-  EXPECT_EQ(j["schema"], "parity.locate/1");
+  EXPECT_EQ(j["schema"], "parity.locate_torch/1");
   ASSERT_TRUE(j["first_divergence"].is_object()) << j.dump(2);
   EXPECT_EQ(j["first_divergence"]["module"], "relu");
   EXPECT_EQ(j["first_divergence"]["op_type"], "LeakyRelu");

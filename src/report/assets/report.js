@@ -31,15 +31,27 @@
 
   var FLOOR = 1e-6, CEIL = 1e6;
   function drawLayers(el) {
-    var pts = data.layer_curve, x = [], ratio = [], fails = [], one = [];
+    // Unchecked tensors (a fusion removed them: nothing to compare) are not
+    // exact matches: they leave a gap in the line and get a grey mark along
+    // the top of the chart instead of sitting at the floor.
+    var pts = data.layer_curve, x = [], ratio = [], fails = [], one = [], unchecked = [], top = 10;
+    for (var i = 0; i < pts.length; i++) {
+      if (pts[i].status === "unchecked") continue;
+      var q = num(pts[i].error_ratio);
+      if (isNaN(q)) q = CEIL;
+      top = Math.max(top, Math.min(CEIL, q));
+    }
+    top = Math.pow(10, Math.ceil(Math.log10(top)));
     for (var i = 0; i < pts.length; i++) {
       var r = num(pts[i].error_ratio);
       if (isNaN(r)) r = CEIL;
       r = Math.min(CEIL, Math.max(FLOOR, r));
+      var skip = pts[i].status === "unchecked";
       x.push(pts[i].index);
-      ratio.push(r);
+      ratio.push(skip ? null : r);
       fails.push(pts[i].status === "fail" ? r : null);
       one.push(1);
+      unchecked.push(skip ? top : null);
     }
     plot(el, {
       height: 300,
@@ -55,7 +67,10 @@
         { label: "failing", stroke: "#c62828", width: 0, paths: function () { return null; },
           points: { show: true, size: 7, fill: "#c62828", stroke: "#c62828" },
           value: function (u, v) { return v == null ? "" : fmt(v); } },
-        { label: "tolerance (1)", stroke: "#c62828", width: 1, dash: [6, 4], points: { show: false } }
+        { label: "tolerance (1)", stroke: "#c62828", width: 1, dash: [6, 4], points: { show: false } },
+        { label: "unchecked (fused away)", stroke: "#9e9e9e", width: 0, paths: function () { return null; },
+          points: { show: true, size: 5, fill: "#ffffff", stroke: "#9e9e9e" },
+          value: function (u, v) { return v == null ? "" : "unchecked"; } }
       ],
       axes: [{ label: "observed tensor, topological order" },
              { label: "max error / tolerance", size: 56,
@@ -66,7 +81,7 @@
                  return out;
                },
                values: function (u, splits) { return splits.map(decade); } }]
-    }, [x, ratio, fails, one]);
+    }, [x, ratio, fails, one, unchecked]);
   }
 
   // 1e-12, 0.001, 1, 10: powers of ten as short as they come.
@@ -101,7 +116,9 @@
                      paths: uPlot.paths.bars({ size: [0.8, 60] }), points: { show: false } }],
       axes: [{ splits: function () { return x; }, values: function (u, s) { return s.map(histLabel); },
                rotate: -60, size: 46, gap: 2, font: "10px system-ui, sans-serif", label: "|test \u2212 ref|", labelSize: 14 },
-             { size: 50, splits: function () { return ticks; }, values: function (u, s) { return s.map(fmt); } }]
+             // Decades as "1e4", never "1.00e+4": the labels fit the axis at any count.
+             { size: 44, splits: function () { return ticks; },
+               values: function (u, s) { return s.map(function (v) { return v === 0 ? "0" : decade(v); }); } }]
     }, [x, y]);
   }
 

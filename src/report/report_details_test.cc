@@ -1,0 +1,108 @@
+// Report details of issue 15, one test each: numbers at 4 significant
+// digits in the suspect fused nodes, one histogram per output, unchecked
+// tensors kept apart from exact matches, layer_curve's op_type an op type,
+// cosine never printed as 1 on a failing row, the tolerance and its reason
+// printed, and a tolerance warning shown once per output.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "report/check_console.h"
+#include "report/check_json.h"
+#include "report/console_table.h"
+#include "report/html.h"
+#include "report/html_internal.h"
+#include "report/report_test_util.h"
+
+namespace parity {
+namespace {
+
+using testing_util::MakeSampleReport;
+
+TEST(ReportDetails, SuspectFusedNodesShowShortNumbers) {
+  CheckReport r = MakeSampleReport();
+  r.locate["culprits"][0]["local"]["score"] = 4321.123456789012;
+  r.locate["culprits"][0]["local"]["max_abs"] = 0.123456789012345;
+  r.locate["culprits"][0]["ablation"] = {{"optimizer", "ConvActivationFusion"},
+                                         {"local_without", {{"max_abs", 1.0000000000000002e-7}, {"score", 0.00123456789}}},
+                                         {"latency_ms_with", 1.234567890123},
+                                         {"latency_ms_without", 2.345678901234}};
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_EQ(html.find("4321.123456789012"), std::string::npos);
+  EXPECT_EQ(html.find("0.123456789012345"), std::string::npos);
+  EXPECT_EQ(html.find("1.234567890123"), std::string::npos);
+  EXPECT_NE(html.find("4321"), std::string::npos);
+  EXPECT_NE(html.find("0.1235"), std::string::npos);
+}
+
+TEST(ReportDetails, OneHistogramPerOutputFromItsWorstSample) {
+  CheckReport r = MakeSampleReport();
+  // Three more samples of `logits`, one of them with the largest error.
+  for (int k = 0; k < 3; ++k) {
+    SampleResult s = r.samples[0];
+    s.name = "boundary_" + std::to_string(k);
+    s.outputs[0].comparison.metrics.max_abs = k == 1 ? 1e-3 : 1e-6;
+    r.samples.push_back(s);
+  }
+  const auto picks = html::HistogramOutputs(r, 24);
+  ASSERT_EQ(picks.size(), 2u);  // logits and the failing odd-named output
+  const OutputResult& first = r.samples[picks[0].first].outputs[picks[0].second];
+  EXPECT_EQ(first.comparison.status, Verdict::kFail);  // failing first
+  EXPECT_EQ(r.samples[picks[1].first].name, "boundary_1");  // logits' worst sample
+}
+
+TEST(ReportDetails, UncheckedTensorsAreNotDrawnAsExactMatches) {
+  CheckReport r = MakeSampleReport();
+  r.layer_curve[7].status = "unchecked";
+  r.layer_curve[7].error_ratio = 0;
+  const std::string html = CheckReportToHtml(r);
+  // The page says so, and the script keeps unchecked points off the line.
+  EXPECT_NE(html.find("unchecked: nothing to compare"), std::string::npos);
+  EXPECT_NE(html.find("unchecked (fused away)"), std::string::npos);
+  EXPECT_NE(html.find("ratio.push(skip ? null : r)"), std::string::npos);
+}
+
+TEST(ReportDetails, LayerCurveOpTypeIsAnOpTypeAndProducerIsTheNode) {
+  CheckReport r = MakeSampleReport();
+  r.layer_curve[0].producer = "/layer0/Conv";
+  const auto j = CheckReportToJson(r);
+  EXPECT_EQ(j["layer_curve"][0]["producer"], "/layer0/Conv");
+  EXPECT_EQ(j["layer_curve"][0]["op_type"], "Conv");
+  EXPECT_TRUE(j.contains("notes"));
+}
+
+TEST(ReportDetails, CosineNeverReadsOneWhenItIsNot) {
+  EXPECT_EQ(CosineText(1.0), "1.000000");
+  EXPECT_EQ(CosineText(0.93), "0.930000");
+  EXPECT_EQ(CosineText(1 - 3e-9), "1-3.0e-09");
+  CheckReport r = MakeSampleReport();
+  r.samples[1].outputs[1].comparison.metrics.cosine = 1 - 2e-10;
+  ConsoleStyle style;
+  const std::string text = FormatCheckSummary(r, style);
+  EXPECT_NE(text.find("cosine 1-2.0e-10"), std::string::npos) << text;
+  EXPECT_NE(CheckReportToHtml(r).find("1-2.0e-10"), std::string::npos);
+}
+
+TEST(ReportDetails, ConsoleSaysWhichToleranceAndWhyAndWarnsOncePerOutput) {
+  CheckReport r = MakeSampleReport();
+  for (auto& s : r.samples)
+    for (auto& o : s.outputs) {
+      o.comparison.tolerance.rules_fired = {"default for float32", "scaled: atol = 0.0001 x rms(ref) 2e-09 = 2e-13"};
+      o.comparison.tolerance.warnings = {"atol 0.0001 is at least the reference's largest magnitude 2e-09"};
+    }
+  ConsoleStyle style;
+  const std::string text = FormatCheckSummary(r, style);
+  EXPECT_NE(text.find("tolerance: scaled: atol = 0.0001 x rms(ref)"), std::string::npos) << text;
+  // `logits` appears in two samples: one warning for it.
+  size_t n = 0;
+  for (size_t at = text.find("warning: logits:"); at != std::string::npos; at = text.find("warning: logits:", at + 1))
+    ++n;
+  EXPECT_EQ(n, 1u) << text;
+  // The HTML table says it too: the mode, the reason on hover, the warning.
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("title=\"scaled: atol = 0.0001 x rms(ref) 2e-09 = 2e-13\""), std::string::npos);
+  EXPECT_NE(html.find("<b>warning:</b> atol 0.0001 is at least"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity
