@@ -176,3 +176,24 @@ def test_parity_check_passes(zoo_cache, name, exporter, tmp_path):
     if report.exists():
         failed = json.loads(report.read_text()).get("failed_tests", [])
     assert r.returncode == 0, (f"parity check exited {r.returncode}: {failed or r.stderr.strip()[-2000:]}")
+
+
+def test_a_failed_export_is_recorded_and_the_zoo_goes_on(tmp_path, monkeypatch):
+    from parity_torch import models
+    from parity_torch.zoo_models import ZooModel
+    monkeypatch.setitem(ZOO, "data_dependent", ZooModel(
+        "data_dependent", models.DataDependent, lambda: models.DataDependent.make_inputs(0), ("x",), ("y",)))
+    lines = []
+    summary = zoo.build(str(tmp_path), exporters=["dynamo"], only=["data_dependent", "tuple_twice"],
+                        log=lines.append)
+    failed = summary["entries"]["data_dependent/dynamo"]
+    assert failed["status"] == "failed" and failed["phase"] == "export"
+    assert failed["error"].startswith("dynamo export failed: ") and "\n" not in failed["error"]
+    assert summary["entries"]["tuple_twice/dynamo"]["status"] == "ok"
+    assert lines[0].startswith("data_dependent/dynamo: FAILED (export): dynamo export failed:")
+    with open(tmp_path / "zoo.json", encoding="utf-8") as f:
+        assert json.load(f)["entries"]["data_dependent/dynamo"]["status"] == "failed"
+    # a failure is a complete entry: not retried while nothing changed
+    again = []
+    zoo.build(str(tmp_path), exporters=["dynamo"], only=["data_dependent"], log=again.append)
+    assert again[0].endswith("[cached]")
