@@ -71,7 +71,6 @@ def build_parser():
 
 def parse_input(spec):
     """'images=1x3x224x224:float32' -> ('images', [1, 3, 224, 224], torch.float32)."""
-    import torch
 
     m = re.fullmatch(r"([^=]+)=(\d+(?:x\d+)*)?(?::(\w+))?", spec)
     if not m:
@@ -80,6 +79,7 @@ def parse_input(spec):
     if dtype not in _DTYPES:
         raise UsageError(f"--input '{spec}': unknown dtype '{dtype}' (one of {', '.join(sorted(_DTYPES))})")
     dims = [int(x) for x in shape.split("x")] if shape else []
+    import torch
     return name, dims, getattr(torch, dtype)
 
 
@@ -123,11 +123,6 @@ def parse_dynamic(specs):
 
 
 def cmd_dump(a):
-    import torch
-    from .dumper import dump
-    from .exporter import dump_names, export
-    from .signature import input_names_for
-
     factory = load_factory(a.model)
     try:
         kwargs = json.loads(a.kwargs)
@@ -139,6 +134,12 @@ def cmd_dump(a):
     dynamic = parse_dynamic(a.dynamic)
     if (a.opset is not None or dynamic or a.exporter) and not a.export:
         raise UsageError("--opset, --dynamic and --exporter need --export MODEL.onnx")
+
+    import torch  # after the checks above: importing it takes seconds
+
+    from .dumper import dump
+    from .exporter import dump_names, export
+    from .signature import input_names_for
 
     torch.manual_seed(a.seed)
     try:
@@ -184,13 +185,16 @@ def cmd_dump(a):
 
 
 def cmd_zoo(a):
+    exporters = [e for e in a.exporter.split(",") if e]
+    bad = [e for e in exporters if e not in EXPORTERS]
+    if bad or not exporters:
+        raise UsageError(f"unknown exporter '{bad[0] if bad else a.exporter}' (one of {', '.join(EXPORTERS)})")
     from . import zoo
 
     if a.list:
         for name, spec in zoo.ZOO.items():
             print(f"{name}: {spec.about}")
         return 0
-    exporters = [e for e in a.exporter.split(",") if e]
     only = [n for n in (a.only or "").split(",") if n] or None
     out = a.out or zoo.default_cache_dir()
     try:

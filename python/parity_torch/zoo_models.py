@@ -23,22 +23,24 @@ class ZooModel:
     output_names: tuple
     dynamic_axes: dict = None            # {"images": {0: "batch"}}, for both exporters
     about: str = ""
+    other_inputs: Callable[[], tuple] = None  # inputs of other sizes along the dynamic axes
 
 
 def _images(size=64, batch=1, seed=0):
     return lambda: (torch.randn(batch, 3, size, size, generator=torch.Generator().manual_seed(seed)),)
 
 
-def _tokens(vocab, seq=16, mask=True, seed=0):
+def _tokens(vocab, seq=16, batch=1, seed=0):
     def make():
         g = torch.Generator().manual_seed(seed)
-        ids = torch.randint(0, vocab, (1, seq), generator=g)
-        if not mask:
-            return (ids,)
-        attention = torch.ones(1, seq, dtype=torch.int64)
-        attention[:, -4:] = 0  # padded tail: the mask path is exercised
+        ids = torch.randint(0, vocab, (batch, seq), generator=g)
+        attention = torch.ones(batch, seq, dtype=torch.int64)
+        attention[-1, -4:] = 0  # a padded tail: the mask path is exercised
         return ids, attention
     return make
+
+
+_TOKEN_AXES = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"}}
 
 
 def _torchvision(name):
@@ -86,7 +88,8 @@ def _gpt2():
         def forward(self, input_ids, attention_mask):
             return super().forward(input_ids=input_ids, attention_mask=attention_mask)
 
-    config = GPT2Config(vocab_size=_VOCAB, n_positions=64, n_embd=64, n_layer=2, n_head=4, use_cache=False)
+    config = GPT2Config(vocab_size=_VOCAB, n_positions=64, n_embd=64, n_layer=2, n_head=4, use_cache=False,
+                        bos_token_id=_VOCAB - 1, eos_token_id=_VOCAB - 1)
     return GPT2LMHeadModelForExport(config)
 
 
@@ -96,23 +99,27 @@ def _own(cls):
 
 ZOO = {m.name: m for m in (
     ZooModel("resnet18", _torchvision("resnet18"), _images(64), ("images",), ("logits",),
-             {"images": {0: "batch"}}, "torchvision; residual `out += identity`, ReLU(inplace=True)"),
+             {"images": {0: "batch"}}, "torchvision; residual `out += identity`, ReLU(inplace=True)",
+             _images(64, batch=2, seed=1)),
     ZooModel("mobilenet_v3_small", _torchvision("mobilenet_v3_small"), _images(64), ("images",), ("logits",),
              None, "torchvision; hardswish, squeeze-excitation"),
     ZooModel("squeezenet1_0", _torchvision("squeezenet1_0"), _images(64), ("images",), ("logits",),
              None, "torchvision; concat of parallel branches, ceil-mode pooling"),
     ZooModel("bert", _bert, _tokens(_VOCAB), ("input_ids", "attention_mask"),
-             ("last_hidden_state", "pooler_output"), None,
-             "transformers BertModel from a config: 2 layers, hidden 64, 4 heads; padded mask"),
-    ZooModel("gpt2", _gpt2, _tokens(_VOCAB), ("input_ids", "attention_mask"), ("logits",), None,
-             "transformers GPT2LMHeadModel from a config: 2 layers, n_embd 64, 4 heads, no cache"),
+             ("last_hidden_state", "pooler_output"), _TOKEN_AXES,
+             "transformers BertModel from a config: 2 layers, hidden 64, 4 heads; padded mask; "
+             "dynamic batch/sequence", _tokens(_VOCAB, seq=24, batch=2, seed=1)),
+    ZooModel("gpt2", _gpt2, _tokens(_VOCAB), ("input_ids", "attention_mask"), ("logits",), _TOKEN_AXES,
+             "transformers GPT2LMHeadModel from a config: 2 layers, n_embd 64, 4 heads, no cache; "
+             "dynamic batch/sequence", _tokens(_VOCAB, seq=24, batch=2, seed=1)),
     ZooModel("resnet10t", _timm("resnet10t"), _images(64), ("images",), ("logits",), None,
              "timm, pretrained=False"),
     ZooModel("mobilevit_xxs", _timm("mobilevit_xxs"), _images(64), ("images",), ("logits",), None,
              "timm MobileViT: convolutions and transformer blocks (unfold/fold of patches)"),
     ZooModel("yolo_like", _own(models.YoloLike), lambda: models.YoloLike.make_inputs(0),
              ("images",), ("p3", "p4", "p5"), {"images": {0: "batch", 2: "height", 3: "width"}},
-             "parity_torch.models.YoloLike: 3 heads, dynamic batch/height/width (multiples of 32)"),
+             "parity_torch.models.YoloLike: 3 heads, dynamic batch/height/width (multiples of 32)",
+             lambda: models.YoloLike.make_inputs(1, batch=2, height=96, width=128)),
     ZooModel("tuple_twice", _own(models.TupleTwice), lambda: models.TupleTwice.make_inputs(0),
              ("x",), ("y", "h"), None,
              "parity_torch.models.TupleTwice: tuple outputs, modules called twice"),

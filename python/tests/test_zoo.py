@@ -23,6 +23,7 @@ for _module in ("torchvision", "transformers", "timm"):
 
 from parity_torch import zoo  # noqa: E402
 from parity_torch.exporter import EXPORTERS, _sha256  # noqa: E402
+from parity_torch.flatten import flatten  # noqa: E402
 from parity_torch.zoo_models import ZOO, build_model  # noqa: E402
 
 from conftest import check_manifest, load_tensor  # noqa: E402
@@ -129,22 +130,30 @@ def test_dynamo_nodes_carry_module_scopes(zoo_cache, name):
     assert scope_modules <= dumped, sorted(scope_modules - dumped)[:5]
 
 
-@pytest.mark.parametrize("exporter", EXPORTERS)
-def test_detector_runs_at_two_sizes(zoo_cache, exporter):
-    _, model_path, _ = _entry(zoo_cache, "yolo_like", exporter)
+DYNAMIC = [(n, e) for n, spec in ZOO.items() if spec.dynamic_axes for e in EXPORTERS]
+
+
+@pytest.mark.parametrize("name, exporter", DYNAMIC, ids=[f"{n}-{e}" for n, e in DYNAMIC])
+def test_dynamic_axes_are_symbolic_and_run_at_another_size(zoo_cache, name, exporter):
+    """The detector at another batch, height and width; the transformers at
+    another batch and sequence length; resnet18 at another batch."""
+    spec = ZOO[name]
+    _, model_path, _ = _entry(zoo_cache, name, exporter)
     proto = onnx.load(model_path)
-    dims = proto.graph.input[0].type.tensor_type.shape.dim
-    assert [d.dim_param or d.dim_value for d in dims] == ["batch", 3, "height", "width"]
-    model, _ = build_model(ZOO["yolo_like"])
+    inputs = {v.name: v for v in proto.graph.input}
+    for input_name, axes in spec.dynamic_axes.items():
+        dims = inputs[input_name].type.tensor_type.shape.dim
+        assert {a: dims[a].dim_param for a in axes} == axes, input_name
+    model, example = build_model(spec)
+    other = spec.other_inputs()
+    assert [tuple(t.shape) for t in other] != [tuple(t.shape) for t in example]
     model.eval()
-    session = _session(model_path)
-    for shape in [(1, 3, 64, 64), (2, 3, 96, 128)]:
-        x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
-        with torch.no_grad():
-            expected = [t.numpy() for t in model(x)]
-        got = session.run(None, {"images": x.numpy()})
-        for name, g, e in zip(("p3", "p4", "p5"), got, expected):
-            _assert_close(g, e, f"{name} at {shape}")
+    with torch.no_grad():
+        expected = [t.numpy() for t in flatten(model(*other))]
+    got = _session(model_path).run(list(spec.output_names), {
+        n: t.numpy() for n, t in zip(spec.input_names, other)})
+    for out_name, g, e in zip(spec.output_names, got, expected):
+        _assert_close(g, e, f"{out_name} at {[tuple(t.shape) for t in other]}")
 
 
 def test_dump_is_right_around_inplace_ops(zoo_cache):
@@ -176,3 +185,24 @@ def test_parity_check_passes(zoo_cache, name, exporter, tmp_path):
     if report.exists():
         failed = json.loads(report.read_text()).get("failed_tests", [])
     assert r.returncode == 0, (f"parity check exited {r.returncode}: {failed or r.stderr.strip()[-2000:]}")
+
+
+def test_a_failed_export_is_recorded_and_the_zoo_goes_on(tmp_path, monkeypatch):
+    from parity_torch import models
+    from parity_torch.zoo_models import ZooModel
+    monkeypatch.setitem(ZOO, "data_dependent", ZooModel(
+        "data_dependent", models.DataDependent, lambda: models.DataDependent.make_inputs(0), ("x",), ("y",)))
+    lines = []
+    summary = zoo.build(str(tmp_path), exporters=["dynamo"], only=["data_dependent", "tuple_twice"],
+                        log=lines.append)
+    failed = summary["entries"]["data_dependent/dynamo"]
+    assert failed["status"] == "failed" and failed["phase"] == "export"
+    assert failed["error"].startswith("dynamo export failed: ") and "\n" not in failed["error"]
+    assert summary["entries"]["tuple_twice/dynamo"]["status"] == "ok"
+    assert lines[0].startswith("data_dependent/dynamo: FAILED (export): dynamo export failed:")
+    with open(tmp_path / "zoo.json", encoding="utf-8") as f:
+        assert json.load(f)["entries"]["data_dependent/dynamo"]["status"] == "failed"
+    # a failure is a complete entry: not retried while nothing changed
+    again = []
+    zoo.build(str(tmp_path), exporters=["dynamo"], only=["data_dependent"], log=again.append)
+    assert again[0].endswith("[cached]")
