@@ -73,7 +73,12 @@ Result<DrillResult> DrillDown(const RegionModels& region, const RegionRun& run, 
     return result;
   }
 
-  // 2-4. Split, run, keep the first range that reproduces the error.
+  // 2-4. Split, run, keep the first range that reproduces the error: it fails
+  // the tolerance with a score of at least a quarter of the region's (capped
+  // at 1, the band's edge). A range that fails only elementwise at noise level
+  // (values of 1e7 whose rounding crosses zero) does not reproduce it.
+  const double threshold = std::min(1.0, run.local.score / 4);
+  const auto reproduces = [&](const ErrorSummary& e) { return !e.pass && e.score >= threshold; };
   TensorSet known = region.inputs;
   while (CountGroups(d, lo, hi) > 1) {
     const std::vector<size_t> cuts = CandidateCuts(view, d, lo, hi, region_outputs);
@@ -98,7 +103,7 @@ Result<DrillResult> DrillDown(const RegionModels& region, const RegionRun& run, 
         PARITY_ASSIGN_OR_RETURN(RegionRun r, RunRegion(*models, o.reference, o.target, o.policy, label, &n.sessions));
         ++n.sub_regions_run;
         for (const auto& [name, t] : r.expected) known.Set(name, t);
-        if (r.local.pass) continue;
+        if (!reproduces(r.local)) continue;
         n.steps.push_back({.covers = NamesOf(view, d, a, b),
                            .inputs = io.inputs,
                            .outputs = io.outputs,

@@ -15,7 +15,9 @@
 //   3. each range is cut out of the reference and target region models
 //      (ExtractRegion), fed the reference values of its inputs and run under
 //      both configs (RunRegion: ORT re-plans it as it would); the first range
-//      in topological order whose local error exceeds the tolerance is kept
+//      in topological order whose local error exceeds the tolerance (fails it,
+//      with a score of at least min(1, region's score / 4): a range failing
+//      elementwise at rounding-noise level does not count) is kept
 //      and split again, until it is one group. The reference run of a range
 //      gives the reference values of the tensors it hands to the next range,
 //      so nothing beyond the cut tensors is kept in memory.
