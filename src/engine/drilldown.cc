@@ -122,8 +122,9 @@ Result<DrillResult> DrillDown(const RegionModels& region, const RegionRun& run, 
     }
     if (!moved) {
       n.note = fmt::format(
-          "no sub-region of the last {} nodes ({} groups) reproduces its error on its own: ORT fuses across "
-          "every cut tried{}; the smallest region that reproduces it is kept",
+          "no sub-region of the last {} nodes ({} groups) reproduces its error on its own (ORT fuses across "
+          "the cuts tried, or the error builds up over several groups){}; the smallest region that reproduces "
+          "it is kept",
           hi - lo, CountGroups(d, lo, hi), failure.empty() ? "" : " (" + failure + ")");
       break;
     }

@@ -190,6 +190,35 @@ TEST(DrillDown, NarrowsADeepTrunk) {
   EXPECT_EQ(hits, total);
 }
 
+// An error spread thinly over every convolution (each weight x(1+3e-4)):
+// the whole region fails, but no single group reproduces it. Narrowing stops
+// with a note, keeping the smallest region that still does.
+TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
+  const Model model = WithNodeNames(ResidualCnn());
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  ASSERT_TRUE(view.has_value());
+  Model spread = model.Clone();
+  for (const auto& n : view->nodes) {
+    if (n.op_type != "Conv") continue;
+    auto m = ScaleInitializer(spread, n.inputs[1], 1.0 + 3e-4);
+    ASSERT_TRUE(m.has_value());
+    spread = std::move(*m);
+  }
+  auto sample = RandomSample(model, 3);
+  ASSERT_TRUE(sample.has_value());
+  auto report = Locate(model, &spread, *sample, AllOptions());
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  ASSERT_FALSE(report->culprits.empty());
+  PrintLocateSummary(*report, stdout);
+  const auto& top = report->culprits.front();
+  ASSERT_TRUE(top.narrowing.has_value());
+  EXPECT_FALSE(top.narrowing->complete);
+  EXPECT_THAT(top.narrowing->note, ::testing::HasSubstr("reproduces its error"));
+  EXPECT_GT(top.narrowing->steps.back().groups, 1u);
+  EXPECT_EQ(top.covers, top.narrowing->steps.back().covers);
+  EXPECT_FALSE(top.local.pass);
+}
+
 TEST(DrillDown, ReportsTheNarrowingInJson) {
   const Model model = WithNodeNames(ResidualCnn());
   auto view = BuildGraphView(model, {.infer_shapes = false});
