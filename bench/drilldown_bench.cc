@@ -128,23 +128,29 @@ void TorchCost(const std::filesystem::path& path) {
     return Ms(t0, Clock::now());
   };
   plain();  // warm-up
-  double plain_ms = 1e300, locate_ms = 1e300;
+  LocateOptions without = o;
+  without.drilldown = false;
+  double plain_ms = 1e300, locate_ms = 1e300, undrilled_ms = 1e300;
   std::optional<LocateReport> last;
   for (int i = 0; i < 3; ++i) {
     plain_ms = std::min(plain_ms, plain());
-    const auto t0 = Clock::now();
+    auto t0 = Clock::now();
     auto r = Locate(model, &planted, *sample, o);
     locate_ms = std::min(locate_ms, Ms(t0, Clock::now()));
     if (!r) std::abort();
     last = std::move(*r);
+    t0 = Clock::now();
+    if (!Locate(model, &planted, *sample, without)) std::abort();
+    undrilled_ms = std::min(undrilled_ms, Ms(t0, Clock::now()));
   }
   const auto& c = last->culprits.front();
   std::printf("%s, planted %s: locate with drill-down %.0f ms (%d sessions; drill-down %d sessions, %d sub-regions, "
-              "region %zu -> %zu nodes), plain create+run of reference and target %.0f ms, ratio %.2f\n",
+              "region %zu -> %zu nodes), plain create+run of reference and target %.0f ms, ratio %.2f "
+              "(without drill-down %.0f ms, ratio %.2f)\n",
               path.stem().c_str(), node.c_str(), locate_ms, last->sessions_created,
               c.narrowing ? c.narrowing->sessions : 0, c.narrowing ? c.narrowing->sub_regions_run : 0,
               c.narrowing ? c.narrowing->steps.front().covers.size() : c.covers.size(), c.covers.size(), plain_ms,
-              locate_ms / plain_ms);
+              locate_ms / plain_ms, undrilled_ms, undrilled_ms / plain_ms);
   std::fflush(stdout);
 }
 
@@ -163,6 +169,10 @@ void InChild(const std::function<void()>& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (std::getenv("DRILL_TORCH_ONLY")) {
+    for (int i = 1; i < argc; ++i) InChild([&] { TorchCost(argv[i]); });
+    return 0;
+  }
   if (const char* only = std::getenv("DRILL_BLOCKS")) {  // one size, both plantings
     for (bool last : {false, true}) InChild([=] { SessionsVsSize(std::atoi(only), last); });
     return 0;

@@ -98,11 +98,11 @@ struct DrillResult {
 };
 
 // Narrows `region` (a culprit's cut-out models, fed reference values) whose
-// run is `run`. When the region holds one group or fewer, returns
+// local error is `local`. When the region holds one group or fewer, returns
 // narrowed=false with a single step and no sessions beyond the group plan.
 // Errors: sessions ORT refuses to create or run (a sub-region that cannot be
 // cut is a note, not an error).
-Result<DrillResult> DrillDown(const RegionModels& region, const RegionRun& run, const DrillOptions& options,
+Result<DrillResult> DrillDown(const RegionModels& region, const ErrorSummary& local, const DrillOptions& options,
                               int* sessions);
 
 }  // namespace parity

@@ -60,6 +60,41 @@ std::vector<size_t> PickSuspects(const Context& ctx) {
   return picked;
 }
 
+// The region's local error read off the observed trace, when that trace
+// already fed it the reference's values: every boundary input is a graph
+// input or an observed tensor equal to the reference's (max_abs 0, NaN and
+// Inf where the reference has them). The target then computed exactly the
+// region fed reference inputs, and running it again on its own (two
+// sessions of a region that may be most of the model) adds nothing.
+// Nullopt when some input differs or an output was not observed.
+std::optional<ErrorSummary> LocalFromTrace(const Context& ctx, const FusedRegion& r) {
+  for (const auto& t : r.boundary) {
+    if (std::find(ctx.reference_view.inputs.begin(), ctx.reference_view.inputs.end(), t) !=
+        ctx.reference_view.inputs.end())
+      continue;
+    auto it = ctx.tensor_row.find(t);
+    if (it == ctx.tensor_row.end()) return std::nullopt;
+    const auto& e = ctx.report.tensors[it->second];
+    if (!e.metrics || e.metrics->max_abs != 0 || e.metrics->nan_mismatch != 0 || e.metrics->inf_mismatch != 0)
+      return std::nullopt;
+  }
+  ErrorSummary worst;
+  for (const auto& t : r.outputs) {
+    auto it = ctx.tensor_row.find(t);
+    if (it == ctx.tensor_row.end()) return std::nullopt;
+    const auto& e = ctx.report.tensors[it->second];
+    if (!e.metrics) return std::nullopt;
+    KeepWorst(worst, {.tensor = t,
+                      .max_abs = e.metrics->max_abs,
+                      .max_rel = e.metrics->max_rel,
+                      .mismatches = e.metrics->mismatches,
+                      .score = e.score,
+                      .pass = e.status != Verdict::kFail});
+  }
+  if (worst.tensor.empty()) return std::nullopt;
+  return worst;
+}
+
 ErrorSummary Inherited(const Context& ctx, const FusedRegion& r) {
   ErrorSummary worst;
   for (const auto& t : r.boundary) {
@@ -122,8 +157,12 @@ Status Narrow(Context& ctx, Measured& m) {
                      .policy = o.policy,
                      .label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node),
                      .scratch = ctx.scratch};
-  PARITY_ASSIGN_OR_RETURN(DrillResult d, DrillDown(*m.models, *m.run, drill, &ctx.report.sessions_created));
-  if (!d.narrowed) return {};
+  PARITY_ASSIGN_OR_RETURN(DrillResult d,
+                          DrillDown(*m.models, m.culprit.local, drill, &ctx.report.sessions_created));
+  if (!d.narrowed) {
+    if (d.narrowing.sub_regions_run > 0) m.culprit.narrowing = std::move(d.narrowing);  // tried: say why not
+    return {};
+  }
   const size_t region_nodes = m.culprit.covers.size();
   ctx.report.notes.push_back(fmt::format(
       "the target's fused region '{}' covers {} original nodes ({} fused groups), too large to observe "
@@ -210,6 +249,9 @@ Status FindCulprits(Context& ctx) {
     auto models = CutRegion(ctx.reference_model, ctx.target_model, r.boundary, r.outputs, ctx.reference_values);
     if (!models) {
       m.culprit.note = "local error not measured: " + models.error().message();
+    } else if (auto traced = LocalFromTrace(ctx, r)) {
+      m.culprit.local = *traced;  // the run is made only if a reproduction needs it
+      m.models = std::move(*models);
     } else {
       const std::string label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node);
       PARITY_ASSIGN_OR_RETURN(RegionRun run,
@@ -225,7 +267,7 @@ Status FindCulprits(Context& ctx) {
   });
   // The top culprit, when it changes the numbers on its own and may hold
   // several fused groups, is narrowed to the group that does.
-  if (!measured.empty() && measured.front().run && !measured.front().culprit.local.pass &&
+  if (o.drilldown && !measured.empty() && measured.front().models && !measured.front().culprit.local.pass &&
       MayHoldSeveralGroups(*measured.front().region))
     PARITY_RETURN_IF_ERROR(Narrow(ctx, measured.front()));
 
@@ -248,6 +290,12 @@ Status FindCulprits(Context& ctx) {
     }
   }
 
+  if (!o.repro_dir.empty() && !measured.empty() && measured.front().models && !measured.front().run) {
+    auto& top = measured.front();
+    const std::string label = fmt::format("{} region '{}'", o.model_label, top.culprit.fused_node);
+    PARITY_ASSIGN_OR_RETURN(top.run, RunRegion(*top.models, o.reference, o.target, o.policy, label,
+                                               &ctx.report.sessions_created));
+  }
   if (!o.repro_dir.empty() && !measured.empty() && measured.front().run) {
     const auto& top = measured.front();
     ReproContent content{.region = &*top.models,

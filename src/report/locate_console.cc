@@ -62,8 +62,11 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
                n.sessions);
     for (size_t i = 0; i < n.steps.size(); ++i) {
       const auto& s = n.steps[i];
-      fmt::print(out, "    {}. {:>4} nodes, {:>3} group(s), local {:>9.3g} (max_abs {:.3g}): {}\n", i + 1,
-                 s.covers.size(), s.groups, s.local.score, s.local.max_abs, Join(s.covers, 4));
+      const std::string local = s.measured ? fmt::format("local {:>9.3g} (max_abs {:.3g})", s.local.score,
+                                                         s.local.max_abs)
+                                           : std::string("not run (the half before it does not reproduce)");
+      fmt::print(out, "    {}. {:>4} nodes, {:>3} group(s), {}: {}\n", i + 1, s.covers.size(), s.groups, local,
+                 Join(s.covers, 4));
     }
     if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
   }

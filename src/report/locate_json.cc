@@ -38,7 +38,8 @@ json NarrowingJson(const LocateNarrowing& n) {
                      {"inputs", s.inputs},
                      {"outputs", s.outputs},
                      {"groups", s.groups},
-                     {"local", ErrorJson(s.local)}});
+                     {"measured", s.measured},
+                     {"local", s.measured ? ErrorJson(s.local) : json(nullptr)}});
   return {{"steps", steps},
           {"complete", n.complete},
           {"note", n.note.empty() ? json(nullptr) : json(n.note)},

@@ -79,6 +79,9 @@ struct LocateNarrowingStep {
   std::vector<std::string> inputs;   // the cut tensors (and region inputs) it is fed
   std::vector<std::string> outputs;  // what it is compared on
   size_t groups = 0;                 // fused groups it holds (ORT's plan without layout renaming)
+  // False: entered without being run (the region reproduced the error and
+  // the half before this one did not); `local` is then empty.
+  bool measured = true;
   ErrorSummary local;
 };
 
