@@ -27,6 +27,7 @@ struct LocateCliOptions {
   std::string repro;
   std::string json;
   bool no_ablation = false;
+  bool no_drilldown = false;
   int seed = 0;
   ConfigOptions config;
   ToleranceOptions tolerance;
@@ -108,6 +109,7 @@ int RunLocate(const LocateCliOptions& o) {
   options.model_label = o.model;
   options.target_label = o.target_model;
   options.ablation = !o.no_ablation;
+  options.drilldown = !o.no_drilldown;
   options.repro_dir = o.repro;
 
   auto model = Model::Load(o.model);
@@ -145,6 +147,8 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");
   cmd->add_option("--json", o->json, "write the parity.locate/1 report here");
   cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off to find each culprit's");
+  cmd->add_flag("--no-drilldown", o->no_drilldown,
+                "do not narrow a culprit region that covers several fused groups by running sub-regions");
   AddConfigOptions(cmd, &o->config, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->callback([o] { ExitCode() = RunLocate(*o); });

@@ -71,7 +71,8 @@ std::string NarrowingList(const json& culprits) {
                      Text(c, "fused_node"));
     for (const auto& step : At(n, "steps"))
       s += fmt::format("<li>{} nodes, {} group(s): {} &mdash; <span class=\"mono\">{}</span></li>\n",
-                       At(step, "covers").size(), Text(step, "groups"), ErrorCell(At(step, "local")),
+                       At(step, "covers").size(), Text(step, "groups"),
+                       At(step, "measured") == false ? std::string("not run") : ErrorCell(At(step, "local")),
                        List(At(step, "covers"), 6));
     s += "</ol>\n";
     if (!At(n, "note").is_null()) s += fmt::format("<p class=\"note\">{}</p>\n", Text(n, "note"));
