@@ -5,11 +5,14 @@
 //   2. locate with drill-down on a torch model (argv[1], e.g. resnet50 from
 //      bench/drilldown_faults.py's cache) with a planted fault, against
 //      creating the reference and target sessions and running each once.
-// Each case runs in a forked child. Reported, not gated.
+// Each case runs in a forked child. Reported, not gated. Environment:
+// DRILL_BLOCKS=N (one trunk size only), DRILL_TORCH_ONLY=1 (part 2 only),
+// DRILL_VERBOSE=1 (print each locate report).
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +32,14 @@ using namespace parity;
 using Clock = std::chrono::steady_clock;
 
 double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+// This process's CPU time in ms: less sensitive than wall time to other
+// work on a shared machine (locate runs ORT with one intra-op thread).
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 std::string ConvBn(ModelBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k, int64_t stride,
                    const std::string& name) {
@@ -105,7 +116,8 @@ void SessionsVsSize(int blocks, bool last) {
   std::fflush(stdout);
 }
 
-void TorchCost(const std::filesystem::path& path) {
+// `where`: 0 the first Conv, 1 the middle one, 2 the last.
+void TorchCost(const std::filesystem::path& path, int where) {
   auto raw = Model::Load(path);
   if (!raw) {
     std::printf("cannot load %s\n", path.c_str());
@@ -115,16 +127,19 @@ void TorchCost(const std::filesystem::path& path) {
   auto view = BuildGraphView(model, {.infer_shapes = false});
   size_t convs = 0;
   for (const auto& n : view->nodes) convs += n.op_type == "Conv";
-  auto [planted, node] = Planted(model, static_cast<int>(convs / 2));
+  auto [planted, node] = Planted(model, where == 0 ? 0 : where == 1 ? static_cast<int>(convs / 2) : -1);
   auto sample = RandomSample(model, 1);
   const LocateOptions o = Options();
+  double plain_cpu = 1e300, locate_cpu = 1e300, undrilled_cpu = 1e300;
   const auto plain = [&] {
+    const double c0 = CpuMs();
     const auto t0 = Clock::now();
     const std::pair<const Model*, const RunConfig*> runs[] = {{&model, &o.reference}, {&planted, &o.target}};
     for (const auto& [m, c] : runs) {
       auto s = CreateSession(*m, *c, "bench");
       if (!s || !s->Run(sample->tensors)) std::abort();
     }
+    plain_cpu = std::min(plain_cpu, CpuMs() - c0);
     return Ms(t0, Clock::now());
   };
   plain();  // warm-up
@@ -135,22 +150,27 @@ void TorchCost(const std::filesystem::path& path) {
   for (int i = 0; i < 3; ++i) {
     plain_ms = std::min(plain_ms, plain());
     auto t0 = Clock::now();
+    double c0 = CpuMs();
     auto r = Locate(model, &planted, *sample, o);
     locate_ms = std::min(locate_ms, Ms(t0, Clock::now()));
+    locate_cpu = std::min(locate_cpu, CpuMs() - c0);
     if (!r) std::abort();
     last = std::move(*r);
     t0 = Clock::now();
+    c0 = CpuMs();
     if (!Locate(model, &planted, *sample, without)) std::abort();
     undrilled_ms = std::min(undrilled_ms, Ms(t0, Clock::now()));
+    undrilled_cpu = std::min(undrilled_cpu, CpuMs() - c0);
   }
   const auto& c = last->culprits.front();
   std::printf("%s, planted %s: locate with drill-down %.0f ms (%d sessions; drill-down %d sessions, %d sub-regions, "
               "region %zu -> %zu nodes), plain create+run of reference and target %.0f ms, ratio %.2f "
-              "(without drill-down %.0f ms, ratio %.2f)\n",
+              "(without drill-down %.0f ms, ratio %.2f); CPU time: ratio %.2f (without drill-down %.2f)\n",
               path.stem().c_str(), node.c_str(), locate_ms, last->sessions_created,
               c.narrowing ? c.narrowing->sessions : 0, c.narrowing ? c.narrowing->sub_regions_run : 0,
               c.narrowing ? c.narrowing->steps.front().covers.size() : c.covers.size(), c.covers.size(), plain_ms,
-              locate_ms / plain_ms, undrilled_ms, undrilled_ms / plain_ms);
+              locate_ms / plain_ms, undrilled_ms, undrilled_ms / plain_ms, locate_cpu / plain_cpu,
+              undrilled_cpu / plain_cpu);
   std::fflush(stdout);
 }
 
@@ -170,7 +190,8 @@ void InChild(const std::function<void()>& f) {
 
 int main(int argc, char** argv) {
   if (std::getenv("DRILL_TORCH_ONLY")) {
-    for (int i = 1; i < argc; ++i) InChild([&] { TorchCost(argv[i]); });
+    for (int i = 1; i < argc; ++i)
+      for (int where : {0, 1, 2}) InChild([&] { TorchCost(argv[i], where); });
     return 0;
   }
   if (const char* only = std::getenv("DRILL_BLOCKS")) {  // one size, both plantings
@@ -179,6 +200,7 @@ int main(int argc, char** argv) {
   }
   for (int blocks : {2, 4, 8, 16, 32, 48})
     for (bool last : {false, true}) InChild([=] { SessionsVsSize(blocks, last); });
-  for (int i = 1; i < argc; ++i) InChild([&] { TorchCost(argv[i]); });
+  for (int i = 1; i < argc; ++i)
+    for (int where : {0, 1, 2}) InChild([&] { TorchCost(argv[i], where); });
   return 0;
 }
