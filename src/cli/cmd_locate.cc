@@ -32,6 +32,7 @@ struct LocateCliOptions {
   std::string repro;
   std::string json;
   bool no_ablation = false;
+  bool no_drilldown = false;
   int seed = 0;
   ConfigOptions config;
   ToleranceOptions tolerance;
@@ -125,6 +126,7 @@ int RunLocate(const LocateCliOptions& o) {
   options.model_label = o.model;
   options.target_label = o.target_model;
   options.ablation = !o.no_ablation;
+  options.drilldown = !o.no_drilldown;
   options.repro_dir = o.repro;
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.repro, "--repro", /*directory=*/true); !s) return ReportError(s.error());
@@ -165,6 +167,8 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");
   cmd->add_option("--json", o->json, "write the parity.locate/1 report here");
   cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off one by one to find the optimizer that made each culprit");
+  cmd->add_flag("--no-drilldown", o->no_drilldown,
+                "do not narrow a culprit region that covers several fused groups by running sub-regions");
   AddConfigOptions(cmd, &o->config, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->callback([o] { ExitCode() = RunLocate(*o); });

@@ -158,10 +158,16 @@ void Localize(Context& ctx) {
   }
   if (!report->culprits.empty()) {
     const auto& c = report->culprits.front();
+    // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
+    const std::string narrowed =
+        c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
+                                  c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
+                                  c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
+                    : "";
     numerics->findings.push_back(
         Fail("numerics.locate.top_culprit",
-             fmt::format("top culprit: {} ({}) covering [{}]: local error {:.3g} (score {:.3g}), inherited {:.3g}",
-                         c.fused_node, c.op_type, NodeList(c.covers), c.local.max_abs, c.local.score,
+             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}",
+                         c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
                          c.inherited.max_abs)));
   }
 }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/ablation.h"
+#include "engine/drilldown.h"
 #include "engine/local_error.h"
 #include "engine/locate_internal.h"
 #include "engine/repro.h"
@@ -59,6 +60,41 @@ std::vector<size_t> PickSuspects(const Context& ctx) {
   return picked;
 }
 
+// The region's local error read off the observed trace, when that trace
+// already fed it the reference's values: every boundary input is a graph
+// input or an observed tensor equal to the reference's (max_abs 0, NaN and
+// Inf where the reference has them). The target then computed exactly the
+// region fed reference inputs, and running it again on its own (two
+// sessions of a region that may be most of the model) adds nothing.
+// Nullopt when some input differs or an output was not observed.
+std::optional<ErrorSummary> LocalFromTrace(const Context& ctx, const FusedRegion& r) {
+  for (const auto& t : r.boundary) {
+    if (std::find(ctx.reference_view.inputs.begin(), ctx.reference_view.inputs.end(), t) !=
+        ctx.reference_view.inputs.end())
+      continue;
+    auto it = ctx.tensor_row.find(t);
+    if (it == ctx.tensor_row.end()) return std::nullopt;
+    const auto& e = ctx.report.tensors[it->second];
+    if (!e.metrics || e.metrics->max_abs != 0 || e.metrics->nan_mismatch != 0 || e.metrics->inf_mismatch != 0)
+      return std::nullopt;
+  }
+  ErrorSummary worst;
+  for (const auto& t : r.outputs) {
+    auto it = ctx.tensor_row.find(t);
+    if (it == ctx.tensor_row.end()) return std::nullopt;
+    const auto& e = ctx.report.tensors[it->second];
+    if (!e.metrics) return std::nullopt;
+    KeepWorst(worst, {.tensor = t,
+                      .max_abs = e.metrics->max_abs,
+                      .max_rel = e.metrics->max_rel,
+                      .mismatches = e.metrics->mismatches,
+                      .score = e.score,
+                      .pass = e.status != Verdict::kFail});
+  }
+  if (worst.tensor.empty()) return std::nullopt;
+  return worst;
+}
+
 ErrorSummary Inherited(const Context& ctx, const FusedRegion& r) {
   ErrorSummary worst;
   for (const auto& t : r.boundary) {
@@ -96,7 +132,72 @@ struct Measured {
   std::optional<RegionModels> models;
   std::optional<RegionRun> run;
   const FusedRegion* region = nullptr;
+  // When narrowed: the last step's group as ORT plans it on its own, and
+  // that sub-model's view (ablation then runs on the group).
+  std::optional<FusedRegion> group;
+  GraphView group_view;
 };
+
+// More than one computing optimized node: the region may hold several fused
+// groups (an NCHWc chain), worth a drill-down.
+bool MayHoldSeveralGroups(const FusedRegion& r) {
+  size_t computing = 0;
+  for (const auto& op : r.op_types)
+    computing += op != "ReorderInput" && op != "ReorderOutput" && op != "Reshape" && op != "Transpose" &&
+                 op != "Squeeze" && op != "Unsqueeze" && op != "Identity" && op != "Cast";
+  return computing > 1 && r.covers.size() > 1;
+}
+
+// Narrows the culprit `m` (docs/locate.md "Drill-down"); on success its
+// region, models and run become the last step's.
+Status Narrow(Context& ctx, Measured& m) {
+  const auto& o = ctx.options;
+  DrillOptions drill{.reference = o.reference,
+                     .target = o.target,
+                     .policy = o.policy,
+                     .label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node),
+                     .scratch = ctx.scratch};
+  PARITY_ASSIGN_OR_RETURN(DrillResult d,
+                          DrillDown(*m.models, m.culprit.local, drill, &ctx.report.sessions_created));
+  if (!d.narrowed) {
+    if (d.narrowing.sub_regions_run > 0) m.culprit.narrowing = std::move(d.narrowing);  // tried: say why not
+    return {};
+  }
+  const size_t region_nodes = m.culprit.covers.size();
+  ctx.report.notes.push_back(fmt::format(
+      "the target's fused region '{}' covers {} original nodes ({} fused groups), too large to observe "
+      "directly (ORT renames the tensors inside it); narrowed to {} node(s) by running sub-regions on their "
+      "own: see the culprit's narrowing",
+      m.culprit.fused_node, region_nodes, d.narrowing.steps.front().groups, d.narrowing.steps.back().covers.size()));
+  LocateCulprit& c = m.culprit;
+  c.covers = d.narrowing.steps.back().covers;
+  c.inputs = d.inputs;
+  c.outputs = d.outputs;
+  c.local = d.run.local;
+  if (!d.group.nodes.empty()) {
+    c.fused_node = d.group.nodes[d.group.MainNode()];
+    c.op_type = d.group.OpSummary();
+    c.fused = !d.group.unchanged;
+  }
+  c.inherited = {};  // the cut tensors are not observed in the target trace
+  for (const auto& t : c.inputs) {
+    auto it = ctx.tensor_row.find(t);
+    if (it != ctx.tensor_row.end()) {
+      const auto& e = ctx.report.tensors[it->second];
+      if (e.metrics)
+        KeepWorst(c.inherited, {.tensor = t, .max_abs = e.metrics->max_abs, .max_rel = e.metrics->max_rel,
+                                .mismatches = e.metrics->mismatches, .score = e.score,
+                                .pass = e.status != Verdict::kFail});
+    }
+  }
+  c.narrowing = std::move(d.narrowing);
+  m.models = std::move(d.models);
+  m.run = std::move(d.run);
+  m.group = std::move(d.group);
+  m.group_view = std::move(d.target_view);
+  m.region = &*m.group;
+  return {};
+}
 
 Status Ablate(Context& ctx, Ablator& ablator, Measured& m) {
   LocateAblation a;
@@ -148,6 +249,9 @@ Status FindCulprits(Context& ctx) {
     auto models = CutRegion(ctx.reference_model, ctx.target_model, r.boundary, r.outputs, ctx.reference_values);
     if (!models) {
       m.culprit.note = "local error not measured: " + models.error().message();
+    } else if (auto traced = LocalFromTrace(ctx, r)) {
+      m.culprit.local = *traced;  // the run is made only if a reproduction needs it
+      m.models = std::move(*models);
     } else {
       const std::string label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node);
       PARITY_ASSIGN_OR_RETURN(RegionRun run,
@@ -161,6 +265,11 @@ Status FindCulprits(Context& ctx) {
   std::stable_sort(measured.begin(), measured.end(), [](const Measured& a, const Measured& b) {
     return a.culprit.local.score > b.culprit.local.score;
   });
+  // The top culprit, when it changes the numbers on its own and may hold
+  // several fused groups, is narrowed to the group that does.
+  if (o.drilldown && !measured.empty() && measured.front().models && !measured.front().culprit.local.pass &&
+      MayHoldSeveralGroups(*measured.front().region))
+    PARITY_RETURN_IF_ERROR(Narrow(ctx, measured.front()));
 
   if (o.ablation) {
     const RunConfig target = o.target;
@@ -170,11 +279,23 @@ Status FindCulprits(Context& ctx) {
     for (auto& m : measured) {
       if (done >= o.max_ablated) break;
       if (!m.culprit.fused) continue;
-      PARITY_RETURN_IF_ERROR(Ablate(ctx, ablator, m));
+      if (m.group) {  // a narrowed group: its own sub-model's plans
+        Ablator own(m.models->target, m.group_view, target, ctx.plan.modified_optimizers, ctx.scratch,
+                    o.model_label + " (group)", &ctx.report.sessions_created);
+        PARITY_RETURN_IF_ERROR(Ablate(ctx, own, m));
+      } else {
+        PARITY_RETURN_IF_ERROR(Ablate(ctx, ablator, m));
+      }
       ++done;
     }
   }
 
+  if (!o.repro_dir.empty() && !measured.empty() && measured.front().models && !measured.front().run) {
+    auto& top = measured.front();
+    const std::string label = fmt::format("{} region '{}'", o.model_label, top.culprit.fused_node);
+    PARITY_ASSIGN_OR_RETURN(top.run, RunRegion(*top.models, o.reference, o.target, o.policy, label,
+                                               &ctx.report.sessions_created));
+  }
   if (!o.repro_dir.empty() && !measured.empty() && measured.front().run) {
     const auto& top = measured.front();
     ReproContent content{.region = &*top.models,

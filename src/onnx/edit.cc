@@ -16,7 +16,14 @@ namespace parity {
 namespace {
 
 // Declared and inferred types of the model's values, by name.
-std::unordered_map<std::string, onnx::TypeProto> KnownTypes(const Model& m) {
+bool HasElemType(const onnx::TypeProto& t);
+
+// Declared types (inputs, outputs, value_info), and inferred ones unless
+// every tensor of `needed` (when given) is already declared: shape inference
+// works on a copy of the model, which for a region of a large CNN costs more
+// than the rest of an extraction.
+std::unordered_map<std::string, onnx::TypeProto> KnownTypes(const Model& m,
+                                                            const std::vector<std::string>* needed = nullptr) {
   std::unordered_map<std::string, onnx::TypeProto> types;
   const auto add = [&](const onnx::ValueInfoProto& v) {
     if (v.has_type() && !types.contains(v.name())) types.emplace(v.name(), v.type());
@@ -25,6 +32,12 @@ std::unordered_map<std::string, onnx::TypeProto> KnownTypes(const Model& m) {
   for (const auto& v : g.input()) add(v);
   for (const auto& v : g.output()) add(v);
   for (const auto& v : g.value_info()) add(v);
+  if (needed != nullptr &&
+      std::all_of(needed->begin(), needed->end(), [&](const std::string& t) {
+        auto it = types.find(t);
+        return it != types.end() && HasElemType(it->second);
+      }))
+    return types;
   if (auto inferred = WithInferredShapes(m))
     for (const auto& v : onnx_adapter::Proto(*inferred).graph().value_info()) add(v);
   return types;
@@ -124,7 +137,11 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
   std::sort(kept.begin(), kept.end());
   kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
 
-  const auto types = KnownTypes(m);
+  std::vector<std::string> needed;
+  for (const auto& t : inputs)
+    if (!initializers.contains(t)) needed.push_back(t);
+  needed.insert(needed.end(), outputs.begin(), outputs.end());
+  const auto types = KnownTypes(m, &needed);
   onnx::ModelProto out;
   out.set_ir_version(src.ir_version());
   *out.mutable_opset_import() = src.opset_import();
@@ -154,6 +171,16 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
     if (auto it = types.find(t); it != types.end() && HasElemType(it->second))
       *v->mutable_type() = it->second;
   }
+  // The types of the kept intermediates, so that a region cut from this one
+  // (locate's drill-down) finds them without shape inference.
+  const std::unordered_set<std::string> declared(outputs.begin(), outputs.end());
+  for (size_t i : kept)
+    for (const auto& o : view.nodes[i].outputs)
+      if (auto it = types.find(o); !o.empty() && !declared.contains(o) && it != types.end() && HasElemType(it->second)) {
+        auto* v = og->add_value_info();
+        v->set_name(o);
+        *v->mutable_type() = it->second;
+      }
   return onnx_adapter::FromProto(std::move(out));
 }
 

@@ -39,7 +39,10 @@ Result<std::string> SerializeWithExtraOutputs(const Model& m, std::string_view s
 // initializer (kept), or produced by a node (kept, with its Constant
 // producers). Region inputs that are initializers stay initializers. Inputs
 // get their declared or inferred type and shape; outputs their type when
-// known. Opsets, IR version and local functions are copied.
+// known; the kept intermediates with a known type are declared in value_info
+// (so that cutting a region out of a region needs no shape inference, which
+// runs only when an input or output has no declared type). Opsets, IR
+// version and local functions are copied.
 // Errors: kNotFound for an unknown tensor name; kInvalidArgument when the
 // region is open (needs a graph input not among `inputs`, naming it);
 // kUnsupported when the type of an input is unknown.

@@ -64,6 +64,26 @@ std::string KeyValueTable(const json& j) {
   return s + "</tbody></table>\n";
 }
 
+// The drill-down of each narrowed culprit: one line per step, the region
+// shrinking to the group that changed the numbers.
+std::string NarrowingList(const json& culprits) {
+  std::string s;
+  for (const auto& c : culprits) {
+    const json& n = At(c, "narrowing");
+    if (!n.is_object()) continue;
+    s += fmt::format("<h3>Narrowing <span class=\"mono\">{}</span></h3>\n<ol class=\"narrowing\">\n",
+                     Text(c, "fused_node"));
+    for (const auto& step : At(n, "steps"))
+      s += fmt::format("<li>{} nodes, {} group(s): {} &mdash; <span class=\"mono\">{}</span></li>\n",
+                       At(step, "covers").size(), Text(step, "groups"),
+                       At(step, "measured") == false ? std::string("not run") : ErrorCell(At(step, "local")),
+                       List(At(step, "covers"), 6));
+    s += "</ol>\n";
+    if (!At(n, "note").is_null()) s += fmt::format("<p class=\"note\">{}</p>\n", Text(n, "note"));
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string LocateSection(const CheckReport& r) {
@@ -109,6 +129,7 @@ std::string LocateSection(const CheckReport& r) {
           ErrorCell(At(c, "inherited")), ablation);
     }
     s += "</tbody></table></div>\n";
+    s += NarrowingList(culprits);
   }
   const json& repro = At(l, "repro");
   if (repro.is_object())

@@ -55,6 +55,21 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
                  c.local.max_abs, opt);
     }
   }
+  for (const auto& c : r.culprits) {
+    if (!c.narrowing) continue;
+    const auto& n = *c.narrowing;
+    fmt::print(out, "  narrowing to '{}' ({} sub-regions run, {} sessions):\n", c.fused_node, n.sub_regions_run,
+               n.sessions);
+    for (size_t i = 0; i < n.steps.size(); ++i) {
+      const auto& s = n.steps[i];
+      const std::string local = s.measured ? fmt::format("local {:>9.3g} (max_abs {:.3g})", s.local.score,
+                                                         s.local.max_abs)
+                                           : std::string("not run (the half before it does not reproduce)");
+      fmt::print(out, "    {}. {:>4} nodes, {:>3} group(s), {}: {}\n", i + 1, s.covers.size(), s.groups, local,
+                 Join(s.covers, 4));
+    }
+    if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
+  }
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }

@@ -31,6 +31,22 @@ json AblationJson(const LocateAblation& a) {
   return j;
 }
 
+json NarrowingJson(const LocateNarrowing& n) {
+  json steps = json::array();
+  for (const auto& s : n.steps)
+    steps.push_back({{"covers", s.covers},
+                     {"inputs", s.inputs},
+                     {"outputs", s.outputs},
+                     {"groups", s.groups},
+                     {"measured", s.measured},
+                     {"local", s.measured ? ErrorJson(s.local) : json(nullptr)}});
+  return {{"steps", steps},
+          {"complete", n.complete},
+          {"note", n.note.empty() ? json(nullptr) : json(n.note)},
+          {"sessions", n.sessions},
+          {"sub_regions_run", n.sub_regions_run}};
+}
+
 }  // namespace
 
 size_t LocateReport::CountStatus(Verdict v) const {
@@ -109,6 +125,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
            {"covers", c.covers},         {"inputs", c.inputs},         {"outputs", c.outputs},
            {"local", ErrorJson(c.local)}, {"inherited", ErrorJson(c.inherited)}};
     e["ablation"] = c.ablation ? AblationJson(*c.ablation) : json(nullptr);
+    e["narrowing"] = c.narrowing ? NarrowingJson(*c.narrowing) : json(nullptr);
     if (!c.note.empty()) e["note"] = c.note;
     culprits.push_back(std::move(e));
   }

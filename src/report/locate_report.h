@@ -71,6 +71,29 @@ struct LocateAblation {
   std::string note;
 };
 
+// One step of a drill-down (engine/drilldown.h): a sub-region of a culprit
+// region, cut at original tensors, fed reference values and run under both
+// configs on its own.
+struct LocateNarrowingStep {
+  std::vector<std::string> covers;   // original node names, topological order
+  std::vector<std::string> inputs;   // the cut tensors (and region inputs) it is fed
+  std::vector<std::string> outputs;  // what it is compared on
+  size_t groups = 0;                 // fused groups it holds (ORT's plan without layout renaming)
+  // False: entered without being run (the region reproduced the error and
+  // the half before this one did not); `local` is then empty.
+  bool measured = true;
+  ErrorSummary local;
+};
+
+// How a culprit region that covers several fused groups was narrowed.
+struct LocateNarrowing {
+  std::vector<LocateNarrowingStep> steps;  // first: the whole region; last: the smallest that reproduces
+  bool complete = false;                   // the last step is one fused group
+  std::string note;                        // why narrowing stopped early, if it did
+  int sessions = 0;                        // sessions the drill-down created
+  int sub_regions_run = 0;                 // sub-regions cut out and run
+};
+
 struct LocateCulprit {
   std::string fused_node;
   std::string op_type;
@@ -81,6 +104,7 @@ struct LocateCulprit {
   ErrorSummary local;
   ErrorSummary inherited;
   std::optional<LocateAblation> ablation;
+  std::optional<LocateNarrowing> narrowing;  // present when the region was narrowed
   std::string note;
 };
 
