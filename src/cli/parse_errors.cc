@@ -1,5 +1,7 @@
 #include "cli/parse_errors.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -47,17 +49,8 @@ std::string Path(const CLI::App* sub) {
   return path;
 }
 
-}  // namespace
-
-static std::string Explain(const CLI::App& app, const CLI::App* sub, const CLI::ParseError& e, int argc, char** argv);
-
-std::string ExplainParseError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
-  const CLI::App* sub = Selected(app);
-  const std::string help = sub == nullptr ? "parity --help" : "parity " + Path(sub) + " --help";
-  return Explain(app, sub, e, argc, argv) + " (see " + help + ")";
-}
-
-static std::string Explain(const CLI::App& app, const CLI::App* sub, const CLI::ParseError& e, int argc, char** argv) {
+// The message without the help hint; `sub` is the selected subcommand.
+std::string Explain(const CLI::App& app, const CLI::App* sub, const CLI::ParseError& e, int argc, char** argv) {
   // No command chosen: the first word is a typo or missing.
   if (sub == nullptr) {
     const std::vector<std::string> commands = CommandNames(app);
@@ -76,8 +69,7 @@ static std::string Explain(const CLI::App& app, const CLI::App* sub, const CLI::
     for (const CLI::App* a = sub; a != nullptr; a = a->get_parent())
       for (const auto& w : a->remaining()) extras.push_back(w);
     const std::vector<std::string> options = OptionNames(*sub);
-    for (size_t i = 0; i < extras.size(); ++i) {
-      const std::string& word = extras[i];
+    for (const std::string& word : extras) {
       if (word.starts_with("-") && word.size() > 1 && !std::isdigit(static_cast<unsigned char>(word[1]))) {
         const std::string name = word.substr(0, word.find('='));
         return fmt::format("{}: unknown option '{}'{}", where, name, Suggest(name, options));
@@ -91,6 +83,14 @@ static std::string Explain(const CLI::App& app, const CLI::App* sub, const CLI::
     }
   }
   return fmt::format("{}: {}", where, e.what());
+}
+
+}  // namespace
+
+std::string ExplainParseError(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+  const CLI::App* sub = Selected(app);
+  const std::string help = sub == nullptr ? "parity --help" : "parity " + Path(sub) + " --help";
+  return Explain(app, sub, e, argc, argv) + " (see " + help + ")";
 }
 
 }  // namespace parity::cli

@@ -23,6 +23,25 @@ std::string Declared(const TensorType& t) {
   return t.has_shape ? fmt::format("{} [{}]", t.dtype_name, fmt::join(dims, ", ")) : t.dtype_name;
 }
 
+// Whether `shape` has the declared rank and every known dim (symbolic and
+// unknown dims take any size).
+bool Fits(const TensorType& t, const Shape& shape) {
+  if (!t.has_shape) return true;
+  if (shape.size() != t.dims.size()) return false;
+  for (size_t k = 0; k < shape.size(); ++k)
+    if (t.dims[k].kind == Dim::Kind::kKnown && t.dims[k].value != shape[k]) return false;
+  return true;
+}
+
+// "'a', 'b', 'c'", or the first 8 and how many in all.
+std::string Quoted(const std::vector<std::string>& names) {
+  if (names.empty()) return "none";
+  const size_t shown = std::min<size_t>(names.size(), 8);
+  std::string s = fmt::format("'{}'", fmt::join(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(shown), "', '"));
+  if (names.size() > shown) s += fmt::format(", ... ({} in all)", names.size());
+  return s;
+}
+
 // Problems of one sample, in the model's input order.
 void CheckSample(const Sample& sample, const std::vector<ValueInfo>& inputs, std::vector<std::string>& problems) {
   std::vector<std::string> names;
@@ -42,9 +61,8 @@ void CheckSample(const Sample& sample, const std::vector<ValueInfo>& inputs, std
                                        v.name, Declared(v.type), close, v.name));
       } else {
         explained.insert(unbound.begin(), unbound.end());  // listed here already
-        problems.push_back(fmt::format("no tensor for model input '{}' ({}); the file has {}", v.name,
-                                       Declared(v.type),
-                                       have.empty() ? "none" : fmt::format("'{}'", fmt::join(have, "', '"))));
+        problems.push_back(
+            fmt::format("no tensor for model input '{}' ({}); the file has {}", v.name, Declared(v.type), Quoted(have)));
       }
       continue;
     }
@@ -53,21 +71,14 @@ void CheckSample(const Sample& sample, const std::vector<ValueInfo>& inputs, std
                                      Declared(v.type)));
       continue;
     }
-    if (!v.type.has_shape) continue;
-    bool fits = static_cast<size_t>(t->rank()) == v.type.dims.size();
-    for (size_t k = 0; fits && k < v.type.dims.size(); ++k) {
-      const Dim& d = v.type.dims[k];
-      fits = d.kind != Dim::Kind::kKnown || d.value == t->shape()[k];
-    }
-    if (!fits)
+    if (!Fits(v.type, t->shape()))
       problems.push_back(fmt::format("input '{}' has shape {}, the model takes {}", v.name,
                                      ShapeToString(t->shape()), Declared(v.type)));
   }
   for (const auto& h : unbound)
     if (!explained.contains(h))
-      problems.push_back(fmt::format("'{}' is not an input of the model (inputs: {}){}", h,
-                                     names.empty() ? "none" : fmt::format("'{}'", fmt::join(names, "', '")),
-                                     DidYouMean(h, names)));
+      problems.push_back(
+          fmt::format("'{}' is not an input of the model (inputs: {}){}", h, Quoted(names), DidYouMean(h, names)));
 }
 
 }  // namespace
@@ -158,11 +169,8 @@ Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const s
   if (!expected) return std::unexpected(expected.error());
   for (const auto& v : model.outputs) {
     const Tensor* t = expected->Find(v.name);
-    if (t == nullptr || !v.type.has_shape) continue;
-    bool fits = static_cast<size_t>(t->rank()) == v.type.dims.size();
-    for (size_t k = 0; fits && k < v.type.dims.size(); ++k)
-      fits = v.type.dims[k].kind != Dim::Kind::kKnown || v.type.dims[k].value == t->shape()[k];
-    if (!fits)
+    if (t == nullptr) continue;
+    if (!Fits(v.type, t->shape()))
       return InvalidArgument(fmt::format("{}: the dump's output '{}' has shape {}, {} declares {}: the dump was made "
                                          "from another model",
                                          where, v.name, ShapeToString(t->shape()), model_label, Declared(v.type)));

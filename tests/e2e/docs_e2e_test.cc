@@ -151,6 +151,17 @@ TEST(Docs, TheCompareReportValidatesAgainstItsSchema) {
   fs::remove_all(dir);
 }
 
+TEST(Docs, TheEnvAndInspectReportsValidateAgainstTheirSchemas) {
+  if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  const fs::path dir = e2e::MakeTempDir("parity-docs-env");
+  ASSERT_TRUE(ConvBnRelu().Save(dir / "m.onnx").has_value());
+  ASSERT_EQ(e2e::RunParity({"env", "--json", (dir / "env.json").string()}).exit_code, 0);
+  ASSERT_EQ(e2e::RunParity({"inspect", (dir / "m.onnx").string(), "--json", (dir / "i.json").string()}).exit_code, 0);
+  EXPECT_EQ(SchemaErrors("env.schema.json", dir / "env.json"), "");
+  EXPECT_EQ(SchemaErrors("inspect.schema.json", dir / "i.json"), "");
+  fs::remove_all(dir);
+}
+
 TEST(Docs, TheLocateReportValidatesAgainstItsSchema) {
   if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
   const fs::path dir = e2e::MakeTempDir("parity-docs-locate");

@@ -178,8 +178,8 @@ std::string SchemaErrors(const std::string& schema, const fs::path& report) {
   return r.exit_code == 0 ? "" : r.err + r.out;
 }
 
-// The reports of align, locate --reference torch:DIR, bench, baseline and
-// baseline verify validate against their schemas in docs/ (the check,
+// The reports of align, locate --reference torch:DIR, bench, baseline (and
+// its manifest) and baseline verify validate against their schemas in docs/ (the check,
 // compare and locate reports: report_test and docs_e2e_test).
 TEST_F(InputMistakes, EveryOtherReportValidatesAgainstItsSchemaInDocs) {
   if (e2e::RunProgram({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code != 0)
@@ -195,8 +195,13 @@ TEST_F(InputMistakes, EveryOtherReportValidatesAgainstItsSchemaInDocs) {
       {{"bench", P("m.onnx"), "--runs", "2", "--warmup", "0", "--json", P("bench.json")}, "bench.schema.json"},
       {{"baseline", "verify", P("bl"), P("m.onnx"), "--json", P("blv.json")}, "baseline_verify.schema.json"},
   };
-  // The baseline that `baseline verify` re-checks.
-  ASSERT_EQ(e2e::RunParity({"baseline", P("m.onnx"), "--inputs", P("good.npz"), "-o", P("bl")}).exit_code, 0);
+  // The baseline that `baseline verify` re-checks: its report and its manifest.
+  ASSERT_EQ(e2e::RunParity({"baseline", P("m.onnx"), "--inputs", P("good.npz"), "-o", P("bl"), "--json",
+                            P("bl.json")})
+                .exit_code,
+            0);
+  EXPECT_EQ(SchemaErrors("baseline.schema.json", P("bl.json")), "");
+  EXPECT_EQ(SchemaErrors("baseline.schema.json", dir_ / "bl" / "manifest.json"), "");
   for (const auto& c : cases) {
     SCOPED_TRACE(fmt::format("parity {}", fmt::join(c.args, " ")));
     auto r = e2e::RunParity(c.args);

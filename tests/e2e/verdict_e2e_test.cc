@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <random>
 #include <regex>
@@ -17,6 +18,7 @@
 #include "core/npz.h"
 #include "e2e_util.h"
 #include "onnx/builder.h"
+#include "onnx/builtin_models.h"
 
 namespace fs = std::filesystem;
 
@@ -178,6 +180,49 @@ TEST_F(ScaleSuite, AnExplicitAtolWiderThanTheOutputIsKeptButWarned) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("warning: atol 0.0001 is at least the reference's largest magnitude"), std::string::npos)
       << r.out;
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+// Report details through the binary: report paths without "//", and
+// `baseline verify` leads with its verdict and caps its findings.
+TEST(ReportDetailsE2e, ReportPathsAreJoinedAndVerifyLeadsWithItsVerdict) {
+  const fs::path dir = e2e::MakeTempDir("parity-verdict-details");
+  ASSERT_TRUE(ResidualCnn().Save(dir / "m.onnx").has_value());  // > 50 nodes: many baseline layers
+  TensorSet inputs;
+  ASSERT_TRUE(inputs.Add("input", Normal({1, 3, 64, 64}, 3)).has_value());
+  ASSERT_TRUE(WriteNpz(dir / "in.npz", inputs).has_value());
+  const std::string m = (dir / "m.onnx").string(), in = (dir / "in.npz").string();
+
+  auto check = e2e::RunParity({"check", m, "--inputs", in, "--runs", "1", "--warmup", "0", "--report",
+                               (dir / "report").string() + "/"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find((dir / "report" / "report.html").string()), std::string::npos) << check.out;
+  EXPECT_EQ(check.out.find("//report.html"), std::string::npos) << check.out;
+
+  const fs::path bl = dir / "bl";
+  ASSERT_EQ(e2e::RunParity({"baseline", m, "--inputs", in, "-o", bl.string()}).exit_code, 0);
+  int corrupted = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(bl))
+    if (entry.path().filename().string().starts_with("layer_")) {
+      std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "not an npy";
+      ++corrupted;
+    }
+  ASSERT_GT(corrupted, 10);
+  auto verify = e2e::RunParity({"baseline", "verify", bl.string()});
+  EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
+  const auto lines = e2e::Lines(verify.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0].rfind(bl.string() + ": FAIL", 0), 0u) << verify.out;
+  size_t fail_lines = 0;
+  for (const auto& l : lines) fail_lines += l.starts_with("  FAIL: ");
+  EXPECT_LE(fail_lines, 10u) << verify.out;
+  EXPECT_NE(verify.out.find("more finding(s) (--json FILE lists them all)"), std::string::npos) << verify.out;
+  fs::remove_all(dir);
 }
 
 }  // namespace
