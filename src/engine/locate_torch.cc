@@ -53,6 +53,7 @@ nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::st
                       {"first_divergence", exported["first_divergence"]},
                       {"deployed_outputs", SetComparisonToJson(r.deployed)}};
   if (!options.target_label.empty()) j["target_model"] = options.target_label;
+  if (exported.contains("unexplained")) j["unexplained"] = exported["unexplained"];
   if (r.fusion) {
     // The export matches PyTorch: the divergence comes from the deployed
     // config, localized fused node by fused node against the unfused run.
