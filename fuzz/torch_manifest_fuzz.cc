@@ -1,4 +1,4 @@
-// PyTorch dump manifest.json text (SPEC.md "Files") -> LoadTorchDump, then
+// PyTorch dump manifest.json text (docs/contract.md (""Files"")) -> LoadTorchDump, then
 // what alignment asks of it: leaf flags, descriptions, and the first layers'
 // files (which must be refused cleanly when they escape the directory, are
 // missing, or are the manifest itself).

@@ -2,7 +2,7 @@
 
 Writes the PyTorch dump directory that parity's C++ tool reads as a reference
 (`parity locate --reference torch:DIR`, `parity check --torch DIR`); see
-SPEC.md, "Files", and python/README.md.
+docs/contract.md, "Files", and python/README.md.
 """
 
 __version__ = "0.1.0"

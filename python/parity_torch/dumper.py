@@ -1,5 +1,5 @@
 """dump(): runs a model once with a forward hook on every module and writes
-the PyTorch dump directory of SPEC.md ("Files").
+the PyTorch dump directory of docs/contract.md ("Files").
 
 Layout of out_dir:
   input_<name>.npy            one per flattened model input

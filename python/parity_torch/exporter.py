@@ -19,7 +19,7 @@ EXPORTERS = ("dynamo", "torchscript")
 
 def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, **kwargs):
     """Exports model(*args) to the ONNX file `path` and returns the export
-    record of SPEC.md:
+    record of docs/contract.md:
       {"exporter": "dynamo"|"torchscript", "opset", "input_names",
        "output_names", "dynamic_axes": {"images": {"0": "batch"}},
        "onnx_sha256", "onnx_input_names", "onnx_output_names", ...}

@@ -13,7 +13,7 @@
 
 namespace parity::cli {
 
-// The exit code the selected subcommand produced (SPEC.md: 0 pass, 1 check
+// The exit code the selected subcommand produced (docs/contract.md: 0 pass, 1 check
 // failed, 2 bad input, 3 runtime failure).
 int& ExitCode();
 
@@ -26,7 +26,7 @@ int ReportError(const Error& error);
 const CLI::Validator& NonNegative();
 const CLI::Validator& Positive();
 
-// The shared config option group (SPEC.md "config"): --config FILE, --opt,
+// The shared config option group (docs/contract.md (""config"")): --config FILE, --opt,
 // --providers, --threads, --inter-threads, --parallel, --disable-optimizer,
 // --session-config KEY=VALUE. Call ResolveConfig after parsing.
 struct ConfigOptions {

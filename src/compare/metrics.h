@@ -1,4 +1,4 @@
-// Per-tensor comparison metrics (SPEC.md "Reports"), all from one pass over
+// Per-tensor comparison metrics (docs/contract.md (""Reports"")), all from one pass over
 // the two tensors, accumulated in float64.
 //
 // Definitions (r = reference element, t = test element, both widened to

@@ -2,7 +2,7 @@
 // by np.savez and np.savez_compressed) through libzip.
 //
 // Entry `NAME.npy` holds tensor `NAME`; names may contain '/' (the sample
-// convention of SPEC.md, "typical/images"). Tensors keep archive order.
+// convention of docs/contract.md, "typical/images"). Tensors keep archive order.
 //
 // Reading does not trust the zip's declared sizes: an entry whose declared
 // uncompressed size is above `max_entry_bytes`, or above

@@ -1,4 +1,4 @@
-// How a model is run (SPEC.md "config"): ORT graph optimization level,
+// How a model is run (docs/contract.md (""config"")): ORT graph optimization level,
 // execution providers, threads, execution mode, optimizers switched off by
 // name and any other session config entries. Plain data; the ORT adapter
 // (src/ort/) turns it into session options.

@@ -35,7 +35,7 @@ class Error {
     return std::move(*this);
   }
 
-  // Process exit code of SPEC.md: 2 for the user's input, 3 for the runtime.
+  // Process exit code of docs/contract.md: 2 for the user's input, 3 for the runtime.
   int ExitCode() const;
 
  private:

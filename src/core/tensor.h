@@ -108,7 +108,7 @@ class TensorSet {
   std::vector<NamedTensor> items_;
 };
 
-// One set of input tensors, named by kind (SPEC.md "Samples"): "default",
+// One set of input tensors, named by kind (docs/contract.md (""Samples"")): "default",
 // "typical", "boundary_batch4", "anomaly_nan", ...
 struct Sample {
   std::string name;

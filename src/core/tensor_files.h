@@ -1,5 +1,5 @@
 // Tensor sets on disk as a directory of .npy files, and the sample naming
-// convention of SPEC.md ("Files"): in one tensor set, keys `SAMPLE/INPUT`
+// convention of docs/contract.md ("Files"): in one tensor set, keys `SAMPLE/INPUT`
 // ("typical/images", "anomaly_nan/images") group inputs into samples, and
 // keys without '/' form the single sample "default".
 // (.npz lives in npz.h; ONNX TensorProto .pb files in the ONNX adapter.)

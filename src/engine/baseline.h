@@ -1,4 +1,4 @@
-// The unfused baseline (SPEC.md "Files", seed 002 layout): every observed
+// The unfused baseline (docs/contract.md (""Files""), seed 002 layout): every observed
 // tensor of a model run at `disable`, written as .npy files with a manifest
 // that says what each file is and how it was made, and checked while it is
 // written; and the verification of such a directory later.

@@ -1,5 +1,5 @@
 // `parity check`: the whole validation of an exported model in one call, in
-// the stages of SPEC.md — syntax, signature, numerics, runtime, robustness —
+// the stages of docs/contract.md — syntax, signature, numerics, runtime, robustness —
 // on typical, boundary and anomalous samples, ending in a CheckReport (plain
 // data; src/report/ renders it).
 //

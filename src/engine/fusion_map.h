@@ -1,5 +1,5 @@
 // Which nodes of ORT's optimized graph replace which nodes of the original
-// graph (SPEC.md "fused node", "surviving tensor").
+// graph (docs/contract.md (""fused node""), "surviving tensor").
 //
 // Both graphs are parity GraphViews: the original model's and the one ORT
 // saved after optimizing it (com.microsoft / com.microsoft.nchwc nodes; build

@@ -1,4 +1,4 @@
-// Local versus inherited error (USERS.md, pytorch/pytorch#66528): a fused
+// Local versus inherited error (pytorch/pytorch#66528): a fused
 // region cut out of the model as a standalone model, fed the REFERENCE values
 // of its boundary inputs and run under the reference and the target configs.
 // What differs then is the region's own (local) error; the error already

@@ -1,5 +1,5 @@
 // parity locate: where does the target depart from the reference, fused node
-// by fused node (SPEC.md "locate"; docs/locate.md).
+// by fused node (docs/contract.md (""locate""); docs/locate.md).
 //
 //   1. plan: the target session saves ORT's optimized model; the fusion map
 //      (fusion_map.h) gives the surviving tensors and the fused nodes;

@@ -1,4 +1,4 @@
-// Observing a run without perturbing it (SPEC.md observer_check; USERS.md:
+// Observing a run without perturbing it (docs/contract.md "observer check";
 // "marking every tensor as an output will break all fusion").
 //
 // The target is first run untouched; then the surviving tensors of its plan

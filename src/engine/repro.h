@@ -1,5 +1,5 @@
 // --repro DIR: the minimal reproduction of a culprit, a directory a user can
-// hand to someone else (USERS.md, onnxruntime#22177):
+// hand to someone else (onnxruntime#22177):
 //   model.onnx         the culprit's region cut from the (reference) model
 //   target_model.onnx  the same region cut from the --target-model, if any
 //   inputs.npz         the reference values of the region's inputs

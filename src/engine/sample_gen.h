@@ -12,7 +12,7 @@
 // parity cannot know constraints the graph imposes on sizes (a Reshape to a
 // fixed size, a downsampling factor); give --shape/--dim for such models.
 //
-// Samples (names are SAMPLE in the `SAMPLE/INPUT` keys of SPEC.md):
+// Samples (names are SAMPLE in the `SAMPLE/INPUT` keys of docs/contract.md):
 //   typical                 floats N(0,1) or uniform in --range [LO, HI);
 //                           integers feeding a Gather: ids in [0, vocab);
 //                           other integers in --range [LO, HI) or [0, 10);
@@ -57,7 +57,7 @@
 
 namespace parity {
 
-// The kinds parity generates (SPEC.md "sample"; `user` samples come from files).
+// The kinds parity generates (docs/contract.md (""sample""); `user` samples come from files).
 enum class GeneratedKind { kTypical, kBoundary, kAnomaly };
 
 // "typical", "boundary", "anomaly".

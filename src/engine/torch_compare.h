@@ -14,7 +14,7 @@
 // random access); engine/trace.h's batched tracer is not used here yet.
 //
 // The result is plain data (TorchComparisonToJson gives the `alignment`
-// entries of SPEC.md "Reports" and the first divergence).
+// entries of docs/contract.md (""Reports"") and the first divergence).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The PyTorch dump directory of SPEC.md ("Files"): what python/parity_torch
+// The PyTorch dump directory of docs/contract.md ("Files"): what python/parity_torch
 // writes and `--reference torch:DIR` / `--torch DIR` read.
 //
 // LoadTorchDump reads and validates `DIR/manifest.json` only; layer tensors

@@ -1,4 +1,4 @@
-// Traced runs (SPEC.md "trace"): a model run under one config while a chosen
+// Traced runs (docs/contract.md (""trace"")): a model run under one config while a chosen
 // list of its tensors is observed, in batches bounded by memory, each tensor
 // handed to a sink as it arrives so that callers (baseline, locate) compare or
 // write tensors one by one and never hold a whole trace.

@@ -1,4 +1,4 @@
-// The result of `parity locate` as plain data (SPEC.md "The locate report",
+// The result of `parity locate` as plain data (docs/contract.md (""The locate report""),
 // schema parity.locate/1, documented in docs/locate.md), and its writers:
 // JSON and a console summary. Nothing here knows ONNX or ORT: the engine
 // fills the struct, these functions only format it.
