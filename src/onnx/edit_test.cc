@@ -102,6 +102,27 @@ TEST(ExtractRegion, CutsAValidStandaloneModel) {
   EXPECT_EQ(Inspect(*gelu).inputs[0].type.ToString(), "float32[1, 16, 256]");
 }
 
+// A region cut out of a region (locate's drill-down): the first cut declares
+// the types of the intermediates it keeps, so the second finds its input's.
+TEST(ExtractRegion, ARegionOfARegionKeepsTheIntermediateTypes) {
+  Model m = TransformerBlock();
+  auto view = BuildGraphView(m);
+  ASSERT_TRUE(view);
+  const auto ln_end = view->FindNode("/encoder/layer0/ln1/Add_1");
+  const auto sub = view->FindNode("/encoder/layer0/ln1/Sub");
+  ASSERT_TRUE(ln_end && sub);
+  auto ln = ExtractRegion(m, {"input"}, {view->nodes[*ln_end].outputs[0]});
+  ASSERT_TRUE(ln) << ln.error().message();
+  auto ln_view = BuildGraphView(*ln, {.infer_shapes = false});  // declared types only
+  ASSERT_TRUE(ln_view);
+  const std::string centered = view->nodes[*sub].outputs[0];
+  ASSERT_NE(ln_view->Type(centered), nullptr) << "the intermediate's type is declared";
+  auto tail = ExtractRegion(*ln, {centered}, {view->nodes[*ln_end].outputs[0]});
+  ASSERT_TRUE(tail) << tail.error().message();
+  EXPECT_TRUE(NoErrors(*tail));
+  EXPECT_EQ(Inspect(*tail).inputs[0].type.ToString(), "float32[1, 16, 64]");
+}
+
 TEST(ExtractRegion, RefusesOpenRegions) {
   Model m = ConvBnRelu();
   auto r = ExtractRegion(m, {"/conv/Conv_output_0"}, {"output"});
