@@ -19,9 +19,9 @@
 #include <filesystem>
 #include <functional>
 
-#include "engine/locate.h"
-#include "engine/random_sample.h"
-#include "engine/runner.h"
+#include "engine/locate/locate.h"
+#include "engine/inputs/random_sample.h"
+#include "engine/run/runner.h"
 #include "onnx/builder.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"

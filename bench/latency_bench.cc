@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/latency.h"
-#include "engine/runner.h"
+#include "engine/bench/latency.h"
+#include "engine/run/runner.h"
 #include "onnx/builtin_models.h"
 #include "onnx/inspect.h"
 

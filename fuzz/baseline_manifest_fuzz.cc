@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "core/run_config.h"
-#include "engine/baseline_internal.h"
+#include "engine/baseline/baseline_internal.h"
 #include "fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -4,7 +4,7 @@
 // missing, or are the manifest itself).
 #include <filesystem>
 
-#include "engine/torch_dump.h"
+#include "engine/torch/torch_dump.h"
 #include "fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -27,8 +27,8 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(npy npz tensor_proto model run_config tolerance external_data)
-  [ -f src/engine/torch_dump.cc ] && targets+=(torch_manifest)
-  [ -f src/engine/baseline_manifest.cc ] && targets+=(baseline_manifest)
+  [ -f src/engine/torch/torch_dump.cc ] && targets+=(torch_manifest)
+  [ -f src/engine/baseline/baseline_manifest.cc ] && targets+=(baseline_manifest)
 fi
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-2}

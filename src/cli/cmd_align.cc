@@ -6,9 +6,9 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/input_check.h"
-#include "engine/torch_compare.h"
-#include "engine/torch_dump.h"
+#include "engine/inputs/input_check.h"
+#include "engine/torch/torch_compare.h"
+#include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 

@@ -11,7 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/baseline.h"
+#include "engine/baseline/baseline.h"
 
 namespace parity::cli {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/input_check.h"
+#include "engine/inputs/input_check.h"
 #include "core/atomic_file.h"
-#include "engine/bench.h"
-#include "engine/sample_gen.h"
-#include "engine/tensor_source.h"
+#include "engine/bench/bench.h"
+#include "engine/inputs/sample_gen.h"
+#include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 

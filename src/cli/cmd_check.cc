@@ -9,7 +9,7 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "core/output_dir.h"
-#include "engine/check.h"
+#include "engine/check/check.h"
 #include "report/check_console.h"
 #include "report/check_json.h"
 #include "report/report_writer.h"

@@ -7,8 +7,8 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "compare/compare_sets.h"
-#include "engine/environment.h"
-#include "engine/tensor_source.h"
+#include "engine/run/environment.h"
+#include "engine/run/tensor_source.h"
 #include "report/compare_json.h"
 #include "report/console_table.h"
 

@@ -12,7 +12,7 @@
 
 #include "cli/command.h"
 #include "core/output_dir.h"
-#include "engine/check.h"
+#include "engine/check/check.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"

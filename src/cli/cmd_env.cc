@@ -6,7 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/environment.h"
+#include "engine/run/environment.h"
 
 namespace parity::cli {
 

@@ -5,7 +5,7 @@
 #include "cli/command.h"
 #include "core/npz.h"
 #include "core/tensor_files.h"
-#include "engine/sample_gen.h"
+#include "engine/inputs/sample_gen.h"
 #include "onnx/model.h"
 
 namespace parity::cli {

@@ -5,8 +5,8 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/environment.h"
-#include "engine/model_summary.h"
+#include "engine/run/environment.h"
+#include "engine/check/model_summary.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"

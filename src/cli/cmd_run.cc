@@ -5,9 +5,9 @@
 #include "cli/command.h"
 #include "core/tensor_files.h"
 #include "cli/output.h"
-#include "engine/input_check.h"
-#include "engine/runner.h"
-#include "engine/tensor_source.h"
+#include "engine/inputs/input_check.h"
+#include "engine/run/runner.h"
+#include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 

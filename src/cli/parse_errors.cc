@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "engine/input_check.h"
+#include "engine/inputs/input_check.h"
 
 namespace parity::cli {
 namespace {

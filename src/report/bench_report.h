@@ -1,6 +1,6 @@
 // The result of `parity bench` as plain data, and its JSON form
 // (schema parity.bench/1, documented in docs/bench.md). Built by
-// src/engine/bench.cc.
+// src/engine/bench/bench.cc.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // The result of `parity check` as plain data: what every writer (console,
-// JSON, JUnit, HTML) renders, one file each. Built by src/engine/check.cc.
+// JSON, JUnit, HTML) renders, one file each. Built by src/engine/check/check.cc.
 // Schema of the JSON form: docs/report.schema.json (parity.check/1).
 #pragma once
 

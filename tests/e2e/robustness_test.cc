@@ -14,7 +14,7 @@
 #include "core/npz.h"
 #include "core/tensor.h"
 #include "core/tensor_files.h"
-#include "engine/tensor_source.h"
+#include "engine/run/tensor_source.h"
 #include "e2e_util.h"
 #include "onnx/builder.h"
 #include "onnx/model.h"

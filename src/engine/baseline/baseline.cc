@@ -1,0 +1,351 @@
+// Writing a baseline directory: the files, the checks made while writing, and
+// the manifest, written last.
+#include "engine/baseline/baseline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "compare/tolerance.h"
+#include "core/atomic_file.h"
+#include "core/npy.h"
+#include "core/npy_header.h"
+#include "core/regular_file.h"
+#include "core/sha256.h"
+#include "engine/inputs/input_check.h"
+#include "engine/baseline/baseline_internal.h"
+#include "engine/run/environment.h"
+#include "engine/bench/latency.h"
+#include "engine/run/tensor_source.h"
+#include "engine/run/trace.h"
+#include "onnx/graph.h"
+#include "onnx/inspect.h"
+
+namespace fs = std::filesystem;
+
+namespace parity {
+namespace {
+
+struct Layer {
+  std::string tensor, file, producer, op_type;
+  int64_t index = 0;
+};
+
+bool KeepLayer(const std::vector<std::string>& only, const std::string& tensor, const GraphNode& node) {
+  if (only.empty()) return true;
+  for (const auto& pattern : only)
+    if (pattern == node.op_type || GlobMatch(pattern, tensor) || GlobMatch(pattern, node.name)) return true;
+  return false;
+}
+
+// Gives each name a unique file name "<prefix><sanitised>.npy".
+class FileNamer {
+ public:
+  std::string Make(const std::string& stem) {
+    std::string name = stem;
+    for (int n = 1; !used_.insert(name).second; ++n) name = fmt::format("{}_{}", stem, n);
+    return name + ".npy";
+  }
+
+ private:
+  std::unordered_set<std::string> used_;
+};
+
+// The files of the parity baseline in `dir`, relative to it; kInvalidArgument
+// when `dir` holds no manifest.json of schema parity.baseline/1.
+Result<std::vector<std::string>> BaselineFilesToReplace(const fs::path& dir) {
+  const std::string refuse = fmt::format(
+      "{}: --overwrite only replaces a baseline parity wrote (no parity.baseline/1 manifest.json there)",
+      dir.string());
+  auto text = ReadRegularFile(dir / "manifest.json", kMaxManifestBytes);
+  if (!text) return InvalidArgument(refuse);
+  auto parsed = baseline_internal::ParseManifest(*text, (dir / "manifest.json").string());
+  if (!parsed) return InvalidArgument(fmt::format("{} ({})", refuse, parsed.error().message()));
+  std::vector<std::string> files;
+  for (const auto& s : parsed->samples)
+    for (const auto& f : s.files) files.push_back(f.file);
+  return files;
+}
+
+Status PrepareDir(const fs::path& dir, bool overwrite) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return InvalidArgument(fmt::format("{}: exists and is not a directory", dir.string()));
+  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
+    if (!overwrite)
+      return InvalidArgument(fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)",
+                                         dir.string()));
+    // Only a baseline parity wrote is replaced, and only the files its
+    // manifest lists (docs/security.md "Output folders"): a PyTorch dump or a
+    // user's folder that happens to hold a manifest.json is left alone.
+    PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
+    // The manifest goes first, so an interrupted rewrite never looks complete.
+    fs::remove(dir / "manifest.json", ec);
+    // Only inside `dir`: a listed file under a symlinked folder is left alone.
+    const fs::path real_dir = fs::canonical(dir, ec);
+    for (const auto& file : files) {
+      const fs::path parent = fs::canonical((dir / file).parent_path(), ec);
+      if (ec) continue;
+      const auto [d, p] = std::mismatch(real_dir.begin(), real_dir.end(), parent.begin(), parent.end());
+      if (d == real_dir.end()) fs::remove(dir / file, ec);
+    }
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
+  return {};
+}
+
+// Writes one tensor as .npy (header, then the data straight from the tensor:
+// no second copy of a large tensor) and hashes the file's bytes on the way.
+Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec) {
+  PARITY_ASSIGN_OR_RETURN(std::string header, WithContext(EncodeNpyHeader(t.dtype(), t.shape()), path.string()));
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  const auto header_bytes = std::as_bytes(std::span(header.data(), header.size()));
+  Sha256Hasher hasher;
+  hasher.Update(header_bytes);
+  hasher.Update(t.bytes());
+  PARITY_RETURN_IF_ERROR(file.Write(header_bytes));
+  PARITY_RETURN_IF_ERROR(file.Write(t.bytes()));
+  PARITY_RETURN_IF_ERROR(WithContext(file.Commit(), path.string()));
+  rec.sha256 = DigestToHex(hasher.Finish());
+  rec.bytes = static_cast<int64_t>(header.size() + t.byte_size());
+  rec.dtype = std::string(DTypeName(t.dtype()));
+  rec.shape = t.shape();
+  rec.stats = ComputeStats(t);
+  return {};
+}
+
+std::string InputsSha(const fs::path& inputs) {
+  std::error_code ec;
+  if (!fs::is_regular_file(inputs, ec)) return "";
+  auto sha = Sha256FileHex(inputs);
+  return sha ? *sha : "";
+}
+
+nlohmann::json SampleToJson(const BaselineSample& s) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.files) files.push_back(baseline_internal::FileToJson(f));
+  auto opt = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"name", s.name},
+          {"dir", s.dir},
+          {"files", files},
+          {"findings",
+           {{"first_nan", opt(s.first_nan)},
+            {"first_inf", opt(s.first_inf)},
+            {"nondeterministic", s.nondeterministic},
+            {"out_of_scale", s.out_of_scale},
+            {"input_scale", s.input_scale},
+            {"scale_rule", fmt::format("max|finite value| > {:g} * max(1, max|finite input|)", kScaleFactor)}}}};
+}
+
+}  // namespace
+
+Result<MemoryPlan> PlanBaselineMemory(const MemoryPlanInput& in) {
+  MemoryPlan plan;
+  // One batch's session: the exposed model's copy and ORT's copy of the
+  // initializers, plus ORT's own per-session cost. One run besides the
+  // observed tensors: the outputs (in ORT's arena and copied out) and the
+  // working tensors that are not observed (an op's input and output).
+  plan.reserved_bytes = 2 * in.initializer_bytes + kSessionOverheadBytes + 2 * in.output_bytes + 2 * in.largest_bytes;
+  const int64_t spare = in.limit_bytes - in.resident_bytes - plan.reserved_bytes;
+  plan.batch_bytes = spare / kBatchCostFactor;
+  const int64_t need = std::max<int64_t>(in.largest_observed_bytes, 1);
+  if (plan.batch_bytes < need) {
+    constexpr int64_t kMiB = int64_t{1} << 20;
+    const int64_t minimum = in.resident_bytes + plan.reserved_bytes + kBatchCostFactor * need;
+    const auto mib = [](int64_t b) { return static_cast<double>(b) / (1 << 20); };
+    return InvalidArgument(fmt::format(
+        "--max-memory {:.1f} MiB is too small for this model: the process already holds {:.1f} MiB (the runtime, "
+        "the model, the inputs), a run needs {:.1f} MiB besides the observed tensors, and the largest observed "
+        "tensor ({:.1f} MiB) needs {:.1f} MiB; use at least --max-memory {}M",
+        mib(in.limit_bytes), mib(in.resident_bytes), mib(plan.reserved_bytes), mib(in.largest_observed_bytes),
+        mib(kBatchCostFactor * need), (minimum + kMiB - 1) / kMiB));
+  }
+  return plan;
+}
+
+bool BaselineResult::deterministic() const {
+  return std::all_of(samples.begin(), samples.end(), [](const auto& s) { return s.nondeterministic.empty(); });
+}
+
+Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path& inputs_path, const fs::path& dir,
+                                     const BaselineOptions& options) {
+  const std::string label = model_path.string();
+  PARITY_ASSIGN_OR_RETURN(std::string model_sha, Sha256FileHex(model_path));
+  PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(model_path));
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model), label));
+  const ModelInfo info = Inspect(model);
+
+  TensorSourceOptions source;
+  source.input_names = graph.inputs;
+  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(inputs_path, source));
+  if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
+  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, inputs_path.string(), label));
+
+  // Which layers, and their files (the same names in every sample's directory).
+  std::vector<Layer> layers;
+  for (const auto& t : IntermediateTensors(graph)) {
+    const GraphNode& node = graph.nodes[t.producer];
+    if (t.is_graph_output || !KeepLayer(options.only, t.name, node)) continue;
+    layers.push_back({t.name, "", node.name, node.op_type, static_cast<int64_t>(layers.size())});
+  }
+  const int width = std::max<int>(4, static_cast<int>(std::to_string(layers.size()).size()));
+  FileNamer namer;
+  std::unordered_map<std::string, BaselineFile> templates;  // tensor -> file name, role, producer
+  // Inputs apart: a graph input that is also an output has a file for each role.
+  std::unordered_map<std::string, BaselineFile> input_templates;
+  auto add_template = [&](const std::string& tensor, const std::string& role, const std::string& stem, int64_t index,
+                          const std::string& producer, const std::string& op) {
+    auto& target = role == "input" ? input_templates : templates;
+    BaselineFile f;
+    f.file = namer.Make(stem);
+    f.tensor = tensor;
+    f.role = role;
+    f.index = index;
+    f.producer = producer;
+    f.op_type = op;
+    target[tensor] = f;
+  };
+  for (const auto& name : graph.inputs)
+    add_template(name, "input", graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
+  for (const auto& l : layers)
+    add_template(l.tensor, "layer", fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)),
+                 l.index, l.producer, l.op_type);
+  for (const auto& name : graph.outputs) {
+    const GraphNode* p = graph.Producer(name);
+    add_template(name, "output", graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
+                 p ? p->name : "", p ? p->op_type : "");
+  }
+
+  // Memory (docs/baseline.md "Memory"): what the process already holds, what
+  // a run costs besides the observed tensors, and what is left for a batch.
+  BaselineResult result;
+  const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
+  TraceOptions trace_options;
+  for (const auto& t : samples[0].tensors) trace_options.input_shapes[t.name] = t.tensor.shape();
+  std::vector<std::string> observed;
+  for (const auto& l : layers) observed.push_back(l.tensor);
+  {
+    MemoryPlanInput in;
+    in.limit_bytes = budget;
+    in.resident_bytes = CurrentRssBytes();
+    in.initializer_bytes = info.initializer_bytes;
+    for (const auto& t : samples[0].tensors)
+      in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
+    const auto layer_sizes = EstimateTensorBytes(model, observed, trace_options.input_shapes);
+    const auto output_sizes = EstimateTensorBytes(model, graph.outputs, trace_options.input_shapes);
+    for (const auto& s : layer_sizes)
+      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+    for (const auto& s : output_sizes)
+      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+    // Unknown sizes count as the largest known tensor (as trace.h plans them).
+    for (const auto& s : layer_sizes)
+      in.largest_observed_bytes = std::max(in.largest_observed_bytes, s.value_or(in.largest_bytes));
+    for (const auto& s : output_sizes) in.output_bytes += s.value_or(in.largest_bytes);
+    PARITY_ASSIGN_OR_RETURN(MemoryPlan plan, PlanBaselineMemory(in));
+    result.batch_bytes_limit = options.batch_bytes > 0 ? options.batch_bytes : plan.batch_bytes;
+    result.resident_bytes = in.resident_bytes;
+    result.reserved_bytes = plan.reserved_bytes;
+  }
+  trace_options.max_batch_bytes = result.batch_bytes_limit;
+  PARITY_ASSIGN_OR_RETURN(Tracer tracer,
+                          Tracer::Create(model, options.config, observed, label, std::move(trace_options)));
+  model = Model();  // the tracer holds what it needs
+  result.batches = tracer.batches().size();
+
+  // Every input is checked before an existing baseline is touched.
+  for (const Sample& sample : samples)
+    for (const auto& name : graph.inputs)
+      if (sample.tensors.Find(name) == nullptr)
+        return InvalidArgument(
+            fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
+  PARITY_RETURN_IF_ERROR(PrepareDir(dir, options.overwrite));
+  result.dir = dir;
+  std::set<std::string> sample_dirs;
+  for (const Sample& sample : samples) {
+    BaselineSample out;
+    out.name = sample.name;
+    out.dir = samples.size() == 1 ? "" : SanitizeFileName(sample.name);
+    if (!sample_dirs.insert(out.dir).second)
+      return InvalidArgument(fmt::format("{}: two samples map to directory '{}'", inputs_path.string(), out.dir));
+    const fs::path sample_dir = dir / out.dir;
+    std::error_code ec;
+    fs::create_directories(sample_dir, ec);
+    if (ec) return InvalidArgument(fmt::format("{}: {}", sample_dir.string(), ec.message()));
+    auto rel = [&](const std::string& file) { return out.dir.empty() ? file : out.dir + "/" + file; };
+
+    for (const auto& name : graph.inputs) {
+      const Tensor* t = sample.tensors.Find(name);
+      if (t == nullptr)
+        return InvalidArgument(fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
+      BaselineFile rec = input_templates[name];
+      PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, *t, rec));
+      out.input_scale = std::max(out.input_scale, rec.stats.max_abs);
+      rec.file = rel(rec.file);
+      out.files.push_back(std::move(rec));
+    }
+    const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
+    std::unordered_map<std::string, std::string> data_sha;  // tensor -> sha256 of its bytes, run 1
+    std::vector<BaselineFile> outputs;
+    auto sink = [&](const std::string& name, const Tensor& t) -> Status {
+      BaselineFile rec = templates[name];
+      PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
+      data_sha[name] = Sha256Hex(t.bytes());
+      rec.file = rel(rec.file);
+      rec.out_of_scale = rec.stats.max_abs > scale_limit;
+      (rec.role == "output" ? outputs : out.files).push_back(std::move(rec));
+      return {};
+    };
+    PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
+    for (auto& rec : outputs) out.files.push_back(std::move(rec));
+
+    if (options.check_determinism) {
+      std::unordered_set<std::string> differing;
+      auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
+        if (data_sha[name] != Sha256Hex(t.bytes())) differing.insert(name);
+        return {};
+      };
+      PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
+      for (auto& rec : out.files) {
+        rec.deterministic = !differing.contains(rec.tensor) || rec.role == "input";
+        if (!rec.deterministic) out.nondeterministic.push_back(rec.tensor);
+      }
+    }
+    for (const auto& rec : out.files) {
+      if (rec.stats.nan > 0 && !out.first_nan) out.first_nan = rec.tensor;
+      if (rec.stats.inf > 0 && !out.first_inf) out.first_inf = rec.tensor;
+      if (rec.out_of_scale) out.out_of_scale.push_back(rec.tensor);
+    }
+    result.samples.push_back(std::move(out));
+  }
+
+  nlohmann::json j;
+  j["schema"] = kBaselineSchema;
+  j["tool"] = {{"name", "parity"}, {"version", CurrentEnvironment().parity_version}};
+  j["ort_version"] = CurrentEnvironment().ort_version;
+  j["env"] = EnvironmentToJson(CurrentEnvironment());
+  j["model"] = {{"path", model_path.string()}, {"sha256", model_sha}, {"inputs", graph.inputs},
+                {"outputs", graph.outputs}, {"opsets", info.opsets}};
+  j["inputs"] = {{"path", inputs_path.string()}, {"sha256", InputsSha(inputs_path)}};
+  j["config"] = RunConfigToJson(options.config);
+  j["only"] = options.only;
+  j["memory"] = {{"max_memory_bytes", budget},
+                 {"resident_bytes_at_start", result.resident_bytes},
+                 {"reserved_bytes", result.reserved_bytes},
+                 {"batch_bytes_limit", result.batch_bytes_limit},
+                 {"batches", result.batches}};
+  j["samples"] = nlohmann::json::array();
+  for (const auto& s : result.samples) j["samples"].push_back(SampleToJson(s));
+  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(dir / "manifest.json", std::string_view(text)),
+                                     (dir / "manifest.json").string()));
+  result.manifest = std::move(j);
+  return result;
+}
+
+}  // namespace parity

@@ -1,0 +1,248 @@
+// `parity baseline verify`: file integrity against the manifest, and with a
+// model, a re-run compared at the comparison engine's default tolerance.
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "compare/metrics.h"
+#include "compare/tolerance.h"
+#include "core/npy.h"
+#include "core/regular_file.h"
+#include "core/sha256.h"
+#include "engine/baseline/baseline.h"
+#include "engine/baseline/baseline_internal.h"
+#include "engine/run/environment.h"
+#include "engine/run/trace.h"
+#include "onnx/graph.h"
+
+namespace fs = std::filesystem;
+
+namespace parity {
+namespace {
+
+// Whether `path` (canonical) lies inside `dir` (canonical).
+bool IsInside(const fs::path& path, const fs::path& dir) {
+  auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+  return d == dir.end();
+}
+
+using baseline_internal::ManifestSample;
+
+Result<baseline_internal::ParsedManifest> ReadManifest(const fs::path& dir) {
+  const fs::path path = dir / "manifest.json";
+  auto text = ReadRegularFile(path, kMaxManifestBytes);
+  if (!text && text.error().code() == ErrorCode::kNotFound)
+    return NotFound(fmt::format("{}: no baseline manifest (is this a baseline directory?)", path.string()));
+  if (!text) return std::unexpected(text.error());
+  return baseline_internal::ParseManifest(*text, path.string());
+}
+
+// Checks one file; returns the tensor when it is intact, else adds a finding.
+std::optional<Tensor> CheckFile(const fs::path& dir, const BaselineFile& f, std::vector<VerifyFinding>& findings) {
+  const fs::path path = dir / f.file;
+  std::error_code ec;
+  auto add = [&](std::string kind, std::string message) {
+    findings.push_back({f.file, std::move(kind), fmt::format("{}: {}", f.file, message), true});
+    return std::nullopt;
+  };
+  if (!fs::is_regular_file(path, ec)) return add("missing", "missing");
+  // A symlink that leads out of the baseline directory is not read (docs/security.md).
+  const fs::path real = fs::canonical(path, ec);
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (ec || !IsInside(real, real_dir)) return add("outside", "resolves to a file outside the baseline directory");
+  const auto size = static_cast<int64_t>(fs::file_size(path, ec));
+  if (ec) return add("unreadable", ec.message());
+  if (size != f.bytes)
+    return add("size", fmt::format("{} bytes, manifest says {} ({})", size, f.bytes,
+                                   size < f.bytes ? "truncated" : "grown"));
+  auto sha = Sha256FileHex(path);
+  if (!sha) return add("unreadable", sha.error().message());
+  if (*sha != f.sha256) return add("sha256", fmt::format("sha256 {} differs from the manifest's {}", *sha, f.sha256));
+  auto t = ReadNpy(path);
+  if (!t) return add("unreadable", t.error().message());
+  if (DTypeName(t->dtype()) != f.dtype)
+    return add("dtype", fmt::format("dtype {}, manifest says {}", DTypeName(t->dtype()), f.dtype));
+  if (t->shape() != f.shape)
+    return add("shape", fmt::format("shape {}, manifest says {}", ShapeToString(t->shape()), ShapeToString(f.shape)));
+  return std::move(*t);
+}
+
+void CompareEnvironment(const nlohmann::json& manifest, std::vector<EnvironmentChange>& changes) {
+  const nlohmann::json recorded = manifest.value("env", nlohmann::json::object());  // an object (ReadManifest)
+  const nlohmann::json now = EnvironmentToJson(CurrentEnvironment());
+  for (const char* field : {"ort_version", "parity_version", "onnx_version", "compiler", "cpu", "os", "hostname"}) {
+    const std::string a = recorded.contains(field) ? recorded[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    const std::string b = now.contains(field) ? now[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    if (a == b) continue;
+    auto text = [](const nlohmann::json& j, const char* key) {
+      if (!j.contains(key)) return std::string("(not recorded)");
+      return j[key].is_string() ? j[key].get<std::string>() : j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    changes.push_back({field, text(recorded, field), text(now, field)});
+  }
+}
+
+Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::json& manifest,
+             const std::vector<ManifestSample>& samples, int64_t max_memory, VerifyResult& r) {
+  PARITY_ASSIGN_OR_RETURN(std::string sha, Sha256FileHex(model_path));
+  const std::string recorded_sha = manifest.value("model", nlohmann::json::object()).value("sha256", "");
+  if (sha != recorded_sha) r.changes.push_back({"model_sha256", recorded_sha, sha});
+  CompareEnvironment(manifest, r.changes);
+  PARITY_ASSIGN_OR_RETURN(RunConfig config,
+                          WithContext(RunConfigFromJson(manifest.value("config", nlohmann::json::object()),
+                                                        ConfigOrigin::kStored),
+                                      (dir / "manifest.json").string() + ": config"));
+  PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(model_path));
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model), model_path.string()));
+  r.model_checked = true;
+
+  const TolerancePolicy policy;  // the comparison engine's defaults
+  const int64_t budget = max_memory > 0 ? max_memory : DefaultBaselineMemory();
+  // A file the integrity check refused (missing, changed, a symlink out of
+  // the folder) is not read again.
+  std::set<std::string> refused;
+  for (const auto& f : r.findings)
+    if (f.fatal) refused.insert(f.file);
+  for (const ManifestSample& ms : samples) {
+    Sample sample{ms.name, {}};
+    std::vector<std::string> observed;
+    std::unordered_map<std::string, const BaselineFile*> by_tensor;
+    bool inputs_ok = true;
+    for (const auto& f : ms.files) {
+      if (f.role == "input") {
+        if (refused.contains(f.file)) {
+          inputs_ok = false;
+          continue;
+        }
+        auto t = ReadNpy(dir / f.file);
+        if (!t) inputs_ok = false;
+        else if (auto s = sample.tensors.Add(f.tensor, std::move(*t)); !s) inputs_ok = false;
+        continue;
+      }
+      if (f.role == "layer" && !graph.producer.contains(f.tensor)) {
+        r.findings.push_back({f.file, "absent_in_model",
+                              fmt::format("{}: tensor '{}' is not in the model", f.file, f.tensor), true});
+        continue;
+      }
+      by_tensor[f.tensor] = &f;
+      if (f.role == "layer") observed.push_back(f.tensor);
+    }
+    if (!inputs_ok) continue;  // the integrity check already named the input file
+    int64_t input_bytes = 0;
+    TraceOptions options;
+    for (const auto& t : sample.tensors) {
+      input_bytes += static_cast<int64_t>(t.tensor.byte_size());
+      options.input_shapes[t.name] = t.tensor.shape();
+    }
+    options.max_batch_bytes = std::max<int64_t>(1, (budget - input_bytes) / 4);
+    PARITY_ASSIGN_OR_RETURN(Tracer tracer, Tracer::Create(model, config, observed, model_path.string(), options));
+    std::set<std::string> produced;
+    auto sink = [&](const std::string& name, const Tensor& test) -> Status {
+      auto it = by_tensor.find(name);
+      if (it == by_tensor.end()) return {};  // a model output the baseline lacks
+      const BaselineFile& f = *it->second;
+      produced.insert(name);
+      if (refused.contains(f.file)) return {};  // already a finding
+      auto ref = ReadNpy(dir / f.file);
+      if (!ref) return {};  // already a finding
+      TensorComparison c;
+      c.name = f.file;
+      c.test_name = name;
+      if (ref->shape() != test.shape() || ref->dtype() != test.dtype()) {
+        c.status = Verdict::kFail;
+        c.reason = fmt::format("now {} {}, baseline {} {}", DTypeName(test.dtype()), ShapeToString(test.shape()),
+                               DTypeName(ref->dtype()), ShapeToString(ref->shape()));
+      } else {
+        c.tolerance = Resolve(name, *ref, policy);
+        auto m = ComputeMetrics(*ref, test, {.atol = c.tolerance.tolerance.atol, .rtol = c.tolerance.tolerance.rtol});
+        if (!m) return std::unexpected(m.error());
+        c.metrics = *m;
+        c.reason = Judge(c.metrics, c.tolerance.tolerance);
+        c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
+      }
+      if (c.status == Verdict::kFail)
+        r.findings.push_back({f.file, "numeric", fmt::format("{} ('{}'): {}", f.file, name, c.reason), true});
+      r.comparisons.push_back(std::move(c));
+      return {};
+    };
+    PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
+    // Every recorded tensor must have been compared: a model that produces
+    // none of them (another model) must not pass by comparing nothing.
+    for (const auto& f : ms.files) {
+      if (f.role == "input" || produced.contains(f.tensor) || !by_tensor.contains(f.tensor)) continue;
+      r.findings.push_back({f.file, "not_compared",
+                            fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+bool VerifyResult::passed() const {
+  return std::none_of(findings.begin(), findings.end(), [](const auto& f) { return f.fatal; });
+}
+
+Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_path, int64_t max_memory_bytes) {
+  PARITY_ASSIGN_OR_RETURN(baseline_internal::ParsedManifest parsed, ReadManifest(dir));
+  const nlohmann::json& manifest = parsed.json;
+  std::vector<ManifestSample>& samples = parsed.samples;
+  VerifyResult r;
+  std::set<std::string> listed;
+  for (const ManifestSample& s : samples) {
+    for (const BaselineFile& f : s.files) {
+      ++r.files_checked;
+      listed.insert(f.file);
+      CheckFile(dir, f, r.findings);
+    }
+  }
+  // Files the manifest does not know: reported, not fatal (a user's notes, a stray copy).
+  // Error codes throughout: a symlink loop or an unreadable folder ends the
+  // walk instead of throwing.
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec) || it->path().extension() != ".npy") continue;
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    if (!listed.contains(rel))
+      r.findings.push_back({rel, "extra", fmt::format("{}: not in the manifest", rel), false});
+  }
+  if (!model_path.empty()) PARITY_RETURN_IF_ERROR(Rerun(dir, model_path, manifest, samples, max_memory_bytes, r));
+  return r;
+}
+
+nlohmann::json VerifyResultToJson(const VerifyResult& r) {
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& f : r.findings)
+    findings.push_back({{"file", f.file}, {"kind", f.kind}, {"message", f.message}, {"fatal", f.fatal}});
+  nlohmann::json changes = nlohmann::json::array();
+  for (const auto& c : r.changes) changes.push_back({{"field", c.field}, {"recorded", c.recorded}, {"now", c.now}});
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& c : r.comparisons) {
+    nlohmann::json t = {{"file", c.name}, {"tensor", c.test_name}, {"status", VerdictName(c.status)}};
+    if (!c.reason.empty()) t["reason"] = c.reason;
+    if (c.status != Verdict::kUnchecked) {
+      t["max_abs"] = c.metrics.max_abs;
+      t["mismatches"] = c.metrics.mismatches;
+      t["atol"] = c.tolerance.tolerance.atol;
+      t["rtol"] = c.tolerance.tolerance.rtol;
+    }
+    tensors.push_back(std::move(t));
+  }
+  return {{"schema", "parity.baseline_verify/1"},
+          {"overall_status", r.passed() ? "PASS" : "FAIL"},
+          {"files_checked", r.files_checked},
+          {"model_checked", r.model_checked},
+          {"findings", findings},
+          {"environment_changes", changes},
+          {"tensors", tensors},
+          {"env", EnvironmentToJson(CurrentEnvironment())}};
+}
+
+}  // namespace parity

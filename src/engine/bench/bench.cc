@@ -1,0 +1,196 @@
+#include "engine/bench/bench.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "compare/metrics.h"
+#include "core/build_info.h"
+#include "ort/session.h"
+
+namespace parity {
+namespace {
+
+struct Measured {
+  BenchConfigResult result;
+  std::optional<TensorSet> outputs;
+  std::vector<std::string> modified_optimizers;  // when captured
+};
+
+Measured MeasureConfig(const ort::ModelSource& source, const BenchConfig& bc, const Sample& sample,
+                       const LatencyOptions& latency, bool capture_log) {
+  Measured m;
+  m.result.label = bc.label;
+  m.result.config = RunConfigToJson(bc.config);
+  const int64_t rss_before = CurrentRssBytes();
+  {
+    ort::SessionExtras extras;
+    extras.capture_optimizer_log = capture_log;
+    auto session = ort::Session::Create(source, bc.config, extras);
+    if (!session) {
+      m.result.error = session.error().message();
+      return m;
+    }
+    m.result.session_creation_ms = session->creation_ms();
+    m.modified_optimizers = session->modified_optimizers();
+    auto outputs = session->Run(sample.tensors);
+    if (!outputs) {
+      m.result.error = outputs.error().message();
+      return m;
+    }
+    m.outputs = std::move(*outputs);
+    auto stats = MeasureLatency(*session, sample.tensors, latency);
+    if (!stats) {
+      m.result.error = stats.error().message();
+      return m;
+    }
+    m.result.latency = std::move(*stats);
+    m.result.session_rss_bytes = std::max<int64_t>(0, CurrentRssBytes() - rss_before);
+  }
+  m.result.peak_rss_bytes = PeakRssBytes();
+  return m;
+}
+
+// Largest |ref - test| over every output; sets nonfinite_mismatch.
+void CompareWithReference(const TensorSet& ref, Measured& m) {
+  if (!m.outputs) return;
+  double worst = 0;
+  for (const auto& [name, r] : ref) {
+    const Tensor* t = m.outputs->Find(name);
+    if (!t || t->size() != r.size()) {
+      m.result.error = fmt::format("output '{}' differs in shape from the reference", name);
+      return;
+    }
+    auto metrics = ComputeMetrics(r, *t, {});
+    if (!metrics) {
+      m.result.error = metrics.error().message();
+      return;
+    }
+    worst = std::max(worst, metrics->max_abs);
+    if (metrics->nan_mismatch > 0 || metrics->inf_mismatch > 0) m.result.nonfinite_mismatch = true;
+  }
+  m.result.max_abs_vs_reference = worst;
+}
+
+bool IsPlainLevel(const RunConfig& c, OptLevel level) {
+  RunConfig plain;
+  plain.opt_level = level;
+  return RunConfigToJson(c) == RunConfigToJson(plain);
+}
+
+std::string DescribeTensors(const TensorSet& tensors) {
+  std::string s;
+  for (const auto& [name, t] : tensors)
+    s += fmt::format("{}{} {} {}", s.empty() ? "" : ", ", name, DTypeName(t.dtype()),
+                     ShapeToString(t.shape()));
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_separated) {
+  std::vector<BenchConfig> configs;
+  size_t start = 0;
+  while (start <= comma_separated.size()) {
+    size_t comma = comma_separated.find(',', start);
+    std::string name =
+        comma_separated.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    PARITY_ASSIGN_OR_RETURN(OptLevel level, WithContext(OptLevelFromName(name), "--configs"));
+    RunConfig c;
+    c.opt_level = level;
+    configs.push_back({std::string(OptLevelName(level)), c});
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return configs;
+}
+
+Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
+                             const BenchOptions& options) {
+  if (options.configs.empty() && !options.fusions) return InvalidArgument("bench: no config to measure");
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), model_label));
+  const auto source = ort::ModelSource::FromBytes(std::move(bytes));
+
+  BenchReport report;
+  report.tool_version = PARITY_VERSION;
+  report.model = model_label;
+  report.sample = sample.name;
+  report.input_summary = DescribeTensors(sample.tensors);
+  report.warmup = options.latency.warmup;
+  report.runs = options.latency.runs;
+  report.max_seconds = options.latency.max_seconds;
+
+  // The reference: named, else the first plain `disable`.
+  int reference = -1;
+  for (size_t i = 0; i < options.configs.size(); ++i) {
+    const auto& c = options.configs[i];
+    if (options.reference.empty() ? IsPlainLevel(c.config, OptLevel::kDisable)
+                                  : c.label == options.reference) {
+      reference = static_cast<int>(i);
+      break;
+    }
+  }
+  if (!options.reference.empty() && reference < 0)
+    return InvalidArgument(
+        fmt::format("bench: the reference '{}' is not among the configs", options.reference));
+
+  // Measure the reference first so every other config can be compared as it runs.
+  std::vector<size_t> order;
+  if (reference >= 0) order.push_back(static_cast<size_t>(reference));
+  for (size_t i = 0; i < options.configs.size(); ++i)
+    if (static_cast<int>(i) != reference) order.push_back(i);
+
+  std::optional<TensorSet> ref_outputs;
+  std::vector<std::optional<Measured>> measured(options.configs.size());
+  int fused = -1;  // index of the config fusions are switched off from
+  for (size_t i = 0; i < options.configs.size(); ++i)
+    if (fused < 0 && options.configs[i].config.opt_level == OptLevel::kAll &&
+        options.configs[i].config.disabled_optimizers.empty())
+      fused = static_cast<int>(i);
+  for (size_t i : order) {
+    bool capture = options.fusions && static_cast<int>(i) == fused;
+    Measured m = MeasureConfig(source, options.configs[i], sample, options.latency, capture);
+    if (static_cast<int>(i) == reference) {
+      if (m.outputs) ref_outputs = *m.outputs;
+      report.reference = m.result.label;
+    }
+    if (ref_outputs) CompareWithReference(*ref_outputs, m);
+    measured[i] = std::move(m);
+  }
+  for (auto& m : measured) report.configs.push_back(m->result);
+  if (!options.fusions) return report;
+
+  report.fusions_requested = true;
+  BenchConfig base{"all", {}};
+  base.config.opt_level = OptLevel::kAll;
+  if (fused >= 0) base = options.configs[fused];
+  report.fused_config = base.label;
+  Measured with = fused >= 0 ? std::move(*measured[fused])
+                             : MeasureConfig(source, base, sample, options.latency, /*capture_log=*/true);
+  if (fused < 0 && ref_outputs) CompareWithReference(*ref_outputs, with);
+  if (!with.result.error.empty())
+    return RuntimeError(
+        fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
+  for (const std::string& optimizer : with.modified_optimizers) {
+    BenchConfig without = base;
+    without.label = fmt::format("{} -{}", base.label, optimizer);
+    without.config.disabled_optimizers.push_back(optimizer);
+    Measured m = MeasureConfig(source, without, sample, options.latency, /*capture_log=*/true);
+    if (ref_outputs) CompareWithReference(*ref_outputs, m);
+    FusionTrade trade;
+    trade.optimizer = optimizer;
+    trade.switched_off = std::find(m.modified_optimizers.begin(), m.modified_optimizers.end(), optimizer) ==
+                         m.modified_optimizers.end();
+    if (m.result.error.empty()) {
+      trade.speed_ms = m.result.latency.p50_ms - with.result.latency.p50_ms;
+      if (m.result.max_abs_vs_reference >= 0 && with.result.max_abs_vs_reference >= 0)
+        trade.precision_cost = with.result.max_abs_vs_reference - m.result.max_abs_vs_reference;
+    }
+    trade.without = std::move(m.result);
+    report.fusions.push_back(std::move(trade));
+  }
+  return report;
+}
+
+}  // namespace parity

@@ -1,0 +1,52 @@
+// `parity bench`: latency and memory per config, and for each fusion ORT
+// applies, the speed it buys next to the precision it costs.
+//
+// All configs run in this process, one after another, each on its own
+// session (destroyed before the next is created). Memory is reported two
+// ways (docs/bench.md): the session's own resident growth, and the
+// process's peak RSS after the config (a high-water mark that includes the
+// configs measured before it — put the config you care about first, or run
+// one config per invocation, for an unshared peak).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/bench/latency.h"
+#include "onnx/model.h"
+#include "report/bench_report.h"
+
+namespace parity {
+
+struct BenchConfig {
+  std::string label;
+  RunConfig config;
+};
+
+struct BenchOptions {
+  std::vector<BenchConfig> configs;  // measured in this order
+  // Label of the config every other one's outputs are compared with; empty:
+  // the first config at opt level `disable` with nothing else changed, if any.
+  std::string reference;
+  LatencyOptions latency;
+  // Also measure `all` with each optimizer that changed the graph switched
+  // off (the `all` config of `configs`, else RunConfig at opt all).
+  bool fusions = false;
+};
+
+// The configs "disable,basic,extended,all" as BenchConfigs (kInvalidArgument
+// naming an unknown level).
+Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_separated);
+
+// Measures every config on `sample`. A config whose session cannot be
+// created or whose run fails is reported with its error and the others
+// still run. Errors: kInvalidArgument when there is no config or the
+// reference label names none; the model's serialization errors.
+// `model_label` names the model in messages and the report.
+Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
+                             const BenchOptions& options);
+
+}  // namespace parity

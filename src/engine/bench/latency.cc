@@ -1,0 +1,105 @@
+#include "engine/bench/latency.h"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+
+namespace parity {
+namespace {
+
+// NumPy's default percentile: linear interpolation at q*(n-1).
+double Percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
+  size_t lo = static_cast<size_t>(std::floor(pos));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+int64_t VmHwmBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) {
+      std::istringstream fields(line.substr(6));
+      int64_t kib = 0;
+      fields >> kib;
+      return kib * 1024;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+LatencyStats SummarizeLatency(std::vector<double> samples_ms) {
+  LatencyStats s;
+  s.runs = static_cast<int>(samples_ms.size());
+  if (samples_ms.empty()) return s;
+  std::vector<double> sorted = samples_ms;
+  std::sort(sorted.begin(), sorted.end());
+  s.mean_ms = std::accumulate(sorted.begin(), sorted.end(), 0.0) / static_cast<double>(sorted.size());
+  s.p50_ms = Percentile(sorted, 0.50);
+  s.p95_ms = Percentile(sorted, 0.95);
+  s.p99_ms = Percentile(sorted, 0.99);
+  s.min_ms = sorted.front();
+  s.max_ms = sorted.back();
+  s.samples_ms = std::move(samples_ms);
+  return s;
+}
+
+Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet& inputs,
+                                    const LatencyOptions& options) {
+  if (options.runs < 1)
+    return InvalidArgument(fmt::format("latency runs must be >= 1, got {}", options.runs));
+  if (options.warmup < 0)
+    return InvalidArgument(fmt::format("warm-up runs must be >= 0, got {}", options.warmup));
+
+  for (int i = 0; i < options.warmup; ++i) {
+    auto out = session.Run(inputs);
+    if (!out) return std::unexpected(std::move(out.error()).With(fmt::format("warm-up run {}", i + 1)));
+  }
+
+  using Clock = std::chrono::steady_clock;
+  const int min_runs = std::min(options.runs, kMinLatencyRuns);
+  const auto budget = std::chrono::duration<double>(options.max_seconds);
+  std::vector<double> samples;
+  samples.reserve(static_cast<size_t>(options.runs));
+  const auto started = Clock::now();
+  for (int i = 0; i < options.runs; ++i) {
+    const auto t0 = Clock::now();
+    auto out = session.Run(inputs);
+    const auto t1 = Clock::now();
+    if (!out) return std::unexpected(std::move(out.error()).With(fmt::format("timed run {}", i + 1)));
+    samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (static_cast<int>(samples.size()) >= min_runs && t1 - started >= budget) break;
+  }
+  return SummarizeLatency(std::move(samples));
+}
+
+int64_t PeakRssBytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0) {
+    return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+  }
+  return VmHwmBytes();
+}
+
+int64_t CurrentRssBytes() {
+  std::ifstream in("/proc/self/statm");
+  int64_t size_pages = 0, resident_pages = 0;
+  if (!(in >> size_pages >> resident_pages)) return 0;
+  long page = sysconf(_SC_PAGESIZE);
+  return resident_pages * (page > 0 ? page : 4096);
+}
+
+}  // namespace parity

@@ -1,0 +1,248 @@
+// RunCheck: loads what the stages need, runs them in order, then localizes
+// a numeric failure and assembles the report. The stages: check_static.cc
+// (syntax, signature), check_numerics.cc, check_runtime.cc (runtime,
+// robustness).
+#include "engine/check/check.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/sha256.h"
+#include "engine/check/check_internal.h"
+#include "engine/run/environment.h"
+#include "engine/inputs/input_check.h"
+#include "engine/locate/locate.h"
+#include "engine/check/model_summary.h"
+#include "engine/inputs/sample_gen.h"
+#include "onnx/graph.h"
+#include "engine/run/tensor_source.h"
+#include "report/locate_report.h"
+
+namespace parity {
+namespace check_internal {
+
+std::string SampleKind(const std::string& name) {
+  for (const char* kind : {"typical", "boundary", "anomaly"})
+    if (name.rfind(kind, 0) == 0) return kind;
+  return "user";
+}
+
+Status3 StatusOf(const std::vector<CheckFinding>& findings) {
+  bool any_pass = false;
+  for (const auto& f : findings) {
+    if (f.status == Status3::kFail) return Status3::kFail;
+    any_pass |= f.status == Status3::kPass;
+  }
+  return any_pass ? Status3::kPass : Status3::kSkipped;
+}
+
+std::string DescribeTensors(const TensorSet& tensors) {
+  std::string s;
+  for (const auto& [name, t] : tensors)
+    s += fmt::format("{}{} {} {}", s.empty() ? "" : ", ", name, DTypeName(t.dtype()), ShapeToString(t.shape()));
+  return s;
+}
+
+}  // namespace check_internal
+
+namespace {
+
+using namespace check_internal;
+
+// "a, b, c" or, for long lists, "a, b, c, ... (34 nodes) ..., y, z".
+std::string NodeList(const std::vector<std::string>& nodes) {
+  if (nodes.size() <= 8) return fmt::format("{}", fmt::join(nodes, ", "));
+  return fmt::format("{}, {}, {}, ... ({} nodes) ..., {}, {}", nodes[0], nodes[1], nodes[2], nodes.size(),
+                     nodes[nodes.size() - 2], nodes.back());
+}
+
+Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model,
+                                                  const ModelInfo& info) {
+  if (!o.inputs_path.empty()) {
+    TensorSourceOptions source;
+    for (const auto& v : info.inputs) source.input_names.push_back(v.name);
+    PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs_path, source));
+    if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs_path));
+    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs_path, o.model_path));
+    return samples;
+  }
+  SampleGenOptions gen;
+  gen.seed = o.seed;
+  return GenerateSamples(model, gen);
+}
+
+// The first sample whose numerics failed, else the first non-anomalous one.
+const Sample* SampleToLocate(const Context& ctx, bool* failed) {
+  *failed = false;
+  for (const auto& result : ctx.report.samples) {
+    if (result.status != Status3::kFail || !result.error.empty() || result.kind == "anomaly") continue;
+    for (const auto& s : ctx.samples)
+      if (s.name == result.name) {
+        *failed = true;
+        return &s;
+      }
+  }
+  for (const auto& s : ctx.samples)
+    if (SampleKind(s.name) != "anomaly") return &s;
+  return nullptr;
+}
+
+// Runs locate on one sample: the per-layer error curve always, and, when a
+// sample failed, the fused node that departs first goes into the report.
+void Localize(Context& ctx) {
+  bool failed = false;
+  const Sample* sample = SampleToLocate(ctx, &failed);
+  if (sample == nullptr || !ctx.reference || !ctx.target) return;
+  if (failed && !ctx.options.locate_on_failure) return;
+  if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
+  LocateOptions options;
+  options.reference = ctx.options.reference;
+  options.target = ctx.options.target;
+  options.policy = ctx.options.policy;
+  options.model_label = ctx.reference_model ? ctx.options.reference_model_path : ctx.label;
+  options.target_label = ctx.reference_model ? ctx.label : "";
+  options.ablation = failed;
+  // With --reference-model the reference is that model and MODEL is the
+  // derived target; otherwise MODEL is both.
+  auto report = ctx.reference_model ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
+                                    : Locate(ctx.model, nullptr, *sample, options);
+  StageResult* numerics = nullptr;
+  for (auto& stage : ctx.report.stages)
+    if (stage.name == "numerics") numerics = &stage;
+  if (!report) {
+    if (numerics && failed)
+      numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
+    return;
+  }
+  const Model& graph_model = ctx.ReferenceModel();
+  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
+  for (const auto& t : report->tensors) {
+    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
+    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
+                      .op_type = node ? node->op_type : "", .status = std::string(VerdictName(t.status))};
+    if (t.metrics) {
+      p.max_abs = t.metrics->max_abs;
+      p.error_ratio = t.score;
+    }
+    ctx.report.layer_curve.push_back(std::move(p));
+  }
+  if (!failed) return;
+  ctx.report.locate = LocateReportToJson(*report);
+  if (numerics == nullptr) return;
+  if (report->first_divergence) {
+    const auto& d = *report->first_divergence;
+    numerics->findings.push_back(
+        Fail("numerics.locate.first_divergence",
+             fmt::format("sample '{}': first divergence at tensor '{}', produced by '{}' ({}), fused node '{}' "
+                         "covering [{}]",
+                         sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
+  }
+  if (ctx.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
+    // A derived model differs from its reference in the model itself, not
+    // only in a fusion: with every optimization off every tensor survives,
+    // so the first differing tensor names the original node exactly.
+    LocateOptions unfused = options;
+    unfused.target = ctx.options.reference;
+    unfused.ablation = false;
+    auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
+    if (fine && fine->first_divergence) {
+      const auto& d = *fine->first_divergence;
+      numerics->findings.push_back(
+          Fail("numerics.locate.model_difference",
+               fmt::format("with optimizations off the models first differ at tensor '{}', produced by node '{}' "
+                           "({}): the derived model computes this node differently",
+                           d.tensor, d.producer, d.op_type)));
+    }
+  }
+  if (!report->culprits.empty()) {
+    const auto& c = report->culprits.front();
+    // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
+    const std::string narrowed =
+        c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
+                                  c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
+                                  c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
+                    : "";
+    numerics->findings.push_back(
+        Fail("numerics.locate.top_culprit",
+             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}",
+                         c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
+                         c.inherited.max_abs)));
+  }
+}
+
+nlohmann::json ModelJson(const Context& ctx) {
+  nlohmann::json j = ModelInfoToJson(ctx.info);
+  j["path"] = ctx.label;
+  auto sha = Sha256FileHex(ctx.label);
+  j["sha256"] = sha ? nlohmann::json(*sha) : nlohmann::json(nullptr);
+  if (ctx.reference_model) j["reference_model"] = ctx.options.reference_model_path;
+  return j;
+}
+
+}  // namespace
+
+Result<CheckReport> RunCheck(const CheckOptions& o) {
+  PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
+  Context ctx{.options = o, .model = std::move(model)};
+  ctx.label = o.model_path;
+  ctx.info = Inspect(ctx.model);
+  if (!o.reference_model_path.empty()) {
+    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference_model_path));
+    ctx.reference_model.emplace(std::move(reference));
+  }
+  if (!o.torch_dir.empty()) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
+    // A dump made for another model is the user's mistake, found before any
+    // run (input_check.h); the reference model's export counts as this one's.
+    std::string note;
+    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, o.reference_model_path}, &note));
+    if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+    ctx.dump.emplace(std::move(dump));
+  }
+  // A model without outputs, or with outputs that are not tensors, cannot be
+  // judged: bad input, not a failed check (docs/security.md).
+  if (ctx.info.outputs.empty())
+    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", ctx.label));
+  for (const auto& out : ctx.info.outputs)
+    if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
+      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
+                                     out.name, out.type.dtype_name));
+  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, ctx.model, ctx.info));
+
+  CheckReport& r = ctx.report;
+  r.tool_version = CurrentEnvironment().parity_version;
+  r.env = EnvironmentToJson(CurrentEnvironment());
+  r.model = ModelJson(ctx);
+  r.config = {{"reference", RunConfigToJson(o.reference)},
+              {"target", RunConfigToJson(o.target)},
+              {"tolerance", TolerancePolicyToJson(o.policy)},
+              {"samples", o.inputs_path.empty() ? "generated" : o.inputs_path},
+              {"seed", o.seed}};
+  if (!o.torch_dir.empty()) r.config["torch"] = o.torch_dir;
+
+  auto timed = [&ctx](void (*stage)(Context&)) {
+    const auto start = std::chrono::steady_clock::now();
+    const size_t before = ctx.report.stages.size();
+    stage(ctx);
+    if (ctx.report.stages.size() > before)
+      ctx.report.stages.back().seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  timed(StageSyntax);
+  timed(StageSignature);
+  timed(StageNumerics);
+  if (ctx.fatal) return std::unexpected(*ctx.fatal);
+  if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
+  Localize(ctx);
+  timed(StageRuntime);
+  timed(StageRobustness);
+  for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
+  r.overall = Status3::kPass;
+  for (const auto& stage : r.stages)
+    if (stage.status == Status3::kFail) r.overall = Status3::kFail;
+  return std::move(ctx.report);
+}
+
+}  // namespace parity

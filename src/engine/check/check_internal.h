@@ -1,0 +1,73 @@
+// Shared state of the check stages (engine/check*.cc); not a public header.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/check/check.h"
+#include "engine/torch/torch_dump.h"
+#include "onnx/inspect.h"
+#include "onnx/model.h"
+#include "ort/session.h"
+
+namespace parity::check_internal {
+
+// "typical", "boundary", "anomaly" or "user", from the sample's name.
+std::string SampleKind(const std::string& sample_name);
+
+struct Context {
+  const CheckOptions& options;
+  Model model;
+  std::optional<Model> reference_model;  // --reference-model; absent: `model`
+  ModelInfo info;
+  std::string label;  // the model's path, for messages
+  std::optional<TorchDump> dump;
+  std::vector<Sample> samples;
+  std::optional<ort::Session> reference;  // absent when ORT could not load the model
+  std::optional<ort::Session> target;
+  CheckReport report;
+  // Set by a stage when the runtime itself failed (out of memory): the check
+  // ends with this error (exit 3) instead of a verdict.
+  std::optional<Error> fatal;
+  // A user's mistake found while a stage ran (a PyTorch dump none of whose
+  // layers align with the model): RunCheck returns it instead of a report.
+  std::optional<Error> input_error;
+
+  const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
+};
+
+// Whether an error of a run is the runtime running out of memory, which is no
+// verdict on the model (docs/security.md: exit codes are honest).
+inline bool IsOutOfMemory(const Error& e) {
+  const std::string& m = e.message();
+  return m.find("Failed to allocate memory") != std::string::npos || m.find("bad_alloc") != std::string::npos ||
+         m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
+}
+
+// Each stage appends its StageResult to ctx.report.stages.
+void StageSyntax(Context& ctx);
+void StageSignature(Context& ctx);
+void StageNumerics(Context& ctx);
+void StageRuntime(Context& ctx);
+void StageRobustness(Context& ctx);
+
+// One finding line.
+inline CheckFinding Pass(std::string id, std::string message) {
+  return {std::move(id), Status3::kPass, std::move(message)};
+}
+inline CheckFinding Fail(std::string id, std::string message) {
+  return {std::move(id), Status3::kFail, std::move(message)};
+}
+inline CheckFinding Skip(std::string id, std::string message) {
+  return {std::move(id), Status3::kSkipped, std::move(message)};
+}
+
+// A stage's status from its findings: FAIL if any failed, PASS if any
+// passed, else SKIPPED.
+Status3 StatusOf(const std::vector<CheckFinding>& findings);
+
+// "images float32 [1, 3, 64, 64], ids int64 [1, 16]"
+std::string DescribeTensors(const TensorSet& tensors);
+
+}  // namespace parity::check_internal

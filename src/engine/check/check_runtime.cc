@@ -1,0 +1,141 @@
+// The runtime stage (latency, session creation, memory, determinism per
+// config) and the robustness stage (what each anomalous sample does under
+// the target, against what it does unfused).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "compare/compare_sets.h"
+#include "engine/check/check_internal.h"
+#include "engine/bench/latency.h"
+#include "engine/run/runner.h"
+
+namespace parity::check_internal {
+namespace {
+
+const Sample* TypicalSample(const Context& ctx) {
+  for (const auto& s : ctx.samples)
+    if (SampleKind(s.name) != "anomaly") return &s;
+  return nullptr;
+}
+
+bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, t] : a) {
+    const Tensor* other = b.Find(name);
+    if (other == nullptr || !t.BitwiseEquals(*other)) return false;
+  }
+  return true;
+}
+
+// "raised", "nan/inf propagated" or "outputs finite".
+std::string Behaviour(const Result<TensorSet>& outputs) {
+  if (!outputs) return "raised";
+  for (const auto& [name, t] : *outputs) {
+    if (!IsFloating(t.dtype())) continue;
+    for (int64_t i = 0; i < t.size(); ++i)
+      if (!std::isfinite(t.GetAsDouble(i))) return "nan/inf propagated";
+  }
+  return "outputs finite";
+}
+
+}  // namespace
+
+void StageRuntime(Context& ctx) {
+  StageResult stage{.name = "runtime"};
+  std::vector<CheckFinding>& f = stage.findings;
+  const Sample* sample = TypicalSample(ctx);
+  if (!ctx.reference || !ctx.target || sample == nullptr) {
+    f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
+    ctx.report.stages.push_back(std::move(stage));
+    return;
+  }
+  LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
+  struct Item {
+    const char* which;
+    const RunConfig& config;
+    const ort::Session& session;
+  };
+  for (const Item& item : {Item{"reference", ctx.options.reference, *ctx.reference},
+                           Item{"target", ctx.options.target, *ctx.target}}) {
+    if (ctx.options.progress) ctx.options.progress("runtime", item.which[0] == 'r' ? 0 : 1, 2);
+    PerformanceResult perf{.config = item.config.Label(), .session_creation_ms = item.session.creation_ms()};
+    const std::string id = fmt::format("runtime.{}", item.which);
+    auto first = RunSample(item.session, *sample, ctx.label);
+    auto second = RunSample(item.session, *sample, ctx.label);
+    if (!first || !second) {
+      f.push_back(Fail(id, (!first ? first : second).error().message()));
+      continue;
+    }
+    perf.deterministic = AllBitwiseEqual(*first, *second);
+    f.push_back(perf.deterministic
+                    ? Pass(id + ".determinism", fmt::format("[{}]: two runs bitwise identical", perf.config))
+                    : Fail(id + ".determinism",
+                           fmt::format("[{}]: two runs of sample '{}' differ: ORT is not deterministic under this "
+                                       "config (threads? parallel execution?)",
+                                       perf.config, sample->name)));
+    auto stats = MeasureLatency(item.session, sample->tensors, latency);
+    if (!stats) {
+      f.push_back(Fail(id + ".latency", stats.error().message()));
+      continue;
+    }
+    perf.latency = std::move(*stats);
+    perf.peak_rss_bytes = PeakRssBytes();
+    f.push_back(Pass(id + ".latency",
+                     fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} runs; session created in "
+                                 "{:.1f} ms",
+                                 perf.config, perf.latency.p50_ms, perf.latency.p95_ms, perf.latency.p99_ms,
+                                 perf.latency.runs, perf.session_creation_ms)));
+    ctx.report.performance.push_back(std::move(perf));
+  }
+  stage.status = StatusOf(f);
+  ctx.report.stages.push_back(std::move(stage));
+}
+
+void StageRobustness(Context& ctx) {
+  StageResult stage{.name = "robustness"};
+  std::vector<CheckFinding>& f = stage.findings;
+  if (!ctx.reference || !ctx.target) {
+    f.push_back(Skip("robustness", "skipped: ORT could not load the model (see syntax)"));
+    ctx.report.stages.push_back(std::move(stage));
+    return;
+  }
+  CompareOptions compare;
+  compare.policy = ctx.options.policy;
+  for (const auto& sample : ctx.samples) {
+    if (SampleKind(sample.name) != "anomaly") continue;
+    SampleResult result{.name = sample.name, .kind = "anomaly", .input_summary = DescribeTensors(sample.tensors)};
+    auto ref = RunSample(*ctx.reference, sample, ctx.label);
+    auto test = RunSample(*ctx.target, sample, ctx.label);
+    const std::string ref_behaviour = Behaviour(ref);
+    result.behaviour = Behaviour(test);
+    if (!test) result.error = test.error().message();
+    const std::string id = fmt::format("robustness.{}", sample.name);
+    if (ref_behaviour != result.behaviour) {
+      result.status = Status3::kFail;
+      f.push_back(Fail(id, fmt::format("[{}] {} but [{}] {}{}", ctx.options.target.Label(), result.behaviour,
+                                       ctx.options.reference.Label(), ref_behaviour,
+                                       test ? "" : ": " + test.error().message())));
+    } else if (ref && test) {
+      // Same behaviour class; do the outputs still agree (NaN where NaN)?
+      auto cmp = CompareSets(*ref, *test, compare);
+      if (cmp) {
+        for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.Label(), t});
+        if (!cmp->passed()) {
+          result.status = Status3::kFail;
+          f.push_back(Fail(id, fmt::format("{} under both configs, but the outputs differ silently", result.behaviour)));
+        } else {
+          f.push_back(Pass(id, fmt::format("{} under both configs, outputs agree", result.behaviour)));
+        }
+      }
+    } else {
+      f.push_back(Pass(id, fmt::format("raised under both configs: {}", result.error)));
+    }
+    ctx.report.samples.push_back(std::move(result));
+  }
+  if (f.empty()) f.push_back(Skip("robustness", "no anomaly samples"));
+  stage.status = StatusOf(f);
+  ctx.report.stages.push_back(std::move(stage));
+}
+
+}  // namespace parity::check_internal

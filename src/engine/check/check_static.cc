@@ -1,0 +1,165 @@
+// The check stages that look at the model before numbers: syntax (the ONNX
+// checker, ORT loads it under both configs) and signature (names, dtypes,
+// ranks and dynamic axes against what the user asked the exporter for).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/check/check_internal.h"
+#include "engine/run/runner.h"
+#include "onnx/validate.h"
+#include "ort/runtime.h"
+#include "ort/tensor_info.h"
+
+namespace parity::check_internal {
+namespace {
+
+const ValueInfo* FindValue(const std::vector<ValueInfo>& values, const std::string& name) {
+  for (const auto& v : values)
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+std::vector<std::string> Names(const std::vector<ValueInfo>& values) {
+  std::vector<std::string> names;
+  for (const auto& v : values) names.push_back(v.name);
+  return names;
+}
+
+// Holds the ONNX model's inputs or outputs against the names the user gave
+// the exporter and the dtypes/ranks of the PyTorch dump's tensors.
+void CheckSide(const std::string& side, const std::vector<ValueInfo>& onnx, const std::vector<std::string>& asked,
+               const TensorSet& torch_values, std::vector<CheckFinding>& out) {
+  if (!asked.empty()) {
+    if (asked == Names(onnx))
+      out.push_back(Pass(fmt::format("signature.{}.names", side),
+                         fmt::format("{} names match the export: {}", side, fmt::join(asked, ", "))));
+    else
+      out.push_back(Fail(fmt::format("signature.{}.names", side),
+                         fmt::format("{} names differ: asked the exporter for [{}], the ONNX model has [{}]", side,
+                                     fmt::join(asked, ", "), fmt::join(Names(onnx), ", "))));
+  }
+  for (const auto& [name, value] : torch_values) {
+    const ValueInfo* v = FindValue(onnx, name);
+    const std::string id = fmt::format("signature.{}.{}", side, name);
+    if (v == nullptr) {
+      out.push_back(Fail(id, fmt::format("PyTorch {} '{}' has no ONNX counterpart", side, name)));
+      continue;
+    }
+    if (!v->type.dtype || *v->type.dtype != value.dtype()) {
+      out.push_back(Fail(id + ".dtype", fmt::format("'{}': ONNX declares {}, PyTorch gives {}", name,
+                                                    v->type.dtype_name, DTypeName(value.dtype()))));
+    } else if (v->type.has_shape && v->type.dims.size() != value.shape().size()) {
+      out.push_back(Fail(id + ".rank", fmt::format("'{}': ONNX rank {} ({}), PyTorch rank {} {}", name,
+                                                   v->type.dims.size(), v->type.ToString(), value.shape().size(),
+                                                   ShapeToString(value.shape()))));
+    } else {
+      out.push_back(Pass(id, fmt::format("'{}': {} matches PyTorch's {} {}", name, v->type.ToString(),
+                                         DTypeName(value.dtype()), ShapeToString(value.shape()))));
+    }
+  }
+}
+
+// Axes the user asked to be dynamic must be symbolic in the ONNX model.
+void CheckDynamicAxes(const TorchExportRecord& record, const ModelInfo& info, std::vector<CheckFinding>& out) {
+  for (const auto& [name, axes] : record.dynamic_axes) {
+    const ValueInfo* v = FindValue(info.inputs, name);
+    if (v == nullptr) v = FindValue(info.outputs, name);
+    if (v == nullptr || !v->type.has_shape) continue;
+    for (const auto& [axis_text, label] : axes) {
+      const size_t axis = std::stoul(axis_text);
+      const std::string id = fmt::format("signature.dynamic_axes.{}.{}", name, axis);
+      if (axis >= v->type.dims.size()) {
+        out.push_back(Fail(id, fmt::format("'{}': asked axis {} ('{}') dynamic, but the ONNX tensor has rank {}",
+                                           name, axis, label, v->type.dims.size())));
+      } else if (v->type.dims[axis].kind == Dim::Kind::kKnown) {
+        out.push_back(Fail(id, fmt::format("'{}': axis {} was asked dynamic ('{}') but is fixed to {} in the ONNX "
+                                           "model; was it exported without dynamic_axes?",
+                                           name, axis, label, v->type.dims[axis].value)));
+      } else {
+        out.push_back(Pass(id, fmt::format("'{}': axis {} is dynamic ({})", name, axis,
+                                           v->type.dims[axis].ToString())));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void StageSyntax(Context& ctx) {
+  StageResult stage{.name = "syntax"};
+  std::vector<CheckFinding>& f = stage.findings;
+  const auto findings = Check(ctx.model);
+  int errors = 0;
+  for (const auto& finding : findings) {
+    const std::string id = fmt::format("syntax.{}", finding.stage);
+    if (finding.severity == Severity::kError) {
+      ++errors;
+      f.push_back(Fail(id, finding.message));
+    } else {
+      f.push_back(Pass(id, fmt::format("{}: {}", SeverityName(finding.severity), finding.message)));
+    }
+  }
+  if (errors == 0 && findings.empty()) f.push_back(Pass("syntax.checker", "the ONNX checker finds nothing"));
+  f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.info.default_opset(),
+                                                ctx.info.ir_version)));
+
+  auto load = [&](const Model& model, const RunConfig& config, const char* which,
+                  std::optional<ort::Session>& slot) {
+    auto session = CreateSession(model, config, ctx.label);
+    const std::string id = fmt::format("syntax.ort_load.{}", which);
+    if (session) {
+      f.push_back(Pass(id, fmt::format("ORT {} loads the model at [{}] in {:.1f} ms", ort::OrtVersion(),
+                                       config.Label(), session->creation_ms())));
+      slot.emplace(std::move(*session));
+    } else {
+      f.push_back(Fail(id, session.error().message()));
+    }
+  };
+  load(ctx.ReferenceModel(), ctx.options.reference, "reference", ctx.reference);
+  load(ctx.model, ctx.options.target, "target", ctx.target);
+  stage.status = StatusOf(f);
+  ctx.report.stages.push_back(std::move(stage));
+}
+
+void StageSignature(Context& ctx) {
+  StageResult stage{.name = "signature"};
+  std::vector<CheckFinding>& f = stage.findings;
+  for (const auto& v : ctx.info.inputs) {
+    if (!v.type.dtype)
+      f.push_back(Fail(fmt::format("signature.inputs.{}.dtype", v.name),
+                       fmt::format("input '{}' has type {}, which parity cannot feed", v.name, v.type.dtype_name)));
+  }
+  if (ctx.dump) {
+    auto torch_inputs = LoadTorchInputs(*ctx.dump);
+    auto torch_outputs = LoadTorchOutputs(*ctx.dump);
+    const TorchExportRecord* record = ctx.dump->export_record ? &*ctx.dump->export_record : nullptr;
+    if (torch_inputs && torch_outputs) {
+      CheckSide("inputs", ctx.info.inputs, record ? record->input_names : std::vector<std::string>{}, *torch_inputs,
+                f);
+      CheckSide("outputs", ctx.info.outputs, record ? record->output_names : std::vector<std::string>{},
+                *torch_outputs, f);
+    } else {
+      f.push_back(Fail("signature.torch_dump",
+                       (torch_inputs ? torch_outputs.error() : torch_inputs.error()).message()));
+    }
+    if (record) CheckDynamicAxes(*record, ctx.info, f);
+  }
+  // Dynamic axes exercised: every sample whose shapes differ from the first
+  // must be accepted by the model.
+  if (ctx.target) {
+    for (const auto& sample : ctx.samples) {
+      if (SampleKind(sample.name) == "anomaly") continue;
+      auto status = ort::CheckInputs(ctx.target->inputs(), sample.tensors);
+      const std::string id = fmt::format("signature.accepts.{}", sample.name);
+      if (status)
+        f.push_back(Pass(id, fmt::format("accepts {}", DescribeTensors(sample.tensors))));
+      else
+        f.push_back(Fail(id, fmt::format("sample '{}' ({}) is refused: {}", sample.name,
+                                         DescribeTensors(sample.tensors), status.error().message())));
+    }
+  }
+  stage.status = StatusOf(f);
+  ctx.report.stages.push_back(std::move(stage));
+}
+
+}  // namespace parity::check_internal

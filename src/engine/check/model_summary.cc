@@ -1,0 +1,142 @@
+#include "engine/check/model_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/build_info.h"
+#include "onnx/graph.h"
+
+namespace parity {
+namespace {
+
+nlohmann::json TypeToJson(const TensorType& t) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (const Dim& d : t.dims) {
+    if (d.kind == Dim::Kind::kKnown)
+      dims.push_back(d.value);
+    else if (d.kind == Dim::Kind::kSymbolic)
+      dims.push_back(d.symbol);
+    else
+      dims.push_back(nullptr);
+  }
+  return {{"dtype", t.dtype_name}, {"shape", t.has_shape ? dims : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json ValuesToJson(const std::vector<ValueInfo>& values) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& v : values) {
+    nlohmann::json j = TypeToJson(v.type);
+    j["name"] = v.name;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string OpName(const OpCount& op) { return op.domain.empty() ? op.op_type : op.domain + "." + op.op_type; }
+
+}  // namespace
+
+nlohmann::json ModelInfoToJson(const ModelInfo& info) {
+  nlohmann::json opsets = nlohmann::json::object();
+  for (const auto& [domain, version] : info.opsets) opsets[domain.empty() ? "ai.onnx" : domain] = version;
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& op : info.op_counts) ops[OpName(op)] = op.count;
+  return {{"ir_version", info.ir_version},
+          {"opsets", opsets},
+          {"producer", {{"name", info.producer_name}, {"version", info.producer_version}}},
+          {"graph_name", info.graph_name},
+          {"inputs", ValuesToJson(info.inputs)},
+          {"outputs", ValuesToJson(info.outputs)},
+          {"op_counts", ops},
+          {"node_count", info.node_count},
+          {"initializer_count", info.initializer_count},
+          {"initializer_bytes", info.initializer_bytes}};
+}
+
+nlohmann::json FindingsToJson(const std::vector<Finding>& findings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : findings)
+    out.push_back({{"severity", SeverityName(f.severity)}, {"stage", f.stage}, {"message", f.message}});
+  return out;
+}
+
+std::string FormatModelInfo(const ModelInfo& info, const std::vector<Finding>& findings) {
+  std::string s;
+  auto line = [&s](std::string text) { s += text + "\n"; };
+  std::string opsets;
+  for (const auto& [domain, version] : info.opsets)
+    opsets += fmt::format("{}{}={}", opsets.empty() ? "" : ", ", domain.empty() ? "ai.onnx" : domain, version);
+  line(fmt::format("ir_version    {}", info.ir_version));
+  line(fmt::format("opsets        {}", opsets));
+  line(fmt::format("producer      {} {}", info.producer_name.empty() ? "(none)" : info.producer_name,
+                   info.producer_version));
+  line(fmt::format("graph         {} ({} nodes, {} initializers, {:.2f} MiB of weights)", info.graph_name,
+                   info.node_count, info.initializer_count, info.initializer_bytes / 1048576.0));
+  line("inputs");
+  for (const auto& v : info.inputs) line(fmt::format("  {:<24} {}", v.name, v.type.ToString()));
+  line("outputs");
+  for (const auto& v : info.outputs) line(fmt::format("  {:<24} {}", v.name, v.type.ToString()));
+  line("ops");
+  for (const auto& op : info.op_counts) line(fmt::format("  {:<32} {}", OpName(op), op.count));
+  line(fmt::format("checker       {}", CheckerVerdict(findings)));
+  if (findings.empty()) line("  no findings");
+  for (const auto& f : findings)
+    line(fmt::format("  {:<8} {}: {}", SeverityName(f.severity), f.stage, f.message));
+  return s;
+}
+
+Result<ScopeSummary> SummarizeScopes(const Model& m) {
+  GraphViewOptions options;
+  options.infer_shapes = false;
+  PARITY_ASSIGN_OR_RETURN(GraphView g, BuildGraphView(m, options));
+  ScopeSummary s;
+  s.nodes = static_cast<int64_t>(g.nodes.size());
+  std::unordered_map<std::string, size_t> index;
+  for (const NodeScope& scope : ScopesOf(g)) {
+    if (scope.source != ScopeSource::kNone && s.source != ScopeSource::kMetadata) s.source = scope.source;
+    if (scope.levels.empty()) continue;
+    ++s.scoped;
+    const ScopeLevel& inner = scope.levels.back();
+    const std::string key = inner.call > 0 ? fmt::format("{} (call {})", inner.module, inner.call) : inner.module;
+    auto [it, fresh] = index.emplace(key, s.modules.size());
+    if (fresh) s.modules.emplace_back(key, 0);
+    ++s.modules[it->second].second;
+  }
+  return s;
+}
+
+nlohmann::json ScopeSummaryToJson(const ScopeSummary& s) {
+  nlohmann::json modules = nlohmann::json::array();
+  for (const auto& [module, n] : s.modules) modules.push_back({{"module", module}, {"nodes", n}});
+  return {{"source", ScopeSourceName(s.source)}, {"nodes", s.nodes}, {"scoped_nodes", s.scoped},
+          {"modules", std::move(modules)}};
+}
+
+std::string FormatScopeSummary(const ScopeSummary& s, size_t max_modules) {
+  std::string out;
+  if (s.source == ScopeSource::kNone) return "node scopes   none recorded (no PyTorch module information)\n";
+  out += fmt::format("node scopes   {} of {} nodes inside a module, from {} ({} modules)\n", s.scoped, s.nodes,
+                     s.source == ScopeSource::kMetadata ? "metadata_props (pkg.torch.onnx.name_scopes)"
+                                                        : "node names (TorchScript exporter)",
+                     s.modules.size());
+  const size_t shown = std::min(max_modules, s.modules.size());
+  for (size_t k = 0; k < shown; ++k)
+    out += fmt::format("  {:<48} {}\n", s.modules[k].first, s.modules[k].second);
+  if (shown < s.modules.size()) out += fmt::format("  ... {} more (--json lists them all)\n", s.modules.size() - shown);
+  return out;
+}
+
+std::string CheckerVerdict(const std::vector<Finding>& findings) {
+  const bool error = std::any_of(findings.begin(), findings.end(),
+                                 [](const Finding& f) { return f.severity == Severity::kError; });
+  const bool skipped = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
+    return f.stage == "checker" && f.message.starts_with("checker skipped");
+  });
+  return fmt::format("{} (ONNX {} checker and shape inference; IR <= {}, opset <= {})",
+                     error ? "FAIL" : skipped ? "skipped" : "pass", PARITY_ONNX_VERSION, CheckerMaxIrVersion(),
+                     CheckerMaxOpset());
+}
+
+}  // namespace parity

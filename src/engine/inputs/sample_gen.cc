@@ -1,0 +1,269 @@
+// Sample generation: resolve every input's dims to symbols and sizes (the
+// plan), then fill each sample's tensors from its own seeded stream.
+#include "engine/inputs/sample_gen.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "engine/inputs/sample_values.h"
+#include "onnx/edit.h"
+#include "onnx/graph.h"
+#include "onnx/inspect.h"
+
+namespace parity {
+
+std::string_view SampleKindName(GeneratedKind kind) {
+  switch (kind) {
+    case GeneratedKind::kTypical:
+      return "typical";
+    case GeneratedKind::kBoundary:
+      return "boundary";
+    case GeneratedKind::kAnomaly:
+      return "anomaly";
+  }
+  return "typical";
+}
+
+std::string SampleKindOf(std::string_view name) {
+  if (name == "typical") return "typical";
+  if (name.starts_with("boundary_")) return "boundary";
+  if (name.starts_with("anomaly_")) return "anomaly";
+  return "user";
+}
+
+namespace {
+
+using sample_internal::InputPlan;
+using sample_internal::Mode;
+
+constexpr int64_t kDefaultDynamicSize = 32;
+
+bool ContainsBatch(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s.find("batch") != std::string::npos;
+}
+
+// Ops that pass indices through unchanged on their way to a Gather.
+bool PassesIndices(const GraphNode& n) {
+  static const std::set<std::string> kOps = {"Cast",    "Unsqueeze", "Squeeze",
+                                             "Reshape", "Flatten",   "Identity"};
+  return n.domain.empty() && kOps.contains(n.op_type);
+}
+
+// The smallest first dim of a Gather data initializer reached from `input`
+// as indices; 0 when none.
+int64_t FindVocab(const Model& model, const GraphView& g, const std::string& input) {
+  int64_t vocab = 0;
+  std::vector<std::string> frontier = {input};
+  std::set<std::string> seen;
+  while (!frontier.empty()) {
+    std::string tensor = frontier.back();
+    frontier.pop_back();
+    if (!seen.insert(tensor).second) continue;
+    auto it = g.consumers.find(tensor);
+    if (it == g.consumers.end()) continue;
+    for (size_t index : it->second) {
+      const GraphNode& n = g.nodes[index];
+      if (n.domain.empty() && n.op_type == "Gather" && n.inputs.size() >= 2 && n.inputs[1] == tensor) {
+        auto data = ReadInitializer(model, n.inputs[0]);
+        if (data && data->rank() >= 1 && data->shape()[0] > 0)
+          vocab = vocab == 0 ? data->shape()[0] : std::min(vocab, data->shape()[0]);
+      } else if (PassesIndices(n) && !n.inputs.empty() && n.inputs[0] == tensor && !n.outputs.empty()) {
+        frontier.push_back(n.outputs[0]);
+      }
+    }
+  }
+  return vocab;
+}
+
+struct Plan {
+  std::vector<InputPlan> inputs;
+  std::vector<std::string> symbols;  // in order of first appearance
+  std::set<std::string> batch_like;
+  std::map<std::string, int64_t> defaults;
+};
+
+Result<InputPlan> PlanInput(const ValueInfo& v, const SampleGenOptions& o, Plan& plan) {
+  InputPlan in;
+  in.name = v.name;
+  if (!v.type.dtype || *v.type.dtype == DType::kString)
+    return Unsupported(fmt::format("input '{}' has type {}; parity generates numeric and bool tensors only",
+                                   v.name, v.type.ToString()));
+  in.dtype = *v.type.dtype;
+  auto override_it = o.shapes.find(v.name);
+  const std::vector<DimSpec>* spec = override_it == o.shapes.end() ? nullptr : &override_it->second;
+  if (!v.type.has_shape && !spec)
+    return InvalidArgument(
+        fmt::format("input '{}' declares no shape; give --shape {}:DIMxDIMx...", v.name, v.name));
+  if (spec && v.type.has_shape && spec->size() != v.type.dims.size())
+    return InvalidArgument(fmt::format("--shape for '{}' has rank {}, the model declares {} ({})", v.name,
+                                       spec->size(), v.type.dims.size(), v.type.ToString()));
+  size_t rank = spec ? spec->size() : v.type.dims.size();
+  for (size_t axis = 0; axis < rank; ++axis) {
+    const Dim* declared = v.type.has_shape ? &v.type.dims[axis] : nullptr;
+    const DimSpec* given = spec ? &(*spec)[axis] : nullptr;
+    sample_internal::Axis a;
+    if (declared && declared->kind == Dim::Kind::kKnown) {
+      if (given && given->symbol.empty() && given->value != declared->value)
+        return InvalidArgument(fmt::format("--shape for '{}': axis {} is {} in the model, not {}", v.name,
+                                           axis, declared->value, given->value));
+      a.fixed = declared->value;  // the model's number wins over a symbol given for it
+    } else if (given && given->symbol.empty()) {
+      a.fixed = given->value;
+    } else {
+      a.symbol = given ? given->symbol
+                 : declared && declared->kind == Dim::Kind::kSymbolic
+                     ? declared->symbol
+                     : fmt::format("{}.{}", v.name, axis);  // unknown: private to this axis
+      if (std::find(plan.symbols.begin(), plan.symbols.end(), a.symbol) == plan.symbols.end())
+        plan.symbols.push_back(a.symbol);
+      if ((axis == 0 && rank >= 2) || ContainsBatch(a.symbol)) plan.batch_like.insert(a.symbol);
+    }
+    in.axes.push_back(a);
+  }
+  if (auto r = o.ranges.find(v.name); r != o.ranges.end()) in.range = r->second;
+  return in;
+}
+
+Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
+  ModelInfo info = Inspect(model);
+  Plan plan;
+  std::set<std::string> names;
+  for (const auto& v : info.inputs) names.insert(v.name);
+  for (const auto& [name, _] : o.shapes)
+    if (!names.contains(name))
+      return InvalidArgument(fmt::format("--shape names '{}', not a model input", name));
+  for (const auto& [name, _] : o.ranges)
+    if (!names.contains(name))
+      return InvalidArgument(fmt::format("--range names '{}', not a model input", name));
+  for (const auto& v : info.inputs) {
+    PARITY_ASSIGN_OR_RETURN(InputPlan in, PlanInput(v, o, plan));
+    plan.inputs.push_back(std::move(in));
+  }
+  for (const auto& [symbol, _] : o.dims)
+    if (std::find(plan.symbols.begin(), plan.symbols.end(), symbol) == plan.symbols.end())
+      return InvalidArgument(
+          fmt::format("--dim names '{}', not a dynamic dim of the model (dynamic dims: {})", symbol,
+                      plan.symbols.empty() ? "none" : fmt::format("{}", fmt::join(plan.symbols, ", "))));
+  for (const auto& s : plan.symbols) {
+    auto given = o.dims.find(s);
+    plan.defaults[s] = given != o.dims.end()         ? given->second
+                       : plan.batch_like.contains(s) ? 1
+                                                     : kDefaultDynamicSize;
+  }
+  bool any_int = false;
+  for (const auto& in : plan.inputs) any_int |= IsInteger(in.dtype);
+  if (any_int) {
+    auto g = BuildGraphView(model, {.infer_shapes = false});
+    if (g)
+      for (auto& in : plan.inputs)
+        if (IsInteger(in.dtype)) in.vocab = FindVocab(model, *g, in.name);
+  }
+  return plan;
+}
+
+struct Recipe {
+  std::string name;
+  std::map<std::string, int64_t> sizes;
+  Mode float_mode = Mode::kTypical;
+  Mode int_mode = Mode::kTypical;
+  double scale = 1;
+};
+
+bool Wants(const SampleGenOptions& o, GeneratedKind k) {
+  return std::find(o.kinds.begin(), o.kinds.end(), k) != o.kinds.end();
+}
+
+std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
+  bool any_float = false, any_vocab = false, any_plain_int = false;
+  for (const auto& in : plan.inputs) {
+    any_float |= IsFloating(in.dtype);
+    any_vocab |= in.vocab > 0;
+    any_plain_int |= IsInteger(in.dtype) && in.vocab == 0;
+  }
+  const auto& d = plan.defaults;
+  std::vector<Recipe> r;
+  if (Wants(o, GeneratedKind::kTypical)) r.push_back({"typical", d});
+  if (Wants(o, GeneratedKind::kBoundary)) {
+    r.push_back({"boundary_zeros", d, Mode::kZeros, Mode::kZeros});
+    if (any_float) {
+      r.push_back({"boundary_large", d, Mode::kTypical, Mode::kTypical, 100});
+      r.push_back({"boundary_small", d, Mode::kTypical, Mode::kTypical, 1e-3});
+    }
+    if (any_plain_int) r.push_back({"boundary_dtype_max", d, Mode::kTypical, Mode::kDtypeMax});
+    if (!plan.batch_like.empty()) {
+      int64_t batch = 4;
+      for (const auto& s : plan.batch_like) batch = std::max(batch, 2 * d.at(s));
+      Recipe b{fmt::format("boundary_batch{}", batch), d};
+      for (const auto& s : plan.batch_like) b.sizes[s] = batch;
+      r.push_back(std::move(b));
+    }
+    Recipe min{"boundary_min_size", d};
+    bool any_other = false;
+    for (const auto& s : plan.symbols)
+      if (!plan.batch_like.contains(s)) min.sizes[s] = o.min_size, any_other = true;
+    if (any_other) r.push_back(std::move(min));
+    for (const auto& in : plan.inputs) {
+      size_t n = in.axes.size();
+      if (n < 3) continue;
+      const std::string& h = in.axes[n - 2].symbol;
+      const std::string& w = in.axes[n - 1].symbol;
+      if (h.empty() || w.empty() || h == w || plan.batch_like.contains(h) || plan.batch_like.contains(w))
+        continue;
+      Recipe ns{"boundary_nonsquare", d};
+      ns.sizes[w] = 2 * std::max<int64_t>(d.at(h), 1);
+      ns.sizes[h] = std::max<int64_t>(d.at(h), 1);
+      r.push_back(std::move(ns));
+      break;
+    }
+  }
+  if (Wants(o, GeneratedKind::kAnomaly)) {
+    if (any_float) {
+      r.push_back({"anomaly_nan", d, Mode::kNaN, Mode::kTypical});
+      r.push_back({"anomaly_inf", d, Mode::kInf, Mode::kTypical});
+    }
+    if (!plan.symbols.empty()) {
+      Recipe e{"anomaly_empty", d};
+      std::string zero = plan.symbols.front();  // the first batch-like symbol in model order, else the first
+      for (const auto& s : plan.symbols)
+        if (plan.batch_like.contains(s)) {
+          zero = s;
+          break;
+        }
+      e.sizes[zero] = 0;
+      r.push_back(std::move(e));
+    }
+    if (any_vocab) r.push_back({"anomaly_out_of_range_ids", d, Mode::kTypical, Mode::kOutOfRange});
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options) {
+  if (options.min_size < 0) return InvalidArgument("min_size must be >= 0");
+  PARITY_ASSIGN_OR_RETURN(Plan plan, MakePlan(model, options));
+  std::vector<Sample> samples;
+  for (const Recipe& recipe : Recipes(plan, options)) {
+    Sample s{recipe.name, {}};
+    for (const InputPlan& in : plan.inputs) {
+      Shape shape;
+      for (const auto& a : in.axes) shape.push_back(a.symbol.empty() ? a.fixed : recipe.sizes.at(a.symbol));
+      PARITY_ASSIGN_OR_RETURN(Tensor t,
+                              WithContext(Tensor::Create(in.dtype, shape),
+                                          fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
+      bool is_float = IsFloating(in.dtype);
+      sample_internal::Fill(t, in, is_float ? recipe.float_mode : recipe.int_mode,
+                            is_float ? recipe.scale : 1,
+                            sample_internal::StreamSeed(options.seed, recipe.name, in.name));
+      PARITY_RETURN_IF_ERROR(s.tensors.Add(in.name, std::move(t)));
+    }
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+}  // namespace parity

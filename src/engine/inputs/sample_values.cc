@@ -1,0 +1,182 @@
+#include "engine/inputs/sample_values.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+namespace parity::sample_internal {
+namespace {
+
+class Stream {
+ public:
+  explicit Stream(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {  // splitmix64
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1p-53; }  // [0, 1)
+  double Normal() {
+    double u1 = 1.0 - Uniform();  // (0, 1]
+    double u2 = Uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+template <typename T>
+T SaturateTo(double v) {
+  if (std::isnan(v)) return T{0};
+  if (v <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+  if (v >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  return static_cast<T>(v);
+}
+
+void Store(Tensor& t, int64_t i, double v) {
+  std::byte* p = t.mutable_data();
+  auto put = [&]<typename T>(T x) { reinterpret_cast<T*>(p)[i] = x; };
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      put(static_cast<float>(v));
+      break;
+    case DType::kFloat64:
+      put(v);
+      break;
+    case DType::kFloat16:
+      put(FloatToHalf(static_cast<float>(v)));
+      break;
+    case DType::kBFloat16:
+      put(FloatToBFloat16(static_cast<float>(v)));
+      break;
+    case DType::kInt8:
+      put(SaturateTo<int8_t>(v));
+      break;
+    case DType::kUInt8:
+      put(SaturateTo<uint8_t>(v));
+      break;
+    case DType::kInt16:
+      put(SaturateTo<int16_t>(v));
+      break;
+    case DType::kUInt16:
+      put(SaturateTo<uint16_t>(v));
+      break;
+    case DType::kInt32:
+      put(SaturateTo<int32_t>(v));
+      break;
+    case DType::kUInt32:
+      put(SaturateTo<uint32_t>(v));
+      break;
+    case DType::kInt64:
+      put(SaturateTo<int64_t>(v));
+      break;
+    case DType::kUInt64:
+      put(SaturateTo<uint64_t>(v));
+      break;
+    case DType::kBool:
+      put(static_cast<uint8_t>(v != 0));
+      break;
+    case DType::kString:
+      break;
+  }
+}
+
+// The largest value of the dtype (float16/bfloat16/float32/float64 too).
+double DtypeMax(DType d) {
+  switch (d) {
+    case DType::kFloat16:
+      return 65504.0;
+    case DType::kBFloat16:
+      return 3.3895313892515355e38;
+    case DType::kFloat32:
+      return std::numeric_limits<float>::max();
+    case DType::kFloat64:
+      return std::numeric_limits<double>::max();
+    case DType::kInt8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::kUInt8:
+      return std::numeric_limits<uint8_t>::max();
+    case DType::kInt16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::kUInt16:
+      return std::numeric_limits<uint16_t>::max();
+    case DType::kInt32:
+      return std::numeric_limits<int32_t>::max();
+    case DType::kUInt32:
+      return std::numeric_limits<uint32_t>::max();
+    case DType::kInt64:
+      return 9.3e18;  // saturates to INT64_MAX in Store
+    case DType::kUInt64:
+      return 1.9e19;  // saturates to UINT64_MAX
+    default:
+      return 1;
+  }
+}
+
+double Typical(Stream& s, const InputPlan& in) {
+  if (in.dtype == DType::kBool) return s.Uniform() < 0.5 ? 0 : 1;
+  if (IsFloating(in.dtype)) {
+    if (in.range) return in.range->lo + s.Uniform() * (in.range->hi - in.range->lo);
+    return s.Normal();
+  }
+  double lo = 0, hi = 10;
+  if (in.vocab > 0) {
+    hi = static_cast<double>(in.vocab);
+  } else if (in.range) {
+    lo = std::ceil(in.range->lo);
+    hi = std::max(lo + 1, std::ceil(in.range->hi));  // [LO, HI) over integers
+  }
+  return std::min(hi - 1, std::floor(lo + s.Uniform() * (hi - lo)));
+}
+
+}  // namespace
+
+uint64_t StreamSeed(uint64_t seed, std::string_view sample, std::string_view input) {
+  uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over seed, sample, '/', input
+  auto mix = [&h](unsigned char c) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  };
+  for (int i = 0; i < 8; ++i) mix(static_cast<unsigned char>(seed >> (8 * i)));
+  for (char c : sample) mix(static_cast<unsigned char>(c));
+  mix('/');
+  for (char c : input) mix(static_cast<unsigned char>(c));
+  return h;
+}
+
+void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stream_seed) {
+  Stream s(stream_seed);
+  const int64_t n = t.size();
+  for (int64_t i = 0; i < n; ++i) {
+    double v = 0;
+    switch (mode) {
+      case Mode::kZeros:
+        v = 0;
+        break;
+      case Mode::kDtypeMax:
+        v = DtypeMax(in.dtype);
+        break;
+      default:
+        v = Typical(s, in) * scale;
+        break;
+    }
+    Store(t, i, v);
+  }
+  if (n == 0 || (mode != Mode::kNaN && mode != Mode::kInf && mode != Mode::kOutOfRange)) return;
+  if (mode == Mode::kOutOfRange && in.vocab == 0) return;
+  if (mode != Mode::kOutOfRange && !IsFloating(in.dtype)) return;
+  // A few elements, spread evenly, the first included.
+  const int64_t count = std::clamp<int64_t>(n / 64, 1, 16);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t i = k * n / count;
+    double v = mode == Mode::kNaN   ? std::numeric_limits<double>::quiet_NaN()
+               : mode == Mode::kInf ? (k % 2 == 0 ? 1 : -1) * std::numeric_limits<double>::infinity()
+                                    : static_cast<double>(in.vocab + k);
+    Store(t, i, v);
+  }
+}
+
+}  // namespace parity::sample_internal

@@ -1,0 +1,268 @@
+// The drill-down: where a range of nodes can be cut (pure), and locate at
+// `all` narrowing an NCHWc region to the planted node's own fused group.
+#include "engine/locate/drilldown.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/locate/locate.h"
+#include "engine/inputs/random_sample.h"
+#include "onnx/builder.h"
+#include "onnx/builtin_models.h"
+#include "onnx/edit.h"
+#include "onnx/graph.h"
+#include "report/locate_report.h"
+
+namespace parity {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+
+std::string ConvBn(ModelBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k, int64_t stride,
+                   const std::string& name) {
+  auto s = b.Scope(name);
+  std::string y;
+  {
+    auto c = b.Scope("conv");
+    y = b.ConvLayer(x, in, out, k, stride, k / 2, false);
+  }
+  auto n = b.Scope("bn");
+  return b.BatchNormLayer(y, out);
+}
+
+// A ResNet-like trunk of `blocks` residual blocks (Conv+BN+Relu, Conv+BN,
+// Add, Relu; every third block strided with a 1x1 projection), then a Gemm head.
+Model DeepCnn(int blocks) {
+  ModelBuilder b(17, /*seed=*/5);
+  std::string x = b.Input("input", DType::kFloat32, Shape{1, 3, 32, 32});
+  x = b.Relu(ConvBn(b, x, 3, 16, 3, 1, "stem"));
+  int64_t c = 16;
+  for (int i = 0; i < blocks; ++i) {
+    auto s = b.Scope("block" + std::to_string(i));
+    const bool down = i % 3 == 2;
+    const int64_t out = down ? c * 2 : c;
+    std::string y = b.Relu(ConvBn(b, x, c, out, 3, down ? 2 : 1, "a"));
+    y = ConvBn(b, y, out, out, 3, 1, "b");
+    const std::string skip = down ? ConvBn(b, x, c, out, 1, 2, "down") : x;
+    x = b.Relu(b.Add(y, skip));
+    c = out;
+  }
+  {
+    auto s = b.Scope("head");
+    x = b.GemmLayer(b.Flatten(b.GlobalAveragePool(x), 1), c, 10);
+  }
+  b.Output(x, "logits");
+  auto m = b.Build("deep_cnn");
+  EXPECT_TRUE(m.has_value()) << m.error().message();
+  return WithNodeNames(*m);
+}
+
+// A chain a -> b -> c -> d with a skip a -> d; groups {0,1} {2} {3}.
+GraphView Chain() {
+  GraphView v;
+  const auto add = [&](std::string name, std::vector<std::string> in, std::string out) {
+    v.producer[out] = v.nodes.size();
+    v.nodes.push_back({.name = std::move(name), .op_type = "Op", .inputs = std::move(in), .outputs = {out}});
+  };
+  v.inputs = {"x"};
+  v.initializers = {"w"};
+  add("n0", {"x", "w"}, "t0");
+  add("n1", {"t0"}, "t1");
+  add("n2", {"t1"}, "t2");
+  add("n3", {"t2", "t0"}, "y");
+  v.outputs = {"y"};
+  return v;
+}
+
+TEST(DrillPlan, TensorsOfARangeAreWhatCrossesItsEdges) {
+  const GraphView v = Chain();
+  const DrillNodes d{.nodes = {0, 1, 2, 3}, .group = {0, 0, 1, 2}};
+  const RangeTensors first = TensorsOfRange(v, d, 0, 2, v.outputs);
+  EXPECT_THAT(first.inputs, ElementsAre("x"));         // the initializer is not an input
+  EXPECT_THAT(first.outputs, ElementsAre("t0", "t1"));  // t0 is also read by n3 (the skip)
+  const RangeTensors last = TensorsOfRange(v, d, 2, 4, v.outputs);
+  EXPECT_THAT(last.inputs, ElementsAre("t1", "t0"));
+  EXPECT_THAT(last.outputs, ElementsAre("y"));
+}
+
+TEST(DrillPlan, CutsKeepGroupsWholeAndPreferBalance) {
+  const GraphView v = Chain();
+  const DrillNodes d{.nodes = {0, 1, 2, 3}, .group = {0, 0, 1, 2}};
+  EXPECT_EQ(CountGroups(d, 0, 4), 3u);
+  // Position 1 would split group 0; 2 and 3 leave 1|2 and 2|1 groups (equally
+  // balanced), each with two tensors crossing (t0,t1 and t2,t0): the first.
+  const std::vector<size_t> cuts = CandidateCuts(v, d, 0, 4, v.outputs);
+  EXPECT_THAT(cuts, ElementsAre(2u, 3u));
+  // One group: nothing to cut.
+  EXPECT_TRUE(CandidateCuts(v, d, 0, 2, v.outputs).empty());
+  // Ungrouped nodes (folded away) never block a cut.
+  const DrillNodes loose{.nodes = {0, 1, 2, 3}, .group = {0, -1, -1, 1}};
+  EXPECT_THAT(CandidateCuts(v, loose, 0, 4, v.outputs), ElementsAre(1u));
+}
+
+// A residual block's tail: conv2 -> bn2 -> add -> relu, with the projection
+// dconv -> dbn feeding the add; ORT fuses {conv2, bn2, add, relu} and {dconv, dbn}.
+TEST(DrillPlan, GroupsAreMadeContiguousSoTheyCanBeCut) {
+  GraphView v;
+  const auto add = [&](std::string name, std::vector<std::string> in, std::string out) {
+    v.producer[out] = v.nodes.size();
+    v.nodes.push_back({.name = std::move(name), .op_type = "Op", .inputs = std::move(in), .outputs = {out}});
+  };
+  v.inputs = {"x"};
+  add("conv2", {"x"}, "a");
+  add("bn2", {"a"}, "b");
+  add("dconv", {"x"}, "c");
+  add("dbn", {"c"}, "d");
+  add("add", {"b", "d"}, "e");
+  add("relu", {"e"}, "y");
+  v.outputs = {"y"};
+  FusionMap map;
+  map.regions.push_back({.covers = {"conv2", "bn2", "add", "relu"}});
+  map.regions.push_back({.covers = {"dconv", "dbn"}});
+  const DrillNodes d = GroupNodes(v, map);
+  EXPECT_THAT(d.nodes, ElementsAre(2u, 3u, 0u, 1u, 4u, 5u));
+  EXPECT_THAT(CandidateCuts(v, d, 0, 6, v.outputs), ElementsAre(2u));
+  const RangeTensors projection = TensorsOfRange(v, d, 0, 2, v.outputs);
+  EXPECT_THAT(projection.outputs, ElementsAre("d"));
+  // In the file's order no cut keeps both groups whole.
+  const DrillNodes file_order{.nodes = {0, 1, 2, 3, 4, 5}, .group = {0, 0, 1, 1, 0, 0}};
+  EXPECT_TRUE(CandidateCuts(v, file_order, 0, 6, v.outputs).empty());
+}
+
+LocateOptions AllOptions() {
+  LocateOptions o;
+  o.ablation = false;
+  o.target.intra_op_threads = 1;
+  o.reference.intra_op_threads = 1;
+  return o;
+}
+
+// Every Conv of `model` (by position) gets its weights x1.01 in turn; the top
+// culprit must be the planted node's own group (<= 4 nodes, covering it).
+int CheckEveryConv(const Model& model, const std::string& name, size_t stride, int* total) {
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  EXPECT_TRUE(view.has_value());
+  auto sample = RandomSample(model, 1);
+  EXPECT_TRUE(sample.has_value());
+  int hits = 0;
+  size_t conv_index = 0;
+  for (const auto& n : view->nodes) {
+    if (n.op_type != "Conv") continue;
+    if (conv_index++ % stride != 0) continue;
+    auto planted = ScaleInitializer(model, n.inputs[1], 1.01);
+    EXPECT_TRUE(planted.has_value());
+    auto report = Locate(model, &*planted, *sample, AllOptions());
+    EXPECT_TRUE(report.has_value()) << report.error().message();
+    if (!report) continue;
+    ++*total;
+    EXPECT_FALSE(report->culprits.empty()) << name << ": " << n.name;
+    if (report->culprits.empty()) continue;
+    const auto& top = report->culprits.front();
+    const bool covers = std::find(top.covers.begin(), top.covers.end(), n.name) != top.covers.end();
+    const bool small = top.covers.size() <= 4;
+    EXPECT_TRUE(covers && small) << name << ": planted " << n.name << ", top culprit " << top.fused_node
+                                 << " covers " << top.covers.size() << " nodes";
+    hits += covers && small;
+    const size_t region = top.narrowing ? top.narrowing->steps.front().covers.size() : top.covers.size();
+    std::printf("  %s: planted %-28s top %-36s %zu -> %zu nodes, %zu steps, %d sub-regions, %d sessions\n",
+                name.c_str(), n.name.c_str(), top.fused_node.c_str(), region, top.covers.size(),
+                top.narrowing ? top.narrowing->steps.size() : 0, top.narrowing ? top.narrowing->sub_regions_run : 0,
+                top.narrowing ? top.narrowing->sessions : 0);
+  }
+  return hits;
+}
+
+TEST(DrillDown, NarrowsResidualCnnToThePlantedConv) {
+  int total = 0;
+  const int hits = CheckEveryConv(WithNodeNames(ResidualCnn()), "ResidualCnn", 1, &total);
+  std::printf("ResidualCnn: %d / %d planted convs narrowed to their group\n", hits, total);
+  EXPECT_EQ(hits, total);
+  EXPECT_GE(total, 15);
+}
+
+TEST(DrillDown, NarrowsADeepTrunk) {
+  int total = 0;
+  const int hits = CheckEveryConv(DeepCnn(9), "DeepCnn(9)", 4, &total);
+  std::printf("DeepCnn(9): %d / %d planted convs narrowed to their group\n", hits, total);
+  EXPECT_EQ(hits, total);
+}
+
+// An error spread thinly over every convolution (each weight x(1+3e-4)):
+// the whole region fails, but no single group reproduces it. Narrowing stops
+// with a note, keeping the smallest region that still does.
+TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
+  const Model model = WithNodeNames(ResidualCnn());
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  ASSERT_TRUE(view.has_value());
+  Model spread = model.Clone();
+  for (const auto& n : view->nodes) {
+    if (n.op_type != "Conv") continue;
+    auto m = ScaleInitializer(spread, n.inputs[1], 1.0 + 3e-4);
+    ASSERT_TRUE(m.has_value());
+    spread = std::move(*m);
+  }
+  auto sample = RandomSample(model, 3);
+  ASSERT_TRUE(sample.has_value());
+  auto report = Locate(model, &spread, *sample, AllOptions());
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  ASSERT_FALSE(report->culprits.empty());
+  PrintLocateSummary(*report, stdout);
+  const auto& top = report->culprits.front();
+  ASSERT_TRUE(top.narrowing.has_value());
+  EXPECT_FALSE(top.narrowing->complete);
+  EXPECT_THAT(top.narrowing->note, ::testing::HasSubstr("reproduces its error"));
+  EXPECT_GT(top.narrowing->steps.back().groups, 1u);
+  EXPECT_EQ(top.covers, top.narrowing->steps.back().covers);
+  EXPECT_FALSE(top.local.pass);
+}
+
+TEST(DrillDown, ReportsTheNarrowingInJson) {
+  const Model model = WithNodeNames(ResidualCnn());
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  ASSERT_TRUE(view.has_value());
+  const auto conv = view->FindNode("/layer2/0/conv2/Conv");
+  ASSERT_TRUE(conv.has_value());
+  auto planted = ScaleInitializer(model, view->nodes[*conv].inputs[1], 1.01);
+  ASSERT_TRUE(planted.has_value());
+  auto sample = RandomSample(model, 2);
+  ASSERT_TRUE(sample.has_value());
+  LocateOptions o = AllOptions();
+  o.ablation = true;
+  o.latency_runs = 1;
+  o.max_ablated = 1;
+  auto report = Locate(model, &*planted, *sample, o);
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  ASSERT_FALSE(report->culprits.empty());
+  const auto& top = report->culprits.front();
+  PrintLocateSummary(*report, stdout);
+  ASSERT_TRUE(top.narrowing.has_value());
+  EXPECT_THAT(top.covers, Contains("/layer2/0/conv2/Conv"));
+  EXPECT_TRUE(top.narrowing->complete);
+  EXPECT_GE(top.narrowing->steps.size(), 2u);
+  for (size_t i = 1; i < top.narrowing->steps.size(); ++i) {
+    EXPECT_LT(top.narrowing->steps[i].covers.size(), top.narrowing->steps[i - 1].covers.size());
+    // A step is run, and then reproduces the error, unless it is the second
+    // half of a cut whose first half did not reproduce it (entered unrun).
+    if (top.narrowing->steps[i].measured) {
+      EXPECT_FALSE(top.narrowing->steps[i].local.pass);
+    }
+  }
+  EXPECT_TRUE(top.narrowing->steps.back().measured);
+  EXPECT_EQ(top.narrowing->steps.back().covers, top.covers);
+  EXPECT_TRUE(top.ablation.has_value());  // ablation ran on the final group
+  const auto j = LocateReportToJson(*report);
+  const auto& n = j["culprits"][0]["narrowing"];
+  ASSERT_TRUE(n.is_object());
+  EXPECT_EQ(n["steps"].size(), top.narrowing->steps.size());
+  EXPECT_TRUE(n["steps"][0]["local"]["score"].is_number());
+  for (const auto& step : n["steps"])
+    EXPECT_EQ(step["local"].is_null(), !step["measured"].get<bool>()) << step.dump();
+  EXPECT_TRUE(n["complete"].get<bool>());
+  EXPECT_THAT(j["notes"].dump(), ::testing::HasSubstr("too large to observe directly"));
+}
+
+}  // namespace
+}  // namespace parity

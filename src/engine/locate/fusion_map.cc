@@ -1,0 +1,172 @@
+#include "engine/locate/fusion_map.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_set>
+
+namespace parity {
+
+namespace {
+
+std::string NormalDomain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
+
+// Data movement that fusions wrap around the computing node.
+bool IsPlumbing(const std::string& op) {
+  return op == "ReorderInput" || op == "ReorderOutput" || op == "Reshape" || op == "Transpose" ||
+         op == "Squeeze" || op == "Unsqueeze" || op == "Identity" || op == "Cast";
+}
+
+struct UnionFind {
+  explicit UnionFind(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), size_t{0}); }
+  size_t Find(size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  }
+  void Join(size_t a, size_t b) { parent[Find(a)] = Find(b); }
+  std::vector<size_t> parent;
+};
+
+}  // namespace
+
+std::string FusedRegion::OpSummary() const {
+  std::string s;
+  for (size_t i = 0; i < op_types.size(); ++i) s += (i ? "+" : "") + op_types[i];
+  return s;
+}
+
+size_t FusedRegion::MainNode() const {
+  for (size_t i = 0; i < op_types.size(); ++i)
+    if (!IsPlumbing(op_types[i])) return i;
+  return 0;
+}
+
+std::vector<const FusedRegion*> FusionMap::Fused() const {
+  std::vector<const FusedRegion*> out;
+  for (const auto& r : regions)
+    if (!r.unchanged) out.push_back(&r);
+  return out;
+}
+
+const FusedRegion* FusionMap::RegionOf(const std::string& tensor) const {
+  auto it = region_of_output.find(tensor);
+  return it == region_of_output.end() ? nullptr : &regions[it->second];
+}
+
+std::string RegionSignature(const FusedRegion& region) {
+  std::string s;
+  for (size_t i = 0; i < region.op_types.size(); ++i)
+    s += (i ? "+" : "") + region.op_types[i] + "|" + region.domains[i];
+  s += " ->";
+  for (const auto& o : region.outputs) s += " " + o;
+  return s;
+}
+
+FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) {
+  FusionMap map;
+  const std::unordered_set<std::string> original_initializers(original.initializers.begin(),
+                                                              original.initializers.end());
+  const std::unordered_set<std::string> original_inputs(original.inputs.begin(), original.inputs.end());
+  std::unordered_set<std::string> surviving;
+  for (const auto& node : original.nodes)
+    for (const auto& o : node.outputs)
+      if (!o.empty() && optimized.producer.contains(o)) {
+        surviving.insert(o);
+        map.surviving.push_back(o);
+      }
+
+  // Optimized nodes joined through the tensors that did not survive.
+  UnionFind uf(optimized.nodes.size());
+  for (size_t i = 0; i < optimized.nodes.size(); ++i) {
+    const auto& node = optimized.nodes[i];
+    for (const auto* list : {&node.inputs, &node.implicit_inputs})
+      for (const auto& t : *list) {
+        if (t.empty() || surviving.contains(t)) continue;
+        if (auto it = optimized.producer.find(t); it != optimized.producer.end()) uf.Join(i, it->second);
+      }
+  }
+  std::unordered_map<size_t, std::vector<size_t>> members;  // root -> optimized node indices (topological)
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < optimized.nodes.size(); ++i) {
+    auto [it, fresh] = members.try_emplace(uf.Find(i));
+    if (fresh) roots.push_back(it->first);
+    it->second.push_back(i);
+  }
+
+  for (size_t root : roots) {
+    const auto& idx = members[root];
+    FusedRegion r;
+    std::unordered_set<std::string> produced, seen_inputs;
+    for (size_t i : idx) {
+      const auto& node = optimized.nodes[i];
+      r.nodes.push_back(node.name);
+      r.op_types.push_back(node.op_type);
+      r.domains.push_back(NormalDomain(node.domain));
+      for (const auto& o : node.outputs)
+        if (!o.empty()) produced.insert(o);
+    }
+    for (size_t i : idx)
+      for (const auto* list : {&optimized.nodes[i].inputs, &optimized.nodes[i].implicit_inputs})
+        for (const auto& t : *list)
+          if (!t.empty() && !produced.contains(t) &&
+              (surviving.contains(t) || original_inputs.contains(t)) && seen_inputs.insert(t).second)
+            r.inputs.push_back(t);
+    for (const auto& t : map.surviving)
+      if (produced.contains(t)) r.outputs.push_back(t);
+    if (r.outputs.empty()) continue;  // dead nodes: nothing of the original survives through them
+    const std::unordered_set<std::string> own(r.outputs.begin(), r.outputs.end());
+
+    // Walk back in the original graph through tensors that did not survive.
+    std::vector<size_t> covered;
+    std::unordered_set<std::string> seen;
+    std::unordered_set<std::string> boundary_seen;
+    std::vector<std::string> stack(r.outputs.rbegin(), r.outputs.rend());
+    while (!stack.empty()) {
+      std::string t = std::move(stack.back());
+      stack.pop_back();
+      if (t.empty() || !seen.insert(t).second) continue;
+      const bool stop = original_initializers.contains(t) || original_inputs.contains(t) ||
+                        (surviving.contains(t) && !own.contains(t));
+      if (stop) {
+        if (!original_initializers.contains(t) && boundary_seen.insert(t).second) r.boundary.push_back(t);
+        continue;
+      }
+      auto it = original.producer.find(t);
+      if (it == original.producer.end()) continue;
+      covered.push_back(it->second);
+      const auto& node = original.nodes[it->second];
+      for (auto in = node.implicit_inputs.rbegin(); in != node.implicit_inputs.rend(); ++in) stack.push_back(*in);
+      for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
+    }
+    std::sort(covered.begin(), covered.end());
+    covered.erase(std::unique(covered.begin(), covered.end()), covered.end());
+    for (size_t c : covered) r.covers.push_back(original.nodes[c].name);
+    r.first_original_index = covered.empty() ? original.nodes.size() : covered.front();
+    if (idx.size() == 1 && covered.size() == 1) {
+      const auto& a = optimized.nodes[idx[0]];
+      const auto& b = original.nodes[covered[0]];
+      r.unchanged = a.op_type == b.op_type && NormalDomain(a.domain) == NormalDomain(b.domain) &&
+                    a.outputs == b.outputs;
+    }
+    map.regions.push_back(std::move(r));
+  }
+
+  std::stable_sort(map.regions.begin(), map.regions.end(), [&](const FusedRegion& a, const FusedRegion& b) {
+    return a.first_original_index < b.first_original_index;
+  });
+  for (size_t i = 0; i < map.regions.size(); ++i) {
+    const auto& r = map.regions[i];
+    for (const auto& o : r.outputs) map.region_of_output.emplace(o, i);
+    for (const auto& name : r.covers) {
+      auto n = original.FindNode(name);
+      if (!n) continue;
+      for (const auto& o : original.nodes[*n].outputs)
+        if (!o.empty() && !surviving.contains(o)) map.fused_away.try_emplace(o, static_cast<int>(i));
+    }
+  }
+  for (const auto& node : original.nodes)
+    for (const auto& o : node.outputs)
+      if (!o.empty() && !surviving.contains(o)) map.fused_away.try_emplace(o, -1);
+  return map;
+}
+
+}  // namespace parity

@@ -1,0 +1,103 @@
+#include "engine/locate/local_error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/run/runner.h"
+#include "onnx/edit.h"
+
+namespace parity {
+
+double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
+  if (m.nan_mismatch > 0 || m.inf_mismatch > 0) return std::numeric_limits<double>::infinity();
+  const double max_ref = std::max(std::fabs(m.ref_min), std::fabs(m.ref_max));
+  const double band = tol.atol + tol.rtol * max_ref;
+  if (band <= 0) return m.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0.0;
+  return m.max_abs / band;
+}
+
+Result<JudgedTensor> JudgeTensor(const std::string& name, const Tensor& ref, const Tensor& test,
+                                 const TolerancePolicy& policy) {
+  JudgedTensor j;
+  if (ref.shape() != test.shape()) {
+    j.reason = fmt::format("shape {} differs from the reference's {}", ShapeToString(test.shape()),
+                           ShapeToString(ref.shape()));
+    j.score = std::numeric_limits<double>::infinity();
+    return j;
+  }
+  ResolvedTolerance resolved = Resolve(name, ref, policy);
+  // A lower-precision target (fp16-converted model) is judged by its own dtype's default.
+  if (test.dtype() != ref.dtype() && DTypeSize(test.dtype()) < DTypeSize(ref.dtype()))
+    resolved = Resolve(name, test, policy);
+  j.tolerance = resolved.tolerance;
+  PARITY_ASSIGN_OR_RETURN(j.metrics, WithContext(ComputeMetrics(ref, test, {.atol = j.tolerance.atol,
+                                                                            .rtol = j.tolerance.rtol,
+                                                                            .threads = 0}),
+                                                 fmt::format("tensor '{}'", name)));
+  j.reason = Judge(j.metrics, j.tolerance);
+  j.score = ErrorScore(j.metrics, j.tolerance);
+  return j;
+}
+
+ErrorSummary Summarize(const std::string& name, const JudgedTensor& j) {
+  return {.tensor = name,
+          .max_abs = j.metrics.max_abs,
+          .max_rel = j.metrics.max_rel,
+          .mismatches = j.metrics.mismatches,
+          .score = j.score,
+          .pass = j.reason.empty()};
+}
+
+void KeepWorst(ErrorSummary& worst, const ErrorSummary& c) {
+  if (worst.tensor.empty() || c.score > worst.score || (!c.pass && worst.pass)) {
+    const bool pass = worst.tensor.empty() ? c.pass : (worst.pass && c.pass);
+    worst = c;
+    worst.pass = pass;
+  } else {
+    worst.pass = worst.pass && c.pass;
+  }
+}
+
+Result<RegionModels> CutRegion(const Model& reference_model, const Model& target_model,
+                               const std::vector<std::string>& boundary, const std::vector<std::string>& outputs,
+                               const TensorSet& reference_values) {
+  RegionModels r;
+  PARITY_ASSIGN_OR_RETURN(r.reference, WithContext(ExtractRegion(reference_model, boundary, outputs),
+                                                   "cutting the region from the reference model"));
+  PARITY_ASSIGN_OR_RETURN(r.target, WithContext(ExtractRegion(target_model, boundary, outputs),
+                                                "cutting the region from the target model"));
+  for (const auto& name : boundary) {
+    const Tensor* t = reference_values.Find(name);
+    if (t == nullptr) return NotFound(fmt::format("no reference value for region input '{}'", name));
+    r.inputs.Set(name, *t);
+  }
+  return r;
+}
+
+Result<RegionRun> RunRegion(const RegionModels& region, const RunConfig& reference, const RunConfig& target,
+                            const TolerancePolicy& policy, const std::string& label, int* sessions) {
+  RegionRun run;
+  const Sample sample{"reference inputs", region.inputs};
+  {
+    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(region.reference, reference, label + " (reference)"));
+    if (sessions) ++*sessions;
+    PARITY_ASSIGN_OR_RETURN(run.expected, RunSample(s, sample, label));
+  }
+  {
+    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(region.target, target, label + " (target)"));
+    if (sessions) ++*sessions;
+    PARITY_ASSIGN_OR_RETURN(run.actual, RunSample(s, sample, label));
+  }
+  for (const auto& [name, ref] : run.expected) {
+    const Tensor* test = run.actual.Find(name);
+    if (test == nullptr) return InternalError(fmt::format("region output '{}' missing", name));
+    PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(name, ref, *test, policy));
+    KeepWorst(run.local, Summarize(name, j));
+  }
+  return run;
+}
+
+}  // namespace parity

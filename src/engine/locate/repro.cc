@@ -1,0 +1,80 @@
+#include "engine/locate/repro.h"
+
+#include <fmt/format.h>
+
+#include "core/atomic_file.h"
+#include "core/output_dir.h"
+#include "engine/run/tensor_source.h"
+
+namespace parity {
+
+namespace {
+
+// Invalid UTF-8 (an optimizer name from the command line) becomes U+FFFD
+// instead of throwing.
+std::string JsonText(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// Keys "default/NAME" when a name holds '/' ("/layer1/Relu_output_0"): a bare
+// key with a '/' would be read back as SAMPLE/INPUT and the README's command
+// would not find its inputs.
+TensorSet AsOneSample(const TensorSet& tensors) {
+  bool slash = false;
+  for (const auto& nt : tensors) slash = slash || nt.name.find('/') != std::string::npos;
+  if (!slash) return tensors;
+  TensorSet out;
+  for (const auto& nt : tensors) out.Set("default/" + nt.name, nt.tensor);
+  return out;
+}
+
+}  // namespace
+
+Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
+  // Everything small is rendered before the first file is written, so a
+  // failure there leaves no partial folder.
+  const auto& culprit = *c.culprit;
+  RunConfig target = c.target;
+  target.optimized_model_path.clear();
+  const std::string target_json = JsonText(RunConfigToJson(target));
+  std::string reference_json;
+  std::string command = "parity locate model.onnx --inputs inputs.npz --target target.json";
+  if (c.reference.opt_level != OptLevel::kDisable || c.reference.disabled_optimizers.size() > 0) {
+    RunConfig reference = c.reference;
+    reference.optimized_model_path.clear();
+    reference_json = JsonText(RunConfigToJson(reference));
+    command += " --reference reference.json";
+  }
+  if (c.separate_target_model) command += " --target-model target_model.onnx";
+  const auto& e = culprit.local;
+  std::string readme = fmt::format(
+      "# parity reproduction: {} ({})\n\n"
+      "Cut from `{}`. The region covers {} original node(s):\n\n",
+      culprit.fused_node, culprit.op_type, c.source_model, culprit.covers.size());
+  for (const auto& n : culprit.covers) readme += fmt::format("- `{}`\n", n);
+  readme += fmt::format(
+      "\nFed the reference values of its inputs (`inputs.npz`), the region computes `expected.npz` under "
+      "the reference config [{}] and `actual.npz` under the target config [{}]%s.\n\n"
+      "Run:\n\n```\n{}\n```\n\n"
+      "It should report a divergence (exit code 1) at `{}`: max_abs {:.6g}, {} element(s) outside the "
+      "tolerance, score {:.3g} (1 = the edge of the tolerance band).\n",
+      c.reference.Label(), c.target.Label(), command, e.tensor, e.max_abs, e.mismatches, e.score);
+  const std::string marker = "%s";
+  if (auto pos = readme.find(marker); pos != std::string::npos)
+    readme.replace(pos, marker.size(),
+                   c.separate_target_model ? " (the target region, `target_model.onnx`, comes from the derived "
+                                             "model)"
+                                           : "");
+
+  PARITY_RETURN_IF_ERROR(WithContext(ClaimOutputDir(dir, kReproKind), "--repro"));
+  PARITY_RETURN_IF_ERROR(c.region->reference.Save(dir / "model.onnx"));
+  if (c.separate_target_model) PARITY_RETURN_IF_ERROR(c.region->target.Save(dir / "target_model.onnx"));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "inputs.npz", AsOneSample(c.region->inputs)));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "expected.npz", c.run->expected));
+  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "actual.npz", c.run->actual));
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(dir / "target.json", target_json));
+  if (!reference_json.empty()) PARITY_RETURN_IF_ERROR(WriteFileAtomic(dir / "reference.json", reference_json));
+  return WriteFileAtomic(dir / "README.md", readme);
+}
+
+}  // namespace parity

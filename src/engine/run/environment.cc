@@ -1,0 +1,73 @@
+#include "engine/run/environment.h"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "core/build_info.h"
+#include "ort/runtime.h"
+
+namespace parity {
+namespace {
+
+std::string ReadCpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string ReadOs() {
+  std::ifstream in("/etc/os-release");
+  std::string line, pretty;
+  while (std::getline(in, line)) {
+    if (line.rfind("PRETTY_NAME=", 0) == 0) {
+      pretty = line.substr(12);
+      if (pretty.size() >= 2 && pretty.front() == '"') pretty = pretty.substr(1, pretty.size() - 2);
+    }
+  }
+  utsname u{};
+  if (uname(&u) == 0) pretty += std::string(pretty.empty() ? "" : ", ") + u.sysname + " " + u.release + " " + u.machine;
+  return pretty;
+}
+
+Environment Collect() {
+  Environment e;
+  e.parity_version = PARITY_VERSION;
+  e.ort_version = ort::OrtVersion();
+  e.onnx_version = PARITY_ONNX_VERSION;
+  e.compiler = PARITY_COMPILER;
+  e.providers = ort::AvailableProviders();
+  e.cpu = ReadCpuModel();
+  e.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
+  e.os = ReadOs();
+  e.memory_bytes = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) e.hostname = host;
+  return e;
+}
+
+}  // namespace
+
+const Environment& CurrentEnvironment() {
+  static const Environment env = Collect();
+  return env;
+}
+
+nlohmann::json EnvironmentToJson(const Environment& e) {
+  return {{"parity_version", e.parity_version}, {"ort_version", e.ort_version},
+          {"onnx_version", e.onnx_version},     {"compiler", e.compiler},
+          {"providers", e.providers},           {"cpu", e.cpu},
+          {"cpu_count", e.cpu_count},           {"os", e.os},
+          {"memory_bytes", e.memory_bytes},     {"hostname", e.hostname}};
+}
+
+}  // namespace parity

@@ -1,0 +1,125 @@
+#include "engine/run/observe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/run/runner.h"
+#include "onnx/edit.h"
+
+namespace parity {
+
+namespace {
+
+std::vector<std::string> Signatures(const FusionMap& map) {
+  std::vector<std::string> s;
+  for (const auto& r : map.regions) s.push_back(RegionSignature(r));
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+// Names of final outputs whose bytes differ from the untouched run's.
+std::vector<std::string> DifferingOutputs(const TensorSet& untouched, const TensorSet& observed) {
+  std::vector<std::string> differ;
+  for (const auto& [name, tensor] : untouched) {
+    const Tensor* t = observed.Find(name);
+    if (t == nullptr || !t->BitwiseEquals(tensor)) differ.push_back(name);
+  }
+  return differ;
+}
+
+Status Deliver(const TensorSet& outputs, const std::vector<std::string>& tensors, const ObservedSink& sink) {
+  for (const auto& name : tensors) {
+    const Tensor* t = outputs.Find(name);
+    if (t == nullptr) return InternalError(fmt::format("observed tensor '{}' missing from the run", name));
+    PARITY_RETURN_IF_ERROR(sink(name, *t));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
+                                       const std::vector<std::string>& tensors, const std::string& label) {
+  PARITY_ASSIGN_OR_RETURN(std::string bytes,
+                          WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
+  return ort::ModelSource::FromBytes(std::move(bytes));
+}
+
+Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
+                                  const PlannedSession& plan,
+                                  const RunConfig& config, const std::vector<std::string>& tensors,
+                                  const Sample& sample, const std::filesystem::path& scratch,
+                                  const std::string& label, const ObservedSink& sink,
+                                  const ObserveOptions& options) {
+  Observation obs;
+  const auto start = std::chrono::steady_clock::now();
+  PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(plan.session, sample, label));
+  obs.untouched_run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  const auto output_names = plan.session.output_names();
+
+  // 1. The original model with the surviving tensors exposed, same config.
+  PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
+                          CreatePlannedSession(exposed, view, config, label + " (observed)",
+                                               scratch / "observed_optimized.onnx"));
+  ++obs.sessions;
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(observed.session, sample, label + " (observed)"));
+  const auto differ = DifferingOutputs(obs.untouched_outputs, outputs);
+  const bool same_plan = Signatures(observed.map) == Signatures(plan.map);
+  if (!differ.empty())
+    obs.notes.push_back(fmt::format("with {} surviving tensors exposed, final output(s) {} differ bitwise",
+                                    tensors.size(), fmt::join(differ, ", ")));
+  if (!same_plan)
+    obs.notes.push_back("with the surviving tensors exposed, ORT fused the graph differently");
+  if (options.simulate_plan_change)
+    obs.notes.push_back("plan change simulated (test hook): the exposed observation is not trusted");
+  if (differ.empty() && same_plan && !options.simulate_plan_change) {
+    obs.observer_check = true;
+    obs.mode = "exposed";
+    PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
+    return obs;
+  }
+
+  // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
+  obs.mode = "optimized_model";
+  PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(optimized, tensors),
+                                                      label + " (optimized model)"));
+  RunConfig frozen = config;
+  frozen.opt_level = OptLevel::kDisable;
+  frozen.disabled_optimizers.clear();
+  frozen.optimized_model_path.clear();
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(fallback, frozen, label + " (optimized model)"));
+  ++obs.sessions;
+  PARITY_ASSIGN_OR_RETURN(outputs, RunSample(session, sample, label + " (optimized model)"));
+  auto fallback_differ = DifferingOutputs(obs.untouched_outputs, outputs);
+  if (options.simulate_fallback_mismatch && fallback_differ.empty())
+    fallback_differ.push_back(output_names.empty() ? "?" : output_names.front() + " (simulated)");
+  obs.observer_check = fallback_differ.empty();
+  if (obs.observer_check)
+    obs.notes.push_back("fallback: ran ORT's saved optimized model at 'disable' with the tensors exposed; "
+                        "its final outputs are bitwise identical to the untouched run");
+  else
+    obs.notes.push_back(fmt::format(
+        "fallback: ORT's saved optimized model at 'disable' still differs bitwise in {}; the observed "
+        "values may not be what the untouched target computes",
+        fmt::join(fallback_differ, ", ")));
+  PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
+  return obs;
+}
+
+Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunConfig& config,
+                                     const std::vector<std::string>& tensors, const Sample& sample,
+                                     const std::string& label, const ObservedSink& sink, int* sessions) {
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(exposed, config),
+                                      fmt::format("{} [{}]", label, config.Label())));
+  if (sessions) ++*sessions;
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
+  PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
+  return outputs;
+}
+
+}  // namespace parity

@@ -1,0 +1,76 @@
+// Observing a run without perturbing it (docs/contract.md "observer check";
+// "marking every tensor as an output will break all fusion").
+//
+// The target is first run untouched; then the surviving tensors of its plan
+// are exposed as extra outputs of the ORIGINAL model under the same config.
+// That observation is trusted only when (a) every final output is bitwise
+// identical to the untouched run's and (b) ORT made the same fused regions
+// (same op types, domains and outputs) as for the untouched model. If not,
+// ORT changed its plan because of the extra outputs; the fallback then runs
+// the optimized model ORT saved for the untouched session, at `disable` (so
+// nothing is re-planned), with the same tensors exposed, and checks (a)
+// again. The mode used and every discrepancy are reported.
+//
+// Thread-compatible; creates ORT sessions (counted in `sessions`).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/run/optimized_plan.h"
+#include "onnx/graph.h"
+#include "onnx/model.h"
+
+namespace parity {
+
+using ObservedSink = std::function<Status(const std::string&, const Tensor&)>;
+
+struct ObserveOptions {
+  // Test hook: behave as if ORT had planned the exposed model differently,
+  // forcing the fallback (there is no known CPU case where exposing a
+  // surviving tensor changes ORT 1.29's plan; see docs/locate.md).
+  bool simulate_plan_change = false;
+  // Test hook: also behave as if the fallback's outputs differed, so that
+  // observer_check is false.
+  bool simulate_fallback_mismatch = false;
+};
+
+struct Observation {
+  TensorSet untouched_outputs;  // the target's final outputs, unobserved
+  bool observer_check = false;  // final outputs bitwise equal with and without observation
+  std::string mode;             // "exposed" or "optimized_model"
+  std::vector<std::string> notes;
+  int sessions = 0;
+  double untouched_run_ms = 0;
+};
+
+// The model with `tensors` exposed (WithExtraOutputs), serialized, from
+// `serialized` (the bytes of `model` itself) without copying the model: one
+// copy shared by every session that observes the same tensors of the model.
+Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
+                                       const std::vector<std::string>& tensors, const std::string& label);
+
+// Runs `plan` (the untouched target session) once, then observes `tensors`
+// (surviving tensors, topological order) and hands each, in that order, to
+// `sink`. `exposed` is ExposedSource(model `plan` was created from, tensors);
+// `view` that model's graph.
+// Errors: session creation or run failures, and the sink's errors.
+Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
+                                  const PlannedSession& plan,
+                                  const RunConfig& config, const std::vector<std::string>& tensors,
+                                  const Sample& sample, const std::filesystem::path& scratch,
+                                  const std::string& label, const ObservedSink& sink,
+                                  const ObserveOptions& options = {});
+
+// Runs `exposed` (ExposedSource of the model and `tensors`) under `config` (meant for `disable`, where
+// there is no plan to perturb), runs one sample and hands them to `sink` in
+// order. Returns the final outputs.
+Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunConfig& config,
+                                     const std::vector<std::string>& tensors, const Sample& sample,
+                                     const std::string& label, const ObservedSink& sink, int* sessions);
+
+}  // namespace parity

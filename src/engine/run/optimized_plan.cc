@@ -1,0 +1,82 @@
+#include "engine/run/optimized_plan.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include "engine/run/runner.h"
+
+namespace parity {
+
+Result<ScratchDir> ScratchDir::Create(const std::string& tag) {
+  std::string tmpl = (std::filesystem::temp_directory_path() / ("parity_" + tag + ".XXXXXX")).string();
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    return RuntimeError(fmt::format("cannot create a scratch directory like '{}'", tmpl));
+  return ScratchDir(tmpl);
+}
+
+ScratchDir::~ScratchDir() {
+  if (path_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label) {
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
+  return ort::ModelSource::FromBytes(std::move(bytes));
+}
+
+Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
+                                            const std::string& label,
+                                            const std::filesystem::path& optimized_path,
+                                            bool capture_optimizer_log) {
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SerializedSource(model, label));
+  return CreatePlannedSession(source, original, std::move(config), label, optimized_path, capture_optimizer_log);
+}
+
+Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const GraphView& original,
+                                            RunConfig config, const std::string& label,
+                                            const std::filesystem::path& optimized_path,
+                                            bool capture_optimizer_log) {
+  const std::string config_label = config.Label();  // as the caller gave it
+  config.optimized_model_path = optimized_path.string();
+  // Only the graph's structure is read back: the weights go to a side file
+  // (ORT resolves its name against the optimized model's directory) instead
+  // of being serialized into the model and parsed again.
+  // (kOrtSessionOptionsOptimizedModelExternalInitializersFileName in
+  // onnxruntime_session_options_config_keys.h; initializers under 1024 bytes,
+  // ORT's default threshold, stay inline)
+  config.session_entries["session.optimized_model_external_initializers_file_name"] =
+      optimized_path.filename().string() + ".data";
+  ort::SessionExtras extras;
+  extras.capture_optimizer_log = capture_optimizer_log;
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(model, config, extras),
+                                      fmt::format("{} [{}]", label, config_label)));
+  auto optimized = Model::Load(optimized_path, {.external_data = false});
+  if (!optimized)
+    return RuntimeError(fmt::format("{} [{}]: cannot read the optimized model ORT saved: {}", label,
+                                    config_label, optimized.error().message()));
+  PARITY_ASSIGN_OR_RETURN(GraphView view, WithContext(BuildGraphView(*optimized, {.infer_shapes = false}),
+                                                      "the optimized model ORT saved"));
+  FusionMap map = BuildFusionMap(original, view);
+  std::vector<std::string> modified = session.modified_optimizers();
+  return PlannedSession{std::move(session), std::move(*optimized), optimized_path, std::move(view),
+                        std::move(map), std::move(modified)};
+}
+
+Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label) {
+  auto m = Model::Load(plan.optimized_path);
+  if (!m)
+    return RuntimeError(
+        fmt::format("{}: cannot read the optimized model ORT saved: {}", label, m.error().message()));
+  return m;
+}
+
+Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const RunConfig& config,
+                         const std::string& label, const std::filesystem::path& optimized_path) {
+  PARITY_ASSIGN_OR_RETURN(PlannedSession p,
+                          CreatePlannedSession(model, original, config, label, optimized_path));
+  return std::move(p.map);
+}
+
+}  // namespace parity

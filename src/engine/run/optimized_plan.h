@@ -1,0 +1,76 @@
+// A target session together with the plan ORT made for it: the optimized
+// model ORT saved while creating the session, its graph view, and the fusion
+// map against the original graph. Also a scratch directory for such files.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "engine/locate/fusion_map.h"
+#include "onnx/graph.h"
+#include "onnx/model.h"
+#include "ort/session.h"
+
+namespace parity {
+
+// A fresh directory under the system temp dir ("parity_<tag>.XXXXXX"),
+// removed with its contents on destruction. Movable, not copyable.
+class ScratchDir {
+ public:
+  static Result<ScratchDir> Create(const std::string& tag);
+  ScratchDir(ScratchDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
+  ScratchDir& operator=(ScratchDir&&) = delete;
+  ScratchDir(const ScratchDir&) = delete;
+  ~ScratchDir();
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  explicit ScratchDir(std::filesystem::path p) : path_(std::move(p)) {}
+  std::filesystem::path path_;
+};
+
+struct PlannedSession {
+  ort::Session session;
+  // What ORT saved, structure only: ORT writes the initializers to
+  // `<optimized_path>.data` and they are not read (LoadOptimizedWithWeights).
+  Model optimized;
+  std::filesystem::path optimized_path;
+  GraphView optimized_view;   // infer_shapes=false
+  FusionMap map;              // against the `original` view passed in
+  std::vector<std::string> modified_optimizers;  // when the log was captured
+};
+
+// Creates a session of `model` (node names already written, see
+// WithNodeNames) under `config`, asking ORT to save its optimized model to
+// `optimized_path` (initializers in a side file), loads its structure and
+// maps it onto `original`.
+// Errors: those of CreateSession, and of loading the saved model (kRuntime:
+// ORT wrote something parity cannot read).
+Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
+                                            const std::string& label,
+                                            const std::filesystem::path& optimized_path,
+                                            bool capture_optimizer_log = false);
+// The same from the model's serialized bytes (shared between sessions of the
+// same model, so that an 87 MB model is serialized once, not per session).
+Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const GraphView& original,
+                                            RunConfig config, const std::string& label,
+                                            const std::filesystem::path& optimized_path,
+                                            bool capture_optimizer_log = false);
+
+// The optimized model ORT saved for `plan`, initializers included (read
+// from the side file), for running it.
+Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label);
+
+// `model` serialized for ORT, errors naming `label`.
+Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label);
+
+// The optimized model of `model` under `config` and its map, without keeping
+// the session.
+Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const RunConfig& config,
+                         const std::string& label, const std::filesystem::path& optimized_path);
+
+}  // namespace parity

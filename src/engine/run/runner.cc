@@ -1,0 +1,33 @@
+#include "engine/run/runner.h"
+
+#include <fmt/format.h>
+
+#include "onnx/edit.h"
+#include "onnx/graph.h"
+
+namespace parity {
+
+Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, const std::string& label,
+                                   const ort::SessionExtras& extras) {
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
+  return WithContext(ort::Session::Create(ort::ModelSource::FromBytes(std::move(bytes)), config, extras),
+                     fmt::format("{} [{}]", label, config.Label()));
+}
+
+Result<TensorSet> RunSample(const ort::Session& session, const Sample& sample, const std::string& label,
+                            const std::vector<std::string>& output_names) {
+  return WithContext(session.Run(sample.tensors, output_names),
+                     fmt::format("{}, sample '{}'", label, sample.name));
+}
+
+Result<ObservedModel> ObserveAllTensors(const Model& model) {
+  GraphViewOptions options;
+  options.infer_shapes = false;  // WithExtraOutputs infers types itself
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, BuildGraphView(model, options));
+  ObservedModel out;
+  for (const auto& t : IntermediateTensors(graph)) out.observed.push_back(t.name);
+  PARITY_ASSIGN_OR_RETURN(out.model, WithExtraOutputs(model, out.observed));
+  return out;
+}
+
+}  // namespace parity

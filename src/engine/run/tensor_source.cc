@@ -1,0 +1,78 @@
+#include "engine/run/tensor_source.h"
+
+#include <algorithm>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "core/npy.h"
+#include "core/npz.h"
+#include "core/tensor_files.h"
+#include "engine/inputs/input_check.h"
+#include "onnx/tensor_proto.h"
+
+namespace fs = std::filesystem;
+
+namespace parity {
+namespace {
+
+bool HasExtension(const fs::path& p, std::string_view ext) { return p.extension() == ext; }
+
+// A directory is ONNX test data when it holds input_N.pb/output_N.pb files.
+bool IsPbDirectory(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".pb") return true;
+  return false;
+}
+
+Result<TensorSet> LoadPbDirectory(const fs::path& dir, const TensorSourceOptions& o) {
+  PARITY_ASSIGN_OR_RETURN(TestDataSet data, ReadTestDataSet(dir, o.input_names, o.output_names));
+  return o.pb_outputs ? std::move(data.outputs) : std::move(data.inputs);
+}
+
+}  // namespace
+
+Result<TensorSet> LoadTensors(const fs::path& path, const TensorSourceOptions& o) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return NotFound(fmt::format("{}: no such file or directory", path.string()));
+  if (fs::is_directory(status)) {
+    if (IsPbDirectory(path)) return LoadPbDirectory(path, o);
+    return ReadNpyDir(path);
+  }
+  if (HasExtension(path, ".npz")) return ReadNpz(path);
+  if (HasExtension(path, ".npy")) {
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+    TensorSet set;
+    std::string name = o.input_names.size() == 1 ? o.input_names[0] : path.stem().string();
+    PARITY_RETURN_IF_ERROR(set.Add(std::move(name), std::move(t)));
+    return set;
+  }
+  if (HasExtension(path, ".pb")) {
+    std::string name;
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadTensorProtoFile(path, &name));
+    if (name.empty()) name = o.input_names.size() == 1 ? o.input_names[0] : path.stem().string();
+    TensorSet set;
+    PARITY_RETURN_IF_ERROR(set.Add(std::move(name), std::move(t)));
+    return set;
+  }
+  return InvalidArgument(
+      fmt::format("{}: unknown tensor file kind (expected .npz, .npy, .pb, or a directory of .npy or .pb files)",
+                  path.string()));
+}
+
+Result<std::vector<Sample>> LoadSamples(const fs::path& path, const TensorSourceOptions& o) {
+  PARITY_ASSIGN_OR_RETURN(TensorSet set, LoadTensors(path, o));
+  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, WithContext(SplitSamples(set), path.string()));
+  if (!o.input_names.empty())
+    for (Sample& s : samples) s.tensors = BindInputNames(s.tensors, o.input_names);
+  return samples;
+}
+
+Status SaveTensors(const fs::path& path, const TensorSet& tensors) {
+  if (HasExtension(path, ".npz")) return WriteNpz(path, tensors);
+  return WriteNpyDir(path, tensors);
+}
+
+}  // namespace parity

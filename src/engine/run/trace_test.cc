@@ -1,0 +1,166 @@
+#include "engine/run/trace.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/run/runner.h"
+#include "onnx/builder.h"
+#include "onnx/builtin_models.h"
+#include "onnx/graph.h"
+
+namespace parity {
+namespace {
+
+Sample RandomSample(const std::string& input, const Shape& shape, uint32_t seed = 1) {
+  Tensor t(DType::kFloat32, shape);
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist;
+  for (float& v : t.mutable_view<float>()) v = dist(rng);
+  Sample s{"default", {}};
+  EXPECT_TRUE(s.tensors.Add(input, t));
+  return s;
+}
+
+std::vector<std::string> Intermediates(const Model& m) {
+  auto g = BuildGraphView(m);
+  EXPECT_TRUE(g.has_value());
+  std::vector<std::string> names;
+  for (const auto& t : IntermediateTensors(*g)) names.push_back(t.name);
+  return names;
+}
+
+TraceOptions Batched(int64_t bytes) {
+  TraceOptions o;
+  o.max_batch_bytes = bytes;
+  return o;
+}
+
+struct Collected {
+  std::vector<std::string> order;
+  TensorSet values;
+};
+
+Result<Collected> TraceAll(Tracer& tracer, const Sample& sample) {
+  Collected c;
+  auto outputs = tracer.Trace(sample, [&](const std::string& name, const Tensor& t) -> Status {
+    c.order.push_back(name);
+    return c.values.Add(name, t);
+  });
+  if (!outputs) return std::unexpected(outputs.error());
+  return c;
+}
+
+TEST(Tracer, DeliversEveryObservedTensorInTheGivenOrderInOneBatch) {
+  Model m = ResidualCnn();
+  auto names = Intermediates(m);
+  ASSERT_GT(names.size(), 40u);
+  auto tracer = Tracer::Create(m, RunConfig{}, names, "residual");
+  ASSERT_TRUE(tracer) << tracer.error().message();
+  EXPECT_EQ(tracer->batches().size(), 1u);
+  auto c = TraceAll(*tracer, RandomSample("input", {1, 3, 64, 64}));
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->order, names);  // the graph output is among them: not delivered twice
+}
+
+TEST(Tracer, BatchedRunsGiveBitwiseTheSameTensorsAsOneRun) {
+  Model m = ResidualCnn();
+  auto names = Intermediates(m);
+  Sample sample = RandomSample("input", {1, 3, 64, 64});
+  auto whole = Tracer::Create(m, RunConfig{}, names, "residual");
+  auto batched = Tracer::Create(m, RunConfig{}, names, "residual", Batched(200 << 10));
+  ASSERT_TRUE(whole && batched);
+  ASSERT_GT(batched->batches().size(), 3u);
+  size_t total = 0;
+  for (size_t b = 0; b < batched->batches().size(); ++b) {
+    total += batched->batches()[b].size();
+    if (batched->batches()[b].size() == 1) continue;  // a tensor above the limit gets a batch alone
+    EXPECT_LE(batched->batch_bytes()[b], 200 << 10);
+  }
+  EXPECT_EQ(total, names.size());
+  auto a = TraceAll(*whole, sample);
+  auto b = TraceAll(*batched, sample);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(a->order, b->order);
+  for (const auto& [name, t] : a->values) EXPECT_TRUE(t.BitwiseEquals(*b->values.Find(name))) << name;
+}
+
+TEST(Tracer, ReturnsTheModelOutputsAndDeliversUnobservedOutputsLast) {
+  Model m = ConvBnRelu();
+  auto tracer = Tracer::Create(m, RunConfig{}, {"input"}, "cbr");
+  ASSERT_TRUE(tracer);
+  Sample sample = RandomSample("input", {1, 3, 224, 224});
+  Collected c;
+  auto outputs = tracer->Trace(sample, [&](const std::string& name, const Tensor& t) -> Status {
+    c.order.push_back(name);
+    return {};
+  });
+  ASSERT_TRUE(outputs) << outputs.error().message();
+  EXPECT_EQ(c.order, (std::vector<std::string>{"input", "output"}));
+  ASSERT_EQ(outputs->size(), 1u);
+  auto session = CreateSession(m, RunConfig{}, "cbr");
+  ASSERT_TRUE(session);
+  auto plain = RunSample(*session, sample, "cbr");
+  ASSERT_TRUE(plain);
+  EXPECT_TRUE((*outputs)[0].tensor.BitwiseEquals((*plain)[0].tensor));
+}
+
+TEST(Tracer, RefusesATensorNoNodeProduces) {
+  auto tracer = Tracer::Create(ConvBnRelu(), RunConfig{}, {"no_such_tensor"}, "cbr");
+  ASSERT_FALSE(tracer);
+  EXPECT_EQ(tracer.error().code(), ErrorCode::kNotFound);
+  EXPECT_NE(tracer.error().message().find("no_such_tensor"), std::string::npos);
+}
+
+TEST(Tracer, RefusesARepeatedTensor) {
+  Model m = ConvBnRelu();
+  auto names = Intermediates(m);
+  names.push_back(names[0]);
+  auto tracer = Tracer::Create(m, RunConfig{}, names, "cbr");
+  ASSERT_FALSE(tracer);
+  EXPECT_EQ(tracer.error().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(Tracer, ASinkErrorStopsTheTrace) {
+  Model m = ResidualCnn();
+  auto tracer = Tracer::Create(m, RunConfig{}, Intermediates(m), "residual", Batched(100 << 10));
+  ASSERT_TRUE(tracer);
+  int calls = 0;
+  auto outputs = tracer->Trace(RandomSample("input", {1, 3, 64, 64}), [&](const std::string&, const Tensor&) -> Status {
+    if (++calls == 3) return Corrupt("disk full");
+    return {};
+  });
+  ASSERT_FALSE(outputs);
+  EXPECT_EQ(calls, 3);
+  EXPECT_NE(outputs.error().message().find("disk full"), std::string::npos);
+}
+
+TEST(Tracer, ARunErrorNamesTheSample) {
+  Model m = ConvBnRelu();
+  auto tracer = Tracer::Create(m, RunConfig{}, Intermediates(m), "cbr");
+  ASSERT_TRUE(tracer);
+  Sample wrong = RandomSample("input", {1, 4, 224, 224});
+  wrong.name = "typical";
+  auto outputs = tracer->Trace(wrong, [](const std::string&, const Tensor&) -> Status { return {}; });
+  ASSERT_FALSE(outputs);
+  EXPECT_NE(outputs.error().message().find("typical"), std::string::npos);
+}
+
+TEST(EstimateTensorBytes, ResolvesSymbolicDimsFromTheInputShapes) {
+  ModelBuilder b;
+  auto x = b.Input("x", DType::kFloat32, Shape{-1, 8});
+  auto y = b.Relu(x);
+  b.Output(b.Relu(y), "y");
+  auto m = b.Build();
+  ASSERT_TRUE(m) << m.error().message();
+  auto unknown = EstimateTensorBytes(*m, {y}, {});
+  ASSERT_EQ(unknown.size(), 1u);
+  EXPECT_FALSE(unknown[0].has_value());
+  auto known = EstimateTensorBytes(*m, {y, "x"}, {{"x", {5, 8}}});
+  ASSERT_TRUE(known[0] && known[1]);
+  EXPECT_EQ(*known[0], 5 * 8 * 4);
+  EXPECT_EQ(*known[1], 5 * 8 * 4);
+}
+
+}  // namespace
+}  // namespace parity

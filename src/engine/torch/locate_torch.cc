@@ -1,0 +1,68 @@
+#include "engine/torch/locate_torch.h"
+
+#include "engine/run/runner.h"
+#include "report/compare_json.h"
+#include "report/locate_report.h"
+
+namespace parity {
+
+Result<TorchLocateResult> LocateAgainstTorch(const Model& model, const Model* target_model, const TorchDump& dump,
+                                             const LocateOptions& options) {
+  const Model& judged = target_model ? *target_model : model;
+  const std::string label = target_model ? options.target_label : options.model_label;
+  TorchCompareOptions compare{.policy = options.policy, .label = label};
+  TorchLocateResult result;
+  PARITY_ASSIGN_OR_RETURN(result.exported, CompareWithTorch(judged, dump, options.reference, compare));
+
+  PARITY_ASSIGN_OR_RETURN(TensorSet inputs, LoadTorchInputs(dump));
+  PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchOutputs(dump));
+  Sample sample{"torch", std::move(inputs)};
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(judged, options.target, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
+  CompareOptions outputs_compare{.policy = options.policy};
+  // The dump's float64 outputs calibrate the default band (tolerance.h).
+  TensorSet fp64;
+  if (!dump.outputs_fp64.empty() && options.policy.mode == ToleranceMode::kScaled && !options.policy.global.atol) {
+    PARITY_ASSIGN_OR_RETURN(fp64, LoadTorchOutputsFp64(dump));
+    outputs_compare.noise_reference = &fp64;
+    outputs_compare.policy.mode = ToleranceMode::kCalibrated;
+  }
+  PARITY_ASSIGN_OR_RETURN(result.deployed, CompareSets(expected, outputs, outputs_compare));
+
+  if (!result.deployed.passed() && result.exported.passed()) {
+    // The export agrees with PyTorch; the deployed config does not: a fusion
+    // (or the provider) changed the numbers. Find the fused node.
+    PARITY_ASSIGN_OR_RETURN(LocateReport fusion, Locate(model, target_model, sample, options));
+    result.fusion = std::move(fusion);
+  }
+  return result;
+}
+
+nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::string& dump_dir,
+                                       const LocateOptions& options) {
+  nlohmann::json exported = TorchComparisonToJson(r.exported);
+  nlohmann::json j = {{"schema", "parity.locate_torch/1"},
+                      {"reference", "torch:" + dump_dir},
+                      {"reference_kind", "torch"},
+                      {"export_config", RunConfigToJson(options.reference)},
+                      {"target", RunConfigToJson(options.target)},
+                      {"model", options.model_label},
+                      {"passed", r.passed()},
+                      {"alignment", exported["alignment"]},
+                      {"alignment_summary", exported["summary"]},
+                      {"first_divergence", exported["first_divergence"]},
+                      {"deployed_outputs", SetComparisonToJson(r.deployed)}};
+  if (!options.target_label.empty()) j["target_model"] = options.target_label;
+  if (exported.contains("unexplained")) j["unexplained"] = exported["unexplained"];
+  if (r.fusion) {
+    // The export matches PyTorch: the divergence comes from the deployed
+    // config, localized fused node by fused node against the unfused run.
+    j["fusion"] = LocateReportToJson(*r.fusion);
+    j["first_divergence"] = j["fusion"]["first_divergence"];
+    j["culprits"] = j["fusion"]["culprits"];
+    j["observer_check"] = j["fusion"]["observer_check"];
+  }
+  return j;
+}
+
+}  // namespace parity

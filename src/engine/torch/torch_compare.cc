@@ -1,0 +1,319 @@
+#include "engine/torch/torch_compare.h"
+
+#include <fmt/format.h>
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/run/runner.h"
+#include "report/compare_json.h"
+
+namespace parity {
+namespace {
+
+using nlohmann::json;
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+TorchLayer TorchLayerOf(const LayerAlignment& a) {
+  TorchLayer l;
+  l.module = a.module;
+  l.call = a.call;
+  l.output_index = a.output_index;
+  return l;
+}
+
+// The dump's inputs under the model's input names: by name when every model
+// input is in the dump, else by position when the counts agree (a dump named
+// after the forward signature, an export that named its inputs `input.1`).
+Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std::string>& model_inputs,
+                                 const std::string& dump_dir) {
+  bool by_name = true;
+  for (const auto& name : model_inputs) by_name = by_name && dumped.Contains(name);
+  if (by_name) return dumped;
+  if (dumped.size() != model_inputs.size())
+    return InvalidArgument(
+        fmt::format("{}: the dump has {} input(s) and the model {}; names do not match either", dump_dir,
+                    dumped.size(), model_inputs.size()));
+  TensorSet out;
+  for (size_t i = 0; i < model_inputs.size(); ++i) out.Set(model_inputs[i], dumped[i].tensor);
+  return out;
+}
+
+// When the first failing layer received an input that already departs from
+// PyTorch's (the dump records what each call received), its own computation
+// is not what changed the numbers: the op computing that input is. Moves the
+// first divergence to the module owning that op (see DivergentOp).
+Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const TolerancePolicy& policy,
+                     TorchComparison& c) {
+  if (!c.first_divergence) return {};
+  const LayerVerdict& first = c.layers[*c.first_divergence];
+  const LayerAlignment& a = first.alignment;
+  const TorchLayer& layer = dump.layers[a.layer];
+  if (!ByStructure(a.how) || layer.inputs.empty()) return {};
+  for (const TorchLayerInput& in : layer.inputs) {
+    PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayerInput(dump, in));
+    const EnteringTensor* departing = nullptr;
+    bool agrees = false, compared = false;
+    for (const EnteringTensor& e : a.entering) {
+      const Tensor* test = onnx_values.Find(e.tensor);
+      if (test == nullptr || test->shape() != ref.shape() || test->dtype() != ref.dtype()) continue;
+      compared = true;
+      if (ValuesAgree(a.module, ref, *test, policy)) {
+        agrees = true;
+        break;
+      }
+      if (departing == nullptr) departing = &e;
+    }
+    if (!compared || agrees || departing == nullptr || departing->node.empty() || departing->module == a.module)
+      continue;
+    DivergentOp op{departing->tensor, departing->node, departing->op_type, departing->module,
+                   TorchDump::Describe(layer), 0};
+    const ResolvedTolerance tol = Resolve(a.module, ref, policy);
+    if (auto m = ComputeMetrics(ref, *onnx_values.Find(departing->tensor),
+                                {.atol = tol.tolerance.atol, .rtol = tol.tolerance.rtol}))
+      op.max_abs = m->max_abs;
+    // The owning module's own layer entry (its output fails later) carries it.
+    for (size_t k = 0; k < c.layers.size(); ++k) {
+      const LayerAlignment& owner = c.layers[k].alignment;
+      if (owner.module == departing->module && owner.call == departing->call) {
+        c.first_divergence = k;
+        break;
+      }
+    }
+    c.divergent_op = std::move(op);
+    return {};
+  }
+  return {};
+}
+
+std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c) {
+  if (c.first_divergence || c.outputs.passed()) return std::nullopt;
+  UnexplainedDivergence u;
+  size_t from = 0;
+  for (size_t k = c.layers.size(); k-- > 0;) {
+    if (c.layers[k].status == Verdict::kPass) {
+      u.after_module = TorchDump::Describe(TorchLayerOf(c.layers[k].alignment));
+      from = k + 1;
+      break;
+    }
+  }
+  for (size_t k = from; k < c.layers.size(); ++k)
+    if (c.layers[k].status == Verdict::kUnchecked && !c.layers[k].alignment.folded)
+      u.unchecked_modules.push_back(TorchDump::Describe(TorchLayerOf(c.layers[k].alignment)));
+  for (const auto& t : c.outputs.tensors)
+    if (t.status == Verdict::kFail) u.failing_outputs.push_back(t.name);
+  for (const auto& f : c.outputs.findings) u.failing_outputs.push_back(f.name);
+  return u;
+}
+
+}  // namespace
+
+int TorchComparison::Count(AlignHow how) const {
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(),
+                                        [&](const LayerVerdict& l) { return l.alignment.how == how; }));
+}
+
+int TorchComparison::Folded() const {
+  return static_cast<int>(
+      std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) { return l.alignment.folded; }));
+}
+
+int TorchComparison::AlignedLeaves() const {
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
+    return l.alignment.leaf && l.alignment.how != AlignHow::kNone;
+  }));
+}
+
+int TorchComparison::StructuralLeaves() const {
+  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
+    return l.alignment.leaf && ByStructure(l.alignment.how);
+  }));
+}
+
+std::string TorchComparison::AlignmentLine() const {
+  return fmt::format("{} layers: {} by scope, {} by name, {} by value, {} folded, {} without an ONNX counterpart",
+                     layers.size(), Count(AlignHow::kScope), Count(AlignHow::kName), Count(AlignHow::kValue),
+                     Folded(), Count(AlignHow::kNone) - Folded());
+}
+
+std::string UnexplainedDivergence::Describe() const {
+  std::string where = after_module.empty() ? "before any aligned layer" : fmt::format("after '{}'", after_module);
+  std::string span;
+  const size_t shown = std::min<size_t>(unchecked_modules.size(), 6);
+  for (size_t k = 0; k < shown; ++k) span += (k ? ", " : "") + unchecked_modules[k];
+  if (unchecked_modules.size() > shown) span += fmt::format(", ... ({} in all)", unchecked_modules.size());
+  return fmt::format(
+      "the output(s) {} differ from PyTorch, but no aligned layer does: the divergence lies {}, in what could "
+      "not be aligned{}",
+      fmt::format("'{}'", fmt::join(failing_outputs, "', '")), where,
+      span.empty() ? " (the ops between the last aligned layer and the outputs)" : ": " + span);
+}
+
+std::string TorchComparison::VerdictLine() const {
+  if (divergent_op) {
+    const DivergentOp& op = *divergent_op;
+    return fmt::format(
+        "first divergent layer: module '{}': its own op '{}' ({}), outside its dumped submodules, computes the "
+        "input of '{}', which already departs from PyTorch's (max_abs {:.3g})",
+        op.module.empty() ? "(the model's own forward)" : op.module, op.node, op.op_type, op.feeds, op.max_abs);
+  }
+  if (first_divergence) {
+    const LayerVerdict& v = layers[*first_divergence];
+    return fmt::format("first divergent layer: module '{}'{} ({}) -> ONNX tensor '{}' of node '{}' ({}): {}",
+                       v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
+                       v.alignment.type, v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
+  }
+  if (unexplained) return unexplained->Describe();
+  return "no divergent layer, and the outputs agree: the export computes what PyTorch computes";
+}
+
+int TorchComparison::Count(Verdict v) const {
+  return static_cast<int>(
+      std::count_if(layers.begin(), layers.end(), [&](const LayerVerdict& l) { return l.status == v; }));
+}
+
+Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
+                                       const TensorSet& onnx_values, const TolerancePolicy& policy) {
+  TorchComparison c;
+  c.dump_dir = dump.dir.string();
+  for (LayerAlignment& a : alignment) {
+    LayerVerdict v;
+    v.alignment = std::move(a);
+    const LayerAlignment& al = v.alignment;
+    const Tensor* test = al.tensor.empty() ? nullptr : onnx_values.Find(al.tensor);
+    if (test == nullptr) {
+      v.reason = al.tensor.empty() ? al.reason : fmt::format("ONNX tensor '{}' was not observed", al.tensor);
+      c.layers.push_back(std::move(v));
+      continue;
+    }
+    PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayer(dump, dump.layers[al.layer]));
+    v.tolerance = Resolve(al.module, ref, policy);
+    if (ref.shape() != test->shape()) {
+      v.status = Verdict::kFail;
+      v.reason = fmt::format("shape {} in PyTorch, {} in ONNX", ShapeToString(ref.shape()),
+                             ShapeToString(test->shape()));
+    } else {
+      const Tolerance& tol = v.tolerance.tolerance;
+      const MetricsOptions metrics{.atol = tol.atol, .rtol = tol.rtol};
+      PARITY_ASSIGN_OR_RETURN(v.metrics, WithContext(ComputeMetrics(ref, *test, metrics),
+                                                     fmt::format("{} vs '{}'", al.file, al.tensor)));
+      v.reason = Judge(v.metrics, tol);
+      v.status = v.reason.empty() ? Verdict::kPass : Verdict::kFail;
+    }
+    if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
+    c.layers.push_back(std::move(v));
+  }
+  PARITY_RETURN_IF_ERROR(BlameInputOps(dump, onnx_values, policy, c));
+  return c;
+}
+
+Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
+                                         const RunConfig& onnx_config, const TorchCompareOptions& options) {
+  const std::string label = !options.label.empty()  ? options.label
+                            : !model.path().empty() ? model.path().string()
+                                                    : std::string("<model>");
+  PARITY_ASSIGN_OR_RETURN(TensorSet dumped_inputs, LoadTorchInputs(dump));
+  PARITY_ASSIGN_OR_RETURN(ObservedModel observed, WithContext(ObserveAllTensors(model), label));
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(observed.model, onnx_config, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
+                          InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
+  PARITY_ASSIGN_OR_RETURN(TensorSet values, RunSample(session, Sample{"torch", std::move(inputs)}, label));
+
+  const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
+  PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, model, values, align));
+  PARITY_ASSIGN_OR_RETURN(TorchComparison c,
+                          JudgeAlignment(dump, std::move(alignment), values, options.policy));
+  c.model_label = label;
+
+  // The final outputs, by their ONNX names.
+  PARITY_ASSIGN_OR_RETURN(TensorSet ref_outputs, LoadTorchOutputs(dump));
+  TensorSet test_outputs;
+  for (const auto& item : ref_outputs)
+    if (const Tensor* t = values.Find(item.name)) test_outputs.Set(item.name, *t);
+  CompareOptions compare;
+  compare.policy = options.policy;
+  PARITY_ASSIGN_OR_RETURN(c.outputs, CompareSets(ref_outputs, test_outputs, compare));
+  c.unexplained = Unexplained(c);
+  return c;
+}
+
+json TorchComparisonToJson(const TorchComparison& c) {
+  json layers = json::array();
+  for (const LayerVerdict& v : c.layers) {
+    const LayerAlignment& a = v.alignment;
+    json e = {{"module", a.module},
+              {"file", a.file},
+              {"type", a.type},
+              {"call", a.call},
+              {"output_index", a.output_index ? json(*a.output_index) : json(nullptr)},
+              {"leaf", a.leaf},
+              {"tensor", OrNull(a.tensor)},
+              {"node", OrNull(a.node)},
+              {"op_type", OrNull(a.op_type)},
+              {"how", AlignHowName(a.how)},
+              {"folded", a.folded},
+              {"status", VerdictName(v.status)}};
+    if (!a.reason.empty()) e["reason"] = a.reason;
+    if (v.status != Verdict::kUnchecked) {
+      e["metrics"] = MetricsToJson(v.metrics);
+      e["atol"] = v.tolerance.tolerance.atol;
+      e["rtol"] = v.tolerance.tolerance.rtol;
+      if (!v.reason.empty()) e["failure"] = v.reason;
+    }
+    layers.push_back(std::move(e));
+  }
+  json first = nullptr;
+  if (c.first_divergence) {
+    const LayerVerdict& v = c.layers[*c.first_divergence];
+    first = {
+        {"module", v.alignment.module},         {"call", v.alignment.call}, {"file", v.alignment.file},
+        {"type", v.alignment.type},
+        {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
+        {"max_abs", JsonNumber(v.metrics.max_abs)}, {"reason", v.reason}};
+    if (c.divergent_op) {
+      const DivergentOp& op = *c.divergent_op;
+      first["module"] = op.module;
+      first["op"] = {{"tensor", op.tensor}, {"node", op.node}, {"op_type", op.op_type}, {"feeds", op.feeds},
+                     {"max_abs", JsonNumber(op.max_abs)}};
+      first["reason"] = c.VerdictLine();
+    }
+  }
+  json outputs = json::array();
+  for (const auto& t : c.outputs.tensors)
+    outputs.push_back({{"name", t.name},
+                       {"status", VerdictName(t.status)},
+                       {"max_abs", JsonNumber(t.metrics.max_abs)},
+                       {"reason", t.reason}});
+  for (const auto& f : c.outputs.findings)
+    outputs.push_back(
+        {{"name", f.name}, {"status", "fail"}, {"reason", std::string(FindingKindName(f.kind))}});
+  json result = {{"model", c.model_label},
+          {"dump", c.dump_dir},
+          {"alignment", std::move(layers)},
+          {"first_divergence", std::move(first)},
+          {"summary",
+           {{"layers", c.layers.size()},
+            {"aligned_by_scope", c.Count(AlignHow::kScope)},
+            {"aligned_by_name", c.Count(AlignHow::kName)},
+            {"aligned_by_value", c.Count(AlignHow::kValue)},
+            {"unaligned", c.Count(AlignHow::kNone)},
+            {"folded", c.Folded()},
+            {"leaves_aligned", c.AlignedLeaves()},
+            {"leaves_by_structure", c.StructuralLeaves()},
+            {"pass", c.Count(Verdict::kPass)},
+            {"fail", c.Count(Verdict::kFail)},
+            {"unchecked", c.Count(Verdict::kUnchecked)}}},
+          {"outputs", std::move(outputs)},
+          {"passed", c.passed()}};
+  if (c.unexplained)
+    result["unexplained"] = {{"after_module", OrNull(c.unexplained->after_module)},
+                             {"unchecked_modules", c.unexplained->unchecked_modules},
+                             {"failing_outputs", c.unexplained->failing_outputs},
+                             {"message", c.unexplained->Describe()}};
+  return result;
+}
+
+}  // namespace parity

@@ -1,0 +1,126 @@
+// Judging an ONNX model against a PyTorch dump, layer by layer: the engine
+// behind `parity align`, `parity locate --reference torch:DIR` and
+// `parity check --torch DIR`.
+//
+// CompareWithTorch runs the model under `config` on the dump's inputs with
+// every intermediate tensor observed, aligns the dump's layers with those
+// tensors (alignment.h), and judges each aligned ONNX tensor against its
+// PyTorch layer with the tolerance policy (resolved per module path). Layers
+// without a counterpart are `unchecked`. The first divergent layer is the
+// first that fails in the dump's execution order.
+//
+// Memory: PyTorch layers are read one at a time, but the ONNX side holds
+// every intermediate tensor of the one run at once (the value search needs
+// random access); engine/trace.h's batched tracer is not used here yet.
+//
+// The result is plain data (TorchComparisonToJson gives the `alignment`
+// entries of docs/contract.md (""Reports"") and the first divergence).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/compare_sets.h"
+#include "compare/metrics.h"
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/torch/alignment.h"
+#include "engine/torch/torch_dump.h"
+#include "onnx/model.h"
+
+namespace parity {
+
+struct LayerVerdict {
+  LayerAlignment alignment;
+  Verdict status = Verdict::kUnchecked;
+  std::string reason;     // why it failed; for unchecked, the alignment's reason
+  TensorMetrics metrics;  // valid unless unchecked (ref: PyTorch, test: ONNX)
+  ResolvedTolerance tolerance;
+};
+
+// The outputs differ from PyTorch but no aligned layer does: the fault lies
+// in what alignment could not check, between the last layer that agrees and
+// the failing outputs.
+struct UnexplainedDivergence {
+  std::string after_module;  // the last layer that agrees ("" when none does)
+  std::vector<std::string> unchecked_modules;  // layers after it without a checked counterpart
+  std::vector<std::string> failing_outputs;
+  // "the outputs 'logits' differ from PyTorch, but no aligned layer does: ..."
+  std::string Describe() const;
+};
+
+// The first failing layer's input already departs from what PyTorch passed
+// it: the error comes from an op that no dumped submodule owns (a functional
+// `x + y`, `F.relu`, a mask computation) of an enclosing module.
+struct DivergentOp {
+  std::string tensor;   // the departing input, as the ONNX graph names it
+  std::string node;     // its producer
+  std::string op_type;
+  std::string module;   // the module whose own op it is ("" at the root)
+  std::string feeds;    // the first failing layer, which reads it
+  double max_abs = 0;   // against PyTorch's input of `feeds`
+};
+
+struct TorchComparison {
+  std::string model_label;  // the model's path or label
+  std::string dump_dir;
+  std::vector<LayerVerdict> layers;        // the dump's execution order
+  std::optional<size_t> first_divergence;  // index into layers
+  // The graph outputs compared with the dump's output_*.npy (by ONNX name).
+  SetComparison outputs;
+
+  // Set when first_divergence was moved from the first failing layer to the
+  // enclosing module whose own op computes that layer's departing input.
+  std::optional<DivergentOp> divergent_op;
+  // Set when the outputs fail and first_divergence is not.
+  std::optional<UnexplainedDivergence> unexplained;
+
+  bool passed() const { return !first_divergence && outputs.passed(); }
+  // Counts over layers: aligned by scope / name / value / none; pass / fail.
+  int Count(AlignHow how) const;
+  int Count(Verdict v) const;
+  int Folded() const;
+  // Leaf layers with an ONNX counterpart, and how many of them by structure.
+  int AlignedLeaves() const;
+  int StructuralLeaves() const;
+  // "71 layers: 60 by scope, 0 by name, 3 by value, 8 folded, 0 without an ONNX counterpart"
+  std::string AlignmentLine() const;
+  // The first divergence, or the unexplained one, or that none was found,
+  // in one line for the console.
+  std::string VerdictLine() const;
+};
+
+struct TorchCompareOptions {
+  TolerancePolicy policy;  // judges the layers and decides alignment by value
+  int search_window = 256;
+  std::string label;  // names the model in errors and the report; default: its path
+};
+
+// Errors: the dump's inputs do not fit the model (names, dtypes, shapes), the
+// session cannot be created or run, a dump file is unreadable or disagrees
+// with its manifest, the policy is invalid.
+Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
+                                         const RunConfig& onnx_config, const TorchCompareOptions& options);
+
+// Judges an alignment made elsewhere against the given ONNX values (the
+// pure part of CompareWithTorch, without ORT). Layer tensors are read one at
+// a time.
+Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
+                                       const TensorSet& onnx_values, const TolerancePolicy& policy);
+
+// {"alignment": [{"module", "file", "call", "output_index", "leaf", "type",
+//   "tensor" (or null), "node", "op_type", "how", "reason" (when set),
+//   "status", "metrics": {...} (when checked), "atol", "rtol"}],
+//  "first_divergence": {"module", "call", "file", "tensor", "node", "op_type",
+//   "max_abs", "reason"} or null,
+//  "unexplained": {"after_module", "unchecked_modules", "failing_outputs", "message"} or absent,
+//  "summary": {"layers", "aligned_by_scope", "aligned_by_name", "aligned_by_value", "unaligned",
+//              "folded", "leaves_aligned", "leaves_by_structure", "pass", "fail", "unchecked"},
+//  "outputs": [{"name", "status", "max_abs", "reason"}], "passed": bool}
+nlohmann::json TorchComparisonToJson(const TorchComparison& c);
+
+}  // namespace parity

@@ -1,0 +1,310 @@
+#include "engine/torch/torch_dump.h"
+
+#include "core/json_type.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "core/npy.h"
+#include "core/regular_file.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;  // keeps the manifest's order of inputs/outputs
+
+// Reads keys of one JSON object, naming the key path in every error.
+class Reader {
+ public:
+  Reader(const Json& j, std::string path) : j_(j), path_(std::move(path)) {}
+
+  std::string Key(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+
+  Result<const Json*> Required(std::string_view key) const {
+    auto it = j_.find(std::string(key));
+    if (it == j_.end()) return InvalidArgument(fmt::format("{}: required key missing", Key(key)));
+    return &*it;
+  }
+  const Json* Optional(std::string_view key) const {
+    auto it = j_.find(std::string(key));
+    return it == j_.end() || it->is_null() ? nullptr : &*it;
+  }
+
+ private:
+  const Json& j_;
+  std::string path_;
+};
+
+std::unexpected<Error> WrongType(const std::string& key, std::string_view expected, const Json& got) {
+  return InvalidArgument(fmt::format("{}: expected {}, got {}", key, expected, JsonTypeName(got)));
+}
+
+Result<std::string> AsString(const std::string& key, const Json& v) {
+  if (!v.is_string()) return WrongType(key, "a string", v);
+  return v.get<std::string>();
+}
+
+Result<int64_t> AsInt(const std::string& key, const Json& v) {
+  if (!v.is_number_integer() && !v.is_number_unsigned()) return WrongType(key, "an integer", v);
+  return v.get<int64_t>();
+}
+
+Result<std::vector<std::string>> AsStrings(const std::string& key, const Json& v) {
+  if (!v.is_array()) return WrongType(key, "an array of strings", v);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < v.size(); ++i) {
+    PARITY_ASSIGN_OR_RETURN(auto s, AsString(fmt::format("{}[{}]", key, i), v[i]));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// A relative path inside the dump directory ("../x" and absolute paths are refused).
+Result<std::string> AsFile(const std::string& key, const Json& v) {
+  PARITY_ASSIGN_OR_RETURN(std::string file, AsString(key, v));
+  const fs::path p(file);
+  bool escapes = file.empty() || p.is_absolute();
+  for (const auto& part : p)
+    if (part == "..") escapes = true;
+  if (escapes)
+    return InvalidArgument(fmt::format("{}: '{}' is not a file inside the dump directory", key, file));
+  return file;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> AsFileMap(const std::string& key, const Json& v) {
+  if (!v.is_object()) return WrongType(key, "an object of file names", v);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [name, file] : v.items()) {
+    PARITY_ASSIGN_OR_RETURN(std::string f, AsFile(fmt::format("{}.{}", key, name), file));
+    out.emplace_back(name, std::move(f));
+  }
+  return out;
+}
+
+Result<Shape> AsShape(const std::string& key, const Json& v) {
+  if (!v.is_array()) return WrongType(key, "an array of non-negative integers", v);
+  Shape shape;
+  for (const Json& d : v) {
+    if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
+      return InvalidArgument(
+          fmt::format("{}: expected an array of non-negative integers, got an element {}", key, d.dump()));
+    shape.push_back(d.get<int64_t>());
+  }
+  return shape;
+}
+
+Result<TorchLayerInput> ParseLayerInput(const std::string& key, const Json& v) {
+  if (!v.is_object()) return WrongType(key, "an object", v);
+  Reader r(v, key);
+  TorchLayerInput in;
+  PARITY_ASSIGN_OR_RETURN(const Json* file, r.Required("file"));
+  PARITY_ASSIGN_OR_RETURN(in.file, AsFile(r.Key("file"), *file));
+  PARITY_ASSIGN_OR_RETURN(const Json* index, r.Required("index"));
+  PARITY_ASSIGN_OR_RETURN(in.index, AsInt(r.Key("index"), *index));
+  PARITY_ASSIGN_OR_RETURN(const Json* dtype, r.Required("dtype"));
+  PARITY_ASSIGN_OR_RETURN(in.dtype, AsString(r.Key("dtype"), *dtype));
+  if (!DTypeFromName(in.dtype))
+    return InvalidArgument(fmt::format("{}: unknown dtype '{}'", r.Key("dtype"), in.dtype));
+  PARITY_ASSIGN_OR_RETURN(const Json* shape, r.Required("shape"));
+  PARITY_ASSIGN_OR_RETURN(in.shape, AsShape(r.Key("shape"), *shape));
+  return in;
+}
+
+Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
+  if (!v.is_object()) return WrongType(key, "an object", v);
+  Reader r(v, key);
+  TorchLayer layer;
+  PARITY_ASSIGN_OR_RETURN(const Json* file, r.Required("file"));
+  PARITY_ASSIGN_OR_RETURN(layer.file, AsFile(r.Key("file"), *file));
+  PARITY_ASSIGN_OR_RETURN(const Json* module, r.Required("module"));
+  PARITY_ASSIGN_OR_RETURN(layer.module, AsString(r.Key("module"), *module));
+  PARITY_ASSIGN_OR_RETURN(const Json* type, r.Required("type"));
+  PARITY_ASSIGN_OR_RETURN(layer.type, AsString(r.Key("type"), *type));
+  PARITY_ASSIGN_OR_RETURN(const Json* call, r.Required("call"));
+  PARITY_ASSIGN_OR_RETURN(layer.call, AsInt(r.Key("call"), *call));
+  if (layer.call < 0)
+    return InvalidArgument(fmt::format("{}: expected a non-negative integer", r.Key("call")));
+  PARITY_ASSIGN_OR_RETURN(const Json* index, r.Required("output_index"));
+  if (!index->is_null()) {
+    PARITY_ASSIGN_OR_RETURN(int64_t k, AsInt(r.Key("output_index"), *index));
+    if (k < 0)
+      return InvalidArgument(
+          fmt::format("{}: expected null or a non-negative integer", r.Key("output_index")));
+    layer.output_index = k;
+  }
+  PARITY_ASSIGN_OR_RETURN(const Json* dtype, r.Required("dtype"));
+  PARITY_ASSIGN_OR_RETURN(layer.dtype, AsString(r.Key("dtype"), *dtype));
+  if (!DTypeFromName(layer.dtype))
+    return InvalidArgument(fmt::format("{}: unknown dtype '{}'", r.Key("dtype"), layer.dtype));
+  PARITY_ASSIGN_OR_RETURN(const Json* shape, r.Required("shape"));
+  const std::string shape_key = r.Key("shape");
+  if (!shape->is_array()) return WrongType(shape_key, "an array of non-negative integers", *shape);
+  for (const Json& d : *shape) {
+    if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
+      return InvalidArgument(fmt::format("{}: expected an array of non-negative integers, got an element {}",
+                                         shape_key, d.dump(-1, ' ', false, Json::error_handler_t::replace)));
+    layer.shape.push_back(d.get<int64_t>());
+  }
+  if (const Json* leaf = r.Optional("is_leaf")) {
+    if (!leaf->is_boolean()) return WrongType(r.Key("is_leaf"), "a boolean", *leaf);
+    layer.is_leaf = leaf->get<bool>();
+  }
+  if (const Json* inputs = r.Optional("inputs")) {
+    const std::string inputs_key = r.Key("inputs");
+    if (!inputs->is_array()) return WrongType(inputs_key, "an array", *inputs);
+    for (size_t k = 0; k < inputs->size(); ++k) {
+      PARITY_ASSIGN_OR_RETURN(TorchLayerInput in, ParseLayerInput(fmt::format("{}[{}]", inputs_key, k), (*inputs)[k]));
+      layer.inputs.push_back(std::move(in));
+    }
+  }
+  return layer;
+}
+
+Result<TorchExportRecord> ParseExport(const Json& v) {
+  if (!v.is_object()) return WrongType("export", "an object", v);
+  Reader r(v, "export");
+  TorchExportRecord rec;
+  PARITY_ASSIGN_OR_RETURN(const Json* exporter, r.Required("exporter"));
+  PARITY_ASSIGN_OR_RETURN(rec.exporter, AsString(r.Key("exporter"), *exporter));
+  if (const Json* opset = r.Optional("opset")) {
+    PARITY_ASSIGN_OR_RETURN(rec.opset, AsInt(r.Key("opset"), *opset));
+  }
+  if (const Json* sha = r.Optional("onnx_sha256")) {
+    PARITY_ASSIGN_OR_RETURN(rec.sha256, AsString(r.Key("onnx_sha256"), *sha));
+  }
+  if (const Json* names = r.Optional("onnx_input_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.onnx_input_names, AsStrings(r.Key("onnx_input_names"), *names));
+  }
+  if (const Json* names = r.Optional("onnx_output_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.onnx_output_names, AsStrings(r.Key("onnx_output_names"), *names));
+  }
+  if (const Json* names = r.Optional("input_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.input_names, AsStrings(r.Key("input_names"), *names));
+  }
+  if (const Json* names = r.Optional("output_names")) {
+    PARITY_ASSIGN_OR_RETURN(rec.output_names, AsStrings(r.Key("output_names"), *names));
+  }
+  if (const Json* axes = r.Optional("dynamic_axes")) {
+    if (!axes->is_object()) return WrongType(r.Key("dynamic_axes"), "an object", *axes);
+    for (const auto& [input, dims] : axes->items()) {
+      const std::string key = fmt::format("export.dynamic_axes.{}", input);
+      if (!dims.is_object()) return WrongType(key, "an object of axis labels", dims);
+      for (const auto& [axis, label] : dims.items()) {
+        PARITY_ASSIGN_OR_RETURN(rec.dynamic_axes[input][axis], AsString(key + "." + axis, label));
+      }
+    }
+  }
+  return rec;
+}
+
+Result<TorchDump> ParseManifest(const Json& j) {
+  if (!j.is_object()) return WrongType("(top level)", "an object", j);
+  Reader r(j, "");
+  TorchDump dump;
+  PARITY_ASSIGN_OR_RETURN(const Json* schema, r.Required("schema"));
+  PARITY_ASSIGN_OR_RETURN(dump.schema, AsString("schema", *schema));
+  if (dump.schema != kTorchDumpSchema)
+    return InvalidArgument(fmt::format("schema: expected '{}', got '{}'", kTorchDumpSchema, dump.schema));
+  PARITY_ASSIGN_OR_RETURN(const Json* version, r.Required("torch_version"));
+  PARITY_ASSIGN_OR_RETURN(dump.torch_version, AsString("torch_version", *version));
+  PARITY_ASSIGN_OR_RETURN(const Json* inputs, r.Required("inputs"));
+  PARITY_ASSIGN_OR_RETURN(dump.inputs, AsFileMap("inputs", *inputs));
+  PARITY_ASSIGN_OR_RETURN(const Json* outputs, r.Required("outputs"));
+  PARITY_ASSIGN_OR_RETURN(dump.outputs, AsFileMap("outputs", *outputs));
+  if (const Json* fp64 = r.Optional("outputs_fp64")) {
+    PARITY_ASSIGN_OR_RETURN(dump.outputs_fp64, AsFileMap("outputs_fp64", *fp64));
+  }
+  PARITY_ASSIGN_OR_RETURN(const Json* layers, r.Required("layers"));
+  if (!layers->is_array()) return WrongType("layers", "an array", *layers);
+  for (size_t i = 0; i < layers->size(); ++i) {
+    PARITY_ASSIGN_OR_RETURN(TorchLayer layer, ParseLayer(fmt::format("layers[{}]", i), (*layers)[i]));
+    dump.layers.push_back(std::move(layer));
+  }
+  if (const Json* rec = r.Optional("export")) {
+    PARITY_ASSIGN_OR_RETURN(dump.export_record, ParseExport(*rec));
+  }
+  // A dump without outputs would make every comparison against it vacuous.
+  if (dump.outputs.empty()) return InvalidArgument("outputs: the dump records no output");
+  return dump;
+}
+
+Result<TensorSet> LoadNamed(const TorchDump& dump,
+                            const std::vector<std::pair<std::string, std::string>>& files) {
+  TensorSet out;
+  for (const auto& [name, file] : files) {
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(dump.dir / file));
+    PARITY_RETURN_IF_ERROR(out.Add(name, std::move(t)));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool TorchDump::IsLeaf(size_t i) const {
+  const TorchLayer& layer = layers[i];
+  if (layer.is_leaf) return *layer.is_leaf;
+  const std::string prefix = layer.module + ".";
+  for (const TorchLayer& other : layers)
+    if (other.module.starts_with(prefix)) return false;
+  return true;
+}
+
+std::string TorchDump::Describe(const TorchLayer& layer) {
+  std::string out = layer.module;
+  if (layer.call > 0) out += fmt::format(" (call {})", layer.call);
+  if (layer.output_index) out += fmt::format(" [out {}]", *layer.output_index);
+  return out;
+}
+
+Result<TorchDump> LoadTorchDump(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return NotFound(fmt::format("{}: not a PyTorch dump directory (no such directory)", dir.string()));
+  const fs::path manifest = dir / "manifest.json";
+  auto text = ReadRegularFile(manifest, kMaxManifestBytes);
+  if (!text && text.error().code() == ErrorCode::kNotFound)
+    return NotFound(
+        fmt::format("{}: cannot be read (a dump without manifest.json is incomplete)", manifest.string()));
+  if (!text) return std::unexpected(text.error());
+  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument(fmt::format("{}: malformed JSON", manifest.string()));
+  auto dump = WithContext(ParseManifest(j), manifest.string());
+  if (!dump) return dump;
+  dump->dir = dir;
+  return dump;
+}
+
+Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer) {
+  const fs::path path = dump.dir / layer.file;
+  PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+  const auto dtype = DTypeFromName(layer.dtype);
+  if (dtype && *dtype != t.dtype())
+    return Corrupt(fmt::format("{}: dtype {} but the manifest says {}", path.string(), DTypeName(t.dtype()),
+                               layer.dtype));
+  if (t.shape() != layer.shape)
+    return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(),
+                               ShapeToString(t.shape()), ShapeToString(layer.shape)));
+  return t;
+}
+
+Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& input) {
+  const fs::path path = dump.dir / input.file;
+  PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
+  if (t.shape() != input.shape)
+    return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(), ShapeToString(t.shape()),
+                               ShapeToString(input.shape)));
+  return t;
+}
+
+Result<TensorSet> LoadTorchInputs(const TorchDump& dump) { return LoadNamed(dump, dump.inputs); }
+Result<TensorSet> LoadTorchOutputs(const TorchDump& dump) { return LoadNamed(dump, dump.outputs); }
+Result<TensorSet> LoadTorchOutputsFp64(const TorchDump& dump) { return LoadNamed(dump, dump.outputs_fp64); }
+
+}  // namespace parity

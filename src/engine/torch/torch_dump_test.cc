@@ -1,0 +1,122 @@
+// Reading the PyTorch dump manifest: required keys and types, extra keys,
+// paths that leave the directory, lazy layer reads checked against it.
+#include "engine/torch/torch_dump.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/npy.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TorchDumpTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("parity_torch_dump_{}_{}", getpid(),
+                       testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void WriteManifest(const std::string& text) { std::ofstream(dir_ / "manifest.json") << text; }
+
+  static std::string Manifest(const std::string& layer_fields, const std::string& extra = "") {
+    return R"({"schema": "parity.torch_dump/1", "torch_version": "1.13", "inputs": {"x": "input_x.npy"},
+      "outputs": {"y": "output_y.npy"}, "unknown_extra": [1, 2],)" +
+           extra + R"( "layers": [{"file": "layer_0000_fc.npy", "module": "fc", "type": "Linear", "call": 0,
+      "output_index": null, "dtype": "float32", "shape": [2, 3], "min": 0)" +
+           layer_fields + "}]}";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TorchDumpTest, ReadsAValidManifestWithExtraFields) {
+  WriteManifest(Manifest("", R"( "export": {"exporter": "torchscript", "opset": 17, "input_names": ["x"],
+      "output_names": ["y"], "dynamic_axes": {"x": {"0": "batch"}}, "more": true},)"));
+  auto dump = LoadTorchDump(dir_);
+  ASSERT_TRUE(dump) << dump.error().message();
+  ASSERT_EQ(dump->layers.size(), 1u);
+  EXPECT_EQ(dump->layers[0].module, "fc");
+  EXPECT_EQ(dump->layers[0].shape, (Shape{2, 3}));
+  EXPECT_FALSE(dump->layers[0].output_index);
+  EXPECT_TRUE(dump->IsLeaf(0));
+  ASSERT_EQ(dump->inputs.size(), 1u);
+  EXPECT_EQ(dump->inputs[0].first, "x");
+  ASSERT_TRUE(dump->export_record);
+  EXPECT_EQ(dump->export_record->opset, 17);
+  EXPECT_EQ(dump->export_record->dynamic_axes["x"]["0"], "batch");
+}
+
+TEST_F(TorchDumpTest, ErrorsNameTheFileAndKey) {
+  std::string text = Manifest("");
+  text.replace(text.find(R"("call": 0)"), 9, R"("call": "zero")");
+  WriteManifest(text);
+  auto dump = LoadTorchDump(dir_);
+  ASSERT_FALSE(dump);
+  EXPECT_NE(dump.error().message().find("manifest.json"), std::string::npos) << dump.error().message();
+  EXPECT_NE(dump.error().message().find("layers[0].call: expected an integer, got a string"),
+            std::string::npos)
+      << dump.error().message();
+}
+
+TEST_F(TorchDumpTest, RejectsMissingKeysOtherSchemasAndEscapingPaths) {
+  WriteManifest(R"({"schema": "parity.torch_dump/1", "torch_version": "1", "inputs": {}, "outputs": {}})");
+  auto missing = LoadTorchDump(dir_);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("layers: required key missing"), std::string::npos);
+
+  WriteManifest(
+      R"({"schema": "parity.baseline/1", "torch_version": "1", "inputs": {}, "outputs": {}, "layers": []})");
+  auto schema = LoadTorchDump(dir_);
+  ASSERT_FALSE(schema);
+  EXPECT_NE(schema.error().message().find("schema"), std::string::npos);
+
+  WriteManifest(R"({"schema": "parity.torch_dump/1", "torch_version": "1", "inputs": {"x": "../x.npy"},
+      "outputs": {}, "layers": []})");
+  auto escape = LoadTorchDump(dir_);
+  ASSERT_FALSE(escape);
+  EXPECT_NE(escape.error().message().find("inputs.x"), std::string::npos) << escape.error().message();
+
+  // docs/security.md: a dump without outputs would pass every comparison.
+  WriteManifest(R"({"schema": "parity.torch_dump/1", "torch_version": "1", "inputs": {}, "outputs": {},
+      "layers": []})");
+  auto no_outputs = LoadTorchDump(dir_);
+  ASSERT_FALSE(no_outputs);
+  EXPECT_NE(no_outputs.error().message().find("the dump records no output"), std::string::npos);
+
+  WriteManifest("{not json");
+  EXPECT_EQ(LoadTorchDump(dir_).error().code(), ErrorCode::kInvalidArgument);
+  fs::remove(dir_ / "manifest.json");
+  EXPECT_EQ(LoadTorchDump(dir_).error().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(LoadTorchDump(dir_ / "nope").error().code(), ErrorCode::kNotFound);
+}
+
+TEST_F(TorchDumpTest, LoadLayerChecksTheManifest) {
+  WriteManifest(Manifest(""));
+  auto dump = LoadTorchDump(dir_);
+  ASSERT_TRUE(dump);
+  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy",
+                       Tensor::FromVector<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  auto t = LoadLayer(*dump, dump->layers[0]);
+  ASSERT_TRUE(t) << t.error().message();
+  EXPECT_EQ(t->shape(), (Shape{2, 3}));
+  ASSERT_TRUE(WriteNpy(dir_ / "layer_0000_fc.npy",
+                       Tensor::FromVector<float>(DType::kFloat32, {3, 2}, {1, 2, 3, 4, 5, 6})));
+  auto bad = LoadLayer(*dump, dump->layers[0]);
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), ErrorCode::kCorrupt);
+  EXPECT_NE(bad.error().message().find("layer_0000_fc.npy"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity
