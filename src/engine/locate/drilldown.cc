@@ -48,8 +48,9 @@ class Narrower {
 
   // Narrows nodes[lo, hi), cut out as `models` and run as `run` (nullopt:
   // entered without being run). Returns whether the range reproduces the
-  // error; on true the result holds the smallest range found, on false the
-  // steps this call pushed are popped.
+  // error; on true the narrowing ends at the smallest range found (its models
+  // are moved into the result by their owner, Keep); on false the caller
+  // pops the step it pushed for the range.
   Result<bool> Step(size_t lo, size_t hi, const RegionModels& models, std::optional<RegionRun>& run) {
     LocateNarrowing& n = result_.narrowing;
     const size_t depth = n.steps.size();

@@ -1,5 +1,6 @@
 // Drill-down: narrowing a culprit region that covers several fused groups to
-// the one group that changed the numbers (docs/locate.md "Drill-down").
+// the one group that changed the numbers (docs/locate.md, step 4b;
+// measured in docs/drilldown.md).
 //
 // At `all` on x86, ORT's NCHWc transformer renames every tensor between
 // consecutive convolutions, so a CNN trunk is one region when observed from
@@ -12,18 +13,22 @@
 //   2. the region's original nodes, in topological order, are split into two
 //      contiguous ranges at a position that keeps every group whole (the most
 //      balanced first, then the one with fewest tensors crossing it);
-//   3. each range is cut out of the reference and target region models
-//      (ExtractRegion), fed the reference values of its inputs and run under
-//      both configs (RunRegion: ORT re-plans it as it would); the first range
-//      in topological order whose local error exceeds the tolerance (fails it,
+//   3. each range is cut out of its parent step's models (ExtractRegion),
+//      fed the reference values of its inputs and run under both configs
+//      (RunRegion: ORT re-plans it as it would); the first range in
+//      topological order whose local error exceeds the tolerance (fails it,
 //      with a score of at least min(1, region's score / 4): a range failing
-//      elementwise at rounding-noise level does not count) is kept
-//      and split again, until it is one group. The reference run of a range
-//      gives the reference values of the tensors it hands to the next range,
-//      so nothing beyond the cut tensors is kept in memory.
-//   4. when neither range of a cut reproduces the error (ORT fuses across the
-//      cut), up to `max_cut_tries` other cuts are tried; then narrowing stops
-//      with a note, at the smallest range that reproduces the error.
+//      elementwise at rounding-noise level does not count) is kept and split
+//      again, until it is one group. When the first half does not reproduce
+//      the error, the second is entered without being run (`measured` false:
+//      the region reproduces it and the first half does not) and is run only
+//      if none of its own sub-ranges reproduces it. The reference run of a
+//      range gives the reference values of the tensors it hands to the next,
+//      so only cut tensors are kept in memory (those met along the search).
+//   4. when no range of a cut reproduces the error (ORT fuses across the cut,
+//      or the error builds up over several groups), up to `max_cut_tries`
+//      cuts are tried; then narrowing stops with a note, at the smallest
+//      range that reproduces the error.
 // The planning functions below are pure (GraphView only) and unit-tested.
 #pragma once
 
@@ -101,7 +106,8 @@ struct DrillResult {
 // local error is `local`. When the region holds one group or fewer, returns
 // narrowed=false with a single step and no sessions beyond the group plan.
 // Errors: sessions ORT refuses to create or run (a sub-region that cannot be
-// cut is a note, not an error).
+// cut is a note, not an error). Thread-compatible; creates ORT sessions
+// (counted in *sessions and in the narrowing) and writes plans to `scratch`.
 Result<DrillResult> DrillDown(const RegionModels& region, const ErrorSummary& local, const DrillOptions& options,
                               int* sessions);
 

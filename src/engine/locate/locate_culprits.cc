@@ -157,8 +157,13 @@ Status Narrow(Context& ctx, Measured& m) {
                      .policy = o.policy,
                      .label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node),
                      .scratch = ctx.scratch};
-  PARITY_ASSIGN_OR_RETURN(DrillResult d,
-                          DrillDown(*m.models, m.culprit.local, drill, &ctx.report.sessions_created));
+  // A sub-region ORT refuses costs the narrowing, not the report.
+  auto drilled = DrillDown(*m.models, m.culprit.local, drill, &ctx.report.sessions_created);
+  if (!drilled) {
+    m.culprit.note = "not narrowed: " + drilled.error().message();
+    return {};
+  }
+  DrillResult& d = *drilled;
   if (!d.narrowed) {
     if (d.narrowing.sub_regions_run > 0) m.culprit.narrowing = std::move(d.narrowing);  // tried: say why not
     return {};
