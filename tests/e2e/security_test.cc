@@ -233,6 +233,27 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
   ExpectExit(r, 0);
 }
 
+// onnx/onnx#6180: ir_version 9 (the bundled checker skips it), a Conv whose
+// weight is a scalar; ONNX's shape inference segfaults on it.
+TEST(SecurityModel, ConvThatCrashesShapeInferenceIsReportedNotASignal) {
+  Tmp tmp;
+  Pb node;
+  node.Bytes(1, "in0").Bytes(1, "in1").Bytes(1, "in2").Bytes(2, "out0").Bytes(3, "conv").Bytes(4, "Conv");
+  Pb graph;
+  graph.Msg(1, node).Bytes(2, "g");
+  graph.Msg(11, FloatValue("in0", {7, 6, 1, 5})).Msg(11, FloatValue("in1", {})).Msg(11, FloatValue("in2", {7, 2, 3, 2, 1}));
+  graph.Msg(12, Pb().Bytes(1, "out0").Msg(2, Pb().Msg(1, Pb().Int(1, 1))));
+  Pb model;
+  model.Int(1, 9).Msg(7, graph).Msg(8, Pb().Int(2, 11));
+  Write(tmp / "conv.onnx", model.bytes);
+  auto r = RunParity({"inspect", (tmp / "conv.onnx").string()});
+  ExpectExit(r, 0);
+  EXPECT_NE(r.out.find("weight has rank 0"), std::string::npos) << r.out;
+  r = RunParity({"check", (tmp / "conv.onnx").string(), "--runs", "1", "--warmup", "0"});
+  EXPECT_EQ(r.term_signal, 0) << r.err;
+  EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code << r.out << r.err;
+}
+
 TEST(SecurityFiles, FifoAndDevZeroAsInputsOrConfigAreRefusedQuickly) {
   Tmp tmp;
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
