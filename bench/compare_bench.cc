@@ -4,7 +4,7 @@
 //   stream   a plain vectorized read of both arrays (sum of both): the bandwidth limit
 //   parity   ComputeMetrics with 1 thread and with 2
 //   numpy    the seed-style check (bench/numpy_seed_check.py) run by Debian's
-//            /usr/bin/python3 on the same data, timed inside Python after loading
+//            the .venv python (PARITY_PYTHON) on the same data, timed inside Python after loading
 // Each is run `reps` times (argv[2], default 9), stream and parity interleaved;
 // medians are printed with the ratios, in wall time and in CPU time of the
 // process, then the best times (on a machine whose memory bandwidth is shared
@@ -25,6 +25,10 @@
 #include <vector>
 
 #include "compare/metrics.h"
+
+#ifndef PARITY_PYTHON
+#define PARITY_PYTHON "python3"
+#endif
 
 namespace {
 
@@ -113,7 +117,7 @@ int main(int argc, char** argv) {
     std::ofstream(dir / "test.f32", std::ios::binary).write(reinterpret_cast<const char*>(t), n * 4);
   }
   const std::string script = (std::filesystem::path(__FILE__).parent_path() / "numpy_seed_check.py").string();
-  const std::string cmd = fmt::format("/usr/bin/python3 {} {} {} {} {}", script, (dir / "ref.f32").string(),
+  const std::string cmd = fmt::format("{} {} {} {} {} {}", PARITY_PYTHON, script, (dir / "ref.f32").string(),
                                       (dir / "test.f32").string(), reps, (dir / "out.txt").string());
   if (std::system(cmd.c_str()) == 0) {
     std::ifstream in(dir / "out.txt");

@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -71,7 +72,8 @@ TEST(Session, ExposesInputsAndOutputsWithSymbolicDims) {
 }
 
 TEST(Session, LoadsFromFile) {
-  const auto path = std::filesystem::temp_directory_path() / "parity_ort_session_test_add.onnx";
+  const auto path =
+      std::filesystem::temp_directory_path() / ("parity_ort_session_test_add." + std::to_string(getpid()) + ".onnx");
   std::ofstream(path, std::ios::binary) << AddModel();
   auto s = Session::Create(ModelSource::FromFile(path.string()), {});
   std::filesystem::remove(path);
@@ -91,7 +93,9 @@ TEST(Session, IsMovableAndRunsConcurrently) {
   Session s = std::move(first);
   const TensorSet in = AddInputs();
   std::vector<std::thread> threads;
-  std::vector<bool> ok(4, false);
+  // One element per thread, each its own byte: std::vector<bool> packs bits,
+  // and four threads writing bits of one word race.
+  std::vector<char> ok(4, false);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 20; ++i) {
@@ -102,7 +106,7 @@ TEST(Session, IsMovableAndRunsConcurrently) {
     });
   }
   for (auto& th : threads) th.join();
-  EXPECT_THAT(ok, ::testing::Each(true));
+  EXPECT_THAT(ok, ::testing::Each(static_cast<char>(true)));
 }
 
 TEST(SessionRun, RejectsWrongInputNameNamingIt) {

@@ -109,7 +109,7 @@ std::string SchemaErrors(const std::string& schema, const fs::path& report) {
       "s = json.load(open(sys.argv[1]))\n"
       "jsonschema.Draft202012Validator.check_schema(s)\n"
       "if len(sys.argv) > 2: jsonschema.validate(json.load(open(sys.argv[2])), s)\n";
-  std::vector<std::string> argv = {"/usr/bin/python3", "-c", script,
+  std::vector<std::string> argv = {PARITY_PYTHON, "-c", script,
                                    (fs::path(PARITY_SOURCE_DIR) / "docs" / schema).string()};
   if (!report.empty()) argv.push_back(report.string());
   auto r = e2e::RunProgram(argv);
@@ -117,11 +117,11 @@ std::string SchemaErrors(const std::string& schema, const fs::path& report) {
 }
 
 bool HaveJsonSchema() {
-  return e2e::RunProgram({"/usr/bin/python3", "-c", "import jsonschema"}).exit_code == 0;
+  return e2e::RunProgram({PARITY_PYTHON, "-c", "import jsonschema"}).exit_code == 0;
 }
 
 TEST(Docs, EverySchemaFileIsAValidJsonSchema) {
-  if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ASSERT_TRUE(HaveJsonSchema()) << PARITY_PYTHON " lacks jsonschema (make creates .venv/)";
   int n = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(PARITY_SOURCE_DIR) / "docs"))
     if (entry.path().string().ends_with(".schema.json")) {
@@ -132,7 +132,7 @@ TEST(Docs, EverySchemaFileIsAValidJsonSchema) {
 }
 
 TEST(Docs, TheCompareReportValidatesAgainstItsSchema) {
-  if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ASSERT_TRUE(HaveJsonSchema()) << PARITY_PYTHON " lacks jsonschema (make creates .venv/)";
   const fs::path dir = e2e::MakeTempDir("parity-docs-compare");
   TensorSet a, b;
   Tensor x(DType::kFloat32, {4}), y(DType::kFloat32, {4});
@@ -152,7 +152,7 @@ TEST(Docs, TheCompareReportValidatesAgainstItsSchema) {
 }
 
 TEST(Docs, TheEnvAndInspectReportsValidateAgainstTheirSchemas) {
-  if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ASSERT_TRUE(HaveJsonSchema()) << PARITY_PYTHON " lacks jsonschema (make creates .venv/)";
   const fs::path dir = e2e::MakeTempDir("parity-docs-env");
   ASSERT_TRUE(ConvBnRelu().Save(dir / "m.onnx").has_value());
   ASSERT_EQ(e2e::RunParity({"env", "--json", (dir / "env.json").string()}).exit_code, 0);
@@ -163,7 +163,7 @@ TEST(Docs, TheEnvAndInspectReportsValidateAgainstTheirSchemas) {
 }
 
 TEST(Docs, TheLocateReportValidatesAgainstItsSchema) {
-  if (!HaveJsonSchema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ASSERT_TRUE(HaveJsonSchema()) << PARITY_PYTHON " lacks jsonschema (make creates .venv/)";
   const fs::path dir = e2e::MakeTempDir("parity-docs-locate");
   const fs::path model = dir / "conv_bn_relu.onnx";
   ASSERT_TRUE(ConvBnRelu().Save(model).has_value());

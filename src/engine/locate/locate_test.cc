@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -81,20 +82,24 @@ Planted PlantFault(const Model& model, std::mt19937& rng) {
   return {std::move(*m), node.name, node.op_type + "->" + swap};
 }
 
-// resnet34 from Debian's torch (random weights, 64x64 input), exported once.
+// resnet34 from the .venv's torch (random weights, 64x64 input), exported
+// once per build folder (next to the binary: parallel runs of other checkouts
+// do not share it).
 const Model* TorchModel() {
   static std::optional<Model> model;
   static bool tried = false;
   if (tried) return model ? &*model : nullptr;
   tried = true;
-  const auto path = std::filesystem::temp_directory_path() / "parity_locate_test_resnet34.onnx";
+  const auto dir = std::filesystem::path(PARITY_BINARY).parent_path() / "torch-cache";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "locate_test_resnet34.onnx";
   if (!std::filesystem::exists(path)) {
     const std::string script =
         "import torch, torchvision; torch.manual_seed(0); m = torchvision.models.resnet34().eval();"
-        "torch.onnx.export(m, torch.randn(1, 3, 64, 64), '" + path.string() + ".tmp', opset_version=17,"
-        " input_names=['images'], output_names=['logits'])";
-    const std::string cmd = PARITY_PYTHON " -c \"" + script + "\" >/dev/null 2>&1 && mv '" + path.string() +
-                            ".tmp' '" + path.string() + "'";
+        "torch.onnx.export(m, torch.randn(1, 3, 64, 64), '" + path.string() + "." + std::to_string(getpid()) +
+        "', opset_version=17, dynamo=False, input_names=['images'], output_names=['logits'])";
+    const std::string cmd = PARITY_PYTHON " -c \"" + script + "\" >/dev/null 2>&1 && mv '" + path.string() + "." +
+                            std::to_string(getpid()) + "' '" + path.string() + "'";
     if (std::system(cmd.c_str()) != 0) return nullptr;
   }
   auto m = Model::Load(path);
