@@ -273,3 +273,17 @@ def test_planted_faults_are_named_at_their_module(zoo_entries, tmp_path):
     assert all(r[6] == 1 for r in results), [line for line, r in zip(lines, results) if r[6] != 1]
     assert all(r[8] for r in results), "every fault is reported as a divergence"
     assert named >= 0.95 * len(results), [line for line in lines if line.startswith("MISS")]
+
+
+def test_inspect_gives_a_checker_verdict_and_the_node_scopes(zoo_entries):
+    seen = 0
+    for name, exporter, d in zoo_entries:
+        r = subprocess.run([BINARY, "inspect", os.path.join(d, "model.onnx")], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, f"{name}/{exporter}: {r.stderr}"
+        assert "checker       pass (ONNX 1.23" in r.stdout, f"{name}/{exporter}:\n{r.stdout}"
+        assert "skipped" not in r.stdout, f"{name}/{exporter}:\n{r.stdout}"
+        source = "metadata_props" if exporter == "dynamo" else "node names"
+        assert f"node scopes" in r.stdout and source in r.stdout, f"{name}/{exporter}:\n{r.stdout}"
+        seen += exporter == "dynamo"
+    assert seen >= 8
