@@ -5,7 +5,7 @@
         [--md docs/peers.md] [--json docs/peers.json]
 
 Reports numbers; never gates CI. Every tool runs as its own process (wall time and peak RSS from
-os.wait4 of that process), under `nice`, one at a time. Exports and dumps are cached in --cache
+GNU time, which forks the tool from its own small process), under `nice`, one at a time. Exports and dumps are cached in --cache
 (model.onnx, dump/, inputs.npz, Polygraphy's input/output JSON, planted faults).
 
 Tools:
@@ -354,25 +354,34 @@ def torchverify_main(name, d, faulty):
 
 
 def measure(cmd, log, env=None, timeout=1200):
-    """(rc, wall_s, peak_rss_bytes) of one child process; stdout+stderr into log; rc 124 on timeout."""
-    full = ["nice", "-n", "5"] + cmd
+    """(rc, wall_s, peak_rss_bytes) of one child process; stdout+stderr into log; rc 124 on timeout.
+
+    GNU time forks the tool from its own small process, so the peak RSS is the tool's alone (a child
+    forked from this Python process would count this process's pages until its exec)."""
+    tf = log + ".time"
+    full = ["/usr/bin/time", "-f", "%e %M", "-o", tf, "nice", "-n", "5"] + cmd
     t0 = time.perf_counter()
     timed_out = False
     with open(log, "w") as f:
         f.write("$ " + " ".join(shlex.quote(c) for c in cmd) + "\n")
         f.flush()
         p = subprocess.Popen(full, stdout=f, stderr=subprocess.STDOUT, env=env, cwd=REPO)
-        while True:
-            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if not timed_out and time.perf_counter() - t0 > timeout:
-                p.kill()
-                timed_out = True
-            time.sleep(0.05)
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            for c in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split():
+                os.kill(int(c), 9)  # the tool under time (nice has exec'd into it)
+            p.wait()
     wall = time.perf_counter() - t0
-    p.returncode = 124 if timed_out else os.waitstatus_to_exitcode(status)
-    return p.returncode, wall, ru.ru_maxrss * 1024
+    rss = 0
+    try:
+        last = open(tf).read().strip().splitlines()[-1].split()
+        wall, rss = float(last[-2]), int(last[-1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    rc = 124 if timed_out else p.returncode
+    return rc, wall, rss
 
 
 def dir_bytes(p):
@@ -436,7 +445,19 @@ def main():
     ap.add_argument("--_export", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--_seed", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--_torchverify", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--render-only", action="store_true", help="re-render --md from --json (no runs)")
     a = ap.parse_args()
+    if a.render_only:
+        doc = json.load(open(a.json))
+        by = {}
+        for r in doc["rows"]:
+            by.setdefault((r["job"], r["model"]), {})[r["tool"]] = r
+        md = render_md(doc, by)
+        old = open(a.md).read() if os.path.exists(a.md) else ""
+        if "<!-- analysis -->" in old:
+            md = md.split("<!-- analysis -->")[0] + "<!-- analysis -->" + old.split("<!-- analysis -->", 1)[1]
+        open(a.md, "w").write(md)
+        return
     if a._export:
         return do_export(*a._export)
     if a._seed:
@@ -647,7 +668,8 @@ def _machine():
                           capture_output=True, text=True).stdout.strip()
     return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem / 2**30, 1),
             "os": platform.platform(), "python": platform.python_version(), "torch": torch.__version__,
-            "onnxruntime_python": onnxruntime.__version__, "polygraphy": poly,
+            "onnxruntime_python": onnxruntime.__version__,
+            "polygraphy": (re.search(r"Version: (\S+)", poly) or re.search(r"(.*)", poly)).group(1),
             "loadavg_at_end": os.getloadavg()}
 
 
@@ -683,6 +705,12 @@ def write_reports(a, rows, info, total):
     json.dump(doc, open(tmp, "w"), indent=1)
     os.replace(tmp, a.json)
     md = render_md(doc, by)
+    try:  # keep the hand-written analysis below the marker
+        old = open(a.md).read()
+        if "<!-- analysis -->" in old:
+            md = md.split("<!-- analysis -->")[0] + "<!-- analysis -->" + old.split("<!-- analysis -->", 1)[1]
+    except OSError:
+        pass
     tmp = a.md + ".tmp"
     open(tmp, "w").write(md)
     os.replace(tmp, a.md)
@@ -704,8 +732,8 @@ def render_md(doc, by):
     L.append(f"Run {doc['date']}, {doc['total_s']:.0f} s in all. Machine: {mach['cpu']}, {mach['cores']} cores, "
              f"{mach['memory_gib']} GiB, shared with other builds (load average at the end "
              f"{', '.join('%.1f' % x for x in mach['loadavg_at_end'])}); {mach['os']}. {doc['parity_version']} "
-             f"(its own ORT), Python ORT {mach['onnxruntime_python']}, {mach['polygraphy']}, torch {mach['torch']}. "
-             f"Every tool is its own process under `nice`; wall time and peak RSS come from `wait4` of that process. "
+             f"(its own ORT), Python ORT {mach['onnxruntime_python']}, Polygraphy {mach['polygraphy']}, torch {mach['torch']}. "
+             f"Every tool is its own process under `nice`; wall time and peak RSS come from GNU time (`/usr/bin/time -f '%e %M'`), which forks the tool from its own small process. "
              f"Peers were given atol {ATOL}, rtol {RTOL} (parity uses its own scaled / fp64-calibrated band).\n")
     L.append("| model | weights MB | .onnx MB | opset |\n| --- | ---: | ---: | ---: |")
     for m, i in doc["models"].items():
@@ -718,9 +746,9 @@ def render_md(doc, by):
         if not keys:
             return
         L.append(f"## {title}\n")
-        L.append("| job | model | tool | verdict | names | wall s | peak RSS MiB | " + " | ".join(c[0] for c in cols_extra)
-                 + " | parity's wall ratio (peer/parity) | RSS ratio (peer/parity) |")
-        L.append("| --- | --- | --- | --- | --- | ---: | ---: | " + " | ".join("---:" for _ in cols_extra) + " | ---: | ---: |")
+        L.append("| job | model | tool | verdict | names | wall s | peak RSS MiB | " + "".join(c[0] + " | " for c in cols_extra)
+                 + "wall ratio (peer / parity) | peak-RSS ratio (peer / parity) |")
+        L.append("| --- | --- | --- | --- | --- | ---: | ---: | " + "".join("---: | " for _ in cols_extra) + "---: | ---: |")
         for k in keys:
             for t, r in by[k].items():
                 q = ratio.get((k[0], k[1], t), {})
@@ -733,8 +761,8 @@ def render_md(doc, by):
                     names = ", ".join(names[:3])
                 L.append(f"| {k[0]} | {k[1]} | {t} | {r.get('verdict', '' if r['rc'] == 0 else 'rc=%d' % r['rc'])} | "
                          f"{names or ''} | {_fmt(r.get('wall_s'))} | {_fmt(r.get('peak_rss_mb'), 0)} | "
-                         + " | ".join(c[1](r) for c in cols_extra)
-                         + f" | {_fmt(q.get('wall_x'), 2)} | {_fmt(q.get('rss_x'), 2)} |")
+                         + "".join(c[1](r) + " | " for c in cols_extra)
+                         + f"{_fmt(q.get('wall_x'), 2)} | {_fmt(q.get('rss_x'), 2)} |")
         L.append("")
 
     table("check", "1. Outputs vs PyTorch at the deployed config (ORT `all`)", [])
@@ -755,7 +783,7 @@ def render_md(doc, by):
             L.append(f"| {k[1]} | {p.get('observer_check')} ({p.get('observer_mode')}) | {p.get('fused_nodes')} / "
                      f"{p.get('optimized_nodes')} | {p.get('observed')}, {p.get('unchecked')} | {p.get('verdict')} | "
                      f"{_fmt(p.get('wall_s'))} | {pr.get('nodes_plain')} -> {pr.get('nodes_marked')} | "
-                     f"{pr.get('outputs_bitwise_equal')} | {_fmt(pr.get('max_abs_output_change'), 3) if pr else ''} | "
+                     f"{pr.get('outputs_bitwise_equal')} | {'%.2g' % pr['max_abs_output_change'] if pr else ''} | "
                      f"{', '.join('%s %d->%d' % (o, v[0], v[1]) for o, v in (pr.get('op_counts_changed') or {}).items())} |")
         L.append("")
     L.append("<!-- analysis -->\n")
