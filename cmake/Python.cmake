@@ -13,6 +13,9 @@ find_package(nanobind CONFIG REQUIRED)
 # The comparison kernel only: compare needs no ONNX Runtime in-process.
 nanobind_add_module(_core NB_STATIC src/python/module.cc)
 target_link_libraries(_core PRIVATE parity_report)
+# Only what the extension links is built position-independent: the rest (the
+# parity binary's engine) compiles exactly as in the plain build.
+set_target_properties(parity_core parity_compare parity_report PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 set_target_properties(_core parity PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS _core LIBRARY DESTINATION parity)
