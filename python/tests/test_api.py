@@ -152,12 +152,14 @@ def test_run_matches_cli_outputs(demo, tmp_path):
         inputs = {k.split("/", 1)[-1]: z[k] for k in z.files}
     with np.load(tmp_path / "out.npz") as z:
         want = {k: z[k] for k in z.files}
-    got = parity.run(model, inputs, "all")
-    assert set(got) == set(want)
-    for k in want:
-        np.testing.assert_array_equal(got[k], want[k])
-    got_cfg = parity.run(model, tmp_path / "in.npz", {"opt": "disable", "intra_op_threads": 1})
-    assert set(got_cfg) == set(want)
+    assert list(want) == ["typical/output"]  # the CLI files outputs under the sample's name
+    for got in (parity.run(model, tmp_path / "in.npz", "all"), parity.run(model, {"typical/" + k: v for k, v in
+                                                                               inputs.items()}, "all")):
+        assert set(got) == set(want)
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k])
+    one = parity.run(model, inputs, {"opt": "disable", "intra_op_threads": 1})  # one sample: plain names
+    assert list(one) == ["output"] and one["output"].shape == want["typical/output"].shape
 
 
 def test_run_bad_input_raises_the_cli_line(demo, tmp_path):

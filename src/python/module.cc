@@ -102,7 +102,7 @@ std::string CompareSetsJson(const std::map<std::string, Array>& reference, const
   nlohmann::json pj = nlohmann::json::parse(policy_json, nullptr, /*allow_exceptions=*/false);
   if (pj.is_discarded()) Raise(Error(ErrorCode::kInvalidArgument, "tolerance: not valid JSON"));
   auto policy = TolerancePolicyFromJson(pj);
-  if (!policy) Raise(policy.error().With("tolerance"));
+  if (!policy) Raise(policy.error());  // the CLI prefixes the policy file's name
   TensorSet ref_unordered = BorrowAll(reference);
   // A Python dict has an order; std::map does not: put the reference back in
   // the caller's order so the report lists tensors as given.
