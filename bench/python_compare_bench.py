@@ -1,6 +1,10 @@
 """parity.compare vs the seed-style NumPy check on two float32 arrays, in one run.
 
-Usage: python bench/python_compare_bench.py [N_ELEMENTS=67108864] [REPS=3]
+Usage: python bench/python_compare_bench.py [N_ELEMENTS=67108864] [REPS=3] [normal|uniform]
+
+Data: ref ~ N(0, 1) and test = ref + 1e-5 N(0, 1), as bench/compare_bench.cc
+(a typical fused-kernel difference); `uniform` draws ref from [0, 1) instead,
+where many tiny references make max_rel's exact recomputation run often.
 
 Each side runs in its own child process (so one's allocations cannot inflate
 the other's peak RSS) on the same seeded arrays, built without temporaries.
@@ -17,9 +21,9 @@ import time
 CHILD = r"""
 import json, resource, sys, time
 import numpy as np
-n, reps, side = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+n, reps, side, dist = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[5]
 rng = np.random.default_rng(0)
-ref = rng.random(n, dtype=np.float32)
+ref = rng.random(n, dtype=np.float32) if dist == "uniform" else rng.standard_normal(n, dtype=np.float32)
 test = np.empty_like(ref)
 step = 1 << 20
 for i in range(0, n, step):  # test = ref + noise, chunk by chunk: no full-size temporary
@@ -49,9 +53,9 @@ print(json.dumps(out))
 """
 
 
-def child(side, n, reps):
+def child(side, n, reps, dist):
     here = os.path.dirname(os.path.abspath(__file__))
-    p = subprocess.run([sys.executable, "-c", CHILD, str(n), str(reps), side, here],
+    p = subprocess.run([sys.executable, "-c", CHILD, str(n), str(reps), side, here, dist],
                        check=True, stdout=subprocess.PIPE, text=True)
     return json.loads(p.stdout.strip().splitlines()[-1])
 
@@ -59,11 +63,12 @@ def child(side, n, reps):
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 64 * 1024 * 1024
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    dist = sys.argv[3] if len(sys.argv) > 3 else "normal"
     t0 = time.time()
-    par = child("parity", n, reps)
-    seed = child("numpy", n, reps)
+    par = child("parity", n, reps, dist)
+    seed = child("numpy", n, reps, dist)
     gib = par["array_bytes"] / 2**20
-    print(f"{n} float32 elements per array, two arrays = {gib:.0f} MiB, {reps} reps, {os.cpu_count()} CPUs")
+    print(f"{dist} data: {n} float32 elements per array, two arrays = {gib:.0f} MiB, {reps} reps, {os.cpu_count()} CPUs")
     print(f"parity.compare      median {par['median_s'] * 1000:8.1f} ms  (best {par['best_s'] * 1000:.1f})")
     print(f"seed NumPy check    median {seed['median_s'] * 1000:8.1f} ms  (best {seed['best_s'] * 1000:.1f})")
     print(f"speed ratio (median): {seed['median_s'] / par['median_s']:.1f}x")
