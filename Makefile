@@ -22,7 +22,7 @@ endif
 PARITY = $(BUILD)/parity
 PY = $(abspath .venv/bin/python)
 
-.PHONY: all deps build test demo unit python-tests clean format fuzz fuzz-smoke
+.PHONY: all deps build test demo unit python-package python-tests clean format fuzz fuzz-smoke
 
 all: build
 
@@ -42,8 +42,14 @@ build: deps $(BUILD)/CMakeCache.txt
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-python-tests: build
-	PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=python $(PY) -m pytest -q python/tests
+# The Python package (pyproject.toml) built as `pip install .` builds it, into
+# build-pkg/ (not into .venv): python/tests/test_api.py tests it against the CLI.
+# Its CMake build (build-py/) shares ccache with $(BUILD)/.
+python-package: deps
+	$(PY) -m pip install -q --no-build-isolation --no-deps --upgrade --target build-pkg .
+
+python-tests: build python-package
+	PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=build-pkg:python $(PY) -m pytest -q python/tests
 
 test: unit python-tests
 
@@ -61,4 +67,4 @@ format:
 	clang-format -i $$(git ls-files '*.cc' '*.h')
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-py build-pkg

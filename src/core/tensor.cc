@@ -59,6 +59,15 @@ Tensor Tensor::FromStrings(Shape shape, std::vector<std::string> values) {
   return t;
 }
 
+Tensor Tensor::Borrow(DType dtype, Shape shape, std::shared_ptr<std::byte[]> buffer) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.count_ = ElementCount(t.shape_).value_or(0);
+  t.buffer_ = std::move(buffer);
+  return t;
+}
+
 double Tensor::GetAsDouble(int64_t i) const {
   const std::byte* p = data() + static_cast<size_t>(i) * DTypeSize(dtype_);
   auto load = [p]<typename T>(T*) {

@@ -35,6 +35,12 @@ class Tensor {
   Tensor(DType dtype, Shape shape);
   static Result<Tensor> Create(DType dtype, Shape shape);
   static Tensor FromStrings(Shape shape, std::vector<std::string> values);
+  // Wraps bytes someone else owns (a NumPy array's buffer) without copying:
+  // `buffer` keeps them alive (an aliasing or no-op-deleter shared_ptr when
+  // the caller guarantees the lifetime). Preconditions: not kString; the
+  // buffer holds ElementCount(shape) * DTypeSize(dtype) bytes, C-ordered.
+  // Such a buffer need not be 64-byte aligned: readers use unaligned loads.
+  static Tensor Borrow(DType dtype, Shape shape, std::shared_ptr<std::byte[]> buffer);
 
   template <typename T>
   static Tensor FromVector(DType dtype, Shape shape, const std::vector<T>& values) {

@@ -3,7 +3,7 @@
 # by scripts/fetch-uplot.sh) are embedded into parity_report at build time as
 # byte arrays in generated/report/report_assets.h. Nothing is fetched when a
 # report is viewed.
-set(PARITY_UPLOT_DIR "${CMAKE_SOURCE_DIR}/.deps/uplot" CACHE PATH
+set(PARITY_UPLOT_DIR "${PARITY_DEPS_DIR}/uplot" CACHE PATH
     "uPlot's dist files: uPlot.iife.min.js and uPlot.min.css (scripts/fetch-uplot.sh)")
 if(NOT EXISTS "${PARITY_UPLOT_DIR}/uPlot.iife.min.js" OR NOT EXISTS "${PARITY_UPLOT_DIR}/uPlot.min.css")
   message(FATAL_ERROR "uPlot not found under PARITY_UPLOT_DIR=${PARITY_UPLOT_DIR}; "
