@@ -94,7 +94,8 @@ Result<Shape> AsShape(const std::string& key, const Json& v) {
   for (const Json& d : v) {
     if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
       return InvalidArgument(
-          fmt::format("{}: expected an array of non-negative integers, got an element {}", key, d.dump()));
+          fmt::format("{}: expected an array of non-negative integers, got an element {}", key,
+                      d.dump(-1, ' ', false, Json::error_handler_t::replace)));
     shape.push_back(d.get<int64_t>());
   }
   return shape;
@@ -144,14 +145,7 @@ Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   if (!DTypeFromName(layer.dtype))
     return InvalidArgument(fmt::format("{}: unknown dtype '{}'", r.Key("dtype"), layer.dtype));
   PARITY_ASSIGN_OR_RETURN(const Json* shape, r.Required("shape"));
-  const std::string shape_key = r.Key("shape");
-  if (!shape->is_array()) return WrongType(shape_key, "an array of non-negative integers", *shape);
-  for (const Json& d : *shape) {
-    if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
-      return InvalidArgument(fmt::format("{}: expected an array of non-negative integers, got an element {}",
-                                         shape_key, d.dump(-1, ' ', false, Json::error_handler_t::replace)));
-    layer.shape.push_back(d.get<int64_t>());
-  }
+  PARITY_ASSIGN_OR_RETURN(layer.shape, AsShape(r.Key("shape"), *shape));
   if (const Json* leaf = r.Optional("is_leaf")) {
     if (!leaf->is_boolean()) return WrongType(r.Key("is_leaf"), "a boolean", *leaf);
     layer.is_leaf = leaf->get<bool>();
