@@ -96,12 +96,16 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
         if (nm) noise = std::move(*nm);
       }
     }
-    c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr, t->dtype());
-    const Tolerance& tol = c.tolerance.tolerance;
-    PARITY_ASSIGN_OR_RETURN(
-        c.metrics, WithContext(ComputeMetrics(r.tensor, *t, {.atol = tol.atol, .rtol = tol.rtol, .threads = options.threads}),
-                               fmt::format("tensor '{}'", r.name)));
-    c.reason = Judge(c.metrics, tol);
+    // The tolerance follows the reference's statistics, which the comparison
+    // pass computes on the way (no pass of its own over the reference).
+    MetricsOptions metrics_options{.threads = options.threads};
+    metrics_options.band_from_reference = [&](const TensorMetrics& stats) {
+      c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr, t->dtype(), &stats);
+      return MismatchBand{c.tolerance.tolerance.atol, c.tolerance.tolerance.rtol};
+    };
+    PARITY_ASSIGN_OR_RETURN(c.metrics, WithContext(ComputeMetrics(r.tensor, *t, metrics_options),
+                                                   fmt::format("tensor '{}'", r.name)));
+    c.reason = Judge(c.metrics, c.tolerance.tolerance);
     c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
     out.tensors.push_back(std::move(c));
   }

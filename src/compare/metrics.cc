@@ -82,32 +82,68 @@ int ChooseThreads(int requested, int64_t n) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(want, chunks)));
 }
 
+// Runs work(i0, i1) over [0, count) split into `threads` contiguous ranges.
+template <typename Work>
+void ForRanges(int64_t count, int threads, Work&& work) {
+  if (threads <= 1 || count <= 1) {
+    work(int64_t{0}, count);
+    return;
+  }
+  std::vector<std::jthread> pool;
+  for (int i = 0; i < threads; ++i) pool.emplace_back(work, count * i / threads, count * (i + 1) / threads);
+}
+
 struct Totals {
   BlockStats stats;
   int64_t max_flat = -1;
 };
 
+// A band chosen from the reference statistics of the pass itself
+// (MetricsOptions::band_from_reference).
+struct Deferral {
+  std::function<MismatchBand(const BlockStats& merged)> choose;
+  MismatchBand band;  // the chosen band, set by the pass
+};
+
 template <typename R, typename T>
-Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int threads) {
+Totals RunTyped(const R* r, const T* t, int64_t n, const KernelParams& p, int threads, Deferral* defer = nullptr) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
   std::vector<ChunkStats> partial(static_cast<size_t>(chunks));
-  auto work = [&](int64_t c0, int64_t c1) {
+  const int nt = ChooseThreads(threads, n);
+  ForRanges(chunks, nt, [&](int64_t c0, int64_t c1) {
     Seed seed;
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t off = c * kChunk;
       partial[c] = RunChunk(r + off, t + off, std::min(kChunk, n - off), p, seed);
-      seed = {partial[c].stats.max_abs, partial[c].stats.max_rel};
+      // A deferred band needs each chunk's own max |d|: only max_rel is carried.
+      seed = {defer != nullptr ? -1 : partial[c].stats.max_abs, partial[c].stats.max_rel};
     }
-  };
-  const int nt = ChooseThreads(threads, n);
-  if (nt <= 1) {
-    work(0, chunks);
-  } else {
-    std::vector<std::jthread> pool;
-    for (int i = 0; i < nt; ++i) pool.emplace_back(work, chunks * i / nt, chunks * (i + 1) / nt);
-  }
+  });
   Totals out;
   for (const ChunkStats& c : partial) Merge(out.stats, c.stats);
+  if (defer != nullptr) {
+    // The pass counted with an infinite band. A finite pair mismatches only
+    // when |d| > atol + rtol |r| >= atol: chunks whose max |d| stays within
+    // atol keep their count (non-finite mismatches do not depend on the band);
+    // the others are counted again with the chosen band.
+    defer->band = defer->choose(out.stats);
+    KernelParams q = p;
+    q.atol = defer->band.atol;
+    q.rtol = defer->band.rtol;
+    std::vector<int64_t> redo;
+    for (int64_t c = 0; c < chunks; ++c)
+      if (!(partial[c].stats.max_abs <= q.atol)) redo.push_back(c);
+    std::vector<int64_t> recount(redo.size());
+    ForRanges(static_cast<int64_t>(redo.size()), ChooseThreads(threads, static_cast<int64_t>(redo.size()) * kChunk),
+              [&](int64_t i0, int64_t i1) {
+                for (int64_t i = i0; i < i1; ++i) {
+                  const int64_t off = redo[i] * kChunk;
+                  recount[i] = RunChunk(r + off, t + off, std::min(kChunk, n - off), q, Seed{}).stats.mismatches;
+                }
+              });
+    for (size_t i = 0; i < redo.size(); ++i)
+      out.stats.mismatches += recount[i] - partial[redo[i]].stats.mismatches;
+  }
   if (out.stats.pairs > 0) {
     // The worst element: in the first chunk, and there in the first block,
     // that holds the maximum; searched there only.
@@ -155,14 +191,14 @@ Totals RunConverted(const Tensor& ref, const Tensor& test, const KernelParams& p
 }
 
 template <typename R>
-Totals DispatchTest(const R* r, const Tensor& test, const KernelParams& p, int threads) {
+Totals DispatchTest(const R* r, const Tensor& test, const KernelParams& p, int threads, Deferral* defer) {
   const int64_t n = test.size();
   const void* t = test.data();
   switch (test.dtype()) {
-    case DType::kFloat32: return RunTyped(r, static_cast<const float*>(t), n, p, threads);
-    case DType::kFloat64: return RunTyped(r, static_cast<const double*>(t), n, p, threads);
-    case DType::kFloat16: return RunTyped(r, static_cast<const F16*>(t), n, p, threads);
-    case DType::kBFloat16: return RunTyped(r, static_cast<const BF16*>(t), n, p, threads);
+    case DType::kFloat32: return RunTyped(r, static_cast<const float*>(t), n, p, threads, defer);
+    case DType::kFloat64: return RunTyped(r, static_cast<const double*>(t), n, p, threads, defer);
+    case DType::kFloat16: return RunTyped(r, static_cast<const F16*>(t), n, p, threads, defer);
+    case DType::kBFloat16: return RunTyped(r, static_cast<const BF16*>(t), n, p, threads, defer);
     default: return {};
   }
 }
@@ -173,14 +209,16 @@ Totals RunSame(const Tensor& ref, const Tensor& test, const KernelParams& p, int
                   threads);
 }
 
-Totals Dispatch(const Tensor& ref, const Tensor& test, const KernelParams& p, int threads) {
+// Floating pairs only take a deferred band; see MetricsOptions.
+Totals Dispatch(const Tensor& ref, const Tensor& test, const KernelParams& p, int threads,
+                Deferral* defer = nullptr) {
   if (IsFloating(ref.dtype()) && IsFloating(test.dtype())) {
     const void* r = ref.data();
     switch (ref.dtype()) {
-      case DType::kFloat32: return DispatchTest(static_cast<const float*>(r), test, p, threads);
-      case DType::kFloat64: return DispatchTest(static_cast<const double*>(r), test, p, threads);
-      case DType::kFloat16: return DispatchTest(static_cast<const F16*>(r), test, p, threads);
-      default: return DispatchTest(static_cast<const BF16*>(r), test, p, threads);
+      case DType::kFloat32: return DispatchTest(static_cast<const float*>(r), test, p, threads, defer);
+      case DType::kFloat64: return DispatchTest(static_cast<const double*>(r), test, p, threads, defer);
+      case DType::kFloat16: return DispatchTest(static_cast<const F16*>(r), test, p, threads, defer);
+      default: return DispatchTest(static_cast<const BF16*>(r), test, p, threads, defer);
     }
   }
   if (ref.dtype() != test.dtype()) return RunConverted(ref, test, p);
@@ -286,6 +324,11 @@ Result<TensorMetrics> ComputeMetrics(const Tensor& ref, const Tensor& test, cons
     }
     TensorMetrics m;
     m.count = ref.size();
+    if (options.band_from_reference) {  // strings compare equal or not: the band is reported only
+      const MismatchBand band = options.band_from_reference(m);
+      m.atol = band.atol;
+      m.rtol = band.rtol;
+    }
     for (int64_t i = 0; i < ref.size(); ++i) m.mismatches += ref.strings()[i] != test.strings()[i];
     m.finite_pairs = 0;
     return m;
@@ -298,7 +341,31 @@ Result<TensorMetrics> ComputeMetrics(const Tensor& ref, const Tensor& test, cons
       break;
     }
   }
-  return Finish(Dispatch(ref, test, p, options.threads), ref, test, options, p);
+  if (!options.band_from_reference) return Finish(Dispatch(ref, test, p, options.threads), ref, test, options, p);
+
+  MetricsOptions chosen = options;
+  chosen.band_from_reference = nullptr;
+  auto check_band = [&chosen](const MismatchBand& band) -> Status {
+    chosen.atol = band.atol;
+    chosen.rtol = band.rtol;
+    if (!(band.atol >= 0) || !(band.rtol >= 0))
+      return InvalidArgument(fmt::format("tolerances must be >= 0 (atol {}, rtol {})", band.atol, band.rtol));
+    return {};
+  };
+  if (!(IsFloating(ref.dtype()) && IsFloating(test.dtype()))) {
+    PARITY_ASSIGN_OR_RETURN(TensorMetrics stats, ComputeMetrics(ref, ref, {.threads = options.threads}));
+    PARITY_RETURN_IF_ERROR(check_band(options.band_from_reference(stats)));
+    return ComputeMetrics(ref, test, chosen);
+  }
+  Deferral defer;
+  defer.choose = [&](const BlockStats& merged) {
+    return options.band_from_reference(Finish(Totals{merged, -1}, ref, ref, options, p));
+  };
+  p.atol = std::numeric_limits<double>::infinity();
+  p.rtol = 0;
+  const Totals totals = Dispatch(ref, test, p, options.threads, &defer);
+  PARITY_RETURN_IF_ERROR(check_band(defer.band));
+  return Finish(totals, ref, test, chosen, p);
 }
 
 }  // namespace parity

@@ -49,6 +49,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/status.h"
@@ -103,9 +104,25 @@ struct TensorMetrics {
   std::array<int64_t, kHistogramBins> histogram{};
 };
 
+// The tolerance `mismatches` is counted with.
+struct MismatchBand {
+  double atol = 0;
+  double rtol = 0;
+};
+
 struct MetricsOptions {
   double atol = 0;
   double rtol = 0;
+  // When set, atol and rtol above are ignored: the band is chosen from the
+  // reference's statistics (count, ref_finite, ref_min/max/mean/std; the
+  // other fields unset) of this same pass, so that a tolerance relative to the
+  // reference's scale costs no pass of its own. Called once. Floating pairs
+  // count everything else with an infinite band and then recount the
+  // mismatches of the chunks (32Ki elements) whose max |d| exceeds the chosen
+  // atol, with the same kernels: the counts equal those of a run given the
+  // band from the start. Other pairs take the statistics from a pass over the
+  // reference first.
+  std::function<MismatchBand(const TensorMetrics& reference_statistics)> band_from_reference;
   // 0: choose (threads only above kParallelThreshold elements); 1: this
   // thread only; n: at most n threads. Results are bitwise identical for any
   // thread count (partial results are merged in block order).

@@ -122,7 +122,8 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
 }
 
 ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
-                          const TensorMetrics* noise, std::optional<DType> test_dtype) {
+                          const TensorMetrics* noise, std::optional<DType> test_dtype,
+                          const TensorMetrics* reference_statistics) {
   ResolvedTolerance out;
   out.mode = policy.mode;
   // With a dtype change the looser dtype's defaults apply (a float64
@@ -153,9 +154,9 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
   }
   if (!IsFloating(ref.dtype()) && !IsFloating(dtype)) return out;
 
-  // Reference statistics for the mode rules and the warnings (one cheap pass
-  // over the reference).
-  TensorMetrics self = ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
+  // Reference statistics for the mode rules and the warnings.
+  const TensorMetrics self = reference_statistics != nullptr ? *reference_statistics
+                                                             : ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
   const double absmax = std::max(std::fabs(self.ref_min), std::fabs(self.ref_max));
   const double rms = std::sqrt(self.ref_std * self.ref_std + self.ref_mean * self.ref_mean);
   out.ref_absmax = absmax;

@@ -115,8 +115,12 @@ struct ResolvedTolerance {
 // calibrated mode, the metrics of the second reference against the first).
 // `test_dtype`, when it differs from ref's (a float64 reference judging a
 // float32 run), makes the dtype steps use the looser of the two dtypes.
+// `reference_statistics`, when given, are ref's count, ref_finite and
+// ref_min/max/mean/std (MetricsOptions::band_from_reference hands them over);
+// otherwise Resolve computes them with a pass over ref.
 ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
-                          const TensorMetrics* noise = nullptr, std::optional<DType> test_dtype = std::nullopt);
+                          const TensorMetrics* noise = nullptr, std::optional<DType> test_dtype = std::nullopt,
+                          const TensorMetrics* reference_statistics = nullptr);
 
 // True when `name` matches the glob `pattern` (fnmatch without flags).
 bool GlobMatch(std::string_view pattern, std::string_view name);
