@@ -198,9 +198,18 @@ def test_locate_matches_cli_json(demo, tmp_path):
     assert strip(got.data["tensors"]) == strip(want["tensors"])
 
 
-def test_console_script_is_the_cli():
+def _console_script():
+    # Beside the interpreter (a venv's bin/), or the bin/ of a `pip install --target DIR` (make python-package).
     exe = shutil.which("parity", path=os.path.dirname(sys.executable))
+    target_bin = os.path.join(os.path.dirname(os.path.dirname(parity.__file__)), "bin", "parity")
+    return exe or (target_bin if os.access(target_bin, os.X_OK) else None)
+
+
+def test_console_script_is_the_cli():
+    exe = _console_script()
     if exe is None:
+        if os.environ.get("PARITY_REQUIRE_PACKAGE"):
+            pytest.fail("no `parity` console script beside this Python nor in the --target folder's bin/")
         pytest.skip("no `parity` script beside this Python (installed with --user or elsewhere)")
     out = subprocess.run([exe, "--version"], check=True, stdout=subprocess.PIPE, text=True).stdout
     assert out.strip() == f"parity {parity.__version__}"
