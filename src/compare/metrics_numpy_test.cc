@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare/metrics.h"
+#include "core/testing/temp_dir.h"
 
 namespace parity {
 namespace {
@@ -216,8 +217,8 @@ void ExpectClose(const std::string& what, double got, const std::string& want_te
 
 TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
   if (!fs::exists(PARITY_PYTHON)) GTEST_SKIP() << PARITY_PYTHON " is missing (make creates .venv/)";
-  const fs::path dir = fs::temp_directory_path() / ("parity_metrics_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir tmp("parity_metrics");
+  const fs::path& dir = tmp.path();
   const std::vector<Case> cases = Cases();
   nlohmann::json manifest = nlohmann::json::array();
   for (const Case& c : cases) {
@@ -234,7 +235,6 @@ TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
                           (dir / "out.json").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const nlohmann::json want = nlohmann::json::parse(std::ifstream(dir / "out.json"));
-  fs::remove_all(dir);
 
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

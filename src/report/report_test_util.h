@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/testing/temp_dir.h"
 #include "report/check_report.h"
 
 namespace parity::testing_util {
@@ -174,13 +175,9 @@ inline CheckReport MakeSampleReport() {
   return r;
 }
 
-// A fresh empty directory under the test temp dir.
-inline std::filesystem::path FreshDir(const std::string& name) {
-  auto dir = std::filesystem::path(::testing::TempDir()) / ("parity_report_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A fresh empty directory for the report tests (testing::MakeTempDir: a
+// unique name, left in place like any MakeTempDir directory).
+inline std::filesystem::path FreshDir(const std::string& name) { return testing::MakeTempDir("parity_report_" + name); }
 
 // Runs a shell command; returns its exit status and fills `output` (stdout).
 inline int RunCommand(const std::string& command, std::string* output) {
