@@ -19,19 +19,21 @@
 #include <filesystem>
 #include <functional>
 
+#include "bench_util.h"
 #include "engine/locate/locate.h"
+#include "engine/locate/locate_test_util.h"
 #include "engine/inputs/random_sample.h"
 #include "engine/run/runner.h"
-#include "onnx/builder.h"
+#include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 
 namespace {
 
 using namespace parity;
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+using bench::Clock;
+using bench::InChild;
+using bench::Ms;
 
 // This process's CPU time in ms: less sensitive than wall time to other
 // work on a shared machine (locate runs ORT with one intra-op thread).
@@ -41,43 +43,10 @@ double CpuMs() {
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-std::string ConvBn(ModelBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k, int64_t stride,
-                   const std::string& name) {
-  auto s = b.Scope(name);
-  std::string y;
-  {
-    auto c = b.Scope("conv");
-    y = b.ConvLayer(x, in, out, k, stride, k / 2, false);
-  }
-  auto n = b.Scope("bn");
-  return b.BatchNormLayer(y, out);
-}
+// `blocks` residual blocks of 16 channels on 32x32 (drilldown_test's DeepCnn, unstrided).
+Model Trunk(int blocks) { return WithNodeNames(ResidualTrunk(blocks, /*downsample_every=*/0)); }
 
-// `blocks` residual blocks of 16 channels on 32x32 (the same as drilldown_test's, unstrided).
-Model Trunk(int blocks) {
-  ModelBuilder b(17, /*seed=*/5);
-  std::string x = b.Input("input", DType::kFloat32, Shape{1, 3, 32, 32});
-  x = b.Relu(ConvBn(b, x, 3, 16, 3, 1, "stem"));
-  for (int i = 0; i < blocks; ++i) {
-    auto s = b.Scope("block" + std::to_string(i));
-    std::string y = b.Relu(ConvBn(b, x, 16, 16, 3, 1, "a"));
-    y = ConvBn(b, y, 16, 16, 3, 1, "b");
-    x = b.Relu(b.Add(y, x));
-  }
-  x = b.GemmLayer(b.Flatten(b.GlobalAveragePool(x), 1), 16, 10);
-  b.Output(x, "logits");
-  auto m = b.Build("trunk");
-  if (!m) std::abort();
-  return WithNodeNames(*m);
-}
-
-LocateOptions Options() {
-  LocateOptions o;
-  o.ablation = false;
-  o.target.intra_op_threads = 1;
-  o.reference.intra_op_threads = 1;
-  return o;
-}
+LocateOptions Options() { return parity::testing::DrillDownOptions(); }
 
 // The `which`-th Conv's weights x1.01 (counting from 0; -1: the last).
 std::pair<Model, std::string> Planted(const Model& model, int which) {
@@ -172,18 +141,6 @@ void TorchCost(const std::filesystem::path& path, int where) {
               locate_ms / plain_ms, undrilled_ms, undrilled_ms / plain_ms, locate_cpu / plain_cpu,
               undrilled_cpu / plain_cpu);
   std::fflush(stdout);
-}
-
-void InChild(const std::function<void()>& f) {
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    f();
-    std::fflush(stdout);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 
+#include "bench_util.h"
 #include "engine/locate/locate.h"
 #include "engine/inputs/random_sample.h"
 #include "engine/run/runner.h"
@@ -23,9 +24,9 @@
 namespace {
 
 using namespace parity;
-using Clock = std::chrono::steady_clock;
-
-double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+using bench::Clock;
+using bench::InChild;
+using bench::Ms;
 
 double PlainMs(const Model& model, const Sample& sample, const RunConfig& reference, const RunConfig& target) {
   const auto t0 = Clock::now();
@@ -76,18 +77,6 @@ void Bench(const std::string& name, const Model& raw) {
               "intermediates %.1f MiB\n",
               name.c_str(), located, sessions, fail, plain, located / plain, peak_mib, inter_mib);
   std::fflush(stdout);
-}
-
-void InChild(const std::function<void()>& f) {
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid == 0) {
-    f();
-    std::fflush(stdout);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
 import numpy as np
 
 from . import _core
+from ._kwargs import given
 
 ArrayLike = Union[np.ndarray, Mapping[str, np.ndarray], str, "os.PathLike[str]"]
 
@@ -150,10 +151,7 @@ def compare(reference: ArrayLike, test: ArrayLike, tolerance: Union[None, float,
         policy.update(tolerance)
     elif tolerance is not None:
         policy["atol"] = float(tolerance)
-    if atol is not None:
-        policy["atol"] = float(atol)
-    if rtol is not None:
-        policy["rtol"] = float(rtol)
+    policy.update(given(float, atol=atol, rtol=rtol))
     noise_set: Dict[str, np.ndarray] = {}
     if noise is not None:
         noise_set = _as_dict(noise, next(iter(ref)) if ref else "output")

@@ -3,6 +3,7 @@ import os
 import tempfile
 from typing import Any, Mapping, Optional, Sequence, Union
 
+from ._kwargs import given
 from .engine import check
 from .report import Report
 
@@ -48,14 +49,9 @@ def assert_export_matches(module: Any, example_inputs: Union[Any, Sequence[Any]]
     onnx_path = os.path.join(work, "model.onnx")
     dump_dir = os.path.join(work, "torch-dump")
     kwargs = dict(export_kwargs)
-    if opset is not None:
-        kwargs["opset_version"] = opset
-    if input_names is not None:
-        kwargs["input_names"] = list(input_names)
-    if output_names is not None:
-        kwargs["output_names"] = list(output_names)
-    if dynamic_axes is not None:
-        kwargs["dynamic_axes"] = dict(dynamic_axes)
+    kwargs.update(given(opset_version=opset))
+    kwargs.update(given(list, input_names=input_names, output_names=output_names))
+    kwargs.update(given(dict, dynamic_axes=dynamic_axes))
     ptorch.export(module, args, onnx_path, dump_dir=dump_dir, exporter=exporter, **kwargs)
     report = check(onnx_path, torch=dump_dir, inputs=inputs, config=config, tolerance=tolerance,
                    report_dir=os.path.join(work, "report"), runs=runs)

@@ -70,12 +70,8 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     pos_args, kw_args = split_args(args)
     written = set()
 
-    inputs, input_details = {}, []
     names = input_names_for(model, pos_args, kw_args, input_names)
-    for name, tensor in zip(names, flatten((pos_args, kw_args))):
-        entry = _write(out_dir, f"input_{sanitize(name)}.npy", tensor, written)
-        inputs[name] = entry["file"]
-        input_details.append(dict(name=name, **entry))
+    inputs, input_details = _write_named(out_dir, "input", names, flatten((pos_args, kw_args)), written)
 
     recorder = _LayerRecorder(model, out_dir, written, module_inputs)
     slow = not fastpath and any(isinstance(m, _FASTPATH_TYPES) for m in model.modules())
@@ -84,12 +80,8 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
             result = model(*pos_args, **kw_args)
     out_tensors = flatten(result)
 
-    outputs, output_details = {}, []
     out_names = _output_names(output_names, len(out_tensors))
-    for name, tensor in zip(out_names, out_tensors):
-        entry = _write(out_dir, f"output_{sanitize(name)}.npy", tensor, written)
-        outputs[name] = entry["file"]
-        output_details.append(dict(name=name, **entry))
+    outputs, output_details = _write_named(out_dir, "output", out_names, out_tensors, written)
 
     manifest = {
         "schema": SCHEMA,
@@ -108,22 +100,40 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
         "layers": recorder.layers,
     }
     if fp64:
-        # On by default: parity calibrates each output's tolerance on the
-        # float32-vs-float64 error of PyTorch itself. A model that cannot run
-        # in float64 (an op without a double kernel) is still dumped; the
-        # manifest says why there is no calibration.
-        try:
-            manifest["outputs_fp64"] = _dump_fp64(model, pos_args, kw_args, out_names,
-                                                  out_dir, seed, slow, written)
-        except Exception as e:  # noqa: BLE001 -- any failure of the copy: dump without it
-            written.difference_update({f for f in written if f.startswith("fp64/")})
-            manifest["outputs_fp64_error"] = one_line(e)
-            warnings.warn(f"parity_torch.dump: no fp64 outputs: {manifest['outputs_fp64_error']}")
+        manifest.update(_try_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written))
     if export_info is not None:
         manifest["export"] = export_info
     _remove_stale(out_dir, written)
     save_json(manifest_path, manifest)
     return manifest
+
+
+def _write_named(out_dir, prefix, names, tensors, written):
+    """Writes <prefix>_<name>.npy per tensor; returns ({name: file}, [details])."""
+    files, details = {}, []
+    for name, tensor in zip(names, tensors):
+        entry = _write(out_dir, f"{prefix}_{sanitize(name)}.npy", tensor, written)
+        files[name] = entry["file"]
+        details.append(dict(name=name, **entry))
+    return files, details
+
+
+def _try_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written):
+    """The manifest entries of the float64 run: outputs_fp64, or outputs_fp64_error.
+
+    On by default: parity calibrates each output's tolerance on the
+    float32-vs-float64 error of PyTorch itself. A model that cannot run in
+    float64 (an op without a double kernel) is still dumped; the manifest
+    says why there is no calibration.
+    """
+    try:
+        return {"outputs_fp64": _dump_fp64(model, pos_args, kw_args, out_names,
+                                           out_dir, seed, slow, written)}
+    except Exception as e:  # noqa: BLE001 -- any failure of the copy: dump without it
+        written.difference_update({f for f in written if f.startswith("fp64/")})
+        error = one_line(e)
+        warnings.warn(f"parity_torch.dump: no fp64 outputs: {error}")
+        return {"outputs_fp64_error": error}
 
 
 class _LayerRecorder:

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compare/metrics.h"
+#include "core/testing/temp_dir.h"
 
 namespace parity {
 namespace {
@@ -71,12 +72,14 @@ std::vector<double> Perturb(std::vector<double> v, uint64_t seed, double scale) 
   return v;
 }
 
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  const size_t n = 5000;
+constexpr size_t kCaseLength = 5000;
+
+// Random float32, and adversarial values: NaN and Inf on either side, zeros
+// in the reference, denormals, 1e30, in each floating dtype.
+void AddAdversarialCases(std::vector<Case>& cases) {
+  const size_t n = kCaseLength;
   auto r = Randn(n, 1);
   cases.push_back({"random_f32", Make(DType::kFloat32, {50, 100}, r), Make(DType::kFloat32, {50, 100}, Perturb(r, 2, 1e-4))});
-  // Adversarial: NaN and Inf on either side, zeros in the reference, denormals, 1e30.
   std::vector<double> ar = Randn(n, 3), at = Perturb(ar, 4, 1e-3);
   const double den = std::numeric_limits<float>::denorm_min();
   for (size_t i = 0; i < n; i += 7) ar[i] = 0;                // zeros in ref
@@ -93,6 +96,12 @@ std::vector<Case> Cases() {
   cases.push_back({"adversarial_f64", Make(DType::kFloat64, {n}, ar), Make(DType::kFloat64, {n}, at)});
   cases.push_back({"adversarial_f16", Make(DType::kFloat16, {n}, ar), Make(DType::kFloat16, {n}, at), 1e-2, 1e-2});
   cases.push_back({"adversarial_bf16", Make(DType::kBFloat16, {n}, ar), Make(DType::kBFloat16, {n}, at), 1e-2, 1e-2});
+}
+
+// Edge shapes and values, mixed dtypes, and every other dtype (integers exact).
+void AddShapeAndDtypeCases(std::vector<Case>& cases) {
+  const size_t n = kCaseLength;
+  const auto r = Randn(n, 1);
   cases.push_back({"empty", Make(DType::kFloat32, {0, 3}, {}), Make(DType::kFloat32, {0, 3}, {})});
   cases.push_back({"scalar", Make(DType::kFloat32, {}, {2.5}), Make(DType::kFloat32, {}, {2.5001})});
   cases.push_back({"zeros", Make(DType::kFloat32, {4}, {0, 0, 0, 0}), Make(DType::kFloat32, {4}, {0, 1e-6, 0, 0})});
@@ -112,68 +121,80 @@ std::vector<Case> Cases() {
                   DType::kInt64, DType::kUInt64, DType::kBool}) {
     cases.push_back({std::string("int_") + std::string(DTypeName(d)), Make(d, {n}, ir), Make(d, {n}, it), 0, 0});
   }
-  // float32 pairs go through bounds and screens (metrics_f32_impl.h) that
-  // must agree with the exact definitions: elements on the tolerance
-  // boundary, ReLU-like zeros, max_rel records in late blocks, near-constant
-  // blocks, decades of differences, tiny and huge magnitudes, rtol alone, a
-  // ragged tail, |d| on and around the histogram's cuts.
-  {
-    const size_t m = 70001;  // more than two chunks of 16 blocks; not a multiple of 8
-    auto br = Randn(m, 11), bt = br;
-    std::mt19937_64 rng(12);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (size_t i = 0; i < m; ++i) {
-      const float rf = static_cast<float>(br[i]);
-      const double tol = 1e-4 + 1e-3 * std::fabs(static_cast<double>(rf));
-      // About the boundary: some just inside, some just outside, in float32.
-      bt[i] = (i % 3 == 0) ? rf + tol * (1 + 1e-6 * u(rng)) : rf + 1e-6 * u(rng);
-    }
-    cases.push_back({"boundary_f32", Make(DType::kFloat32, {m}, br), Make(DType::kFloat32, {m}, bt)});
-    auto zr = Randn(m, 13), zt = Perturb(zr, 14, 1e-5);
-    for (size_t i = 0; i < m; ++i) {
-      if (zr[i] < 0) zr[i] = 0, zt[i] = (i % 5 == 0) ? 1e-7 : 0;  // ReLU; some zeros differ
-    }
-    cases.push_back({"relu_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt)});
-    cases.push_back({"relu_rtol_only_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt), 0, 1e-3});
-    std::vector<double> rr(m), rt(m);
-    for (size_t i = 0; i < m; ++i) {  // |r| shrinks along the tensor: max_rel keeps rising
-      rr[i] = (i % 2 ? 1 : -1) * (1.0 - static_cast<double>(i) / static_cast<double>(m + 1));
-      rt[i] = rr[i] + 1e-5 * u(rng);
-    }
-    cases.push_back({"records_f32", Make(DType::kFloat32, {m}, rr), Make(DType::kFloat32, {m}, rt)});
-    cases.push_back({"near_constant_f32", Make(DType::kFloat32, {m}, Randn(m, 15, 1e-3, 1000)),
-                     Make(DType::kFloat32, {m}, Randn(m, 16, 1e-3, 1000))});
-    std::vector<double> dr = Randn(m, 17), dt(m);
-    for (size_t i = 0; i < m; ++i) dt[i] = dr[i] + (u(rng) < 0 ? -1 : 1) * std::pow(10.0, -12 + 14 * (u(rng) + 1) / 2);
-    cases.push_back({"decades_f32", Make(DType::kFloat32, {m}, dr), Make(DType::kFloat32, {m}, dt)});
-    auto tr = Randn(m, 18, 1e-36), tt = Perturb(tr, 19, 1e-40);  // normal, denormal and zero float32
-    cases.push_back({"tiny_f32", Make(DType::kFloat32, {m}, tr), Make(DType::kFloat32, {m}, tt), 1e-40, 1e-3});
-    auto hr = Randn(m, 20, 1e37), ht = Perturb(hr, 21, 1e36);  // |d| beyond float32's range
-    for (size_t i = 0; i < m; i += 101) hr[i] = 3e38, ht[i] = -3e38;
-    auto or_ = Randn(m, 22), ot = Perturb(or_, 23, 1e-5);  // |d| / |r| beyond float32's range
-    for (size_t i = 0; i < m; i += 997) or_[i] = 2e-38, ot[i] = (i % 2 ? 1e29 : 3e28);
-    cases.push_back({"rel_overflow_f32", Make(DType::kFloat32, {m}, or_), Make(DType::kFloat32, {m}, ot)});
-    cases.push_back({"huge_f32", Make(DType::kFloat32, {m}, hr), Make(DType::kFloat32, {m}, ht), 1e-4, 2});
-    // |d| on each decade's literal, on its cut (metrics.h) and the float32
-    // and float64 neighbours of both, against r == 0 and against r = 1.
-    std::vector<double> cr, ct64, ct32;
-    for (size_t k = 1; k < kHistogramCuts.size(); ++k) {
-      for (const double x : {kHistogramEdges[k], kHistogramCuts[k]}) {
-        const float f = static_cast<float>(x);
-        for (const double v : {x, std::nextafter(x, 0.0), std::nextafter(x, 1e300), static_cast<double>(f),
-                               static_cast<double>(std::nextafter(f, 0.0f)),
-                               static_cast<double>(std::nextafter(f, 1e30f))}) {
-          for (const double base : {0.0, 1.0}) {
-            cr.push_back(base);
-            ct64.push_back(base + v);
-            ct32.push_back(base + static_cast<float>(v));
-          }
+}
+
+// float32 pairs go through bounds and screens (metrics_f32_impl.h) that
+// must agree with the exact definitions: elements on the tolerance
+// boundary, ReLU-like zeros, max_rel records in late blocks, near-constant
+// blocks, decades of differences, tiny and huge magnitudes, rtol alone, a
+// ragged tail.
+void AddF32ScreenCases(std::vector<Case>& cases) {
+  const size_t m = 70001;  // more than two chunks of 16 blocks; not a multiple of 8
+  auto br = Randn(m, 11), bt = br;
+  std::mt19937_64 rng(12);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (size_t i = 0; i < m; ++i) {
+    const float rf = static_cast<float>(br[i]);
+    const double tol = 1e-4 + 1e-3 * std::fabs(static_cast<double>(rf));
+    // About the boundary: some just inside, some just outside, in float32.
+    bt[i] = (i % 3 == 0) ? rf + tol * (1 + 1e-6 * u(rng)) : rf + 1e-6 * u(rng);
+  }
+  cases.push_back({"boundary_f32", Make(DType::kFloat32, {m}, br), Make(DType::kFloat32, {m}, bt)});
+  auto zr = Randn(m, 13), zt = Perturb(zr, 14, 1e-5);
+  for (size_t i = 0; i < m; ++i) {
+    if (zr[i] < 0) zr[i] = 0, zt[i] = (i % 5 == 0) ? 1e-7 : 0;  // ReLU; some zeros differ
+  }
+  cases.push_back({"relu_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt)});
+  cases.push_back({"relu_rtol_only_f32", Make(DType::kFloat32, {m}, zr), Make(DType::kFloat32, {m}, zt), 0, 1e-3});
+  std::vector<double> rr(m), rt(m);
+  for (size_t i = 0; i < m; ++i) {  // |r| shrinks along the tensor: max_rel keeps rising
+    rr[i] = (i % 2 ? 1 : -1) * (1.0 - static_cast<double>(i) / static_cast<double>(m + 1));
+    rt[i] = rr[i] + 1e-5 * u(rng);
+  }
+  cases.push_back({"records_f32", Make(DType::kFloat32, {m}, rr), Make(DType::kFloat32, {m}, rt)});
+  cases.push_back({"near_constant_f32", Make(DType::kFloat32, {m}, Randn(m, 15, 1e-3, 1000)),
+                   Make(DType::kFloat32, {m}, Randn(m, 16, 1e-3, 1000))});
+  std::vector<double> dr = Randn(m, 17), dt(m);
+  for (size_t i = 0; i < m; ++i) dt[i] = dr[i] + (u(rng) < 0 ? -1 : 1) * std::pow(10.0, -12 + 14 * (u(rng) + 1) / 2);
+  cases.push_back({"decades_f32", Make(DType::kFloat32, {m}, dr), Make(DType::kFloat32, {m}, dt)});
+  auto tr = Randn(m, 18, 1e-36), tt = Perturb(tr, 19, 1e-40);  // normal, denormal and zero float32
+  cases.push_back({"tiny_f32", Make(DType::kFloat32, {m}, tr), Make(DType::kFloat32, {m}, tt), 1e-40, 1e-3});
+  auto hr = Randn(m, 20, 1e37), ht = Perturb(hr, 21, 1e36);  // |d| beyond float32's range
+  for (size_t i = 0; i < m; i += 101) hr[i] = 3e38, ht[i] = -3e38;
+  auto or_ = Randn(m, 22), ot = Perturb(or_, 23, 1e-5);  // |d| / |r| beyond float32's range
+  for (size_t i = 0; i < m; i += 997) or_[i] = 2e-38, ot[i] = (i % 2 ? 1e29 : 3e28);
+  cases.push_back({"rel_overflow_f32", Make(DType::kFloat32, {m}, or_), Make(DType::kFloat32, {m}, ot)});
+  cases.push_back({"huge_f32", Make(DType::kFloat32, {m}, hr), Make(DType::kFloat32, {m}, ht), 1e-4, 2});
+}
+
+// |d| on each decade's literal, on its cut (metrics.h) and the float32
+// and float64 neighbours of both, against r == 0 and against r = 1.
+void AddHistogramCutCases(std::vector<Case>& cases) {
+  std::vector<double> cr, ct64, ct32;
+  for (size_t k = 1; k < kHistogramCuts.size(); ++k) {
+    for (const double x : {kHistogramEdges[k], kHistogramCuts[k]}) {
+      const float f = static_cast<float>(x);
+      for (const double v : {x, std::nextafter(x, 0.0), std::nextafter(x, 1e300), static_cast<double>(f),
+                             static_cast<double>(std::nextafter(f, 0.0f)),
+                             static_cast<double>(std::nextafter(f, 1e30f))}) {
+        for (const double base : {0.0, 1.0}) {
+          cr.push_back(base);
+          ct64.push_back(base + v);
+          ct32.push_back(base + static_cast<float>(v));
         }
       }
     }
-    cases.push_back({"cuts_f64", Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, ct64)});
-    cases.push_back({"cuts_f32", Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, ct32)});
   }
+  cases.push_back({"cuts_f64", Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat64, {static_cast<int64_t>(cr.size())}, ct64)});
+  cases.push_back({"cuts_f32", Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, cr), Make(DType::kFloat32, {static_cast<int64_t>(cr.size())}, ct32)});
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  AddAdversarialCases(cases);
+  AddShapeAndDtypeCases(cases);
+  AddF32ScreenCases(cases);
+  AddHistogramCutCases(cases);
   // Large enough for threads: the ordered merge must still agree.
   const size_t big = (size_t{3} << 20) / 2;
   auto br = Randn(big, 9);
@@ -196,8 +217,8 @@ void ExpectClose(const std::string& what, double got, const std::string& want_te
 
 TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
   if (!fs::exists(PARITY_PYTHON)) GTEST_SKIP() << PARITY_PYTHON " is missing (make creates .venv/)";
-  const fs::path dir = fs::temp_directory_path() / ("parity_metrics_" + std::to_string(getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir tmp("parity_metrics");
+  const fs::path& dir = tmp.path();
   const std::vector<Case> cases = Cases();
   nlohmann::json manifest = nlohmann::json::array();
   for (const Case& c : cases) {
@@ -214,7 +235,6 @@ TEST(MetricsVsNumpy, EveryMetricMatchesItsFloat64Definition) {
                           (dir / "out.json").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const nlohmann::json want = nlohmann::json::parse(std::ifstream(dir / "out.json"));
-  fs::remove_all(dir);
 
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -121,20 +121,25 @@ bool GlobMatch(std::string_view pattern, std::string_view name) {
   return fnmatch(std::string(pattern).c_str(), std::string(name).c_str(), 0) == 0;
 }
 
-ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
-                          const TensorMetrics* noise, std::optional<DType> test_dtype,
-                          const TensorMetrics* reference_statistics) {
-  ResolvedTolerance out;
-  out.mode = policy.mode;
-  // With a dtype change the looser dtype's defaults apply (a float64
-  // reference cannot ask a float32 run for float64 precision).
-  DType dtype = ref.dtype();
-  if (test_dtype && *test_dtype != dtype && IsFloating(*test_dtype) &&
-      (!IsFloating(dtype) || ScaledAtolFactor(*test_dtype, false) > ScaledAtolFactor(dtype, false)))
-    dtype = *test_dtype;
+namespace {
+
+// With a dtype change the looser dtype's defaults apply (a float64
+// reference cannot ask a float32 run for float64 precision).
+DType ToleranceDType(DType ref_dtype, std::optional<DType> test_dtype) {
+  if (test_dtype && *test_dtype != ref_dtype && IsFloating(*test_dtype) &&
+      (!IsFloating(ref_dtype) || ScaledAtolFactor(*test_dtype, false) > ScaledAtolFactor(ref_dtype, false)))
+    return *test_dtype;
+  return ref_dtype;
+}
+
+// The default for `dtype`, then the policy's global overlay, the rules that
+// name the tensor exactly and the first matching glob, each recorded in
+// out.rules_fired. Returns whether any of them set atol.
+bool ApplyRules(std::string_view name, DType ref_dtype, DType dtype, const TolerancePolicy& policy,
+                ResolvedTolerance& out) {
   out.tolerance = DefaultTolerance(dtype, policy.quantized);
   out.rules_fired.push_back(fmt::format("default for {}{}{}: {}", DTypeName(dtype),
-                                        dtype != ref.dtype() ? " (the test's looser dtype)" : "",
+                                        dtype != ref_dtype ? " (the test's looser dtype)" : "",
                                         policy.quantized ? " (quantized target)" : "", Describe(out.tolerance)));
   bool atol_set = false;
   if (HasAny(policy.global)) {
@@ -152,64 +157,54 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
       if (!exact) break;  // the first matching glob only
     }
   }
-  if (!IsFloating(ref.dtype()) && !IsFloating(dtype)) return out;
+  return atol_set;
+}
 
-  // Reference statistics for the mode rules and the warnings.
-  const TensorMetrics self = reference_statistics != nullptr ? *reference_statistics
-                                                             : ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
-  const double absmax = std::max(std::fabs(self.ref_min), std::fabs(self.ref_max));
-  const double rms = std::sqrt(self.ref_std * self.ref_std + self.ref_mean * self.ref_mean);
-  out.ref_absmax = absmax;
-  out.ref_rms = rms;
-  Tolerance& t = out.tolerance;
-  auto warn_if_wider_than_reference = [&out, &t, absmax] {
-    if (absmax > 0 && t.atol >= absmax)
-      out.warnings.push_back(fmt::format(
-          "atol {:g} is at least the reference's largest magnitude {:g}: every element of this output fits in the "
-          "band, so it passes whatever it computes (drop --atol for a band relative to the output's scale)",
-          t.atol, absmax));
-  };
-  auto scaled = [&] {
-    const double factor = ScaledAtolFactor(dtype, policy.quantized);
-    t.atol = std::max(factor * rms, static_cast<double>(std::numeric_limits<float>::min()));
-    out.rules_fired.push_back(fmt::format("scaled: atol = {:g} x rms(ref) {:.3g} = {:.3g}, rtol {:g} (relative to "
-                                          "the output's magnitude; --atol sets a fixed band)",
-                                          factor, rms, t.atol, t.rtol));
-  };
-  switch (out.mode) {
-    case ToleranceMode::kFixed: warn_if_wider_than_reference(); return out;
-    case ToleranceMode::kScaled:
-      if (atol_set)
-        warn_if_wider_than_reference();
-      else
-        scaled();
-      return out;
-    case ToleranceMode::kCalibrated: {
-      if (noise == nullptr) {
-        out.rules_fired.push_back("calibrated: no second reference for this output");
-        if (atol_set)
-          warn_if_wider_than_reference();
-        else
-          scaled();
-        return out;
-      }
-      const double floor = kCalibrationFloor * Epsilon(dtype) * rms;
-      t.atol = std::max({policy.calibration_multiplier * noise->max_abs, floor, std::numeric_limits<double>::min()});
-      t.rtol = 0;
-      out.rules_fired.push_back(fmt::format(
-          "calibrated: {:g} x the reference's own error {:.3g} (floor {:g} x eps x rms(ref) = {:.3g}) -> atol {:.3g}, "
-          "rtol 0",
-          policy.calibration_multiplier, noise->max_abs, kCalibrationFloor, floor, t.atol));
-      if (rms > 0 && t.atol > 1e-2 * rms)
-        out.warnings.push_back(fmt::format(
-            "the reference's own error (max_abs {:.3g} against its second reference) is {:.2g}% of this output's "
-            "rms {:.3g}: a fault smaller than that cannot be told from noise",
-            noise->max_abs, 100 * noise->max_abs / rms, rms));
-      return out;
-    }
-    case ToleranceMode::kAdaptive: break;
+void WarnIfWiderThanReference(ResolvedTolerance& out) {
+  const double absmax = out.ref_absmax;
+  if (absmax > 0 && out.tolerance.atol >= absmax)
+    out.warnings.push_back(fmt::format(
+        "atol {:g} is at least the reference's largest magnitude {:g}: every element of this output fits in the "
+        "band, so it passes whatever it computes (drop --atol for a band relative to the output's scale)",
+        out.tolerance.atol, absmax));
+}
+
+// Scaled mode: atol relative to rms(ref), unless a rule set atol.
+void ApplyScaled(ResolvedTolerance& out, bool atol_set, DType dtype, bool quantized) {
+  if (atol_set) {
+    WarnIfWiderThanReference(out);
+    return;
   }
-  // Adaptive.
+  Tolerance& t = out.tolerance;
+  const double factor = ScaledAtolFactor(dtype, quantized);
+  t.atol = std::max(factor * out.ref_rms, static_cast<double>(std::numeric_limits<float>::min()));
+  out.rules_fired.push_back(fmt::format("scaled: atol = {:g} x rms(ref) {:.3g} = {:.3g}, rtol {:g} (relative to "
+                                        "the output's magnitude; --atol sets a fixed band)",
+                                        factor, out.ref_rms, t.atol, t.rtol));
+}
+
+// Calibrated mode: a multiple of the reference's own error against a second reference.
+void ApplyCalibrated(ResolvedTolerance& out, const TensorMetrics& noise, double multiplier, DType dtype) {
+  Tolerance& t = out.tolerance;
+  const double rms = out.ref_rms;
+  const double floor = kCalibrationFloor * Epsilon(dtype) * rms;
+  t.atol = std::max({multiplier * noise.max_abs, floor, std::numeric_limits<double>::min()});
+  t.rtol = 0;
+  out.rules_fired.push_back(fmt::format(
+      "calibrated: {:g} x the reference's own error {:.3g} (floor {:g} x eps x rms(ref) = {:.3g}) -> atol {:.3g}, "
+      "rtol 0",
+      multiplier, noise.max_abs, kCalibrationFloor, floor, t.atol));
+  if (rms > 0 && t.atol > 1e-2 * rms)
+    out.warnings.push_back(fmt::format(
+        "the reference's own error (max_abs {:.3g} against its second reference) is {:.2g}% of this output's "
+        "rms {:.3g}: a fault smaller than that cannot be told from noise",
+        noise.max_abs, 100 * noise.max_abs / rms, rms));
+}
+
+// Adaptive mode: probabilities get atol / axis length, near-constant outputs a band from their std.
+void ApplyAdaptive(ResolvedTolerance& out, const Tensor& ref, const TensorMetrics& self, DType dtype) {
+  Tolerance& t = out.tolerance;
+  const double absmax = out.ref_absmax;
   if (self.ref_finite == self.count && self.ref_min >= 0 && self.ref_max <= 1) {
     if (auto axis = ProbabilityAxis(ref)) {
       const double scale = 1.0 / static_cast<double>(axis->second);
@@ -217,7 +212,7 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
       out.rules_fired.push_back(fmt::format(
           "adaptive: probabilities (in [0,1], sum 1 along axis {} of {}): atol scaled by 1/{} to {:g}", axis->first,
           axis->second, axis->second, t.atol));
-      return out;
+      return;
     }
   }
   const double band = t.atol + t.rtol * absmax;
@@ -227,9 +222,40 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
     out.rules_fired.push_back(fmt::format(
         "adaptive: near-constant (std {:g} <= 1/100 of tolerance band {:g}): atol {:g}, rtol 0", self.ref_std, band,
         t.atol));
-    return out;
+    return;
   }
-  warn_if_wider_than_reference();
+  WarnIfWiderThanReference(out);
+}
+
+}  // namespace
+
+ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
+                          const TensorMetrics* noise, std::optional<DType> test_dtype,
+                          const TensorMetrics* reference_statistics) {
+  ResolvedTolerance out;
+  out.mode = policy.mode;
+  const DType dtype = ToleranceDType(ref.dtype(), test_dtype);
+  const bool atol_set = ApplyRules(name, ref.dtype(), dtype, policy, out);
+  if (!IsFloating(ref.dtype()) && !IsFloating(dtype)) return out;
+
+  // Reference statistics for the mode rules and the warnings.
+  const TensorMetrics self = reference_statistics != nullptr ? *reference_statistics
+                                                             : ComputeMetrics(ref, ref, {}).value_or(TensorMetrics{});
+  out.ref_absmax = std::max(std::fabs(self.ref_min), std::fabs(self.ref_max));
+  out.ref_rms = std::sqrt(self.ref_std * self.ref_std + self.ref_mean * self.ref_mean);
+  switch (out.mode) {
+    case ToleranceMode::kFixed: WarnIfWiderThanReference(out); break;
+    case ToleranceMode::kScaled: ApplyScaled(out, atol_set, dtype, policy.quantized); break;
+    case ToleranceMode::kCalibrated:
+      if (noise == nullptr) {
+        out.rules_fired.push_back("calibrated: no second reference for this output");
+        ApplyScaled(out, atol_set, dtype, policy.quantized);
+      } else {
+        ApplyCalibrated(out, *noise, policy.calibration_multiplier, dtype);
+      }
+      break;
+    case ToleranceMode::kAdaptive: ApplyAdaptive(out, ref, self, dtype); break;
+  }
   return out;
 }
 

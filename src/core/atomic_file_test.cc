@@ -107,14 +107,15 @@ TEST(AtomicFile, MissingDirectoryIsNotFoundNamingThePath) {
 
 TEST(AtomicFile, ManyConcurrentFilesBeyondTheRegistryStillWork) {
   TempDir dir;
+  constexpr int kFiles = 100;  // more than the registry's 64 slots (kMaxPending, atomic_file.cc)
   std::vector<AtomicFile> files;
-  for (int i = 0; i < 100; ++i) {
+  for (int i = 0; i < kFiles; ++i) {
     auto f = AtomicFile::Create(dir / std::to_string(i));
     ASSERT_TRUE(f.has_value());
     files.push_back(std::move(*f));
   }
   for (auto& f : files) ASSERT_TRUE(f.Commit().has_value());
-  EXPECT_EQ(ListDir(dir.path()).size(), 100u);
+  EXPECT_EQ(ListDir(dir.path()).size(), size_t{kFiles});
 }
 
 }  // namespace

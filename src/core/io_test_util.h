@@ -1,4 +1,4 @@
-// Helpers shared by the tensor I/O tests: a self-removing temp directory,
+// Helpers shared by the tensor I/O tests: TempDir (core/testing/temp_dir.h),
 // whole-file read/write, and running numpy from the project's .venv
 // (PARITY_PYTHON, set by CMake) on a script.
 #pragma once
@@ -14,26 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/temp_dir.h"
+
 namespace parity::testing {
 
 inline constexpr const char* kSystemPython = PARITY_PYTHON;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "parity_io_test.XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) ? tmpl : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline std::string ReadFileString(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

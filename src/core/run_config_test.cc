@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
+
 namespace parity {
 namespace {
 
@@ -128,16 +130,11 @@ INSTANTIATE_TEST_SUITE_P(
 class LoadRunConfigTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& text) {
-    path_ = (std::filesystem::temp_directory_path() /
-             ("parity_run_config_test_" + std::to_string(::getpid()) + ".json"))
-                .string();
-    std::ofstream(path_) << text;
-    return path_;
+    const std::string path = (dir_ / "config.json").string();
+    std::ofstream(path) << text;
+    return path;
   }
-  void TearDown() override {
-    if (!path_.empty()) std::filesystem::remove(path_);
-  }
-  std::string path_;
+  const testing::TempDir dir_{"parity_run_config_test"};
 };
 
 TEST_F(LoadRunConfigTest, ReadsFile) {

@@ -155,6 +155,46 @@ Model ResidualCnn() {
   return MustBuild(b, "residual_cnn");
 }
 
+namespace {
+
+// Conv (no bias, padding k / 2) + BatchNormalization under scope `name`.
+std::string ConvBn(ModelBuilder& b, const std::string& x, int64_t in, int64_t out, int64_t k, int64_t stride,
+                   const std::string& name) {
+  auto s = b.Scope(name);
+  std::string y;
+  {
+    auto c = b.Scope("conv");
+    y = b.ConvLayer(x, in, out, k, stride, k / 2, false);
+  }
+  auto n = b.Scope("bn");
+  return b.BatchNormLayer(y, out);
+}
+
+}  // namespace
+
+Model ResidualTrunk(int blocks, int downsample_every) {
+  ModelBuilder b(17, /*seed=*/5);
+  std::string x = b.Input("input", DType::kFloat32, Shape{1, 3, 32, 32});
+  x = b.Relu(ConvBn(b, x, 3, 16, 3, 1, "stem"));
+  int64_t c = 16;
+  for (int i = 0; i < blocks; ++i) {
+    auto s = b.Scope("block" + std::to_string(i));
+    const bool down = downsample_every > 0 && (i + 1) % downsample_every == 0;
+    const int64_t out = down ? c * 2 : c;
+    std::string y = b.Relu(ConvBn(b, x, c, out, 3, down ? 2 : 1, "a"));
+    y = ConvBn(b, y, out, out, 3, 1, "b");
+    const std::string skip = down ? ConvBn(b, x, c, out, 1, 2, "down") : x;
+    x = b.Relu(b.Add(y, skip));
+    c = out;
+  }
+  {
+    auto s = b.Scope("head");
+    x = b.GemmLayer(b.Flatten(b.GlobalAveragePool(x), 1), c, 10);
+  }
+  b.Output(x, "logits");
+  return MustBuild(b, "residual_trunk");
+}
+
 Model TransformerBlock() {
   ModelBuilder b(17, /*seed=*/11);
   constexpr int64_t kSeq = 16, kHidden = 64, kHeads = 4;

@@ -29,6 +29,16 @@ Model ResidualCnn();
 // Input `input` [1, 16, 64], output `output` [1, 16, 64].
 Model TransformerBlock();
 
+// A ResNet-like trunk of `blocks` residual blocks for the drill-down's tests
+// and benchmark: a stem Conv+BN+Relu (3 -> 16 channels), then per block
+// Conv+BN+Relu, Conv+BN, Add, Relu; with `downsample_every` > 0 every
+// downsample_every-th block is strided, doubles the channels and projects its
+// skip with a 1x1 Conv+BN (scope `down`); 0 keeps 16 channels at 32x32. Then
+// a head (scope `head`): GlobalAveragePool, Flatten, Gemm to 10.
+// Input `input` [1, 3, 32, 32], output `logits` [1, 10]; 1 + 2 * blocks Convs
+// plus one per strided block.
+Model ResidualTrunk(int blocks, int downsample_every);
+
 // A tiny model at any opset (>= 13): input `x` [2, 8], LayerNorm-like
 // ReduceMean/Sub, Relu, output `y`. At opset >= 18 ReduceMean takes its axes
 // as an input.

@@ -97,11 +97,90 @@ Result<Model> WithExtraOutputs(const Model& m, const std::vector<std::string>& t
   return out;
 }
 
+namespace {
+
+// What a region keeps of the model: its nodes (indices into the view's
+// sorted nodes, ascending) and the initializers they read.
+struct RegionCut {
+  std::vector<size_t> kept;
+  std::unordered_set<std::string> used_initializers;
+};
+
+// Walks back from the outputs to the boundary (the region's inputs).
+Result<RegionCut> CutRegion(const GraphView& view, const std::unordered_set<std::string>& initializers,
+                            const std::vector<std::string>& inputs, const std::vector<std::string>& outputs) {
+  const std::unordered_set<std::string> boundary(inputs.begin(), inputs.end());
+  std::unordered_set<std::string> seen;
+  RegionCut cut;
+  std::vector<std::string> stack(outputs.begin(), outputs.end());
+  while (!stack.empty()) {
+    std::string t = std::move(stack.back());
+    stack.pop_back();
+    if (t.empty() || !seen.insert(t).second || boundary.contains(t)) continue;
+    if (initializers.contains(t)) {
+      cut.used_initializers.insert(t);
+    } else if (auto it = view.producer.find(t); it != view.producer.end()) {
+      const auto& node = view.nodes[it->second];
+      cut.kept.push_back(it->second);
+      stack.insert(stack.end(), node.inputs.begin(), node.inputs.end());
+      stack.insert(stack.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
+    } else {
+      return InvalidArgument(fmt::format(
+          "the region is open: it needs graph input '{}', which is not among the region's inputs", t));
+    }
+  }
+  std::sort(cut.kept.begin(), cut.kept.end());
+  cut.kept.erase(std::unique(cut.kept.begin(), cut.kept.end()), cut.kept.end());
+  return cut;
+}
+
+// Writes the region's graph into `og`: typed inputs, the initializers and
+// nodes it keeps, the outputs and the types of the kept intermediates.
+Status WriteRegionGraph(const onnx::GraphProto& g, const GraphView& view,
+                        const std::unordered_set<std::string>& initializers, RegionCut cut,
+                        const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+                        const std::unordered_map<std::string, onnx::TypeProto>& types, onnx::GraphProto& og) {
+  og.set_name(g.name().empty() ? "region" : g.name() + "_region");
+  for (const auto& t : inputs) {
+    if (initializers.contains(t)) {
+      cut.used_initializers.insert(t);
+      continue;
+    }
+    auto it = types.find(t);
+    if (it == types.end() || !HasElemType(it->second))
+      return Unsupported(fmt::format("the type of region input '{}' is unknown", t));
+    auto* v = og.add_input();
+    v->set_name(t);
+    *v->mutable_type() = it->second;
+  }
+  for (const auto& init : g.initializer())
+    if (cut.used_initializers.contains(init.name())) *og.add_initializer() = init;
+  for (size_t i : cut.kept) *og.add_node() = g.node(static_cast<int>(view.nodes[i].file_index));
+  for (const auto& t : outputs) {
+    auto* v = og.add_output();
+    v->set_name(t);
+    if (auto it = types.find(t); it != types.end() && HasElemType(it->second))
+      *v->mutable_type() = it->second;
+  }
+  // The types of the kept intermediates, so that a region cut from this one
+  // (locate's drill-down) finds them without shape inference.
+  const std::unordered_set<std::string> declared(outputs.begin(), outputs.end());
+  for (size_t i : cut.kept)
+    for (const auto& o : view.nodes[i].outputs)
+      if (auto it = types.find(o); !o.empty() && !declared.contains(o) && it != types.end() && HasElemType(it->second)) {
+        auto* v = og.add_value_info();
+        v->set_name(o);
+        *v->mutable_type() = it->second;
+      }
+  return {};
+}
+
+}  // namespace
+
 Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inputs,
                             const std::vector<std::string>& outputs) {
   PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(m, {.infer_shapes = false}));
   const auto& src = onnx_adapter::Proto(m);
-  const auto& g = src.graph();
   std::unordered_set<std::string> initializers(view.initializers.begin(), view.initializers.end());
   std::unordered_set<std::string> graph_inputs(view.inputs.begin(), view.inputs.end());
   const auto exists = [&](const std::string& t) {
@@ -112,30 +191,7 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
   for (const auto& t : outputs)
     if (!exists(t)) return NotFound(fmt::format("region output '{}' is not a tensor of the model", t));
   if (outputs.empty()) return InvalidArgument("a region needs at least one output");
-
-  // Walk back from the outputs to the boundary.
-  const std::unordered_set<std::string> boundary(inputs.begin(), inputs.end());
-  std::unordered_set<std::string> seen, used_initializers;
-  std::vector<size_t> kept;  // indices into view.nodes
-  std::vector<std::string> stack(outputs.begin(), outputs.end());
-  while (!stack.empty()) {
-    std::string t = std::move(stack.back());
-    stack.pop_back();
-    if (t.empty() || !seen.insert(t).second || boundary.contains(t)) continue;
-    if (initializers.contains(t)) {
-      used_initializers.insert(t);
-    } else if (auto it = view.producer.find(t); it != view.producer.end()) {
-      const auto& node = view.nodes[it->second];
-      kept.push_back(it->second);
-      stack.insert(stack.end(), node.inputs.begin(), node.inputs.end());
-      stack.insert(stack.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
-    } else {
-      return InvalidArgument(fmt::format(
-          "the region is open: it needs graph input '{}', which is not among the region's inputs", t));
-    }
-  }
-  std::sort(kept.begin(), kept.end());
-  kept.erase(std::unique(kept.begin(), kept.end()), kept.end());
+  PARITY_ASSIGN_OR_RETURN(RegionCut cut, CutRegion(view, initializers, inputs, outputs));
 
   std::vector<std::string> needed;
   for (const auto& t : inputs)
@@ -148,39 +204,8 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
   *out.mutable_functions() = src.functions();
   out.set_producer_name("parity");
   out.set_producer_version("region");
-  auto* og = out.mutable_graph();
-  og->set_name(g.name().empty() ? "region" : g.name() + "_region");
-  for (const auto& t : inputs) {
-    if (initializers.contains(t)) {
-      used_initializers.insert(t);
-      continue;
-    }
-    auto it = types.find(t);
-    if (it == types.end() || !HasElemType(it->second))
-      return Unsupported(fmt::format("the type of region input '{}' is unknown", t));
-    auto* v = og->add_input();
-    v->set_name(t);
-    *v->mutable_type() = it->second;
-  }
-  for (const auto& init : g.initializer())
-    if (used_initializers.contains(init.name())) *og->add_initializer() = init;
-  for (size_t i : kept) *og->add_node() = g.node(static_cast<int>(view.nodes[i].file_index));
-  for (const auto& t : outputs) {
-    auto* v = og->add_output();
-    v->set_name(t);
-    if (auto it = types.find(t); it != types.end() && HasElemType(it->second))
-      *v->mutable_type() = it->second;
-  }
-  // The types of the kept intermediates, so that a region cut from this one
-  // (locate's drill-down) finds them without shape inference.
-  const std::unordered_set<std::string> declared(outputs.begin(), outputs.end());
-  for (size_t i : kept)
-    for (const auto& o : view.nodes[i].outputs)
-      if (auto it = types.find(o); !o.empty() && !declared.contains(o) && it != types.end() && HasElemType(it->second)) {
-        auto* v = og->add_value_info();
-        v->set_name(o);
-        *v->mutable_type() = it->second;
-      }
+  PARITY_RETURN_IF_ERROR(WriteRegionGraph(src.graph(), view, initializers, std::move(cut), inputs, outputs, types,
+                                          *out.mutable_graph()));
   return onnx_adapter::FromProto(std::move(out));
 }
 

@@ -88,12 +88,11 @@ std::optional<size_t> GraphView::FindNode(const std::string& name) const {
   return std::nullopt;
 }
 
-Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options) {
-  if (!m.valid()) return InternalError("BuildGraphView on an empty model");
-  const auto& g = onnx_adapter::Proto(m).graph();
-  const auto names = NodeNames(m);
-  GraphView view;
+namespace {
 
+// Fills the view's initializer, input and output lists; returns the names
+// available before any node runs (graph inputs and initializers).
+std::unordered_set<std::string> ListGraphIo(const onnx::GraphProto& g, GraphView& view) {
   std::unordered_set<std::string> initializers;
   for (const auto& t : g.initializer()) {
     view.initializers.push_back(t.name());
@@ -105,10 +104,18 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
     if (!initializers.contains(v.name())) view.inputs.push_back(v.name());
   }
   for (const auto& v : g.output()) view.outputs.push_back(v.name());
+  return available;
+}
 
-  // Nodes in file order, and who writes what.
-  std::vector<GraphNode> file_nodes;
+// The graph's nodes in file order, each tensor with at most one writer.
+struct FileNodes {
+  std::vector<GraphNode> nodes;
   std::unordered_map<std::string, size_t> writer;  // tensor -> file index
+};
+
+Result<FileNodes> ReadFileNodes(const onnx::GraphProto& g, const std::vector<std::string>& names,
+                                const std::unordered_set<std::string>& available) {
+  FileNodes out;
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& n = g.node(i);
     GraphNode node{names[i],
@@ -123,7 +130,7 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
     for (const auto& entry : n.metadata_props()) node.metadata.emplace_back(entry.key(), entry.value());
     for (const auto& o : node.outputs) {
       if (o.empty()) continue;
-      if (auto [it, fresh] = writer.emplace(o, i); !fresh)
+      if (auto [it, fresh] = out.writer.emplace(o, i); !fresh)
         return InvalidArgument(
             fmt::format("nodes '{}' and '{}' both write tensor '{}'", names[it->second], node.name, o));
       if (available.contains(o))
@@ -131,11 +138,15 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
             fmt::format("node '{}' ({}) writes tensor '{}', which is a graph input or initializer", node.name,
                         node.op_type, o));
     }
-    file_nodes.push_back(std::move(node));
+    out.nodes.push_back(std::move(node));
   }
+  return out;
+}
 
-  // Kahn's algorithm; among ready nodes the earliest in the file goes first,
-  // so an already sorted model keeps its order.
+// Kahn's algorithm; among ready nodes the earliest in the file goes first,
+// so an already sorted model keeps its order. Appends to view.nodes.
+Status SortNodes(const FileNodes& file, const std::unordered_set<std::string>& available, GraphView& view) {
+  const auto& file_nodes = file.nodes;
   std::vector<int> missing(file_nodes.size(), 0);
   std::unordered_map<std::string, std::vector<size_t>> waiting;  // tensor -> file indices
   for (const auto& node : file_nodes) {
@@ -143,7 +154,7 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
     deps.insert(deps.end(), node.implicit_inputs.begin(), node.implicit_inputs.end());
     for (const auto& in : deps) {
       if (in.empty() || available.contains(in)) continue;
-      if (!writer.contains(in))
+      if (!file.writer.contains(in))
         return InvalidArgument(
             fmt::format("node '{}' ({}) reads tensor '{}' that no node, graph input or initializer produces",
                         node.name, node.op_type, in));
@@ -169,6 +180,11 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
         return InvalidArgument(fmt::format("the graph has a cycle through node '{}' ({})", file_nodes[i].name,
                                            file_nodes[i].op_type));
   }
+  return {};
+}
+
+// Fills producer and consumers from the sorted nodes.
+void IndexEdges(GraphView& view) {
   for (size_t i = 0; i < view.nodes.size(); ++i) {
     for (const auto& o : view.nodes[i].outputs)
       if (!o.empty()) view.producer[o] = i;
@@ -178,8 +194,11 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
         if (c.empty() || c.back() != i) c.push_back(i);
       }
   }
+}
 
-  // Types: declared ones first, inferred ones fill the gaps.
+// Types: declared ones first, inferred ones fill the gaps.
+void CollectTypes(const Model& m, const GraphViewOptions& options, GraphView& view) {
+  const auto& g = onnx_adapter::Proto(m).graph();
   const auto record = [&](const onnx::ValueInfoProto& v) {
     if (v.has_type() && !view.types.contains(v.name()))
       view.types.emplace(v.name(), onnx_adapter::TensorTypeFromProto(v.type()));
@@ -199,6 +218,19 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
       for (const auto& v : onnx_adapter::Proto(*inferred).graph().value_info()) record(v);
     }
   }
+}
+
+}  // namespace
+
+Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options) {
+  if (!m.valid()) return InternalError("BuildGraphView on an empty model");
+  const auto& g = onnx_adapter::Proto(m).graph();
+  GraphView view;
+  const auto available = ListGraphIo(g, view);
+  PARITY_ASSIGN_OR_RETURN(const FileNodes file, ReadFileNodes(g, NodeNames(m), available));
+  PARITY_RETURN_IF_ERROR(SortNodes(file, available, view));
+  IndexEdges(view);
+  CollectTypes(m, options, view);
   return view;
 }
 

@@ -18,7 +18,7 @@ TEST(GraphView, ConvBnReluInOrderWithTypes) {
   EXPECT_EQ(g->nodes[2].name, "/relu/Relu");
   EXPECT_EQ(g->inputs, std::vector<std::string>{"input"});
   EXPECT_EQ(g->outputs, std::vector<std::string>{"output"});
-  EXPECT_EQ(g->initializers.size(), 6u);
+  EXPECT_EQ(g->initializers.size(), 6u);  // the Conv's weight and bias; BatchNorm's scale, bias, mean, var
   const std::string conv_out = g->nodes[0].outputs[0];
   ASSERT_NE(g->Type(conv_out), nullptr);
   EXPECT_EQ(g->Type(conv_out)->ToString(), "float32[1, 16, 224, 224]");  // from shape inference
@@ -76,7 +76,7 @@ TEST(GraphView, LargeModelsSortCleanly) {
   for (const Model& m : {ResidualCnn(), TransformerBlock()}) {
     auto view = BuildGraphView(m);
     ASSERT_TRUE(view) << view.error().message();
-    EXPECT_GE(view->nodes.size(), 50u);
+    EXPECT_GE(view->nodes.size(), 50u);  // builtin_models.h: both ">= 50 nodes"
     size_t typed = 0;
     for (const auto& t : IntermediateTensors(*view))
       if (const auto* type = view->Type(t.name); type && type->dtype) ++typed;

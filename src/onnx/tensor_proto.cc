@@ -40,74 +40,31 @@ std::string TypeLabel(int elem_type) {
   return fmt::format("{}", elem_type);
 }
 
-}  // namespace
+// The repeated field ONNX uses for a dtype's typed (not raw) data, and its length.
+struct TypedField {
+  const char* name;
+  int64_t size;
+};
 
-Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
-  const std::string label = p.name().empty() ? std::string("tensor") : fmt::format("tensor '{}'", p.name());
-  if (p.has_segment()) return Unsupported(fmt::format("{}: segmented TensorProto", label));
-  if (p.data_location() == onnx::TensorProto::EXTERNAL)
-    return Unsupported(fmt::format("{}: stored as external data", label));
-  const auto dtype = DTypeFromOnnx(p.data_type());
-  if (p.data_type() == 0)
-    return Unsupported(
-        fmt::format("{}: element type UNDEFINED (0): not a tensor (a SequenceProto, MapProto or "
-                    "OptionalProto?)",
-                    label));
-  if (!dtype)
-    return Unsupported(fmt::format("{}: element type {} is not supported", label, TypeLabel(p.data_type())));
-  Shape shape(p.dims().begin(), p.dims().end());
-  auto count_or = ElementCount(shape);
-  if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
-  const int64_t count = *count_or;
-  const int64_t elem_size = static_cast<int64_t>(DTypeSize(*dtype));
-
-  if (*dtype == DType::kString) {
-    if (p.string_data_size() != count)
-      return InvalidArgument(
-          fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
-    return Tensor::FromStrings(std::move(shape), {p.string_data().begin(), p.string_data().end()});
-  }
-  if (p.has_raw_data()) {
-    if (static_cast<int64_t>(p.raw_data().size()) != count * elem_size)
-      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {}", label,
-                                         p.raw_data().size(), ShapeToString(shape), DTypeName(*dtype),
-                                         count * elem_size));
-    PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(*dtype, std::move(shape)));
-    if (count > 0) std::memcpy(t.mutable_data(), p.raw_data().data(), p.raw_data().size());
-    return t;
-  }
-
-  // Typed fields: check the element count of the field ONNX uses for this type.
-  int64_t have = 0;
-  const char* field = "";
-  switch (*dtype) {
+TypedField TypedFieldOf(const onnx::TensorProto& p, DType dtype) {
+  switch (dtype) {
     case DType::kFloat32:
-      have = p.float_data_size();
-      field = "float_data";
-      break;
+      return {"float_data", p.float_data_size()};
     case DType::kFloat64:
-      have = p.double_data_size();
-      field = "double_data";
-      break;
+      return {"double_data", p.double_data_size()};
     case DType::kInt64:
-      have = p.int64_data_size();
-      field = "int64_data";
-      break;
+      return {"int64_data", p.int64_data_size()};
     case DType::kUInt32:
     case DType::kUInt64:
-      have = p.uint64_data_size();
-      field = "uint64_data";
-      break;
+      return {"uint64_data", p.uint64_data_size()};
     default:
-      have = p.int32_data_size();
-      field = "int32_data";
-      break;
+      return {"int32_data", p.int32_data_size()};
   }
-  if (have != count)
-    return InvalidArgument(fmt::format("{}: {} has {} elements, shape {} needs {}", label, field, have,
-                                       ShapeToString(shape), count));
-  PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(*dtype, std::move(shape)));
-  switch (*dtype) {
+}
+
+// Copies the typed field into `t`, whose element count the caller has checked.
+void CopyTypedField(const onnx::TensorProto& p, Tensor& t) {
+  switch (t.dtype()) {
     case DType::kFloat32:
       CopyNarrow<float>(p.float_data(), t);
       break;
@@ -146,8 +103,61 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
       break;
     }
     case DType::kString:
-      break;  // handled above
+      break;  // TensorFromProto reads string_data itself
   }
+}
+
+// The dtype of `p` when parity can hold it as a Tensor (not segmented, not
+// external, a known element type).
+Result<DType> ReadableDType(const onnx::TensorProto& p, const std::string& label) {
+  if (p.has_segment()) return Unsupported(fmt::format("{}: segmented TensorProto", label));
+  if (p.data_location() == onnx::TensorProto::EXTERNAL)
+    return Unsupported(fmt::format("{}: stored as external data", label));
+  const auto dtype = DTypeFromOnnx(p.data_type());
+  if (p.data_type() == 0)
+    return Unsupported(
+        fmt::format("{}: element type UNDEFINED (0): not a tensor (a SequenceProto, MapProto or "
+                    "OptionalProto?)",
+                    label));
+  if (!dtype)
+    return Unsupported(fmt::format("{}: element type {} is not supported", label, TypeLabel(p.data_type())));
+  return *dtype;
+}
+
+}  // namespace
+
+Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
+  const std::string label = p.name().empty() ? std::string("tensor") : fmt::format("tensor '{}'", p.name());
+  PARITY_ASSIGN_OR_RETURN(const DType dtype, ReadableDType(p, label));
+  Shape shape(p.dims().begin(), p.dims().end());
+  auto count_or = ElementCount(shape);
+  if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
+  const int64_t count = *count_or;
+  const int64_t elem_size = static_cast<int64_t>(DTypeSize(dtype));
+
+  if (dtype == DType::kString) {
+    if (p.string_data_size() != count)
+      return InvalidArgument(
+          fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
+    return Tensor::FromStrings(std::move(shape), {p.string_data().begin(), p.string_data().end()});
+  }
+  if (p.has_raw_data()) {
+    if (static_cast<int64_t>(p.raw_data().size()) != count * elem_size)
+      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {}", label,
+                                         p.raw_data().size(), ShapeToString(shape), DTypeName(dtype),
+                                         count * elem_size));
+    PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, std::move(shape)));
+    if (count > 0) std::memcpy(t.mutable_data(), p.raw_data().data(), p.raw_data().size());
+    return t;
+  }
+
+  // Typed fields: check the element count of the field ONNX uses for this type.
+  const TypedField field = TypedFieldOf(p, dtype);
+  if (field.size != count)
+    return InvalidArgument(fmt::format("{}: {} has {} elements, shape {} needs {}", label, field.name, field.size,
+                                       ShapeToString(shape), count));
+  PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, std::move(shape)));
+  CopyTypedField(p, t);
   return t;
 }
 

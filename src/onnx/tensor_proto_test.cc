@@ -138,6 +138,9 @@ TEST(TensorProtoFile, ReadsOnnxNodeTestData) {
   }
   RecordProperty("parsed", ok);
   std::printf("ONNX node test data: %d parsed, %d unsupported, %d other errors\n", ok, unsupported, other);
+  // libonnx-testdata of ONNX 1.23 holds 2836 files parity parses (45 more of unsupported
+  // dtypes, 6 that are not TensorProtos); the floor leaves room for another test-data
+  // release, not for a reader that rejects a common dtype.
   EXPECT_GT(ok, 1500);
 }
 

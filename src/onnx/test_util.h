@@ -1,4 +1,5 @@
-// Test helpers for src/onnx tests: temp dirs and raw file writes.
+// Test helpers for src/onnx tests: raw file writes, the ONNX node-test data,
+// and TempDir (core/testing/temp_dir.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,27 +10,9 @@
 #include <random>
 #include <string>
 
+#include "core/testing/temp_dir.h"
+
 namespace parity::testing {
-
-// A fresh directory under the system temp dir, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() /
-            ("parity_onnx_test_" + std::to_string(::getpid()) + "_" + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline void WriteRaw(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/testing/temp_dir.h"
 #include "ort/test_models.h"
 
 namespace parity::ort {
@@ -72,11 +73,10 @@ TEST(Session, ExposesInputsAndOutputsWithSymbolicDims) {
 }
 
 TEST(Session, LoadsFromFile) {
-  const auto path =
-      std::filesystem::temp_directory_path() / ("parity_ort_session_test_add." + std::to_string(getpid()) + ".onnx");
+  const parity::testing::TempDir dir("parity_ort_session_test");
+  const auto path = dir / "add.onnx";
   std::ofstream(path, std::ios::binary) << AddModel();
   auto s = Session::Create(ModelSource::FromFile(path.string()), {});
-  std::filesystem::remove(path);
   ASSERT_TRUE(s.has_value()) << s.error().message();
   EXPECT_TRUE(s->Run(AddInputs()).has_value());
 }

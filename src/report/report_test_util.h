@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 
+#include "core/testing/temp_dir.h"
 #include "report/check_report.h"
 
 namespace parity::testing_util {
@@ -18,6 +19,137 @@ namespace parity::testing_util {
 inline const std::string kOddName =
     "out<b>&amp;\"quoted\" 'single' </script><script>alert(1)</script> /very/long/name/" +
     std::string(80, 'x');
+
+// The parts of MakeSampleReport, one a section of the report.
+
+// Five stages, all passing but numerics (fails on kOddName) and robustness (skipped).
+inline std::vector<StageResult> SampleStages() {
+  std::vector<StageResult> stages;
+  const char* names[] = {"syntax", "signature", "numerics", "runtime", "robustness"};
+  for (const char* n : names) {
+    StageResult s;
+    s.name = n;
+    s.status = Status3::kPass;
+    s.seconds = 0.25;
+    s.findings.push_back({std::string(n) + ".ok", Status3::kPass, "all good"});
+    stages.push_back(s);
+  }
+  stages[2].status = Status3::kFail;
+  stages[2].findings.push_back(
+      {"numerics.anomaly_nan." + kOddName, Status3::kFail, "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
+  stages[4].status = Status3::kSkipped;
+  stages[4].findings.clear();
+  return stages;
+}
+
+// A comparison of 1000 elements: exact when it passes, 12 mismatches (3 NaN) when it fails.
+inline TensorComparison SampleComparison(const std::string& name, Verdict v) {
+  TensorComparison c;
+  c.name = c.test_name = name;
+  c.status = v;
+  c.tolerance.tolerance.atol = 1e-4;
+  c.tolerance.tolerance.rtol = 1e-3;
+  c.metrics.count = 1000;
+  c.metrics.finite_pairs = 997;
+  c.metrics.max_abs = v == Verdict::kFail ? 0.5 : 0.0;
+  c.metrics.max_abs_index = {0, 7};
+  c.metrics.max_abs_flat_index = 7;
+  c.metrics.ref_at_max = 1.25;
+  c.metrics.test_at_max = v == Verdict::kFail ? 1.75 : 1.25;
+  c.metrics.cosine = v == Verdict::kFail ? 0.93 : 1.0;
+  c.metrics.snr_db = v == Verdict::kFail ? 12.5 : std::numeric_limits<double>::infinity();
+  c.metrics.mismatches = v == Verdict::kFail ? 12 : 0;
+  c.metrics.nan_test = c.metrics.nan_mismatch = v == Verdict::kFail ? 3 : 0;
+  c.metrics.histogram = {900, 0, 0, 0, 0, 0, 10, 20, 30, 15, 10, 5, 3, 4, 0, 0, 0};
+  if (v == Verdict::kFail) c.reason = "12 of 1000 elements outside atol + rtol*|ref| (3 NaN)";
+  return c;
+}
+
+// `typical` passes; `anomaly_nan` fails on kOddName.
+inline std::vector<SampleResult> SampleSamples() {
+  SampleResult typical;
+  typical.name = typical.kind = "typical";
+  typical.input_summary = "images float32 [1, 3, 64, 64]";
+  typical.outputs.push_back({"logits", "onnx:disable", SampleComparison("logits", Verdict::kPass)});
+  SampleResult nan;
+  nan.name = "anomaly_nan";
+  nan.kind = "anomaly";
+  nan.input_summary = "images float32 [1, 3, 64, 64]";
+  nan.status = Status3::kFail;
+  nan.behaviour = "nan/inf propagated";
+  nan.outputs.push_back({"logits", "onnx:disable", SampleComparison("logits", Verdict::kPass)});
+  nan.outputs.push_back({kOddName, "onnx:disable", SampleComparison(kOddName, Verdict::kFail)});
+  return {typical, nan};
+}
+
+// 60 points crossing 1 at index 40, with a 0 at 5, +inf at 50 and kOddName at 45.
+inline std::vector<LayerErrorPoint> SampleLayerCurve() {
+  std::vector<LayerErrorPoint> curve;
+  for (int i = 0; i < 60; ++i) {
+    LayerErrorPoint p;
+    p.index = i;
+    p.tensor = i == 45 ? kOddName : "/layer" + std::to_string(i) + "/Conv_output_0";
+    p.op_type = i % 3 == 0 ? "Conv" : "Relu";
+    p.error_ratio = i < 40 ? 1e-3 * (i + 1) : (i == 50 ? std::numeric_limits<double>::infinity() : 2.0 * i);
+    if (i == 5) p.error_ratio = 0;
+    p.max_abs = p.error_ratio * 1e-4;
+    p.status = i < 40 ? "pass" : "fail";
+    curve.push_back(p);
+  }
+  return curve;
+}
+
+// Two configs of 50 runs each.
+inline std::vector<PerformanceResult> SamplePerformance() {
+  std::vector<PerformanceResult> out;
+  for (int k = 0; k < 2; ++k) {
+    PerformanceResult p;
+    p.config = k == 0 ? "disable threads=1" : "all threads=1";
+    p.session_creation_ms = 12.5 + k;
+    p.peak_rss_bytes = 150 << 20;
+    p.deterministic = k == 0;
+    for (int i = 0; i < 50; ++i)
+      p.latency.samples_ms.push_back((k == 0 ? 4.0 : 2.5) + 0.01 * ((i * 37) % 50));
+    p.latency.runs = 50;
+    p.latency.mean_ms = p.latency.p50_ms = k == 0 ? 4.25 : 2.75;
+    p.latency.p95_ms = p.latency.p99_ms = p.latency.max_ms = k == 0 ? 4.49 : 2.99;
+    p.latency.min_ms = k == 0 ? 4.0 : 2.5;
+    out.push_back(p);
+  }
+  return out;
+}
+
+// A locate report whose first divergence is kOddName inside a fused node.
+inline nlohmann::json SampleLocate() {
+  return {{"schema", "parity.locate/1"},
+          {"first_divergence",
+           {{"tensor", kOddName},
+            {"producer", "/layer45/Conv"},
+            {"fused_node", "FusedConv_45"},
+            {"op_type", "FusedConv"},
+            {"covered_nodes", {"/layer45/Conv", "/layer45/Relu"}}}},
+          {"culprits",
+           {{{"fused_node", "FusedConv_45"},
+             {"op_type", "FusedConv"},
+             {"fused", true},
+             {"covers", {"/layer45/Conv", "/layer45/Relu"}},
+             {"local", {{"tensor", kOddName}, {"max_abs", 0.5}, {"score", 5000.0}, {"pass", false}}},
+             {"inherited", {{"tensor", "/layer44/out"}, {"max_abs", 1e-7}, {"score", 0.001}, {"pass", true}}},
+             {"ablation", nullptr}}}}};
+}
+
+// One aligned module and one folded away.
+inline nlohmann::json SampleAlignment() {
+  return nlohmann::json::array({{{"module", "layer1.0.conv1"},
+                                 {"file", "layer_0001_layer1.0.conv1.npy"},
+                                 {"tensor", "/layer1/conv1/Conv_output_0"},
+                                 {"how", "name"}},
+                                {{"module", "layer1.0.bn1"},
+                                 {"file", "layer_0002_layer1.0.bn1.npy"},
+                                 {"tensor", nullptr},
+                                 {"how", "none"},
+                                 {"reason", "folded into the Conv before it"}}});
+}
 
 // Two samples: `typical` passes; `anomaly_nan` fails on kOddName with NaN
 // mismatches (and +inf snr on its passing output); a layer curve of 60
@@ -34,117 +166,18 @@ inline CheckReport MakeSampleReport() {
              {"outputs", {{{"name", "logits"}, {"dtype", "float32"}, {"shape", {"N", 10}}}}}};
   r.config = {{"reference", {{"opt", "disable"}}}, {"target", {{"opt", "all"}, {"threads", 1}}}};
   r.overall = Status3::kFail;
-
-  const char* names[] = {"syntax", "signature", "numerics", "runtime", "robustness"};
-  for (const char* n : names) {
-    StageResult s;
-    s.name = n;
-    s.status = Status3::kPass;
-    s.seconds = 0.25;
-    s.findings.push_back({std::string(n) + ".ok", Status3::kPass, "all good"});
-    r.stages.push_back(s);
-  }
-  r.stages[2].status = Status3::kFail;
-  r.stages[2].findings.push_back(
-      {"numerics.anomaly_nan." + kOddName, Status3::kFail, "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
-  r.stages[4].status = Status3::kSkipped;
-  r.stages[4].findings.clear();
-
-  auto comparison = [](const std::string& name, Verdict v) {
-    TensorComparison c;
-    c.name = c.test_name = name;
-    c.status = v;
-    c.tolerance.tolerance.atol = 1e-4;
-    c.tolerance.tolerance.rtol = 1e-3;
-    c.metrics.count = 1000;
-    c.metrics.finite_pairs = 997;
-    c.metrics.max_abs = v == Verdict::kFail ? 0.5 : 0.0;
-    c.metrics.max_abs_index = {0, 7};
-    c.metrics.max_abs_flat_index = 7;
-    c.metrics.ref_at_max = 1.25;
-    c.metrics.test_at_max = v == Verdict::kFail ? 1.75 : 1.25;
-    c.metrics.cosine = v == Verdict::kFail ? 0.93 : 1.0;
-    c.metrics.snr_db = v == Verdict::kFail ? 12.5 : std::numeric_limits<double>::infinity();
-    c.metrics.mismatches = v == Verdict::kFail ? 12 : 0;
-    c.metrics.nan_test = c.metrics.nan_mismatch = v == Verdict::kFail ? 3 : 0;
-    c.metrics.histogram = {900, 0, 0, 0, 0, 0, 10, 20, 30, 15, 10, 5, 3, 4, 0, 0, 0};
-    if (v == Verdict::kFail) c.reason = "12 of 1000 elements outside atol + rtol*|ref| (3 NaN)";
-    return c;
-  };
-  SampleResult typical;
-  typical.name = typical.kind = "typical";
-  typical.input_summary = "images float32 [1, 3, 64, 64]";
-  typical.outputs.push_back({"logits", "onnx:disable", comparison("logits", Verdict::kPass)});
-  SampleResult nan;
-  nan.name = "anomaly_nan";
-  nan.kind = "anomaly";
-  nan.input_summary = "images float32 [1, 3, 64, 64]";
-  nan.status = Status3::kFail;
-  nan.behaviour = "nan/inf propagated";
-  nan.outputs.push_back({"logits", "onnx:disable", comparison("logits", Verdict::kPass)});
-  nan.outputs.push_back({kOddName, "onnx:disable", comparison(kOddName, Verdict::kFail)});
-  r.samples = {typical, nan};
-
-  for (int i = 0; i < 60; ++i) {
-    LayerErrorPoint p;
-    p.index = i;
-    p.tensor = i == 45 ? kOddName : "/layer" + std::to_string(i) + "/Conv_output_0";
-    p.op_type = i % 3 == 0 ? "Conv" : "Relu";
-    p.error_ratio = i < 40 ? 1e-3 * (i + 1) : (i == 50 ? std::numeric_limits<double>::infinity() : 2.0 * i);
-    if (i == 5) p.error_ratio = 0;
-    p.max_abs = p.error_ratio * 1e-4;
-    p.status = i < 40 ? "pass" : "fail";
-    r.layer_curve.push_back(p);
-  }
-  for (int k = 0; k < 2; ++k) {
-    PerformanceResult p;
-    p.config = k == 0 ? "disable threads=1" : "all threads=1";
-    p.session_creation_ms = 12.5 + k;
-    p.peak_rss_bytes = 150 << 20;
-    p.deterministic = k == 0;
-    for (int i = 0; i < 50; ++i)
-      p.latency.samples_ms.push_back((k == 0 ? 4.0 : 2.5) + 0.01 * ((i * 37) % 50));
-    p.latency.runs = 50;
-    p.latency.mean_ms = p.latency.p50_ms = k == 0 ? 4.25 : 2.75;
-    p.latency.p95_ms = p.latency.p99_ms = p.latency.max_ms = k == 0 ? 4.49 : 2.99;
-    p.latency.min_ms = k == 0 ? 4.0 : 2.5;
-    r.performance.push_back(p);
-  }
-  r.locate = {
-      {"schema", "parity.locate/1"},
-      {"first_divergence",
-       {{"tensor", kOddName},
-        {"producer", "/layer45/Conv"},
-        {"fused_node", "FusedConv_45"},
-        {"op_type", "FusedConv"},
-        {"covered_nodes", {"/layer45/Conv", "/layer45/Relu"}}}},
-      {"culprits",
-       {{{"fused_node", "FusedConv_45"},
-         {"op_type", "FusedConv"},
-         {"fused", true},
-         {"covers", {"/layer45/Conv", "/layer45/Relu"}},
-         {"local", {{"tensor", kOddName}, {"max_abs", 0.5}, {"score", 5000.0}, {"pass", false}}},
-         {"inherited", {{"tensor", "/layer44/out"}, {"max_abs", 1e-7}, {"score", 0.001}, {"pass", true}}},
-         {"ablation", nullptr}}}}};
-  r.alignment = nlohmann::json::array({{{"module", "layer1.0.conv1"},
-                                        {"file", "layer_0001_layer1.0.conv1.npy"},
-                                        {"tensor", "/layer1/conv1/Conv_output_0"},
-                                        {"how", "name"}},
-                                       {{"module", "layer1.0.bn1"},
-                                        {"file", "layer_0002_layer1.0.bn1.npy"},
-                                        {"tensor", nullptr},
-                                        {"how", "none"},
-                                        {"reason", "folded into the Conv before it"}}});
+  r.stages = SampleStages();
+  r.samples = SampleSamples();
+  r.layer_curve = SampleLayerCurve();
+  r.performance = SamplePerformance();
+  r.locate = SampleLocate();
+  r.alignment = SampleAlignment();
   return r;
 }
 
-// A fresh empty directory under the test temp dir.
-inline std::filesystem::path FreshDir(const std::string& name) {
-  auto dir = std::filesystem::path(::testing::TempDir()) / ("parity_report_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+// A fresh empty directory for the report tests (testing::MakeTempDir: a
+// unique name, left in place like any MakeTempDir directory).
+inline std::filesystem::path FreshDir(const std::string& name) { return testing::MakeTempDir("parity_report_" + name); }
 
 // Runs a shell command; returns its exit status and fills `output` (stdout).
 inline int RunCommand(const std::string& command, std::string* output) {

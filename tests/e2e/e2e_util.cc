@@ -91,14 +91,6 @@ ProcessResult RunParity(const std::vector<std::string>& args) {
   return Finish(child);
 }
 
-std::filesystem::path MakeTempDir(const std::string& prefix) {
-  std::random_device rd;
-  auto dir = std::filesystem::temp_directory_path() /
-             (prefix + "-" + std::to_string(getpid()) + "-" + std::to_string(rd()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

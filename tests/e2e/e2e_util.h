@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/testing/temp_dir.h"
+
 namespace parity::e2e {
 
 // True in the AddressSanitizer build (`make test SANITIZE=1`). There a
@@ -57,8 +59,9 @@ ProcessResult RunProgram(const std::vector<std::string>& argv);
 ProcessResult RunParity(const std::vector<std::string>& args);
 
 // A fresh empty directory under the system temp dir, removed by the caller
-// (or left for inspection on failure).
-std::filesystem::path MakeTempDir(const std::string& prefix);
+// (or left for inspection on failure); TempDir removes its own.
+using testing::MakeTempDir;
+using testing::TempDir;
 
 // Lines of `text` (no trailing empty line).
 std::vector<std::string> Lines(const std::string& text);

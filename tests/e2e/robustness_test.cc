@@ -16,6 +16,7 @@
 #include "core/tensor_files.h"
 #include "engine/run/tensor_source.h"
 #include "e2e_util.h"
+#include "proto_wire.h"
 #include "onnx/builder.h"
 #include "onnx/model.h"
 
@@ -36,27 +37,7 @@ constexpr double kMaxWallSeconds = 20.0;
 using Measured = e2e::ProcessResult;
 using e2e::RunParity;
 
-// --- a minimal protobuf wire-format writer, so the tests control every byte
-// (a negative dimension, an undefined tensor) without going through the
-// protobuf library that the ONNX adapter hides.
-struct Pb {
-  std::string bytes;
-  Pb& Varint(uint64_t v) {
-    while (v >= 0x80) {
-      bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    bytes.push_back(static_cast<char>(v));
-    return *this;
-  }
-  Pb& Int(int field, int64_t v) { return Varint(static_cast<uint64_t>(field) << 3).Varint(static_cast<uint64_t>(v)); }
-  Pb& Bytes(int field, std::string_view v) {
-    Varint((static_cast<uint64_t>(field) << 3) | 2).Varint(v.size());
-    bytes.append(v);
-    return *this;
-  }
-  Pb& Msg(int field, const Pb& m) { return Bytes(field, m.bytes); }
-};
+using e2e::Pb;  // proto_wire.h
 
 // onnx.proto field numbers used below.
 namespace tp {  // TensorProto

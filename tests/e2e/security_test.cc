@@ -14,6 +14,7 @@
 
 #include "core/npy.h"
 #include "e2e_util.h"
+#include "proto_wire.h"
 #include "onnx/builder.h"
 
 namespace parity {
@@ -23,19 +24,7 @@ namespace fs = std::filesystem;
 using e2e::RunParity;
 using Json = nlohmann::json;
 
-class Tmp {
- public:
-  Tmp() : path_(e2e::MakeTempDir("parity_security")) {}
-  ~Tmp() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& s) const { return path_ / s; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using e2e::TempDir;
 
 std::string Read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -68,7 +57,7 @@ Tensor Ones() {
 }
 
 // A model, its inputs and its baseline in `tmp`.
-void MakeBaseline(const Tmp& tmp) {
+void MakeBaseline(const TempDir& tmp) {
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
@@ -84,7 +73,7 @@ void ExpectExit(const e2e::ProcessResult& r, int code) {
 // The critical finding: a shipped baseline's config named optimized_model_path
 // and ORT renamed its output over a shell start-up file.
 TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   Write(tmp / "victim.sh", "echo safe\n");
   Json manifest = ReadJson(tmp / "bl" / "manifest.json");
@@ -105,7 +94,7 @@ TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
 }
 
 TEST(SecurityBaseline, ManifestWithWrongJsonTypesExitsTwoNotAbort) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   const Json good = ReadJson(tmp / "bl" / "manifest.json");
   std::vector<Json> bad(6, good);
@@ -125,7 +114,7 @@ TEST(SecurityBaseline, ManifestWithWrongJsonTypesExitsTwoNotAbort) {
 }
 
 TEST(SecurityBaseline, SelfReferencingSymlinkInTheFolderIsNoSignal) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   fs::create_symlink("loop.npy", tmp / "bl" / "loop.npy");
   fs::create_symlink(".", tmp / "bl" / "again");
@@ -134,7 +123,7 @@ TEST(SecurityBaseline, SelfReferencingSymlinkInTheFolderIsNoSignal) {
 }
 
 TEST(SecurityBaseline, ListedFileThatIsASymlinkOutOfTheFolderIsNotRead) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   fs::copy_file(tmp / "bl" / "output.npy", tmp / "outside.npy");
   fs::remove(tmp / "bl" / "output.npy");
@@ -145,7 +134,7 @@ TEST(SecurityBaseline, ListedFileThatIsASymlinkOutOfTheFolderIsNotRead) {
 }
 
 TEST(SecurityBaseline, VerifyAgainstAnotherModelComparesNothingAndFails) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   ASSERT_TRUE(SmallModel("other", "logits").Save(tmp / "other.onnx"));
   auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "other.onnx").string()});
@@ -154,7 +143,7 @@ TEST(SecurityBaseline, VerifyAgainstAnotherModelComparesNothingAndFails) {
 }
 
 TEST(SecurityBaseline, OverwriteLeavesAFolderParityDidNotWrite) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
   fs::create_directories(tmp / "dump");
@@ -168,7 +157,7 @@ TEST(SecurityBaseline, OverwriteLeavesAFolderParityDidNotWrite) {
 }
 
 TEST(SecurityBaseline, OverwriteChecksTheInputsBeforeDeletingTheOldBaseline) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   MakeBaseline(tmp);
   Tensor wrong(DType::kFloat32, {1, 4});
   fs::create_directories(tmp / "inputs");
@@ -181,26 +170,7 @@ TEST(SecurityBaseline, OverwriteChecksTheInputsBeforeDeletingTheOldBaseline) {
   EXPECT_TRUE(fs::exists(tmp / "bl" / "output.npy"));
 }
 
-// --- a minimal protobuf wire-format writer, for a model the builder will not
-// make (a graph input that is also a graph output).
-struct Pb {
-  std::string bytes;
-  Pb& Varint(uint64_t v) {
-    while (v >= 0x80) {
-      bytes.push_back(static_cast<char>((v & 0x7f) | 0x80));
-      v >>= 7;
-    }
-    bytes.push_back(static_cast<char>(v));
-    return *this;
-  }
-  Pb& Int(int field, int64_t v) { return Varint(static_cast<uint64_t>(field) << 3).Varint(static_cast<uint64_t>(v)); }
-  Pb& Bytes(int field, std::string_view v) {
-    Varint((static_cast<uint64_t>(field) << 3) | 2).Varint(v.size());
-    bytes.append(v);
-    return *this;
-  }
-  Pb& Msg(int field, const Pb& m) { return Bytes(field, m.bytes); }
-};
+using e2e::Pb;  // proto_wire.h
 
 // ValueInfoProto: name (1), type (2) = TypeProto.tensor_type (1) = {elem_type (1), shape (2) = {dim (1) = {dim_value (1)}}}.
 Pb FloatValue(const std::string& name, const std::vector<int64_t>& dims) {
@@ -210,7 +180,7 @@ Pb FloatValue(const std::string& name, const std::vector<int64_t>& dims) {
 }
 
 TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   // graph: input -> Relu -> relu; outputs relu and input itself.
   Pb node;
   node.Bytes(1, "input").Bytes(2, "relu").Bytes(3, "r").Bytes(4, "Relu");
@@ -236,7 +206,7 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
 // onnx/onnx#6180: ir_version 9 (the bundled checker skips it), a Conv whose
 // weight is a scalar; ONNX's shape inference segfaults on it.
 TEST(SecurityModel, ConvThatCrashesShapeInferenceIsReportedNotASignal) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   Pb node;
   node.Bytes(1, "in0").Bytes(1, "in1").Bytes(1, "in2").Bytes(2, "out0").Bytes(3, "conv").Bytes(4, "Conv");
   Pb graph;
@@ -255,7 +225,7 @@ TEST(SecurityModel, ConvThatCrashesShapeInferenceIsReportedNotASignal) {
 }
 
 TEST(SecurityFiles, FifoAndDevZeroAsInputsOrConfigAreRefusedQuickly) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   ASSERT_EQ(::mkfifo((tmp / "in.npy").c_str(), 0600), 0);
   fs::create_symlink("/dev/zero", tmp / "zero.json");
@@ -275,14 +245,18 @@ TEST(SecurityFiles, FifoAndDevZeroAsInputsOrConfigAreRefusedQuickly) {
   ExpectExit(r, 2);
 }
 
-TEST(SecurityTerminal, EscapeSequencesInModelNamesDoNotReachTheTerminal) {
-  Tmp tmp;
+// Saves y = Relu(x), x float32 [1, 4], with the given input and output names.
+void SaveRelu(const fs::path& path, const std::string& input, const std::string& output) {
   ModelBuilder b;
-  auto x = b.Input("x\r\x1b[2K\x1b[1APASS\x1b]0;owned\x07", DType::kFloat32, {1, 4});
-  b.Output(b.Relu(x), "out\x1b[2K");
+  b.Output(b.Relu(b.Input(input, DType::kFloat32, {1, 4})), output);
   auto model = b.Build();
   ASSERT_TRUE(model) << model.error().message();
-  ASSERT_TRUE(model->Save(tmp / "m.onnx"));
+  ASSERT_TRUE(model->Save(path));
+}
+
+TEST(SecurityTerminal, EscapeSequencesInModelNamesDoNotReachTheTerminal) {
+  TempDir tmp("parity_security");
+  ASSERT_NO_FATAL_FAILURE(SaveRelu(tmp / "m.onnx", "x\r\x1b[2K\x1b[1APASS\x1b]0;owned\x07", "out\x1b[2K"));
   auto r = RunParity({"inspect", (tmp / "m.onnx").string()});
   ExpectExit(r, 0);
   EXPECT_EQ(r.out.find("\x1b[2K"), std::string::npos);
@@ -292,7 +266,7 @@ TEST(SecurityTerminal, EscapeSequencesInModelNamesDoNotReachTheTerminal) {
 }
 
 TEST(SecurityRepro, ReproIntoAFolderOfTheUsersOwnFilesIsRefusedBeforeRunning) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   Write(tmp / "model.onnx", "the user's own model");
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--repro", tmp.path().string()});
@@ -301,7 +275,7 @@ TEST(SecurityRepro, ReproIntoAFolderOfTheUsersOwnFilesIsRefusedBeforeRunning) {
 }
 
 TEST(SecurityRepro, TargetConfigFileCannotNameAFileToWrite) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   WriteJson(tmp / "target.json", {{"opt", "all"}, {"optimized_model_path", (tmp / "victim").string()}});
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--target", (tmp / "target.json").string()});
@@ -310,7 +284,7 @@ TEST(SecurityRepro, TargetConfigFileCannotNameAFileToWrite) {
 }
 
 TEST(SecurityTorch, DumpWithoutOutputsIsRefusedNotPassed) {
-  Tmp tmp;
+  TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   fs::create_directories(tmp / "dump");
   ASSERT_TRUE(WriteNpy(tmp / "dump" / "input.npy", Ones()));
@@ -324,13 +298,8 @@ TEST(SecurityTorch, DumpWithoutOutputsIsRefusedNotPassed) {
 }
 
 TEST(SecurityJson, NonUtf8InputNameInBenchJsonIsNoSignal) {
-  Tmp tmp;
-  ModelBuilder b;
-  auto x = b.Input("in\xff\xfe", DType::kFloat32, {1, 4});
-  b.Output(b.Relu(x), "out");
-  auto model = b.Build();
-  ASSERT_TRUE(model) << model.error().message();
-  ASSERT_TRUE(model->Save(tmp / "m.onnx"));
+  TempDir tmp("parity_security");
+  ASSERT_NO_FATAL_FAILURE(SaveRelu(tmp / "m.onnx", "in\xff\xfe", "out"));
   auto r = RunParity({"bench", (tmp / "m.onnx").string(), "--runs", "1", "--warmup", "0", "--configs", "disable",
                       "--json", (tmp / "b.json").string()});
   ExpectExit(r, 0);

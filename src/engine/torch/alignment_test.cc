@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/testing/temp_dir.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/model.h"
@@ -61,11 +62,10 @@ Score ScoreCase(const TorchComparison& c, const json& truth, bool leaves) {
   return s;
 }
 
-class AlignmentOnExports : public testing::Test {
+class AlignmentOnExports : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / fmt::format("parity_alignment_{}", getpid()));
-    fs::create_directories(*dir_);
+    dir_ = new fs::path(testing::MakeTempDir("parity_alignment"));
     const std::string src = PARITY_SOURCE_DIR;
     const std::string cmd = fmt::format(
         "PYTHONPATH='{0}/python' " PARITY_PYTHON " '{0}/src/engine/torch/testdata/alignment_cases.py' '{1}' "
@@ -156,7 +156,8 @@ TEST_F(AlignmentOnExports, TupleOutputsAndRepeatedCalls) {
   for (const auto& v : result.layers)
     by[fmt::format("{}#{}#{}", v.alignment.module, v.alignment.call, v.alignment.output_index.value_or(-1))] =
         &v.alignment;
-  ASSERT_EQ(by.size(), 7u);
+  // TupleTwice (parity_torch/models.py): fc and act twice each, halves' two outputs, head.
+  ASSERT_EQ(by.size(), 2u + 2 + 2 + 1);
   EXPECT_EQ(by["act#0#-1"]->tensor, "h");  // the graph output's real name
   EXPECT_EQ(by["act#1#-1"]->node, "/act_1/Relu");
   EXPECT_EQ(by["fc#1#-1"]->node, "/fc_1/Gemm");

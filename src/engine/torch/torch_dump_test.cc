@@ -10,23 +10,15 @@
 #include <fstream>
 
 #include "core/npy.h"
+#include "core/testing/temp_dir.h"
 
 namespace parity {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TorchDumpTest : public testing::Test {
+class TorchDumpTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           fmt::format("parity_torch_dump_{}_{}", getpid(),
-                       testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void WriteManifest(const std::string& text) { std::ofstream(dir_ / "manifest.json") << text; }
 
   static std::string Manifest(const std::string& layer_fields, const std::string& extra = "") {
@@ -37,7 +29,8 @@ class TorchDumpTest : public testing::Test {
            layer_fields + "}]}";
   }
 
-  fs::path dir_;
+  const testing::TempDir tmp_{"parity_torch_dump"};
+  const fs::path& dir_ = tmp_.path();
 };
 
 TEST_F(TorchDumpTest, ReadsAValidManifestWithExtraFields) {
