@@ -47,12 +47,8 @@ Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSourc
   return ort::ModelSource::FromBytes(std::move(bytes));
 }
 
-Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
-                                  const PlannedSession& plan,
-                                  const RunConfig& config, const std::vector<std::string>& tensors,
-                                  const Sample& sample, const std::filesystem::path& scratch,
-                                  const std::string& label, const ObservedSink& sink,
-                                  const ObserveOptions& options) {
+Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink) {
+  const auto& [plan, exposed, view, config, tensors, scratch, label, options] = target;
   Observation obs;
   const auto start = std::chrono::steady_clock::now();
   PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(plan.session, sample, label));

@@ -54,17 +54,24 @@ struct Observation {
 Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
                                        const std::vector<std::string>& tensors, const std::string& label);
 
-// Runs `plan` (the untouched target session) once, then observes `tensors`
-// (surviving tensors, topological order) and hands each, in that order, to
-// `sink`. `exposed` is ExposedSource(model `plan` was created from, tensors);
-// `view` that model's graph.
+// A target to observe: its untouched session, the same model with the
+// tensors to observe exposed, and how to run it. The references must outlive
+// the ObserveTarget call.
+struct TargetToObserve {
+  const PlannedSession& plan;        // the untouched target session
+  const ort::ModelSource& exposed;   // ExposedSource(the model `plan` was created from, tensors)
+  const GraphView& view;             // that model's graph
+  const RunConfig& config;           // the config `plan` runs under
+  const std::vector<std::string>& tensors;  // surviving tensors, topological order
+  std::filesystem::path scratch;     // where ORT saves the observed session's optimized model
+  std::string label;                 // names the model in errors and notes
+  ObserveOptions options = {};
+};
+
+// Runs `target.plan` once, then observes `target.tensors` on `sample` and
+// hands each, in that order, to `sink`.
 // Errors: session creation or run failures, and the sink's errors.
-Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
-                                  const PlannedSession& plan,
-                                  const RunConfig& config, const std::vector<std::string>& tensors,
-                                  const Sample& sample, const std::filesystem::path& scratch,
-                                  const std::string& label, const ObservedSink& sink,
-                                  const ObserveOptions& options = {});
+Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink);
 
 // Runs `exposed` (ExposedSource of the model and `tensors`) under `config` (meant for `disable`, where
 // there is no plan to perturb), runs one sample and hands them to `sink` in
