@@ -223,9 +223,9 @@ FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers
   const int width = std::max<int>(4, static_cast<int>(std::to_string(layers.size()).size()));
   FileNamer namer;
   FileTemplates templates;
-  auto add = [&](const std::string& tensor, const std::string& role, const std::string& stem, int64_t index,
+  auto add = [&](const std::string& tensor, FileRole role, const std::string& stem, int64_t index,
                  const std::string& producer, const std::string& op) {
-    auto& target = role == "input" ? templates.inputs : templates.others;
+    auto& target = role == FileRole::kInput ? templates.inputs : templates.others;
     BaselineFile f;
     f.file = namer.Make(stem);
     f.tensor = tensor;
@@ -236,13 +236,13 @@ FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers
     target[tensor] = f;
   };
   for (const auto& name : graph.inputs)
-    add(name, "input", graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
+    add(name, FileRole::kInput, graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
   for (const auto& l : layers)
-    add(l.tensor, "layer", fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)), l.index,
+    add(l.tensor, FileRole::kLayer, fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)), l.index,
         l.producer, l.op_type);
   for (const auto& name : graph.outputs) {
     const GraphNode* p = graph.Producer(name);
-    add(name, "output", graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
+    add(name, FileRole::kOutput, graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
         p ? p->name : "", p ? p->op_type : "");
   }
   return templates;
@@ -326,7 +326,7 @@ Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, con
     w.data_sha[name] = Sha256Hex(t.bytes());
     rec.file = rel(rec.file);
     rec.out_of_scale = rec.stats.max_abs > scale_limit;
-    (rec.role == "output" ? outputs : out.files).push_back(std::move(rec));
+    (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
     return {};
   };
   PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
@@ -344,7 +344,7 @@ Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) 
   };
   PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
   for (auto& rec : w.out.files) {
-    rec.deterministic = !differing.contains(rec.tensor) || rec.role == "input";
+    rec.deterministic = !differing.contains(rec.tensor) || rec.role == FileRole::kInput;
     if (!rec.deterministic) w.out.nondeterministic.push_back(rec.tensor);
   }
   return {};

@@ -46,29 +46,29 @@ Result<baseline_internal::ParsedManifest> ReadManifest(const fs::path& dir) {
 std::optional<Tensor> CheckFile(const fs::path& dir, const BaselineFile& f, std::vector<VerifyFinding>& findings) {
   const fs::path path = dir / f.file;
   std::error_code ec;
-  auto add = [&](std::string kind, std::string message) {
-    findings.push_back({f.file, std::move(kind), fmt::format("{}: {}", f.file, message), true});
+  auto add = [&](VerifyFindingKind kind, std::string message) {
+    findings.push_back({f.file, kind, fmt::format("{}: {}", f.file, message), true});
     return std::nullopt;
   };
-  if (!fs::is_regular_file(path, ec)) return add("missing", "missing");
+  if (!fs::is_regular_file(path, ec)) return add(VerifyFindingKind::kMissing, "missing");
   // A symlink that leads out of the baseline directory is not read (docs/security.md).
   const fs::path real = fs::canonical(path, ec);
   const fs::path real_dir = fs::canonical(dir, ec);
-  if (ec || !IsInside(real, real_dir)) return add("outside", "resolves to a file outside the baseline directory");
+  if (ec || !IsInside(real, real_dir)) return add(VerifyFindingKind::kOutside, "resolves to a file outside the baseline directory");
   const auto size = static_cast<int64_t>(fs::file_size(path, ec));
-  if (ec) return add("unreadable", ec.message());
+  if (ec) return add(VerifyFindingKind::kUnreadable, ec.message());
   if (size != f.bytes)
-    return add("size", fmt::format("{} bytes, manifest says {} ({})", size, f.bytes,
+    return add(VerifyFindingKind::kSize, fmt::format("{} bytes, manifest says {} ({})", size, f.bytes,
                                    size < f.bytes ? "truncated" : "grown"));
   auto sha = Sha256FileHex(path);
-  if (!sha) return add("unreadable", sha.error().message());
-  if (*sha != f.sha256) return add("sha256", fmt::format("sha256 {} differs from the manifest's {}", *sha, f.sha256));
+  if (!sha) return add(VerifyFindingKind::kUnreadable, sha.error().message());
+  if (*sha != f.sha256) return add(VerifyFindingKind::kSha256, fmt::format("sha256 {} differs from the manifest's {}", *sha, f.sha256));
   auto t = ReadNpy(path);
-  if (!t) return add("unreadable", t.error().message());
+  if (!t) return add(VerifyFindingKind::kUnreadable, t.error().message());
   if (DTypeName(t->dtype()) != f.dtype)
-    return add("dtype", fmt::format("dtype {}, manifest says {}", DTypeName(t->dtype()), f.dtype));
+    return add(VerifyFindingKind::kDtype, fmt::format("dtype {}, manifest says {}", DTypeName(t->dtype()), f.dtype));
   if (t->shape() != f.shape)
-    return add("shape", fmt::format("shape {}, manifest says {}", ShapeToString(t->shape()), ShapeToString(f.shape)));
+    return add(VerifyFindingKind::kShape, fmt::format("shape {}, manifest says {}", ShapeToString(t->shape()), ShapeToString(f.shape)));
   return std::move(*t);
 }
 
@@ -126,7 +126,7 @@ struct RerunSample {
 RerunSample PlanSample(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
   RerunSample out{.sample = {ms.name, {}}};
   for (const auto& f : ms.files) {
-    if (f.role == "input") {
+    if (f.role == FileRole::kInput) {
       if (ctx.refused.contains(f.file)) {
         out.inputs_ok = false;
         continue;
@@ -136,13 +136,13 @@ RerunSample PlanSample(const RerunContext& ctx, const ManifestSample& ms, Verify
       else if (auto s = out.sample.tensors.Add(f.tensor, std::move(*t)); !s) out.inputs_ok = false;
       continue;
     }
-    if (f.role == "layer" && !ctx.graph.producer.contains(f.tensor)) {
-      r.findings.push_back({f.file, "absent_in_model",
+    if (f.role == FileRole::kLayer && !ctx.graph.producer.contains(f.tensor)) {
+      r.findings.push_back({f.file, VerifyFindingKind::kAbsentInModel,
                             fmt::format("{}: tensor '{}' is not in the model", f.file, f.tensor), true});
       continue;
     }
     out.by_tensor[f.tensor] = &f;
-    if (f.role == "layer") out.observed.push_back(f.tensor);
+    if (f.role == FileRole::kLayer) out.observed.push_back(f.tensor);
   }
   return out;
 }
@@ -192,7 +192,8 @@ Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult&
     if (!ref) return {};  // already a finding
     PARITY_ASSIGN_OR_RETURN(TensorComparison c, CompareWithBaseline(f, name, *ref, test, ctx.policy));
     if (c.status == Verdict::kFail)
-      r.findings.push_back({f.file, "numeric", fmt::format("{} ('{}'): {}", f.file, name, c.reason), true});
+      r.findings.push_back({f.file, VerifyFindingKind::kNumeric,
+                            fmt::format("{} ('{}'): {}", f.file, name, c.reason), true});
     r.comparisons.push_back(std::move(c));
     return {};
   };
@@ -200,8 +201,8 @@ Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult&
   // Every recorded tensor must have been compared: a model that produces
   // none of them (another model) must not pass by comparing nothing.
   for (const auto& f : ms.files) {
-    if (f.role == "input" || produced.contains(f.tensor) || !plan.by_tensor.contains(f.tensor)) continue;
-    r.findings.push_back({f.file, "not_compared",
+    if (f.role == FileRole::kInput || produced.contains(f.tensor) || !plan.by_tensor.contains(f.tensor)) continue;
+    r.findings.push_back({f.file, VerifyFindingKind::kNotCompared,
                           fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
   }
   return {};
@@ -250,7 +251,7 @@ Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_p
     if (!it->is_regular_file(entry_ec) || it->path().extension() != ".npy") continue;
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (!listed.contains(rel))
-      r.findings.push_back({rel, "extra", fmt::format("{}: not in the manifest", rel), false});
+      r.findings.push_back({rel, VerifyFindingKind::kExtra, fmt::format("{}: not in the manifest", rel), false});
   }
   if (!model_path.empty()) PARITY_RETURN_IF_ERROR(Rerun(dir, model_path, manifest, samples, max_memory_bytes, r));
   return r;
@@ -259,7 +260,8 @@ Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_p
 nlohmann::json VerifyResultToJson(const VerifyResult& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : r.findings)
-    findings.push_back({{"file", f.file}, {"kind", f.kind}, {"message", f.message}, {"fatal", f.fatal}});
+    findings.push_back(
+        {{"file", f.file}, {"kind", VerifyFindingKindName(f.kind)}, {"message", f.message}, {"fatal", f.fatal}});
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : r.changes) changes.push_back({{"field", c.field}, {"recorded", c.recorded}, {"now", c.now}});
   nlohmann::json tensors = nlohmann::json::array();

@@ -117,7 +117,7 @@ void Localize(Context& ctx) {
   for (const auto& t : report->tensors) {
     const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
     LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
-                      .op_type = node ? node->op_type : "", .status = std::string(VerdictName(t.status))};
+                      .op_type = node ? node->op_type : "", .status = t.status};
     if (t.metrics) {
       p.max_abs = t.metrics->max_abs;
       p.error_ratio = t.score;

@@ -207,7 +207,7 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
                     sample, compare));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;
-  report.observer_mode = obs.mode;
+  report.observer_mode = ObserverModeName(obs.mode);
   for (auto& n : obs.notes) report.observer_notes.push_back(std::move(n));
   return std::move(obs.untouched_outputs);
 }

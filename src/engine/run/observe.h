@@ -39,10 +39,15 @@ struct ObserveOptions {
   bool simulate_fallback_mismatch = false;
 };
 
+// How the target's tensors were observed: exposed as extra outputs of the
+// original model, or (the fallback) of ORT's saved optimized model.
+enum class ObserverMode { kExposed, kOptimizedModel };
+std::string_view ObserverModeName(ObserverMode mode);  // "exposed", "optimized_model"
+
 struct Observation {
   TensorSet untouched_outputs;  // the target's final outputs, unobserved
   bool observer_check = false;  // final outputs bitwise equal with and without observation
-  std::string mode;             // "exposed" or "optimized_model"
+  ObserverMode mode = ObserverMode::kExposed;
   std::vector<std::string> notes;
   int sessions = 0;
   double untouched_run_ms = 0;
