@@ -90,7 +90,7 @@ Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
     return NotFound(fmt::format("{}: no sample '{}'", o.inputs, o.sample));
   }
   SampleGenOptions gen;
-  gen.kinds = {GeneratedKind::kTypical};
+  gen.kinds = {SampleKind::kTypical};
   gen.seed = o.seed;
   PARITY_ASSIGN_OR_RETURN(auto samples, WithContext(GenerateSamples(model, gen), o.model));
   if (samples.empty()) return InternalError("no typical sample generated");

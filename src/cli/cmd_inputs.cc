@@ -69,7 +69,7 @@ int RunInputs(const InputsOptions& o) {
     for (const auto& [name, t] : s.tensors)
       shapes += fmt::format("{}{} {} {}", shapes.empty() ? "" : ", ", name, DTypeName(t.dtype()),
                             ShapeToString(t.shape()));
-    fmt::print("{:<28} {:<9} {}\n", s.name, SampleKindOf(s.name), shapes);
+    fmt::print("{:<28} {:<9} {}\n", s.name, SampleKindName(SampleKindOf(s.name)), shapes);
   }
   fmt::print("{}: {} sample(s) written to {} (seed {})\n", o.model, samples->size(), o.output, o.seed);
   return 0;

@@ -145,7 +145,7 @@ json LayerErrorPointToJson(const LayerErrorPoint& p) {
           {"op_type", p.op_type},
           {"max_abs", JsonNumber(p.max_abs)},
           {"error_ratio", JsonNumber(p.error_ratio)},
-          {"status", p.status}};
+          {"status", VerdictName(p.status)}};
 }
 
 json CheckReportToJson(const CheckReport& r) {

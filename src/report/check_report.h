@@ -70,7 +70,7 @@ struct LayerErrorPoint {
   std::string op_type;   // that node's op type
   double max_abs = 0;
   double error_ratio = 0;  // max_abs / tolerance band at the worst element (>1 fails)
-  std::string status;      // pass / fail / unchecked
+  Verdict status = Verdict::kUnchecked;
 };
 
 struct CheckReport {

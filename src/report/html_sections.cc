@@ -162,7 +162,7 @@ std::string LayerCurveSection(const CheckReport& r) {
        "line but marked in grey along the top.</p>\n";
   const LayerErrorPoint* first = nullptr;
   for (const auto& p : r.layer_curve)
-    if (p.status == "fail") {
+    if (p.status == Verdict::kFail) {
       first = &p;
       break;
     }

@@ -53,7 +53,7 @@ TEST(ReportDetails, OneHistogramPerOutputFromItsWorstSample) {
 
 TEST(ReportDetails, UncheckedTensorsAreNotDrawnAsExactMatches) {
   CheckReport r = MakeSampleReport();
-  r.layer_curve[7].status = "unchecked";
+  r.layer_curve[7].status = Verdict::kUnchecked;
   r.layer_curve[7].error_ratio = 0;
   const std::string html = CheckReportToHtml(r);
   // The page says so, and the script keeps unchecked points off the line.

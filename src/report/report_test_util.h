@@ -93,7 +93,7 @@ inline std::vector<LayerErrorPoint> SampleLayerCurve() {
     p.error_ratio = i < 40 ? 1e-3 * (i + 1) : (i == 50 ? std::numeric_limits<double>::infinity() : 2.0 * i);
     if (i == 5) p.error_ratio = 0;
     p.max_abs = p.error_ratio * 1e-4;
-    p.status = i < 40 ? "pass" : "fail";
+    p.status = i < 40 ? Verdict::kPass : Verdict::kFail;
     curve.push_back(p);
   }
   return curve;

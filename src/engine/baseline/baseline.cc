@@ -173,35 +173,59 @@ bool BaselineResult::deterministic() const {
   return std::all_of(samples.begin(), samples.end(), [](const auto& s) { return s.nondeterministic.empty(); });
 }
 
-Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path& inputs_path, const fs::path& dir,
-                                     const BaselineOptions& options) {
+namespace {
+
+// What a baseline is made from, read and checked before anything is written.
+struct BaselineSource {
+  std::string model_sha;
+  Model model;
+  GraphView graph;
+  ModelInfo info;
+  std::vector<Sample> samples;
+};
+
+Result<BaselineSource> LoadModelAndSamples(const fs::path& model_path, const fs::path& inputs_path) {
   const std::string label = model_path.string();
-  PARITY_ASSIGN_OR_RETURN(std::string model_sha, Sha256FileHex(model_path));
-  PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(model_path));
-  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model), label));
-  const ModelInfo info = Inspect(model);
-
+  BaselineSource src;
+  PARITY_ASSIGN_OR_RETURN(src.model_sha, Sha256FileHex(model_path));
+  PARITY_ASSIGN_OR_RETURN(src.model, Model::Load(model_path));
+  PARITY_ASSIGN_OR_RETURN(src.graph, WithContext(BuildGraphView(src.model), label));
+  src.info = Inspect(src.model);
   TensorSourceOptions source;
-  source.input_names = graph.inputs;
-  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(inputs_path, source));
-  if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
-  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, inputs_path.string(), label));
+  source.input_names = src.graph.inputs;
+  PARITY_ASSIGN_OR_RETURN(src.samples, LoadSamples(inputs_path, source));
+  if (src.samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
+  PARITY_RETURN_IF_ERROR(CheckInputs(src.samples, src.info.inputs, inputs_path.string(), label));
+  return src;
+}
 
-  // Which layers, and their files (the same names in every sample's directory).
+// The observed layers: every intermediate tensor that is not a graph output
+// and that --only keeps, in topological order.
+std::vector<Layer> SelectLayers(const GraphView& graph, const std::vector<std::string>& only) {
   std::vector<Layer> layers;
   for (const auto& t : IntermediateTensors(graph)) {
     const GraphNode& node = graph.nodes[t.producer];
-    if (t.is_graph_output || !KeepLayer(options.only, t.name, node)) continue;
+    if (t.is_graph_output || !KeepLayer(only, t.name, node)) continue;
     layers.push_back({t.name, "", node.name, node.op_type, static_cast<int64_t>(layers.size())});
   }
+  return layers;
+}
+
+// Each tensor's file record before it is written: file name, role, producer
+// (the same names in every sample's directory). Inputs apart: a graph input
+// that is also an output has a file for each role.
+struct FileTemplates {
+  std::unordered_map<std::string, BaselineFile> inputs;
+  std::unordered_map<std::string, BaselineFile> others;  // layers and outputs
+};
+
+FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers) {
   const int width = std::max<int>(4, static_cast<int>(std::to_string(layers.size()).size()));
   FileNamer namer;
-  std::unordered_map<std::string, BaselineFile> templates;  // tensor -> file name, role, producer
-  // Inputs apart: a graph input that is also an output has a file for each role.
-  std::unordered_map<std::string, BaselineFile> input_templates;
-  auto add_template = [&](const std::string& tensor, const std::string& role, const std::string& stem, int64_t index,
-                          const std::string& producer, const std::string& op) {
-    auto& target = role == "input" ? input_templates : templates;
+  FileTemplates templates;
+  auto add = [&](const std::string& tensor, FileRole role, const std::string& stem, int64_t index,
+                 const std::string& producer, const std::string& op) {
+    auto& target = role == FileRole::kInput ? templates.inputs : templates.others;
     BaselineFile f;
     f.file = namer.Make(stem);
     f.tensor = tensor;
@@ -212,125 +236,168 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
     target[tensor] = f;
   };
   for (const auto& name : graph.inputs)
-    add_template(name, "input", graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
+    add(name, FileRole::kInput, graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
   for (const auto& l : layers)
-    add_template(l.tensor, "layer", fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)),
-                 l.index, l.producer, l.op_type);
+    add(l.tensor, FileRole::kLayer, fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)), l.index,
+        l.producer, l.op_type);
   for (const auto& name : graph.outputs) {
     const GraphNode* p = graph.Producer(name);
-    add_template(name, "output", graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
-                 p ? p->name : "", p ? p->op_type : "");
+    add(name, FileRole::kOutput, graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
+        p ? p->name : "", p ? p->op_type : "");
   }
+  return templates;
+}
 
-  // Memory (docs/baseline.md "Memory"): what the process already holds, what
-  // a run costs besides the observed tensors, and what is left for a batch.
-  BaselineResult result;
-  const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
+// Memory (docs/baseline.md "Memory"): what the process already holds, what a
+// run costs besides the observed tensors, and what is left for a batch; the
+// plan goes into `result`.
+Status PlanMemory(const BaselineSource& src, const std::vector<std::string>& observed,
+                  const TraceOptions& trace_options, int64_t budget, const BaselineOptions& options,
+                  BaselineResult& result) {
+  MemoryPlanInput in;
+  in.limit_bytes = budget;
+  in.resident_bytes = CurrentRssBytes();
+  in.initializer_bytes = src.info.initializer_bytes;
+  for (const auto& t : src.samples[0].tensors)
+    in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
+  const auto layer_sizes = EstimateTensorBytes(src.model, observed, trace_options.input_shapes);
+  const auto output_sizes = EstimateTensorBytes(src.model, src.graph.outputs, trace_options.input_shapes);
+  for (const auto& s : layer_sizes)
+    if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+  for (const auto& s : output_sizes)
+    if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
+  // Unknown sizes count as the largest known tensor (as trace.h plans them).
+  for (const auto& s : layer_sizes)
+    in.largest_observed_bytes = std::max(in.largest_observed_bytes, s.value_or(in.largest_bytes));
+  for (const auto& s : output_sizes) in.output_bytes += s.value_or(in.largest_bytes);
+  PARITY_ASSIGN_OR_RETURN(MemoryPlan plan, PlanBaselineMemory(in));
+  result.batch_bytes_limit = options.batch_bytes > 0 ? options.batch_bytes : plan.batch_bytes;
+  result.resident_bytes = in.resident_bytes;
+  result.reserved_bytes = plan.reserved_bytes;
+  return {};
+}
+
+// The tracer over the observed layers, batched to the memory plan (which it
+// puts into `result`).
+Result<Tracer> CreateTracer(const BaselineSource& src, const std::vector<Layer>& layers, int64_t budget,
+                            const BaselineOptions& options, const std::string& label, BaselineResult& result) {
   TraceOptions trace_options;
-  for (const auto& t : samples[0].tensors) trace_options.input_shapes[t.name] = t.tensor.shape();
+  for (const auto& t : src.samples[0].tensors) trace_options.input_shapes[t.name] = t.tensor.shape();
   std::vector<std::string> observed;
   for (const auto& l : layers) observed.push_back(l.tensor);
-  {
-    MemoryPlanInput in;
-    in.limit_bytes = budget;
-    in.resident_bytes = CurrentRssBytes();
-    in.initializer_bytes = info.initializer_bytes;
-    for (const auto& t : samples[0].tensors)
-      in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
-    const auto layer_sizes = EstimateTensorBytes(model, observed, trace_options.input_shapes);
-    const auto output_sizes = EstimateTensorBytes(model, graph.outputs, trace_options.input_shapes);
-    for (const auto& s : layer_sizes)
-      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
-    for (const auto& s : output_sizes)
-      if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
-    // Unknown sizes count as the largest known tensor (as trace.h plans them).
-    for (const auto& s : layer_sizes)
-      in.largest_observed_bytes = std::max(in.largest_observed_bytes, s.value_or(in.largest_bytes));
-    for (const auto& s : output_sizes) in.output_bytes += s.value_or(in.largest_bytes);
-    PARITY_ASSIGN_OR_RETURN(MemoryPlan plan, PlanBaselineMemory(in));
-    result.batch_bytes_limit = options.batch_bytes > 0 ? options.batch_bytes : plan.batch_bytes;
-    result.resident_bytes = in.resident_bytes;
-    result.reserved_bytes = plan.reserved_bytes;
-  }
+  PARITY_RETURN_IF_ERROR(PlanMemory(src, observed, trace_options, budget, options, result));
   trace_options.max_batch_bytes = result.batch_bytes_limit;
   PARITY_ASSIGN_OR_RETURN(Tracer tracer,
-                          Tracer::Create(model, options.config, observed, label, std::move(trace_options)));
-  model = Model();  // the tracer holds what it needs
+                          Tracer::Create(src.model, options.config, observed, label, std::move(trace_options)));
   result.batches = tracer.batches().size();
+  return tracer;
+}
 
+// One sample's files, written in file order (inputs, layers, outputs), with
+// what the sample's second run needs to check determinism.
+struct WrittenSample {
+  BaselineSample out;
+  std::unordered_map<std::string, std::string> data_sha;  // tensor -> sha256 of its bytes, run 1
+};
+
+Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const fs::path& sample_dir,
+                                       const std::string& sample_subdir, const std::vector<std::string>& inputs,
+                                       FileTemplates& templates, const fs::path& inputs_path) {
+  WrittenSample w;
+  BaselineSample& out = w.out;
+  out.name = sample.name;
+  out.dir = sample_subdir;
+  auto rel = [&](const std::string& file) { return out.dir.empty() ? file : out.dir + "/" + file; };
+  for (const auto& name : inputs) {
+    const Tensor* t = sample.tensors.Find(name);
+    if (t == nullptr)
+      return InvalidArgument(fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
+    BaselineFile rec = templates.inputs[name];
+    PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, *t, rec));
+    out.input_scale = std::max(out.input_scale, rec.stats.max_abs);
+    rec.file = rel(rec.file);
+    out.files.push_back(std::move(rec));
+  }
+  const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
+  std::vector<BaselineFile> outputs;
+  auto sink = [&](const std::string& name, const Tensor& t) -> Status {
+    BaselineFile rec = templates.others[name];
+    PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
+    w.data_sha[name] = Sha256Hex(t.bytes());
+    rec.file = rel(rec.file);
+    rec.out_of_scale = rec.stats.max_abs > scale_limit;
+    (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
+    return {};
+  };
+  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
+  for (auto& rec : outputs) out.files.push_back(std::move(rec));
+  return w;
+}
+
+// The second run: hashes every tensor again and marks the files whose bytes
+// differ from the first run's (inputs are given, never non-deterministic).
+Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) {
+  std::unordered_set<std::string> differing;
+  auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
+    if (w.data_sha[name] != Sha256Hex(t.bytes())) differing.insert(name);
+    return {};
+  };
+  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
+  for (auto& rec : w.out.files) {
+    rec.deterministic = !differing.contains(rec.tensor) || rec.role == FileRole::kInput;
+    if (!rec.deterministic) w.out.nondeterministic.push_back(rec.tensor);
+  }
+  return {};
+}
+
+// The first NaN, the first Inf and the out-of-scale tensors, in file order.
+void RecordFindings(BaselineSample& out) {
+  for (const auto& rec : out.files) {
+    if (rec.stats.nan > 0 && !out.first_nan) out.first_nan = rec.tensor;
+    if (rec.stats.inf > 0 && !out.first_inf) out.first_inf = rec.tensor;
+    if (rec.out_of_scale) out.out_of_scale.push_back(rec.tensor);
+  }
+}
+
+// Writes every sample's files into `dir` (prepared first), each in its own
+// sub-directory when there are several.
+Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& templates, const fs::path& dir,
+                    const fs::path& inputs_path, const BaselineOptions& options, BaselineResult& result) {
   // Every input is checked before an existing baseline is touched.
-  for (const Sample& sample : samples)
-    for (const auto& name : graph.inputs)
+  for (const Sample& sample : src.samples)
+    for (const auto& name : src.graph.inputs)
       if (sample.tensors.Find(name) == nullptr)
         return InvalidArgument(
             fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
   PARITY_RETURN_IF_ERROR(PrepareDir(dir, options.overwrite));
   result.dir = dir;
   std::set<std::string> sample_dirs;
-  for (const Sample& sample : samples) {
-    BaselineSample out;
-    out.name = sample.name;
-    out.dir = samples.size() == 1 ? "" : SanitizeFileName(sample.name);
-    if (!sample_dirs.insert(out.dir).second)
-      return InvalidArgument(fmt::format("{}: two samples map to directory '{}'", inputs_path.string(), out.dir));
-    const fs::path sample_dir = dir / out.dir;
+  for (const Sample& sample : src.samples) {
+    const std::string subdir = src.samples.size() == 1 ? "" : SanitizeFileName(sample.name);
+    if (!sample_dirs.insert(subdir).second)
+      return InvalidArgument(fmt::format("{}: two samples map to directory '{}'", inputs_path.string(), subdir));
+    const fs::path sample_dir = dir / subdir;
     std::error_code ec;
     fs::create_directories(sample_dir, ec);
     if (ec) return InvalidArgument(fmt::format("{}: {}", sample_dir.string(), ec.message()));
-    auto rel = [&](const std::string& file) { return out.dir.empty() ? file : out.dir + "/" + file; };
-
-    for (const auto& name : graph.inputs) {
-      const Tensor* t = sample.tensors.Find(name);
-      if (t == nullptr)
-        return InvalidArgument(fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
-      BaselineFile rec = input_templates[name];
-      PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, *t, rec));
-      out.input_scale = std::max(out.input_scale, rec.stats.max_abs);
-      rec.file = rel(rec.file);
-      out.files.push_back(std::move(rec));
-    }
-    const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
-    std::unordered_map<std::string, std::string> data_sha;  // tensor -> sha256 of its bytes, run 1
-    std::vector<BaselineFile> outputs;
-    auto sink = [&](const std::string& name, const Tensor& t) -> Status {
-      BaselineFile rec = templates[name];
-      PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
-      data_sha[name] = Sha256Hex(t.bytes());
-      rec.file = rel(rec.file);
-      rec.out_of_scale = rec.stats.max_abs > scale_limit;
-      (rec.role == "output" ? outputs : out.files).push_back(std::move(rec));
-      return {};
-    };
-    PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
-    for (auto& rec : outputs) out.files.push_back(std::move(rec));
-
-    if (options.check_determinism) {
-      std::unordered_set<std::string> differing;
-      auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
-        if (data_sha[name] != Sha256Hex(t.bytes())) differing.insert(name);
-        return {};
-      };
-      PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
-      for (auto& rec : out.files) {
-        rec.deterministic = !differing.contains(rec.tensor) || rec.role == "input";
-        if (!rec.deterministic) out.nondeterministic.push_back(rec.tensor);
-      }
-    }
-    for (const auto& rec : out.files) {
-      if (rec.stats.nan > 0 && !out.first_nan) out.first_nan = rec.tensor;
-      if (rec.stats.inf > 0 && !out.first_inf) out.first_inf = rec.tensor;
-      if (rec.out_of_scale) out.out_of_scale.push_back(rec.tensor);
-    }
-    result.samples.push_back(std::move(out));
+    PARITY_ASSIGN_OR_RETURN(WrittenSample w, WriteSampleFiles(tracer, sample, sample_dir, subdir, src.graph.inputs,
+                                                             templates, inputs_path));
+    if (options.check_determinism) PARITY_RETURN_IF_ERROR(CheckDeterminism(tracer, sample, w));
+    RecordFindings(w.out);
+    result.samples.push_back(std::move(w.out));
   }
+  return {};
+}
 
+nlohmann::json BuildManifest(const BaselineSource& src, const fs::path& model_path, const fs::path& inputs_path,
+                             const BaselineOptions& options, int64_t budget, const BaselineResult& result) {
   nlohmann::json j;
   j["schema"] = kBaselineSchema;
   j["tool"] = {{"name", "parity"}, {"version", CurrentEnvironment().parity_version}};
   j["ort_version"] = CurrentEnvironment().ort_version;
   j["env"] = EnvironmentToJson(CurrentEnvironment());
-  j["model"] = {{"path", model_path.string()}, {"sha256", model_sha}, {"inputs", graph.inputs},
-                {"outputs", graph.outputs}, {"opsets", info.opsets}};
+  j["model"] = {{"path", model_path.string()}, {"sha256", src.model_sha}, {"inputs", src.graph.inputs},
+                {"outputs", src.graph.outputs}, {"opsets", src.info.opsets}};
   j["inputs"] = {{"path", inputs_path.string()}, {"sha256", InputsSha(inputs_path)}};
   j["config"] = RunConfigToJson(options.config);
   j["only"] = options.only;
@@ -341,6 +408,25 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
                  {"batches", result.batches}};
   j["samples"] = nlohmann::json::array();
   for (const auto& s : result.samples) j["samples"].push_back(SampleToJson(s));
+  return j;
+}
+
+}  // namespace
+
+Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path& inputs_path, const fs::path& dir,
+                                     const BaselineOptions& options) {
+  const std::string label = model_path.string();
+  PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
+  const std::vector<Layer> layers = SelectLayers(src.graph, options.only);
+  FileTemplates templates = NameFiles(src.graph, layers);
+
+  BaselineResult result;
+  const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
+  PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(src, layers, budget, options, label, result));
+  src.model = Model();  // the tracer holds what it needs
+  PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, dir, inputs_path, options, result));
+
+  nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(dir / "manifest.json", std::string_view(text)),
                                      (dir / "manifest.json").string()));

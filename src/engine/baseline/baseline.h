@@ -108,10 +108,17 @@ struct BaselineOptions {
   bool overwrite = false;         // replace an earlier baseline in DIR
 };
 
+// What a baseline file holds. The manifest writes the names "input",
+// "layer", "output" (FileRoleName) and reads them back (FileRoleFromName:
+// kCorrupt for any other name).
+enum class FileRole { kInput, kLayer, kOutput };
+std::string_view FileRoleName(FileRole role);
+Result<FileRole> FileRoleFromName(std::string_view name);
+
 struct BaselineFile {
   std::string file;  // relative to DIR
   std::string tensor;
-  std::string role;  // "input", "layer", "output"
+  FileRole role = FileRole::kLayer;
   int64_t index = -1;  // layers: NNNN
   std::string producer, op_type;  // empty for inputs
   std::string dtype;
@@ -152,9 +159,27 @@ Result<BaselineResult> WriteBaseline(const std::filesystem::path& model_path,
                                      const std::filesystem::path& inputs_path, const std::filesystem::path& dir,
                                      const BaselineOptions& options);
 
+// What verify found wrong with a file; VerifyFindingKindName gives the
+// report's name ("missing", "outside", "unreadable", "size", "sha256",
+// "dtype", "shape", "numeric", "absent_in_model", "not_compared", "extra").
+enum class VerifyFindingKind {
+  kMissing,        // the file is not there
+  kOutside,        // it resolves to a file outside the baseline directory
+  kUnreadable,     // it cannot be read, or is no .npy
+  kSize,           // its size differs from the manifest's
+  kSha256,         // its checksum differs from the manifest's
+  kDtype,          // the .npy header's dtype differs from the manifest's
+  kShape,          // the .npy header's shape differs from the manifest's
+  kNumeric,        // the re-run's tensor is outside tolerance of the file's
+  kAbsentInModel,  // the model has no tensor of that name
+  kNotCompared,    // the model did not produce the tensor
+  kExtra,          // an .npy file the manifest does not list (not fatal)
+};
+std::string_view VerifyFindingKindName(VerifyFindingKind kind);
+
 struct VerifyFinding {
   std::string file;  // relative to DIR
-  std::string kind;  // "missing", "size", "sha256", "unreadable", "shape", "dtype", "numeric", "absent_in_model", "extra"
+  VerifyFindingKind kind = VerifyFindingKind::kMissing;
   std::string message;
   bool fatal = true;
 };

@@ -51,6 +51,43 @@ Result<int64_t> ParseMemorySize(std::string_view text) {
   return static_cast<int64_t>(bytes);
 }
 
+namespace {
+// The manifest's and the report's names, one table per enum.
+constexpr std::pair<FileRole, std::string_view> kFileRoleNames[] = {
+    {FileRole::kInput, "input"}, {FileRole::kLayer, "layer"}, {FileRole::kOutput, "output"}};
+constexpr std::pair<VerifyFindingKind, std::string_view> kVerifyFindingKindNames[] = {
+    {VerifyFindingKind::kMissing, "missing"},
+    {VerifyFindingKind::kOutside, "outside"},
+    {VerifyFindingKind::kUnreadable, "unreadable"},
+    {VerifyFindingKind::kSize, "size"},
+    {VerifyFindingKind::kSha256, "sha256"},
+    {VerifyFindingKind::kDtype, "dtype"},
+    {VerifyFindingKind::kShape, "shape"},
+    {VerifyFindingKind::kNumeric, "numeric"},
+    {VerifyFindingKind::kAbsentInModel, "absent_in_model"},
+    {VerifyFindingKind::kNotCompared, "not_compared"},
+    {VerifyFindingKind::kExtra, "extra"},
+};
+}  // namespace
+
+std::string_view FileRoleName(FileRole role) {
+  for (const auto& [r, name] : kFileRoleNames)
+    if (r == role) return name;
+  return "?";
+}
+
+Result<FileRole> FileRoleFromName(std::string_view name) {
+  for (const auto& [role, n] : kFileRoleNames)
+    if (n == name) return role;
+  return Corrupt(fmt::format("unknown file role '{}' (expected input, layer or output)", name));
+}
+
+std::string_view VerifyFindingKindName(VerifyFindingKind kind) {
+  for (const auto& [k, name] : kVerifyFindingKindNames)
+    if (k == kind) return name;
+  return "?";
+}
+
 TensorStats ComputeStats(const Tensor& t) {
   TensorStats s;
   s.count = t.size();
@@ -95,11 +132,11 @@ nlohmann::json Num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlo
 }  // namespace
 
 nlohmann::json FileToJson(const BaselineFile& f) {
-  nlohmann::json j = {{"file", f.file},       {"tensor", f.tensor}, {"role", f.role},
+  nlohmann::json j = {{"file", f.file},       {"tensor", f.tensor}, {"role", FileRoleName(f.role)},
                       {"dtype", f.dtype},     {"shape", f.shape},   {"sha256", f.sha256},
                       {"bytes", f.bytes},     {"deterministic", f.deterministic},
                       {"out_of_scale", f.out_of_scale}};
-  if (f.role == "layer") j["index"] = f.index;
+  if (f.role == FileRole::kLayer) j["index"] = f.index;
   j["producer"] = f.producer.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.producer);
   j["op_type"] = f.op_type.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.op_type);
   j["stats"] = {{"count", f.stats.count}, {"nan", f.stats.nan},         {"inf", f.stats.inf},
@@ -129,7 +166,7 @@ Result<BaselineFile> FileFromJson(const nlohmann::json& j) {
     BaselineFile f;
     f.file = j.at("file").get<std::string>();
     f.tensor = j.at("tensor").get<std::string>();
-    f.role = j.at("role").get<std::string>();
+    PARITY_ASSIGN_OR_RETURN(f.role, FileRoleFromName(j.at("role").get<std::string>()));
     f.dtype = j.at("dtype").get<std::string>();
     for (const auto& d : j["shape"]) {
       PARITY_ASSIGN_OR_RETURN(int64_t dim, Integer(d, "shape"));

@@ -123,7 +123,7 @@ class BaselineCorruption : public ::testing::Test {
     EXPECT_FALSE(v->passed());
     ASSERT_EQ(v->findings.size(), 1u);
     EXPECT_EQ(v->findings[0].file, victim_);
-    EXPECT_EQ(v->findings[0].kind, kind);
+    EXPECT_EQ(VerifyFindingKindName(v->findings[0].kind), kind);
     EXPECT_NE(v->findings[0].message.find(victim_), std::string::npos);
   }
   std::unique_ptr<Case> c_;
@@ -176,7 +176,7 @@ TEST_F(BaselineCorruption, AChangedModelFailsTheRerunAndSaysTheModelChanged) {
   for (const auto& ch : v->changes) said = said || ch.field == "model_sha256";
   EXPECT_TRUE(said);
   ASSERT_FALSE(v->findings.empty());
-  EXPECT_EQ(v->findings[0].kind, "numeric");
+  EXPECT_EQ(v->findings[0].kind, VerifyFindingKind::kNumeric);
 }
 
 TEST(Baseline, NamesTheFirstTensorWhereNaNAppears) {
@@ -278,7 +278,7 @@ TEST(Baseline, OnlyKeepsTheLayersOfTheGivenOpTypes) {
   ASSERT_TRUE(r) << r.error().message();
   size_t layers = 0;
   for (const auto& f : r->samples[0].files) {
-    if (f.role != "layer") continue;
+    if (f.role != FileRole::kLayer) continue;
     EXPECT_EQ(f.op_type, "Conv");
     EXPECT_EQ(f.file.substr(0, 11), fmt::format("layer_{:04}_", layers));
     ++layers;
@@ -362,6 +362,32 @@ TEST(BaselineManifest, AFileNameWithTwoDotsIsAcceptedAndDotDotComponentsAreNot) 
   g["shape"] = {1.5};
   EXPECT_FALSE(baseline_internal::FileFromJson(g));
   EXPECT_FALSE(baseline_internal::FileFromJson(nlohmann::json::array()));
+}
+
+// The manifest's role names are the three FileRoleName gives; any other is a
+// corrupt manifest, not a file of an unknown kind.
+TEST(BaselineManifest, ReadsTheThreeRoleNamesAndRefusesOthers) {
+  for (FileRole role : {FileRole::kInput, FileRole::kLayer, FileRole::kOutput}) {
+    auto back = FileRoleFromName(FileRoleName(role));
+    ASSERT_TRUE(back) << FileRoleName(role);
+    EXPECT_EQ(*back, role);
+  }
+  EXPECT_EQ(FileRoleName(FileRole::kInput), "input");
+  EXPECT_EQ(FileRoleName(FileRole::kLayer), "layer");
+  EXPECT_EQ(FileRoleName(FileRole::kOutput), "output");
+  nlohmann::json f = {{"file", "x.npy"}, {"tensor", "x"}, {"role", "layer"}, {"dtype", "float32"},
+                      {"shape", {1}},    {"sha256", ""},  {"bytes", 132}};
+  auto ok = baseline_internal::FileFromJson(f);
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(ok->role, FileRole::kLayer);
+  EXPECT_EQ(baseline_internal::FileToJson(*ok)["role"], "layer");
+  for (const char* bad : {"Layer", "weights", ""}) {
+    f["role"] = bad;
+    auto r = baseline_internal::FileFromJson(f);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error().code(), ErrorCode::kCorrupt);
+    EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -46,29 +46,29 @@ Result<baseline_internal::ParsedManifest> ReadManifest(const fs::path& dir) {
 std::optional<Tensor> CheckFile(const fs::path& dir, const BaselineFile& f, std::vector<VerifyFinding>& findings) {
   const fs::path path = dir / f.file;
   std::error_code ec;
-  auto add = [&](std::string kind, std::string message) {
-    findings.push_back({f.file, std::move(kind), fmt::format("{}: {}", f.file, message), true});
+  auto add = [&](VerifyFindingKind kind, std::string message) {
+    findings.push_back({f.file, kind, fmt::format("{}: {}", f.file, message), true});
     return std::nullopt;
   };
-  if (!fs::is_regular_file(path, ec)) return add("missing", "missing");
+  if (!fs::is_regular_file(path, ec)) return add(VerifyFindingKind::kMissing, "missing");
   // A symlink that leads out of the baseline directory is not read (docs/security.md).
   const fs::path real = fs::canonical(path, ec);
   const fs::path real_dir = fs::canonical(dir, ec);
-  if (ec || !IsInside(real, real_dir)) return add("outside", "resolves to a file outside the baseline directory");
+  if (ec || !IsInside(real, real_dir)) return add(VerifyFindingKind::kOutside, "resolves to a file outside the baseline directory");
   const auto size = static_cast<int64_t>(fs::file_size(path, ec));
-  if (ec) return add("unreadable", ec.message());
+  if (ec) return add(VerifyFindingKind::kUnreadable, ec.message());
   if (size != f.bytes)
-    return add("size", fmt::format("{} bytes, manifest says {} ({})", size, f.bytes,
+    return add(VerifyFindingKind::kSize, fmt::format("{} bytes, manifest says {} ({})", size, f.bytes,
                                    size < f.bytes ? "truncated" : "grown"));
   auto sha = Sha256FileHex(path);
-  if (!sha) return add("unreadable", sha.error().message());
-  if (*sha != f.sha256) return add("sha256", fmt::format("sha256 {} differs from the manifest's {}", *sha, f.sha256));
+  if (!sha) return add(VerifyFindingKind::kUnreadable, sha.error().message());
+  if (*sha != f.sha256) return add(VerifyFindingKind::kSha256, fmt::format("sha256 {} differs from the manifest's {}", *sha, f.sha256));
   auto t = ReadNpy(path);
-  if (!t) return add("unreadable", t.error().message());
+  if (!t) return add(VerifyFindingKind::kUnreadable, t.error().message());
   if (DTypeName(t->dtype()) != f.dtype)
-    return add("dtype", fmt::format("dtype {}, manifest says {}", DTypeName(t->dtype()), f.dtype));
+    return add(VerifyFindingKind::kDtype, fmt::format("dtype {}, manifest says {}", DTypeName(t->dtype()), f.dtype));
   if (t->shape() != f.shape)
-    return add("shape", fmt::format("shape {}, manifest says {}", ShapeToString(t->shape()), ShapeToString(f.shape)));
+    return add(VerifyFindingKind::kShape, fmt::format("shape {}, manifest says {}", ShapeToString(t->shape()), ShapeToString(f.shape)));
   return std::move(*t);
 }
 
@@ -87,98 +87,138 @@ void CompareEnvironment(const nlohmann::json& manifest, std::vector<EnvironmentC
   }
 }
 
-Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::json& manifest,
-             const std::vector<ManifestSample>& samples, int64_t max_memory, VerifyResult& r) {
+// What a re-run of every sample shares: the model, its recorded config and
+// the files the integrity check refused.
+struct RerunContext {
+  const fs::path& dir;
+  const fs::path& model_path;
+  const Model& model;
+  const GraphView& graph;
+  const RunConfig& config;
+  int64_t budget = 0;
+  // A file the integrity check refused (missing, changed, a symlink out of
+  // the folder) is not read again.
+  std::set<std::string> refused;
+  TolerancePolicy policy;  // the comparison engine's defaults
+};
+
+// The model's checksum and the environment against the manifest's; returns
+// the recorded config.
+Result<RunConfig> RecordedConfig(const fs::path& dir, const fs::path& model_path, const nlohmann::json& manifest,
+                                 VerifyResult& r) {
   PARITY_ASSIGN_OR_RETURN(std::string sha, Sha256FileHex(model_path));
   const std::string recorded_sha = manifest.value("model", nlohmann::json::object()).value("sha256", "");
   if (sha != recorded_sha) r.changes.push_back({"model_sha256", recorded_sha, sha});
   CompareEnvironment(manifest, r.changes);
-  PARITY_ASSIGN_OR_RETURN(RunConfig config,
-                          WithContext(RunConfigFromJson(manifest.value("config", nlohmann::json::object()),
-                                                        ConfigOrigin::kStored),
-                                      (dir / "manifest.json").string() + ": config"));
+  return WithContext(RunConfigFromJson(manifest.value("config", nlohmann::json::object()), ConfigOrigin::kStored),
+                     (dir / "manifest.json").string() + ": config");
+}
+
+// One recorded sample as the re-run needs it: its inputs read back, the
+// layers to observe, and the file of each recorded tensor.
+struct RerunSample {
+  Sample sample;
+  std::vector<std::string> observed;
+  std::unordered_map<std::string, const BaselineFile*> by_tensor;
+  bool inputs_ok = true;  // false: an input file was refused or unreadable
+};
+
+RerunSample PlanSample(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
+  RerunSample out{.sample = {ms.name, {}}};
+  for (const auto& f : ms.files) {
+    if (f.role == FileRole::kInput) {
+      if (ctx.refused.contains(f.file)) {
+        out.inputs_ok = false;
+        continue;
+      }
+      auto t = ReadNpy(ctx.dir / f.file);
+      if (!t) out.inputs_ok = false;
+      else if (auto s = out.sample.tensors.Add(f.tensor, std::move(*t)); !s) out.inputs_ok = false;
+      continue;
+    }
+    if (f.role == FileRole::kLayer && !ctx.graph.producer.contains(f.tensor)) {
+      r.findings.push_back({f.file, VerifyFindingKind::kAbsentInModel,
+                            fmt::format("{}: tensor '{}' is not in the model", f.file, f.tensor), true});
+      continue;
+    }
+    out.by_tensor[f.tensor] = &f;
+    if (f.role == FileRole::kLayer) out.observed.push_back(f.tensor);
+  }
+  return out;
+}
+
+// The re-computed `test` against the baseline's `ref` of file `f`.
+Result<TensorComparison> CompareWithBaseline(const BaselineFile& f, const std::string& name, const Tensor& ref,
+                                             const Tensor& test, const TolerancePolicy& policy) {
+  TensorComparison c;
+  c.name = f.file;
+  c.test_name = name;
+  if (ref.shape() != test.shape() || ref.dtype() != test.dtype()) {
+    c.status = Verdict::kFail;
+    c.reason = fmt::format("now {} {}, baseline {} {}", DTypeName(test.dtype()), ShapeToString(test.shape()),
+                           DTypeName(ref.dtype()), ShapeToString(ref.shape()));
+    return c;
+  }
+  c.tolerance = Resolve(name, ref, policy);
+  PARITY_ASSIGN_OR_RETURN(c.metrics, ComputeMetrics(ref, test, {.atol = c.tolerance.tolerance.atol,
+                                                               .rtol = c.tolerance.tolerance.rtol}));
+  c.reason = Judge(c.metrics, c.tolerance.tolerance);
+  c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
+  return c;
+}
+
+// Runs one sample with its recorded layers observed and compares each tensor
+// with its file.
+Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
+  RerunSample plan = PlanSample(ctx, ms, r);
+  if (!plan.inputs_ok) return {};  // the integrity check already named the input file
+  int64_t input_bytes = 0;
+  TraceOptions options;
+  for (const auto& t : plan.sample.tensors) {
+    input_bytes += static_cast<int64_t>(t.tensor.byte_size());
+    options.input_shapes[t.name] = t.tensor.shape();
+  }
+  options.max_batch_bytes = std::max<int64_t>(1, (ctx.budget - input_bytes) / 4);
+  PARITY_ASSIGN_OR_RETURN(Tracer tracer,
+                          Tracer::Create(ctx.model, ctx.config, plan.observed, ctx.model_path.string(), options));
+  std::set<std::string> produced;
+  auto sink = [&](const std::string& name, const Tensor& test) -> Status {
+    auto it = plan.by_tensor.find(name);
+    if (it == plan.by_tensor.end()) return {};  // a model output the baseline lacks
+    const BaselineFile& f = *it->second;
+    produced.insert(name);
+    if (ctx.refused.contains(f.file)) return {};  // already a finding
+    auto ref = ReadNpy(ctx.dir / f.file);
+    if (!ref) return {};  // already a finding
+    PARITY_ASSIGN_OR_RETURN(TensorComparison c, CompareWithBaseline(f, name, *ref, test, ctx.policy));
+    if (c.status == Verdict::kFail)
+      r.findings.push_back({f.file, VerifyFindingKind::kNumeric,
+                            fmt::format("{} ('{}'): {}", f.file, name, c.reason), true});
+    r.comparisons.push_back(std::move(c));
+    return {};
+  };
+  PARITY_RETURN_IF_ERROR(tracer.Trace(plan.sample, sink));
+  // Every recorded tensor must have been compared: a model that produces
+  // none of them (another model) must not pass by comparing nothing.
+  for (const auto& f : ms.files) {
+    if (f.role == FileRole::kInput || produced.contains(f.tensor) || !plan.by_tensor.contains(f.tensor)) continue;
+    r.findings.push_back({f.file, VerifyFindingKind::kNotCompared,
+                          fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
+  }
+  return {};
+}
+
+Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::json& manifest,
+             const std::vector<ManifestSample>& samples, int64_t max_memory, VerifyResult& r) {
+  PARITY_ASSIGN_OR_RETURN(RunConfig config, RecordedConfig(dir, model_path, manifest, r));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(model_path));
   PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model), model_path.string()));
   r.model_checked = true;
-
-  const TolerancePolicy policy;  // the comparison engine's defaults
-  const int64_t budget = max_memory > 0 ? max_memory : DefaultBaselineMemory();
-  // A file the integrity check refused (missing, changed, a symlink out of
-  // the folder) is not read again.
-  std::set<std::string> refused;
+  RerunContext ctx{.dir = dir, .model_path = model_path, .model = model, .graph = graph, .config = config};
+  ctx.budget = max_memory > 0 ? max_memory : DefaultBaselineMemory();
   for (const auto& f : r.findings)
-    if (f.fatal) refused.insert(f.file);
-  for (const ManifestSample& ms : samples) {
-    Sample sample{ms.name, {}};
-    std::vector<std::string> observed;
-    std::unordered_map<std::string, const BaselineFile*> by_tensor;
-    bool inputs_ok = true;
-    for (const auto& f : ms.files) {
-      if (f.role == "input") {
-        if (refused.contains(f.file)) {
-          inputs_ok = false;
-          continue;
-        }
-        auto t = ReadNpy(dir / f.file);
-        if (!t) inputs_ok = false;
-        else if (auto s = sample.tensors.Add(f.tensor, std::move(*t)); !s) inputs_ok = false;
-        continue;
-      }
-      if (f.role == "layer" && !graph.producer.contains(f.tensor)) {
-        r.findings.push_back({f.file, "absent_in_model",
-                              fmt::format("{}: tensor '{}' is not in the model", f.file, f.tensor), true});
-        continue;
-      }
-      by_tensor[f.tensor] = &f;
-      if (f.role == "layer") observed.push_back(f.tensor);
-    }
-    if (!inputs_ok) continue;  // the integrity check already named the input file
-    int64_t input_bytes = 0;
-    TraceOptions options;
-    for (const auto& t : sample.tensors) {
-      input_bytes += static_cast<int64_t>(t.tensor.byte_size());
-      options.input_shapes[t.name] = t.tensor.shape();
-    }
-    options.max_batch_bytes = std::max<int64_t>(1, (budget - input_bytes) / 4);
-    PARITY_ASSIGN_OR_RETURN(Tracer tracer, Tracer::Create(model, config, observed, model_path.string(), options));
-    std::set<std::string> produced;
-    auto sink = [&](const std::string& name, const Tensor& test) -> Status {
-      auto it = by_tensor.find(name);
-      if (it == by_tensor.end()) return {};  // a model output the baseline lacks
-      const BaselineFile& f = *it->second;
-      produced.insert(name);
-      if (refused.contains(f.file)) return {};  // already a finding
-      auto ref = ReadNpy(dir / f.file);
-      if (!ref) return {};  // already a finding
-      TensorComparison c;
-      c.name = f.file;
-      c.test_name = name;
-      if (ref->shape() != test.shape() || ref->dtype() != test.dtype()) {
-        c.status = Verdict::kFail;
-        c.reason = fmt::format("now {} {}, baseline {} {}", DTypeName(test.dtype()), ShapeToString(test.shape()),
-                               DTypeName(ref->dtype()), ShapeToString(ref->shape()));
-      } else {
-        c.tolerance = Resolve(name, *ref, policy);
-        auto m = ComputeMetrics(*ref, test, {.atol = c.tolerance.tolerance.atol, .rtol = c.tolerance.tolerance.rtol});
-        if (!m) return std::unexpected(m.error());
-        c.metrics = *m;
-        c.reason = Judge(c.metrics, c.tolerance.tolerance);
-        c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
-      }
-      if (c.status == Verdict::kFail)
-        r.findings.push_back({f.file, "numeric", fmt::format("{} ('{}'): {}", f.file, name, c.reason), true});
-      r.comparisons.push_back(std::move(c));
-      return {};
-    };
-    PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
-    // Every recorded tensor must have been compared: a model that produces
-    // none of them (another model) must not pass by comparing nothing.
-    for (const auto& f : ms.files) {
-      if (f.role == "input" || produced.contains(f.tensor) || !by_tensor.contains(f.tensor)) continue;
-      r.findings.push_back({f.file, "not_compared",
-                            fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
-    }
-  }
+    if (f.fatal) ctx.refused.insert(f.file);
+  for (const ManifestSample& ms : samples) PARITY_RETURN_IF_ERROR(RerunOne(ctx, ms, r));
   return {};
 }
 
@@ -211,7 +251,7 @@ Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_p
     if (!it->is_regular_file(entry_ec) || it->path().extension() != ".npy") continue;
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (!listed.contains(rel))
-      r.findings.push_back({rel, "extra", fmt::format("{}: not in the manifest", rel), false});
+      r.findings.push_back({rel, VerifyFindingKind::kExtra, fmt::format("{}: not in the manifest", rel), false});
   }
   if (!model_path.empty()) PARITY_RETURN_IF_ERROR(Rerun(dir, model_path, manifest, samples, max_memory_bytes, r));
   return r;
@@ -220,7 +260,8 @@ Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_p
 nlohmann::json VerifyResultToJson(const VerifyResult& r) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& f : r.findings)
-    findings.push_back({{"file", f.file}, {"kind", f.kind}, {"message", f.message}, {"fatal", f.fatal}});
+    findings.push_back(
+        {{"file", f.file}, {"kind", VerifyFindingKindName(f.kind)}, {"message", f.message}, {"fatal", f.fatal}});
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : r.changes) changes.push_back({{"field", c.field}, {"recorded", c.recorded}, {"now", c.now}});
   nlohmann::json tensors = nlohmann::json::array();

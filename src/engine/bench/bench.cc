@@ -106,6 +106,65 @@ Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_sepa
   return configs;
 }
 
+namespace {
+
+// The reference: the config named by options.reference, else the first plain
+// `disable`; -1 when there is none. kInvalidArgument when a named one is missing.
+Result<int> FindReference(const BenchOptions& options) {
+  for (size_t i = 0; i < options.configs.size(); ++i) {
+    const auto& c = options.configs[i];
+    if (options.reference.empty() ? IsPlainLevel(c.config, OptLevel::kDisable) : c.label == options.reference)
+      return static_cast<int>(i);
+  }
+  if (!options.reference.empty())
+    return InvalidArgument(fmt::format("bench: the reference '{}' is not among the configs", options.reference));
+  return -1;
+}
+
+// The first plain `all` config (fusions are switched off from it); -1 when none.
+int FindFusedConfig(const std::vector<BenchConfig>& configs) {
+  for (size_t i = 0; i < configs.size(); ++i)
+    if (configs[i].config.opt_level == OptLevel::kAll && configs[i].config.disabled_optimizers.empty())
+      return static_cast<int>(i);
+  return -1;
+}
+
+// What switching `optimizer` off changed: `without` against `with`.
+FusionTrade TradeOf(const std::string& optimizer, const Measured& with, Measured without) {
+  FusionTrade trade;
+  trade.optimizer = optimizer;
+  trade.switched_off =
+      std::find(without.modified_optimizers.begin(), without.modified_optimizers.end(), optimizer) ==
+      without.modified_optimizers.end();
+  if (without.result.error.empty()) {
+    trade.speed_ms = without.result.latency.p50_ms - with.result.latency.p50_ms;
+    if (without.result.max_abs_vs_reference >= 0 && with.result.max_abs_vs_reference >= 0)
+      trade.precision_cost = with.result.max_abs_vs_reference - without.result.max_abs_vs_reference;
+  }
+  trade.without = std::move(without.result);
+  return trade;
+}
+
+// --fusions: each optimizer that changed the fused config's graph, switched
+// off on its own. `with` is the fused config's measurement (`base`).
+Status MeasureFusions(const ort::ModelSource& source, const Sample& sample, const BenchOptions& options,
+                      const BenchConfig& base, const Measured& with, const std::optional<TensorSet>& ref_outputs,
+                      BenchReport& report) {
+  if (!with.result.error.empty())
+    return RuntimeError(fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
+  for (const std::string& optimizer : with.modified_optimizers) {
+    BenchConfig without = base;
+    without.label = fmt::format("{} -{}", base.label, optimizer);
+    without.config.disabled_optimizers.push_back(optimizer);
+    Measured m = MeasureConfig(source, without, sample, options.latency, /*capture_log=*/true);
+    if (ref_outputs) CompareWithReference(*ref_outputs, m);
+    report.fusions.push_back(TradeOf(optimizer, with, std::move(m)));
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
                              const BenchOptions& options) {
   if (options.configs.empty() && !options.fusions) return InvalidArgument("bench: no config to measure");
@@ -121,20 +180,7 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
   report.runs = options.latency.runs;
   report.max_seconds = options.latency.max_seconds;
 
-  // The reference: named, else the first plain `disable`.
-  int reference = -1;
-  for (size_t i = 0; i < options.configs.size(); ++i) {
-    const auto& c = options.configs[i];
-    if (options.reference.empty() ? IsPlainLevel(c.config, OptLevel::kDisable)
-                                  : c.label == options.reference) {
-      reference = static_cast<int>(i);
-      break;
-    }
-  }
-  if (!options.reference.empty() && reference < 0)
-    return InvalidArgument(
-        fmt::format("bench: the reference '{}' is not among the configs", options.reference));
-
+  PARITY_ASSIGN_OR_RETURN(const int reference, FindReference(options));
   // Measure the reference first so every other config can be compared as it runs.
   std::vector<size_t> order;
   if (reference >= 0) order.push_back(static_cast<size_t>(reference));
@@ -143,11 +189,7 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
 
   std::optional<TensorSet> ref_outputs;
   std::vector<std::optional<Measured>> measured(options.configs.size());
-  int fused = -1;  // index of the config fusions are switched off from
-  for (size_t i = 0; i < options.configs.size(); ++i)
-    if (fused < 0 && options.configs[i].config.opt_level == OptLevel::kAll &&
-        options.configs[i].config.disabled_optimizers.empty())
-      fused = static_cast<int>(i);
+  const int fused = FindFusedConfig(options.configs);
   for (size_t i : order) {
     bool capture = options.fusions && static_cast<int>(i) == fused;
     Measured m = MeasureConfig(source, options.configs[i], sample, options.latency, capture);
@@ -169,27 +211,7 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
   Measured with = fused >= 0 ? std::move(*measured[fused])
                              : MeasureConfig(source, base, sample, options.latency, /*capture_log=*/true);
   if (fused < 0 && ref_outputs) CompareWithReference(*ref_outputs, with);
-  if (!with.result.error.empty())
-    return RuntimeError(
-        fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
-  for (const std::string& optimizer : with.modified_optimizers) {
-    BenchConfig without = base;
-    without.label = fmt::format("{} -{}", base.label, optimizer);
-    without.config.disabled_optimizers.push_back(optimizer);
-    Measured m = MeasureConfig(source, without, sample, options.latency, /*capture_log=*/true);
-    if (ref_outputs) CompareWithReference(*ref_outputs, m);
-    FusionTrade trade;
-    trade.optimizer = optimizer;
-    trade.switched_off = std::find(m.modified_optimizers.begin(), m.modified_optimizers.end(), optimizer) ==
-                         m.modified_optimizers.end();
-    if (m.result.error.empty()) {
-      trade.speed_ms = m.result.latency.p50_ms - with.result.latency.p50_ms;
-      if (m.result.max_abs_vs_reference >= 0 && with.result.max_abs_vs_reference >= 0)
-        trade.precision_cost = with.result.max_abs_vs_reference - m.result.max_abs_vs_reference;
-    }
-    trade.without = std::move(m.result);
-    report.fusions.push_back(std::move(trade));
-  }
+  PARITY_RETURN_IF_ERROR(MeasureFusions(source, sample, options, base, with, ref_outputs, report));
   return report;
 }
 

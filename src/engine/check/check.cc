@@ -23,12 +23,6 @@
 namespace parity {
 namespace check_internal {
 
-std::string SampleKind(const std::string& name) {
-  for (const char* kind : {"typical", "boundary", "anomaly"})
-    if (name.rfind(kind, 0) == 0) return kind;
-  return "user";
-}
-
 Status3 StatusOf(const std::vector<CheckFinding>& findings) {
   bool any_pass = false;
   for (const auto& f : findings) {
@@ -77,7 +71,9 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const M
 const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   *failed = false;
   for (const auto& result : ctx.report.samples) {
-    if (result.status != Status3::kFail || !result.error.empty() || result.kind == "anomaly") continue;
+    if (result.status != Status3::kFail || !result.error.empty() ||
+        result.kind == SampleKindName(SampleKind::kAnomaly))
+      continue;
     for (const auto& s : ctx.samples)
       if (s.name == result.name) {
         *failed = true;
@@ -85,7 +81,7 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
       }
   }
   for (const auto& s : ctx.samples)
-    if (SampleKind(s.name) != "anomaly") return &s;
+    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
   return nullptr;
 }
 
@@ -121,7 +117,7 @@ void Localize(Context& ctx) {
   for (const auto& t : report->tensors) {
     const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
     LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
-                      .op_type = node ? node->op_type : "", .status = std::string(VerdictName(t.status))};
+                      .op_type = node ? node->op_type : "", .status = t.status};
     if (t.metrics) {
       p.max_abs = t.metrics->max_abs;
       p.error_ratio = t.score;

@@ -6,15 +6,13 @@
 #include <vector>
 
 #include "engine/check/check.h"
+#include "engine/inputs/sample_gen.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 
 namespace parity::check_internal {
-
-// "typical", "boundary", "anomaly" or "user", from the sample's name.
-std::string SampleKind(const std::string& sample_name);
 
 struct Context {
   const CheckOptions& options;

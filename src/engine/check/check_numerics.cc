@@ -19,6 +19,141 @@ void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::strin
   }
 }
 
+// One finding per output compared against the reference, and one per fatal
+// set finding (a missing output, a shape or dtype change).
+void AddReferenceFindings(const Context& ctx, const std::string& id, const SetComparison& cmp,
+                          std::vector<CheckFinding>& f) {
+  for (const auto& t : cmp.tensors) {
+    const std::string oid = fmt::format("{}.{}", id, t.name);
+    if (t.status == Verdict::kFail)
+      f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(), ctx.options.reference.Label(),
+                                        t.reason)));
+    else
+      f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({})", t.metrics.max_abs,
+                                        t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol,
+                                        ToleranceModeName(t.tolerance.mode))));
+  }
+  for (const auto& finding : cmp.findings)
+    if (finding.fatal)
+      f.push_back(Fail(fmt::format("{}.{}", id, finding.name),
+                       fmt::format("{}: reference {}, target {}", FindingKindName(finding.kind), finding.reference,
+                                   finding.test)));
+}
+
+// Runs one non-anomalous sample under both configs and compares the outputs.
+// Returns false when the runtime ran out of memory (ctx.fatal is then set and
+// the stage ends).
+bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const CompareOptions& compare,
+                 std::vector<CheckFinding>& f) {
+  SampleResult result{.name = sample.name,
+                      .kind = std::string(SampleKindName(kind)),
+                      .input_summary = DescribeTensors(sample.tensors)};
+  auto ref = RunSample(*ctx.reference, sample, ctx.label);
+  auto test = ref ? RunSample(*ctx.target, sample, ctx.label) : ref;
+  const std::string id = fmt::format("numerics.{}", sample.name);
+  if (!ref && kind == SampleKind::kBoundary && ctx.options.inputs_path.empty()) {
+    // A size parity made up that the model refuses even unfused (a
+    // detector needing multiples of its stride, say) is outside the model's
+    // domain, not a defect of the export: said, not failed.
+    result.status = Status3::kSkipped;
+    result.error = ref.error().message();
+    f.push_back(Skip(id, fmt::format("the model refuses this generated sample even unfused (give --inputs or "
+                                     "--shape for legal sizes): {}",
+                                     result.error)));
+    ctx.report.samples.push_back(std::move(result));
+    return true;
+  }
+  if (!ref || !test) {
+    if (const Error& e = (!ref ? ref : test).error(); IsOutOfMemory(e)) {
+      ctx.fatal = Error(ErrorCode::kRuntime, fmt::format("sample '{}': {}", sample.name, e.message()));
+      return false;
+    }
+    result.status = Status3::kFail;
+    result.error = (!ref ? ref : test).error().message();
+    f.push_back(Fail(id, result.error));
+    ctx.report.samples.push_back(std::move(result));
+    return true;
+  }
+  auto cmp = CompareSets(*ref, *test, compare);
+  if (!cmp) {
+    f.push_back(Fail(id, cmp.error().message()));
+    return true;
+  }
+  AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.Label());
+  AddReferenceFindings(ctx, id, *cmp, f);
+  ctx.report.samples.push_back(std::move(result));
+  return true;
+}
+
+// The dump's own inputs through the target config, against the dump's
+// outputs. Returns false when the dump's inputs or outputs cannot be read.
+bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f) {
+  auto inputs = LoadTorchInputs(*ctx.dump);
+  auto expected = LoadTorchOutputs(*ctx.dump);
+  if (!inputs || !expected) {
+    f.push_back(Fail("numerics.torch", (!inputs ? inputs.error() : expected.error()).message()));
+    return false;
+  }
+  Sample sample{"torch", std::move(*inputs)};
+  SampleResult result{.name = "torch",
+                      .kind = std::string(SampleKindName(SampleKind::kUser)),
+                      .input_summary = DescribeTensors(sample.tensors)};
+  auto test = RunSample(*ctx.target, sample, ctx.label);
+  if (!test) {
+    result.status = Status3::kFail;
+    result.error = test.error().message();
+    f.push_back(Fail("numerics.torch", result.error));
+    ctx.report.samples.push_back(std::move(result));
+    return true;
+  }
+  // With the dump's float64 outputs the default band is calibrated on
+  // PyTorch's own float32 error (tolerance.h); an explicit --atol or
+  // --mode keeps what the user asked for.
+  CompareOptions against_torch = compare;
+  TensorSet fp64;
+  if (!ctx.dump->outputs_fp64.empty() && compare.policy.mode == ToleranceMode::kScaled &&
+      !compare.policy.global.atol) {
+    if (auto loaded = LoadTorchOutputsFp64(*ctx.dump); loaded) {
+      fp64 = std::move(*loaded);
+      against_torch.noise_reference = &fp64;
+      against_torch.policy.mode = ToleranceMode::kCalibrated;
+    } else {
+      f.push_back(Skip("numerics.torch.fp64", "float64 outputs not used: " + loaded.error().message()));
+    }
+  }
+  if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
+    AddOutputs(result, *cmp, "torch");
+    for (const auto& t : cmp->tensors)
+      f.push_back(t.status == Verdict::kFail
+                      ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
+                      : Pass("numerics.torch." + t.name, fmt::format("against PyTorch: max_abs {:.3g}; tolerance {}",
+                                                                     t.metrics.max_abs, t.tolerance.Why())));
+  }
+  ctx.report.samples.push_back(std::move(result));
+  return true;
+}
+
+// Layer by layer against the dump through the unfused reference (an
+// exporter problem shows there, apart from any fusion).
+void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
+  TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
+  auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.reference, torch_options);
+  if (!layers) {
+    f.push_back(Fail("numerics.torch.layers", layers.error().message()));
+    return;
+  }
+  ctx.report.alignment = TorchComparisonToJson(*layers);
+  const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
+  if (auto s = CheckSomeLayerAligned(*ctx.dump, aligned, ctx.label); !s) ctx.input_error = s.error();
+  if (layers->first_divergence) {
+    f.push_back(Fail("numerics.torch.first_divergent_layer", layers->VerdictLine()));
+  } else if (layers->unexplained) {
+    f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
+  } else {
+    f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges", layers->AlignmentLine())));
+  }
+}
+
 }  // namespace
 
 void StageNumerics(Context& ctx) {
@@ -34,120 +169,17 @@ void StageNumerics(Context& ctx) {
   int done = 0;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.samples.size()));
-    const std::string kind = SampleKind(sample.name);
-    if (kind == "anomaly") continue;
-    SampleResult result{.name = sample.name, .kind = kind, .input_summary = DescribeTensors(sample.tensors)};
-    auto ref = RunSample(*ctx.reference, sample, ctx.label);
-    auto test = ref ? RunSample(*ctx.target, sample, ctx.label) : ref;
-    const std::string id = fmt::format("numerics.{}", sample.name);
-    if (!ref && kind == "boundary" && ctx.options.inputs_path.empty()) {
-      // A size parity made up that the model refuses even unfused (a
-      // detector needing multiples of its stride, say) is outside the model's
-      // domain, not a defect of the export: said, not failed.
-      result.status = Status3::kSkipped;
-      result.error = ref.error().message();
-      f.push_back(Skip(id, fmt::format("the model refuses this generated sample even unfused (give --inputs or "
-                                       "--shape for legal sizes): {}",
-                                       result.error)));
-      ctx.report.samples.push_back(std::move(result));
-      continue;
+    const SampleKind kind = SampleKindOf(sample.name);
+    if (kind == SampleKind::kAnomaly) continue;
+    if (!CheckSample(ctx, sample, kind, compare, f)) {
+      ctx.report.stages.push_back(std::move(stage));
+      return;
     }
-    if (!ref || !test) {
-      if (const Error& e = (!ref ? ref : test).error(); IsOutOfMemory(e)) {
-        ctx.fatal = Error(ErrorCode::kRuntime, fmt::format("sample '{}': {}", sample.name, e.message()));
-        ctx.report.stages.push_back(std::move(stage));
-        return;
-      }
-      result.status = Status3::kFail;
-      result.error = (!ref ? ref : test).error().message();
-      f.push_back(Fail(id, result.error));
-      ctx.report.samples.push_back(std::move(result));
-      continue;
-    }
-    auto cmp = CompareSets(*ref, *test, compare);
-    if (!cmp) {
-      f.push_back(Fail(id, cmp.error().message()));
-      continue;
-    }
-    AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.Label());
-    for (const auto& t : cmp->tensors) {
-      const std::string oid = fmt::format("{}.{}", id, t.name);
-      if (t.status == Verdict::kFail)
-        f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(),
-                                          ctx.options.reference.Label(), t.reason)));
-      else
-        f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({})", t.metrics.max_abs,
-                                          t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol,
-                                          ToleranceModeName(t.tolerance.mode))));
-    }
-    for (const auto& finding : cmp->findings)
-      if (finding.fatal)
-        f.push_back(Fail(fmt::format("{}.{}", id, finding.name),
-                         fmt::format("{}: reference {}, target {}", FindingKindName(finding.kind), finding.reference,
-                                     finding.test)));
-    ctx.report.samples.push_back(std::move(result));
   }
-
   if (ctx.dump) {
     // Against PyTorch: the dump's own inputs through the target config, and
-    // layer by layer through the unfused reference (an exporter problem shows
-    // there, apart from any fusion).
-    auto inputs = LoadTorchInputs(*ctx.dump);
-    auto expected = LoadTorchOutputs(*ctx.dump);
-    if (!inputs || !expected) {
-      f.push_back(Fail("numerics.torch", (!inputs ? inputs.error() : expected.error()).message()));
-    } else {
-      Sample sample{"torch", std::move(*inputs)};
-      SampleResult result{.name = "torch", .kind = "user", .input_summary = DescribeTensors(sample.tensors)};
-      auto test = RunSample(*ctx.target, sample, ctx.label);
-      if (!test) {
-        result.status = Status3::kFail;
-        result.error = test.error().message();
-        f.push_back(Fail("numerics.torch", result.error));
-      } else {
-        // With the dump's float64 outputs the default band is calibrated on
-        // PyTorch's own float32 error (tolerance.h); an explicit --atol or
-        // --mode keeps what the user asked for.
-        CompareOptions against_torch = compare;
-        TensorSet fp64;
-        if (!ctx.dump->outputs_fp64.empty() && compare.policy.mode == ToleranceMode::kScaled &&
-            !compare.policy.global.atol) {
-          if (auto loaded = LoadTorchOutputsFp64(*ctx.dump); loaded) {
-            fp64 = std::move(*loaded);
-            against_torch.noise_reference = &fp64;
-            against_torch.policy.mode = ToleranceMode::kCalibrated;
-          } else {
-            f.push_back(Skip("numerics.torch.fp64", "float64 outputs not used: " + loaded.error().message()));
-          }
-        }
-        if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
-          AddOutputs(result, *cmp, "torch");
-          for (const auto& t : cmp->tensors)
-            f.push_back(t.status == Verdict::kFail
-                            ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
-                            : Pass("numerics.torch." + t.name,
-                                   fmt::format("against PyTorch: max_abs {:.3g}; tolerance {}", t.metrics.max_abs,
-                                               t.tolerance.Why())));
-        }
-      }
-      ctx.report.samples.push_back(std::move(result));
-      TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
-      auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.reference, torch_options);
-      if (!layers) {
-        f.push_back(Fail("numerics.torch.layers", layers.error().message()));
-      } else {
-        ctx.report.alignment = TorchComparisonToJson(*layers);
-        const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
-        if (auto s = CheckSomeLayerAligned(*ctx.dump, aligned, ctx.label); !s) ctx.input_error = s.error();
-        if (layers->first_divergence) {
-          f.push_back(Fail("numerics.torch.first_divergent_layer", layers->VerdictLine()));
-        } else if (layers->unexplained) {
-          f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
-        } else {
-          f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges", layers->AlignmentLine())));
-        }
-      }
-    }
+    // layer by layer through the unfused reference.
+    if (CheckTorchOutputs(ctx, compare, f)) CheckTorchLayers(ctx, f);
   }
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));

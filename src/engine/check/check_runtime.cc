@@ -15,7 +15,7 @@ namespace {
 
 const Sample* TypicalSample(const Context& ctx) {
   for (const auto& s : ctx.samples)
-    if (SampleKind(s.name) != "anomaly") return &s;
+    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
   return nullptr;
 }
 
@@ -103,8 +103,10 @@ void StageRobustness(Context& ctx) {
   CompareOptions compare;
   compare.policy = ctx.options.policy;
   for (const auto& sample : ctx.samples) {
-    if (SampleKind(sample.name) != "anomaly") continue;
-    SampleResult result{.name = sample.name, .kind = "anomaly", .input_summary = DescribeTensors(sample.tensors)};
+    if (SampleKindOf(sample.name) != SampleKind::kAnomaly) continue;
+    SampleResult result{.name = sample.name,
+                        .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
+                        .input_summary = DescribeTensors(sample.tensors)};
     auto ref = RunSample(*ctx.reference, sample, ctx.label);
     auto test = RunSample(*ctx.target, sample, ctx.label);
     const std::string ref_behaviour = Behaviour(ref);

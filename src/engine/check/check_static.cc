@@ -148,7 +148,7 @@ void StageSignature(Context& ctx) {
   // must be accepted by the model.
   if (ctx.target) {
     for (const auto& sample : ctx.samples) {
-      if (SampleKind(sample.name) == "anomaly") continue;
+      if (SampleKindOf(sample.name) == SampleKind::kAnomaly) continue;
       auto status = ort::CheckInputs(ctx.target->inputs(), sample.tensors);
       const std::string id = fmt::format("signature.accepts.{}", sample.name);
       if (status)

@@ -15,23 +15,25 @@
 
 namespace parity {
 
-std::string_view SampleKindName(GeneratedKind kind) {
+std::string_view SampleKindName(SampleKind kind) {
   switch (kind) {
-    case GeneratedKind::kTypical:
+    case SampleKind::kTypical:
       return "typical";
-    case GeneratedKind::kBoundary:
+    case SampleKind::kBoundary:
       return "boundary";
-    case GeneratedKind::kAnomaly:
+    case SampleKind::kAnomaly:
       return "anomaly";
+    case SampleKind::kUser:
+      return "user";
   }
-  return "typical";
+  return "user";
 }
 
-std::string SampleKindOf(std::string_view name) {
-  if (name == "typical") return "typical";
-  if (name.starts_with("boundary_")) return "boundary";
-  if (name.starts_with("anomaly_")) return "anomaly";
-  return "user";
+SampleKind SampleKindOf(std::string_view name) {
+  if (name == "typical") return SampleKind::kTypical;
+  if (name.starts_with("boundary_")) return SampleKind::kBoundary;
+  if (name.starts_with("anomaly_")) return SampleKind::kAnomaly;
+  return SampleKind::kUser;
 }
 
 namespace {
@@ -173,7 +175,7 @@ struct Recipe {
   double scale = 1;
 };
 
-bool Wants(const SampleGenOptions& o, GeneratedKind k) {
+bool Wants(const SampleGenOptions& o, SampleKind k) {
   return std::find(o.kinds.begin(), o.kinds.end(), k) != o.kinds.end();
 }
 
@@ -186,8 +188,8 @@ std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
   }
   const auto& d = plan.defaults;
   std::vector<Recipe> r;
-  if (Wants(o, GeneratedKind::kTypical)) r.push_back({"typical", d});
-  if (Wants(o, GeneratedKind::kBoundary)) {
+  if (Wants(o, SampleKind::kTypical)) r.push_back({"typical", d});
+  if (Wants(o, SampleKind::kBoundary)) {
     r.push_back({"boundary_zeros", d, Mode::kZeros, Mode::kZeros});
     if (any_float) {
       r.push_back({"boundary_large", d, Mode::kTypical, Mode::kTypical, 100});
@@ -220,7 +222,7 @@ std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
       break;
     }
   }
-  if (Wants(o, GeneratedKind::kAnomaly)) {
+  if (Wants(o, SampleKind::kAnomaly)) {
     if (any_float) {
       r.push_back({"anomaly_nan", d, Mode::kNaN, Mode::kTypical});
       r.push_back({"anomaly_inf", d, Mode::kInf, Mode::kTypical});

@@ -57,14 +57,17 @@
 
 namespace parity {
 
-// The kinds parity generates (docs/contract.md (""sample""); `user` samples come from files).
-enum class GeneratedKind { kTypical, kBoundary, kAnomaly };
+// A sample's kind (docs/contract.md (""sample"")): the three kinds parity
+// generates, and `user` for samples the user gave.
+enum class SampleKind { kTypical, kBoundary, kAnomaly, kUser };
 
-// "typical", "boundary", "anomaly".
-std::string_view SampleKindName(GeneratedKind kind);
-// The kind of a sample named "typical", "boundary_...", "anomaly_..."; "user"
-// for any other name (samples the user gave).
-std::string SampleKindOf(std::string_view sample_name);
+// "typical", "boundary", "anomaly", "user".
+std::string_view SampleKindName(SampleKind kind);
+// The kind of a sample from its name, as GenerateSamples names them:
+// "typical" exactly, "boundary_<what>", "anomaly_<what>"; kUser for any other
+// name ("typical2", "boundary", "default", a user's own names). The one place
+// a kind is read from a name.
+SampleKind SampleKindOf(std::string_view sample_name);
 
 // One token of a --shape override: a number, or a symbol to default or set.
 struct DimSpec {
@@ -78,8 +81,8 @@ struct ValueRange {
 };
 
 struct SampleGenOptions {
-  std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary,
-                                      GeneratedKind::kAnomaly};
+  std::vector<SampleKind> kinds = {SampleKind::kTypical, SampleKind::kBoundary,
+                                   SampleKind::kAnomaly};  // never kUser
   uint64_t seed = 0;
   std::map<std::string, std::vector<DimSpec>> shapes;  // input name -> dims
   std::map<std::string, int64_t> dims;                 // symbol -> size
@@ -90,7 +93,7 @@ struct SampleGenOptions {
 // Parsers for the command line's forms; errors (kInvalidArgument) quote the
 // text and say what was expected.
 // "typical,boundary,anomaly" (any subset, any order; "all").
-Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text);
+Result<std::vector<SampleKind>> ParseSampleKinds(std::string_view text);
 // "images:1x3xHxW" -> ("images", dims). Symbols are identifiers
 // ([A-Za-z_][A-Za-z0-9_]*); numbers are >= 0.
 Result<std::pair<std::string, std::vector<DimSpec>>> ParseShapeOverride(std::string_view text);

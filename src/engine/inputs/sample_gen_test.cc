@@ -36,8 +36,8 @@ Model Embedding() {
 DimSpec Fixed(int64_t v) { return DimSpec{v, ""}; }
 
 SampleGenOptions Seeded(uint64_t seed,
-                        std::vector<GeneratedKind> kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary,
-                                                            GeneratedKind::kAnomaly}) {
+                        std::vector<SampleKind> kinds = {SampleKind::kTypical, SampleKind::kBoundary,
+                                                            SampleKind::kAnomaly}) {
   SampleGenOptions o;
   o.seed = seed;
   o.kinds = std::move(kinds);
@@ -59,8 +59,32 @@ TEST(GenerateSamples, NamesEveryKindThatApplies) {
                                              "boundary_batch4", "boundary_min_size", "boundary_nonsquare",
                                              "anomaly_nan", "anomaly_inf", "anomaly_empty"}));
   for (const auto& s : *samples)
-    EXPECT_EQ(SampleKindOf(s.name), s.name == "typical" ? "typical" : s.name.substr(0, s.name.find('_')));
-  EXPECT_EQ(SampleKindOf("mine"), "user");
+    EXPECT_EQ(SampleKindName(SampleKindOf(s.name)),
+              s.name == "typical" ? "typical" : s.name.substr(0, s.name.find('_')));
+  EXPECT_EQ(SampleKindOf("mine"), SampleKind::kUser);
+}
+
+// The names GenerateSamples gives (above) and what a user might name a sample.
+TEST(SampleKindOf, ReadsTheKindFromGeneratedNamesOnly) {
+  EXPECT_EQ(SampleKindOf("typical"), SampleKind::kTypical);
+  EXPECT_EQ(SampleKindOf("boundary_0"), SampleKind::kBoundary);
+  EXPECT_EQ(SampleKindOf("boundary_batch4"), SampleKind::kBoundary);
+  EXPECT_EQ(SampleKindOf("anomaly_nan"), SampleKind::kAnomaly);
+  EXPECT_EQ(SampleKindOf("anomaly_out_of_range_ids"), SampleKind::kAnomaly);
+  // Not generated names: a user's samples.
+  EXPECT_EQ(SampleKindOf("typical2"), SampleKind::kUser);
+  EXPECT_EQ(SampleKindOf("typical_1"), SampleKind::kUser);
+  EXPECT_EQ(SampleKindOf("boundary"), SampleKind::kUser);
+  EXPECT_EQ(SampleKindOf("anomalyish"), SampleKind::kUser);
+  EXPECT_EQ(SampleKindOf("default"), SampleKind::kUser);
+  EXPECT_EQ(SampleKindOf(""), SampleKind::kUser);
+}
+
+TEST(SampleKindName, NamesEveryKind) {
+  EXPECT_EQ(SampleKindName(SampleKind::kTypical), "typical");
+  EXPECT_EQ(SampleKindName(SampleKind::kBoundary), "boundary");
+  EXPECT_EQ(SampleKindName(SampleKind::kAnomaly), "anomaly");
+  EXPECT_EQ(SampleKindName(SampleKind::kUser), "user");
 }
 
 TEST(GenerateSamples, ResolvesDynamicDimsPerSample) {
@@ -77,7 +101,7 @@ TEST(GenerateSamples, ResolvesDynamicDimsPerSample) {
 
 TEST(GenerateSamples, ShapeAndDimOverrides) {
   SampleGenOptions o;
-  o.kinds = {GeneratedKind::kTypical, GeneratedKind::kBoundary};
+  o.kinds = {SampleKind::kTypical, SampleKind::kBoundary};
   o.dims["W"] = 48;
   o.dims["batch"] = 2;
   auto samples = GenerateSamples(DynamicCnn(), o);
@@ -129,13 +153,13 @@ TEST(GenerateSamples, DeterministicForASeedAndIndependentOfKinds) {
   for (size_t i = 0; i < a->size(); ++i)
     EXPECT_TRUE((*a)[i].tensors[0].tensor.BitwiseEquals((*b)[i].tensors[0].tensor)) << (*a)[i].name;
 
-  SampleGenOptions typical_only = Seeded(7, {GeneratedKind::kTypical});
+  SampleGenOptions typical_only = Seeded(7, {SampleKind::kTypical});
   auto c = GenerateSamples(DynamicCnn(), typical_only);
   ASSERT_TRUE(c.has_value());
   ASSERT_EQ(c->size(), 1u);
   EXPECT_TRUE((*c)[0].tensors[0].tensor.BitwiseEquals((*a)[0].tensors[0].tensor));
 
-  SampleGenOptions other = Seeded(8, {GeneratedKind::kTypical});
+  SampleGenOptions other = Seeded(8, {SampleKind::kTypical});
   auto d = GenerateSamples(DynamicCnn(), other);
   ASSERT_TRUE(d.has_value());
   EXPECT_FALSE((*d)[0].tensors[0].tensor.BitwiseEquals((*a)[0].tensors[0].tensor));

@@ -44,10 +44,10 @@ std::optional<double> ParseFiniteDouble(std::string_view s) {
 
 }  // namespace
 
-Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text) {
-  std::vector<GeneratedKind> kinds;
-  auto add = [&kinds](GeneratedKind k) {
-    for (GeneratedKind have : kinds)
+Result<std::vector<SampleKind>> ParseSampleKinds(std::string_view text) {
+  std::vector<SampleKind> kinds;
+  auto add = [&kinds](SampleKind k) {
+    for (SampleKind have : kinds)
       if (have == k) return;
     kinds.push_back(k);
   };
@@ -56,15 +56,15 @@ Result<std::vector<GeneratedKind>> ParseSampleKinds(std::string_view text) {
     size_t comma = rest.find(',');
     std::string_view token = Trim(rest.substr(0, comma));
     if (token == "typical") {
-      add(GeneratedKind::kTypical);
+      add(SampleKind::kTypical);
     } else if (token == "boundary") {
-      add(GeneratedKind::kBoundary);
+      add(SampleKind::kBoundary);
     } else if (token == "anomaly") {
-      add(GeneratedKind::kAnomaly);
+      add(SampleKind::kAnomaly);
     } else if (token == "all") {
-      add(GeneratedKind::kTypical);
-      add(GeneratedKind::kBoundary);
-      add(GeneratedKind::kAnomaly);
+      add(SampleKind::kTypical);
+      add(SampleKind::kBoundary);
+      add(SampleKind::kAnomaly);
     } else {
       return InvalidArgument(fmt::format(
           "--kind '{}': unknown kind '{}' (expected typical, boundary, anomaly or all)", text, token));

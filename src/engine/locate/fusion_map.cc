@@ -61,20 +61,20 @@ std::string RegionSignature(const FusedRegion& region) {
   return s;
 }
 
-FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) {
-  FusionMap map;
-  const std::unordered_set<std::string> original_initializers(original.initializers.begin(),
-                                                              original.initializers.end());
-  const std::unordered_set<std::string> original_inputs(original.inputs.begin(), original.inputs.end());
-  std::unordered_set<std::string> surviving;
-  for (const auto& node : original.nodes)
-    for (const auto& o : node.outputs)
-      if (!o.empty() && optimized.producer.contains(o)) {
-        surviving.insert(o);
-        map.surviving.push_back(o);
-      }
+namespace {
 
-  // Optimized nodes joined through the tensors that did not survive.
+// The tensor sets of the original graph the map is built from.
+struct OriginalTensors {
+  std::unordered_set<std::string> initializers;
+  std::unordered_set<std::string> inputs;
+  std::unordered_set<std::string> surviving;  // node outputs the optimized graph still produces
+};
+
+// Optimized nodes joined through the tensors that did not survive: each
+// group's node indices in topological order, groups in the order of their
+// first node.
+std::vector<std::vector<size_t>> GroupOptimizedNodes(const GraphView& optimized,
+                                                     const std::unordered_set<std::string>& surviving) {
   UnionFind uf(optimized.nodes.size());
   for (size_t i = 0; i < optimized.nodes.size(); ++i) {
     const auto& node = optimized.nodes[i];
@@ -84,61 +84,107 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
         if (auto it = optimized.producer.find(t); it != optimized.producer.end()) uf.Join(i, it->second);
       }
   }
-  std::unordered_map<size_t, std::vector<size_t>> members;  // root -> optimized node indices (topological)
-  std::vector<size_t> roots;
+  std::unordered_map<size_t, size_t> group_of_root;
+  std::vector<std::vector<size_t>> groups;
   for (size_t i = 0; i < optimized.nodes.size(); ++i) {
-    auto [it, fresh] = members.try_emplace(uf.Find(i));
-    if (fresh) roots.push_back(it->first);
-    it->second.push_back(i);
+    auto [it, fresh] = group_of_root.try_emplace(uf.Find(i), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
   }
+  return groups;
+}
 
-  for (size_t root : roots) {
-    const auto& idx = members[root];
-    FusedRegion r;
-    std::unordered_set<std::string> produced, seen_inputs;
-    for (size_t i : idx) {
-      const auto& node = optimized.nodes[i];
-      r.nodes.push_back(node.name);
-      r.op_types.push_back(node.op_type);
-      r.domains.push_back(NormalDomain(node.domain));
-      for (const auto& o : node.outputs)
-        if (!o.empty()) produced.insert(o);
+// A group's optimized nodes, what they read and which surviving tensors
+// (original order) they produce.
+FusedRegion DescribeGroup(const std::vector<size_t>& idx, const GraphView& optimized, const OriginalTensors& orig,
+                          const std::vector<std::string>& surviving_in_order) {
+  FusedRegion r;
+  std::unordered_set<std::string> produced, seen_inputs;
+  for (size_t i : idx) {
+    const auto& node = optimized.nodes[i];
+    r.nodes.push_back(node.name);
+    r.op_types.push_back(node.op_type);
+    r.domains.push_back(NormalDomain(node.domain));
+    for (const auto& o : node.outputs)
+      if (!o.empty()) produced.insert(o);
+  }
+  for (size_t i : idx)
+    for (const auto* list : {&optimized.nodes[i].inputs, &optimized.nodes[i].implicit_inputs})
+      for (const auto& t : *list)
+        if (!t.empty() && !produced.contains(t) && (orig.surviving.contains(t) || orig.inputs.contains(t)) &&
+            seen_inputs.insert(t).second)
+          r.inputs.push_back(t);
+  for (const auto& t : surviving_in_order)
+    if (produced.contains(t)) r.outputs.push_back(t);
+  return r;
+}
+
+// Walks back from the region's outputs in the original graph through tensors
+// that did not survive: the original nodes it covers (sorted, unique) and,
+// into r.boundary, where the walk stopped.
+std::vector<size_t> WalkBack(const GraphView& original, const OriginalTensors& orig, FusedRegion& r) {
+  const std::unordered_set<std::string> own(r.outputs.begin(), r.outputs.end());
+  std::vector<size_t> covered;
+  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string> boundary_seen;
+  std::vector<std::string> stack(r.outputs.rbegin(), r.outputs.rend());
+  while (!stack.empty()) {
+    std::string t = std::move(stack.back());
+    stack.pop_back();
+    if (t.empty() || !seen.insert(t).second) continue;
+    const bool stop = orig.initializers.contains(t) || orig.inputs.contains(t) ||
+                      (orig.surviving.contains(t) && !own.contains(t));
+    if (stop) {
+      if (!orig.initializers.contains(t) && boundary_seen.insert(t).second) r.boundary.push_back(t);
+      continue;
     }
-    for (size_t i : idx)
-      for (const auto* list : {&optimized.nodes[i].inputs, &optimized.nodes[i].implicit_inputs})
-        for (const auto& t : *list)
-          if (!t.empty() && !produced.contains(t) &&
-              (surviving.contains(t) || original_inputs.contains(t)) && seen_inputs.insert(t).second)
-            r.inputs.push_back(t);
-    for (const auto& t : map.surviving)
-      if (produced.contains(t)) r.outputs.push_back(t);
-    if (r.outputs.empty()) continue;  // dead nodes: nothing of the original survives through them
-    const std::unordered_set<std::string> own(r.outputs.begin(), r.outputs.end());
+    auto it = original.producer.find(t);
+    if (it == original.producer.end()) continue;
+    covered.push_back(it->second);
+    const auto& node = original.nodes[it->second];
+    for (auto in = node.implicit_inputs.rbegin(); in != node.implicit_inputs.rend(); ++in) stack.push_back(*in);
+    for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
+  }
+  std::sort(covered.begin(), covered.end());
+  covered.erase(std::unique(covered.begin(), covered.end()), covered.end());
+  return covered;
+}
 
-    // Walk back in the original graph through tensors that did not survive.
-    std::vector<size_t> covered;
-    std::unordered_set<std::string> seen;
-    std::unordered_set<std::string> boundary_seen;
-    std::vector<std::string> stack(r.outputs.rbegin(), r.outputs.rend());
-    while (!stack.empty()) {
-      std::string t = std::move(stack.back());
-      stack.pop_back();
-      if (t.empty() || !seen.insert(t).second) continue;
-      const bool stop = original_initializers.contains(t) || original_inputs.contains(t) ||
-                        (surviving.contains(t) && !own.contains(t));
-      if (stop) {
-        if (!original_initializers.contains(t) && boundary_seen.insert(t).second) r.boundary.push_back(t);
-        continue;
+// Which region produces each surviving tensor, and which region's walk
+// covered each tensor that did not survive (-1: none did).
+void IndexRegions(const GraphView& original, const OriginalTensors& orig, FusionMap& map) {
+  for (size_t i = 0; i < map.regions.size(); ++i) {
+    const auto& r = map.regions[i];
+    for (const auto& o : r.outputs) map.region_of_output.emplace(o, i);
+    for (const auto& name : r.covers) {
+      auto n = original.FindNode(name);
+      if (!n) continue;
+      for (const auto& o : original.nodes[*n].outputs)
+        if (!o.empty() && !orig.surviving.contains(o)) map.fused_away.try_emplace(o, static_cast<int>(i));
+    }
+  }
+  for (const auto& node : original.nodes)
+    for (const auto& o : node.outputs)
+      if (!o.empty() && !orig.surviving.contains(o)) map.fused_away.try_emplace(o, -1);
+}
+
+}  // namespace
+
+FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) {
+  FusionMap map;
+  OriginalTensors orig{.initializers = {original.initializers.begin(), original.initializers.end()},
+                       .inputs = {original.inputs.begin(), original.inputs.end()}};
+  for (const auto& node : original.nodes)
+    for (const auto& o : node.outputs)
+      if (!o.empty() && optimized.producer.contains(o)) {
+        orig.surviving.insert(o);
+        map.surviving.push_back(o);
       }
-      auto it = original.producer.find(t);
-      if (it == original.producer.end()) continue;
-      covered.push_back(it->second);
-      const auto& node = original.nodes[it->second];
-      for (auto in = node.implicit_inputs.rbegin(); in != node.implicit_inputs.rend(); ++in) stack.push_back(*in);
-      for (auto in = node.inputs.rbegin(); in != node.inputs.rend(); ++in) stack.push_back(*in);
-    }
-    std::sort(covered.begin(), covered.end());
-    covered.erase(std::unique(covered.begin(), covered.end()), covered.end());
+
+  for (const auto& idx : GroupOptimizedNodes(optimized, orig.surviving)) {
+    FusedRegion r = DescribeGroup(idx, optimized, orig, map.surviving);
+    if (r.outputs.empty()) continue;  // dead nodes: nothing of the original survives through them
+    const std::vector<size_t> covered = WalkBack(original, orig, r);
     for (size_t c : covered) r.covers.push_back(original.nodes[c].name);
     r.first_original_index = covered.empty() ? original.nodes.size() : covered.front();
     if (idx.size() == 1 && covered.size() == 1) {
@@ -149,23 +195,10 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
     }
     map.regions.push_back(std::move(r));
   }
-
   std::stable_sort(map.regions.begin(), map.regions.end(), [&](const FusedRegion& a, const FusedRegion& b) {
     return a.first_original_index < b.first_original_index;
   });
-  for (size_t i = 0; i < map.regions.size(); ++i) {
-    const auto& r = map.regions[i];
-    for (const auto& o : r.outputs) map.region_of_output.emplace(o, i);
-    for (const auto& name : r.covers) {
-      auto n = original.FindNode(name);
-      if (!n) continue;
-      for (const auto& o : original.nodes[*n].outputs)
-        if (!o.empty() && !surviving.contains(o)) map.fused_away.try_emplace(o, static_cast<int>(i));
-    }
-  }
-  for (const auto& node : original.nodes)
-    for (const auto& o : node.outputs)
-      if (!o.empty() && !surviving.contains(o)) map.fused_away.try_emplace(o, -1);
+  IndexRegions(original, orig, map);
   return map;
 }
 

@@ -60,114 +60,134 @@ std::vector<std::string> PlanTable(const GraphView& reference_view, const Fusion
   return observed;
 }
 
-}  // namespace
+// The reference and target models with node names written (a copy only
+// when a model lacks them), their graphs and labels.
+struct NamedModels {
+  const Model* model = nullptr;         // the caller's
+  const Model* target_model = nullptr;  // the caller's, or null: the target is `model`
+  Model reference_copy, target_copy;
+  GraphView reference_view, target_view_copy;
+  std::string target_label;
 
-Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
-                            const LocateOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  LocateReport report;
-  report.model = o.model_label;
-  report.target_model = target_model ? o.target_label : "";
-  report.sample = sample.name;
-  report.reference = o.reference;
-  report.target = o.target;
-
-  // Node names written; a copy only when the model lacks them.
-  Model reference_storage, target_storage;
-  if (!HasNodeNames(model)) reference_storage = WithNodeNames(model);
-  if (target_model && !HasNodeNames(*target_model)) target_storage = WithNodeNames(*target_model);
-  const Model& reference_named = reference_storage.valid() ? reference_storage : model;
-  const Model& target_ref =
-      !target_model ? reference_named : (target_storage.valid() ? target_storage : *target_model);
-  const std::string target_label = target_model ? o.target_label : o.model_label;
-  PARITY_ASSIGN_OR_RETURN(GraphView reference_view,
-                          WithContext(BuildGraphView(reference_named, {.infer_shapes = false}), o.model_label));
-  GraphView target_view_storage;
-  if (target_model) {
-    PARITY_ASSIGN_OR_RETURN(target_view_storage,
-                            WithContext(BuildGraphView(target_ref, {.infer_shapes = false}), target_label));
+  const Model& reference() const { return reference_copy.valid() ? reference_copy : *model; }
+  const Model& target() const {
+    if (!target_model) return reference();
+    return target_copy.valid() ? target_copy : *target_model;
   }
-  const GraphView& target_view = target_model ? target_view_storage : reference_view;
-  PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("locate"));
+  const GraphView& target_view() const { return target_model ? target_view_copy : reference_view; }
+};
 
+Result<NamedModels> NameModels(const Model& model, const Model* target_model, const LocateOptions& o) {
+  NamedModels m{.model = &model, .target_model = target_model};
+  if (!HasNodeNames(model)) m.reference_copy = WithNodeNames(model);
+  if (target_model && !HasNodeNames(*target_model)) m.target_copy = WithNodeNames(*target_model);
+  m.target_label = target_model ? o.target_label : o.model_label;
+  PARITY_ASSIGN_OR_RETURN(m.reference_view,
+                          WithContext(BuildGraphView(m.reference(), {.infer_shapes = false}), o.model_label));
+  if (target_model) {
+    PARITY_ASSIGN_OR_RETURN(m.target_view_copy,
+                            WithContext(BuildGraphView(m.target(), {.infer_shapes = false}), m.target_label));
+  }
+  return m;
+}
+
+// Both plans, the tensors both sides observe, and the models with those
+// tensors exposed (without a target model, the reference and the target
+// observe the same bytes).
+struct LocatePlan {
+  PlannedSession target;
+  std::optional<PlannedSession> reference;  // when the reference optimizes
+  std::vector<std::string> observed;        // surviving both plans, reference topological order
+  std::unordered_map<std::string, size_t> row;  // tensor -> index in report.tensors
+  ort::ModelSource reference_exposed;
+  std::optional<ort::ModelSource> target_exposed_copy;  // only with a target model
+
+  const ort::ModelSource& target_exposed() const {
+    return target_exposed_copy ? *target_exposed_copy : reference_exposed;
+  }
+};
+
+// Steps 1 and the table: the target's plan (and the reference's, when it
+// optimizes), the report's tensor rows and fused nodes.
+Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, const std::filesystem::path& scratch,
+                              LocateReport& report) {
   // Each model is serialized once; its sessions share the bytes (an 87 MB
-  // model copied per session dominated locate's cost, docs/locate.md).
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SerializedSource(target_ref, target_label));
+  // model copied per session dominated locate's cost, docs/locate.md). The
+  // bytes are dropped once the exposed copies are made.
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SerializedSource(m.target(), m.target_label));
   std::optional<ort::ModelSource> reference_bytes_storage;
-  if (target_model) {
-    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SerializedSource(reference_named, o.model_label));
+  if (m.target_model) {
+    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SerializedSource(m.reference(), o.model_label));
   }
-  // 1. The target's plan.
-  PARITY_ASSIGN_OR_RETURN(PlannedSession plan,
-                          CreatePlannedSession(target_bytes, target_view, o.target, target_label,
+  PARITY_ASSIGN_OR_RETURN(PlannedSession target_plan,
+                          CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
                                                scratch / "target_optimized.onnx", o.ablation));
+  LocatePlan p{.target = std::move(target_plan)};
   ++report.sessions_created;
-  report.original_nodes = target_view.nodes.size();
-  report.optimized_nodes = plan.optimized_view.nodes.size();
-  for (const auto* r : plan.map.Fused()) report.fused_nodes.push_back(ToReport(*r));
+  report.original_nodes = m.target_view().nodes.size();
+  report.optimized_nodes = p.target.optimized_view.nodes.size();
+  for (const auto* r : p.target.map.Fused()) report.fused_nodes.push_back(ToReport(*r));
 
   // A reference that optimizes has a plan of its own; observe only what survives both.
-  const ort::ModelSource& reference_bytes = target_model ? *reference_bytes_storage : target_bytes;
-  std::optional<PlannedSession> reference_plan;
+  const ort::ModelSource& reference_bytes = m.target_model ? *reference_bytes_storage : target_bytes;
   if (o.reference.opt_level != OptLevel::kDisable) {
-    PARITY_ASSIGN_OR_RETURN(reference_plan,
-                            CreatePlannedSession(reference_bytes, reference_view, o.reference, o.model_label,
-                                                 scratch / "reference_optimized.onnx"));
+    PARITY_ASSIGN_OR_RETURN(p.reference, CreatePlannedSession(reference_bytes, m.reference_view, o.reference,
+                                                              o.model_label, scratch / "reference_optimized.onnx"));
     ++report.sessions_created;
   }
-  std::unordered_map<std::string, size_t> row;
-  const std::vector<std::string> observed =
-      PlanTable(reference_view, plan.map, reference_plan ? &reference_plan->map : nullptr, report, row);
-
-  // The model(s) with the observed tensors exposed: without a target model,
-  // the reference and the target observe the same bytes.
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource reference_exposed,
-                          ExposedSource(reference_named, reference_bytes, observed, o.model_label + " (reference)"));
-  std::optional<ort::ModelSource> target_exposed_storage;
-  if (target_model) {
-    PARITY_ASSIGN_OR_RETURN(target_exposed_storage, ExposedSource(target_ref, target_bytes, observed, target_label));
+  p.observed = PlanTable(m.reference_view, p.target.map, p.reference ? &p.reference->map : nullptr, report, p.row);
+  PARITY_ASSIGN_OR_RETURN(p.reference_exposed, ExposedSource(m.reference(), reference_bytes, p.observed,
+                                                             o.model_label + " (reference)"));
+  if (m.target_model) {
+    PARITY_ASSIGN_OR_RETURN(p.target_exposed_copy,
+                            ExposedSource(m.target(), target_bytes, p.observed, m.target_label));
   }
-  const ort::ModelSource& target_exposed = target_model ? *target_exposed_storage : reference_exposed;
-  reference_bytes_storage.reset();
-  target_bytes = ort::ModelSource();
+  return p;
+}
 
-  // 2. The reference trace: kept (region inputs are fed from it).
-  Context ctx{.options = o,
-              .sample = sample,
-              .reference_model = reference_named,
-              .target_model = target_ref,
-              .reference_view = reference_view,
-              .target_view = target_view,
-              .plan = plan,
-              .scratch = scratch.path(),
-              .reference_values = sample.tensors,
-              .reference_outputs = {},
-              .target_outputs = {},
-              .tensor_row = row,
-              .report = report};
+// What the reference trace keeps: every observed tensor with the sample's
+// inputs (region inputs are fed from them), and the final outputs.
+struct ReferenceTrace {
+  TensorSet values;
+  TensorSet outputs;
+};
+
+// Step 2: the reference run, observed.
+Result<ReferenceTrace> TraceReference(const NamedModels& m, const LocatePlan& p, const Sample& sample,
+                                      const LocateOptions& o, const std::filesystem::path& scratch,
+                                      LocateReport& report) {
+  ReferenceTrace trace{.values = sample.tensors};
   const auto keep = [&](const std::string& name, const Tensor& t) -> Status {
-    ctx.reference_values.Set(name, t);
+    trace.values.Set(name, t);
     return {};
   };
-  if (reference_plan) {
-    PARITY_ASSIGN_OR_RETURN(Observation ref_obs,
-                            ObserveTarget(reference_exposed, reference_view, *reference_plan, o.reference, observed,
-                                          sample, scratch.path(), o.model_label + " (reference)", keep));
-    report.sessions_created += ref_obs.sessions;
-    ctx.reference_outputs = std::move(ref_obs.untouched_outputs);
-    for (auto& n : ref_obs.notes) report.observer_notes.push_back("reference: " + n);
-  } else {
-    PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(reference_exposed, o.reference, observed, sample,
-                                                               o.model_label + " (reference)", keep,
-                                                               &report.sessions_created));
-    for (const auto& info : reference_view.outputs)
-      if (const Tensor* t = outs.Find(info)) ctx.reference_outputs.Set(info, *t);
+  const std::string label = o.model_label + " (reference)";
+  if (p.reference) {
+    PARITY_ASSIGN_OR_RETURN(
+        Observation obs,
+        ObserveTarget({.plan = *p.reference, .exposed = p.reference_exposed, .view = m.reference_view,
+                       .config = o.reference, .tensors = p.observed, .scratch = scratch, .label = label},
+                      sample, keep));
+    report.sessions_created += obs.sessions;
+    trace.outputs = std::move(obs.untouched_outputs);
+    for (auto& n : obs.notes) report.observer_notes.push_back("reference: " + n);
+    return trace;
   }
+  PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(p.reference_exposed, o.reference, p.observed, sample,
+                                                             label, keep, &report.sessions_created));
+  for (const auto& info : m.reference_view.outputs)
+    if (const Tensor* t = outs.Find(info)) trace.outputs.Set(info, *t);
+  return trace;
+}
 
-  // 3. The target trace, compared tensor by tensor as it arrives.
+// Step 3: the target run, observed and compared tensor by tensor as it
+// arrives. Returns the untouched target's final outputs.
+Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const Sample& sample,
+                              const TensorSet& reference_values, const LocateOptions& o,
+                              const std::filesystem::path& scratch, LocateReport& report) {
   const auto compare = [&](const std::string& name, const Tensor& test) -> Status {
-    LocateTensor& entry = report.tensors[row.at(name)];
-    const Tensor* ref = ctx.reference_values.Find(name);
+    LocateTensor& entry = report.tensors[p.row.at(name)];
+    const Tensor* ref = reference_values.Find(name);
     if (ref == nullptr) {
       entry.reason = "no reference value";
       return {};
@@ -180,29 +200,71 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
     entry.score = j.score;
     return {};
   };
-  PARITY_ASSIGN_OR_RETURN(Observation obs, ObserveTarget(target_exposed, target_view, plan, o.target, observed, sample,
-                                                         scratch.path(), target_label, compare, o.observe));
+  PARITY_ASSIGN_OR_RETURN(
+      Observation obs,
+      ObserveTarget({.plan = p.target, .exposed = p.target_exposed(), .view = m.target_view(), .config = o.target,
+                     .tensors = p.observed, .scratch = scratch, .label = m.target_label, .options = o.observe},
+                    sample, compare));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;
-  report.observer_mode = obs.mode;
+  report.observer_mode = ObserverModeName(obs.mode);
   for (auto& n : obs.notes) report.observer_notes.push_back(std::move(n));
-  ctx.target_outputs = std::move(obs.untouched_outputs);
+  return std::move(obs.untouched_outputs);
+}
 
+// The first failing tensor, in the reference's topological order.
+std::optional<FirstDivergence> FindFirstDivergence(const LocateReport& report, const FusionMap& map) {
   for (const auto& t : report.tensors) {
     if (t.status != Verdict::kFail) continue;
-    const FusedRegion* r = plan.map.RegionOf(t.name);
+    const FusedRegion* r = map.RegionOf(t.name);
     FirstDivergence d{.tensor = t.name, .producer = t.producer};
     if (r) {
       d.fused_node = MainNodeName(*r);
       d.op_type = r->OpSummary();
       d.covers = r->covers;
     }
-    report.first_divergence = std::move(d);
-    break;
+    return d;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
+                            const LocateOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  LocateReport report;
+  report.model = o.model_label;
+  report.target_model = target_model ? o.target_label : "";
+  report.sample = sample.name;
+  report.reference = o.reference;
+  report.target = o.target;
+
+  PARITY_ASSIGN_OR_RETURN(NamedModels m, NameModels(model, target_model, o));
+  PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("locate"));
+  PARITY_ASSIGN_OR_RETURN(LocatePlan p, PlanLocate(m, o, scratch.path(), report));
+  PARITY_ASSIGN_OR_RETURN(ReferenceTrace reference, TraceReference(m, p, sample, o, scratch.path(), report));
+  PARITY_ASSIGN_OR_RETURN(TensorSet target_outputs,
+                          TraceTarget(m, p, sample, reference.values, o, scratch.path(), report));
+  report.first_divergence = FindFirstDivergence(report, p.target.map);
 
   // 4-6. Culprits, ablation, reproduction.
-  if (report.first_divergence) PARITY_RETURN_IF_ERROR(locate_internal::FindCulprits(ctx));
+  if (report.first_divergence) {
+    Context ctx{.options = o,
+                .sample = sample,
+                .reference_model = m.reference(),
+                .target_model = m.target(),
+                .reference_view = m.reference_view,
+                .target_view = m.target_view(),
+                .plan = p.target,
+                .scratch = scratch.path(),
+                .reference_values = std::move(reference.values),
+                .reference_outputs = std::move(reference.outputs),
+                .target_outputs = std::move(target_outputs),
+                .tensor_row = std::move(p.row),
+                .report = report};
+    PARITY_RETURN_IF_ERROR(locate_internal::FindCulprits(ctx));
+  }
   report.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return report;
 }

@@ -24,10 +24,29 @@ struct Suspect {
   bool failing = false;
 };
 
-double ScoreOf(const Context& ctx, const std::string& tensor) {
+// The report's row of an observed tensor; null when it was not observed.
+const LocateTensor* RowOf(const Context& ctx, const std::string& tensor) {
   auto it = ctx.tensor_row.find(tensor);
-  if (it == ctx.tensor_row.end()) return 0;
-  return ctx.report.tensors[it->second].score;
+  return it == ctx.tensor_row.end() ? nullptr : &ctx.report.tensors[it->second];
+}
+
+double ScoreOf(const Context& ctx, const std::string& tensor) {
+  const LocateTensor* row = RowOf(ctx, tensor);
+  return row ? row->score : 0;
+}
+
+// A checked row's error as a summary (the row must have metrics).
+ErrorSummary SummaryOf(const std::string& tensor, const LocateTensor& e) {
+  return {.tensor = tensor,
+          .max_abs = e.metrics->max_abs,
+          .max_rel = e.metrics->max_rel,
+          .mismatches = e.metrics->mismatches,
+          .score = e.score,
+          .pass = e.status != Verdict::kFail};
+}
+
+std::string RegionLabel(const LocateOptions& o, const std::string& fused_node) {
+  return fmt::format("{} region '{}'", o.model_label, fused_node);
 }
 
 // The region of the first divergence first; then regions whose outputs fail
@@ -42,8 +61,8 @@ std::vector<size_t> PickSuspects(const Context& ctx) {
     Suspect s{.region = i};
     for (const auto& t : r.outputs) {
       s.out_score = std::max(s.out_score, ScoreOf(ctx, t));
-      auto it = ctx.tensor_row.find(t);
-      s.failing |= it != ctx.tensor_row.end() && ctx.report.tensors[it->second].status == Verdict::kFail;
+      const LocateTensor* row = RowOf(ctx, t);
+      s.failing |= row != nullptr && row->status == Verdict::kFail;
     }
     for (const auto& t : r.boundary) s.in_score = std::max(s.in_score, ScoreOf(ctx, t));
     if (&r == first || s.failing || s.out_score >= 0.1) all.push_back(s);
@@ -72,24 +91,16 @@ std::optional<ErrorSummary> LocalFromTrace(const Context& ctx, const FusedRegion
     if (std::find(ctx.reference_view.inputs.begin(), ctx.reference_view.inputs.end(), t) !=
         ctx.reference_view.inputs.end())
       continue;
-    auto it = ctx.tensor_row.find(t);
-    if (it == ctx.tensor_row.end()) return std::nullopt;
-    const auto& e = ctx.report.tensors[it->second];
-    if (!e.metrics || e.metrics->max_abs != 0 || e.metrics->nan_mismatch != 0 || e.metrics->inf_mismatch != 0)
+    const LocateTensor* e = RowOf(ctx, t);
+    if (e == nullptr || !e->metrics || e->metrics->max_abs != 0 || e->metrics->nan_mismatch != 0 ||
+        e->metrics->inf_mismatch != 0)
       return std::nullopt;
   }
   ErrorSummary worst;
   for (const auto& t : r.outputs) {
-    auto it = ctx.tensor_row.find(t);
-    if (it == ctx.tensor_row.end()) return std::nullopt;
-    const auto& e = ctx.report.tensors[it->second];
-    if (!e.metrics) return std::nullopt;
-    KeepWorst(worst, {.tensor = t,
-                      .max_abs = e.metrics->max_abs,
-                      .max_rel = e.metrics->max_rel,
-                      .mismatches = e.metrics->mismatches,
-                      .score = e.score,
-                      .pass = e.status != Verdict::kFail});
+    const LocateTensor* e = RowOf(ctx, t);
+    if (e == nullptr || !e->metrics) return std::nullopt;
+    KeepWorst(worst, SummaryOf(t, *e));
   }
   if (worst.tensor.empty()) return std::nullopt;
   return worst;
@@ -98,19 +109,12 @@ std::optional<ErrorSummary> LocalFromTrace(const Context& ctx, const FusedRegion
 ErrorSummary Inherited(const Context& ctx, const FusedRegion& r) {
   ErrorSummary worst;
   for (const auto& t : r.boundary) {
-    auto it = ctx.tensor_row.find(t);
-    if (it == ctx.tensor_row.end()) {  // a graph input: the reference's own values
+    const LocateTensor* e = RowOf(ctx, t);
+    if (e == nullptr) {  // a graph input: the reference's own values
       KeepWorst(worst, {.tensor = t});
       continue;
     }
-    const auto& e = ctx.report.tensors[it->second];
-    if (!e.metrics) continue;
-    KeepWorst(worst, {.tensor = t,
-                      .max_abs = e.metrics->max_abs,
-                      .max_rel = e.metrics->max_rel,
-                      .mismatches = e.metrics->mismatches,
-                      .score = e.score,
-                      .pass = e.status != Verdict::kFail});
+    if (e->metrics) KeepWorst(worst, SummaryOf(t, *e));
   }
   return worst;
 }
@@ -155,7 +159,7 @@ Status Narrow(Context& ctx, Measured& m) {
   DrillOptions drill{.reference = o.reference,
                      .target = o.target,
                      .policy = o.policy,
-                     .label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node),
+                     .label = RegionLabel(o, m.culprit.fused_node),
                      .scratch = ctx.scratch};
   // A sub-region ORT refuses costs the narrowing, not the report.
   auto drilled = DrillDown(*m.models, m.culprit.local, drill, &ctx.report.sessions_created);
@@ -185,16 +189,8 @@ Status Narrow(Context& ctx, Measured& m) {
     c.fused = !d.group.unchanged;
   }
   c.inherited = {};  // the cut tensors are not observed in the target trace
-  for (const auto& t : c.inputs) {
-    auto it = ctx.tensor_row.find(t);
-    if (it != ctx.tensor_row.end()) {
-      const auto& e = ctx.report.tensors[it->second];
-      if (e.metrics)
-        KeepWorst(c.inherited, {.tensor = t, .max_abs = e.metrics->max_abs, .max_rel = e.metrics->max_rel,
-                                .mismatches = e.metrics->mismatches, .score = e.score,
-                                .pass = e.status != Verdict::kFail});
-    }
-  }
+  for (const auto& t : c.inputs)
+    if (const LocateTensor* e = RowOf(ctx, t); e != nullptr && e->metrics) KeepWorst(c.inherited, SummaryOf(t, *e));
   c.narrowing = std::move(d.narrowing);
   m.models = std::move(d.models);
   m.run = std::move(d.run);
@@ -235,36 +231,92 @@ Status Ablate(Context& ctx, Ablator& ablator, Measured& m) {
   return {};
 }
 
+// A suspect's culprit entry: its local error (read off the trace when the
+// trace fed it the reference's inputs, else run on its own) and the error it
+// inherits.
+Result<Measured> MeasureSuspect(Context& ctx, const FusedRegion& r) {
+  const auto& o = ctx.options;
+  Measured m;
+  m.region = &r;
+  m.culprit = {.fused_node = r.nodes[r.MainNode()],
+               .op_type = r.OpSummary(),
+               .fused = !r.unchanged,
+               .covers = r.covers,
+               .inputs = r.boundary,
+               .outputs = r.outputs};
+  m.culprit.inherited = Inherited(ctx, r);
+  auto models = CutRegion(ctx.reference_model, ctx.target_model, r.boundary, r.outputs, ctx.reference_values);
+  if (!models) {
+    m.culprit.note = "local error not measured: " + models.error().message();
+  } else if (auto traced = LocalFromTrace(ctx, r)) {
+    m.culprit.local = *traced;  // the run is made only if a reproduction needs it
+    m.models = std::move(*models);
+  } else {
+    PARITY_ASSIGN_OR_RETURN(RegionRun run, RunRegion(*models, o.reference, o.target, o.policy,
+                                                     RegionLabel(o, m.culprit.fused_node),
+                                                     &ctx.report.sessions_created));
+    m.culprit.local = run.local;
+    m.models = std::move(*models);
+    m.run = std::move(run);
+  }
+  return m;
+}
+
+// Ablates the first max_ablated fused culprits, in rank order.
+Status AblateCulprits(Context& ctx, std::vector<Measured>& measured) {
+  const auto& o = ctx.options;
+  const RunConfig target = o.target;
+  Ablator ablator(ctx.target_model, ctx.target_view, target, ctx.plan.modified_optimizers, ctx.scratch,
+                  o.model_label, &ctx.report.sessions_created);
+  size_t done = 0;
+  for (auto& m : measured) {
+    if (done >= o.max_ablated) break;
+    if (!m.culprit.fused) continue;
+    if (m.group) {  // a narrowed group: its own sub-model's plans
+      Ablator own(m.models->target, m.group_view, target, ctx.plan.modified_optimizers, ctx.scratch,
+                  o.model_label + " (group)", &ctx.report.sessions_created);
+      PARITY_RETURN_IF_ERROR(Ablate(ctx, own, m));
+    } else {
+      PARITY_RETURN_IF_ERROR(Ablate(ctx, ablator, m));
+    }
+    ++done;
+  }
+  return {};
+}
+
+// Writes the top culprit's region as a reproduction (running it first when
+// its local error was read off the trace), or notes why none was written.
+Status WriteReproduction(Context& ctx, std::vector<Measured>& measured) {
+  const auto& o = ctx.options;
+  if (!measured.empty() && measured.front().models && !measured.front().run) {
+    auto& top = measured.front();
+    PARITY_ASSIGN_OR_RETURN(top.run, RunRegion(*top.models, o.reference, o.target, o.policy,
+                                               RegionLabel(o, top.culprit.fused_node), &ctx.report.sessions_created));
+  }
+  if (measured.empty() || !measured.front().run) {
+    ctx.report.notes.push_back("no reproduction written: no culprit's region could be run on its own");
+    return {};
+  }
+  const auto& top = measured.front();
+  ReproContent content{.region = &*top.models,
+                       .run = &*top.run,
+                       .culprit = &top.culprit,
+                       .reference = o.reference,
+                       .target = o.target,
+                       .separate_target_model = &ctx.target_model != &ctx.reference_model,
+                       .source_model = o.model_label};
+  PARITY_RETURN_IF_ERROR(WriteRepro(o.repro_dir, content));
+  ctx.report.repro = o.repro_dir.string();
+  return {};
+}
+
 }  // namespace
 
 Status FindCulprits(Context& ctx) {
   const auto& o = ctx.options;
   std::vector<Measured> measured;
   for (size_t index : PickSuspects(ctx)) {
-    const FusedRegion& r = ctx.plan.map.regions[index];
-    Measured m;
-    m.region = &r;
-    m.culprit = {.fused_node = r.nodes[r.MainNode()],
-                 .op_type = r.OpSummary(),
-                 .fused = !r.unchanged,
-                 .covers = r.covers,
-                 .inputs = r.boundary,
-                 .outputs = r.outputs};
-    m.culprit.inherited = Inherited(ctx, r);
-    auto models = CutRegion(ctx.reference_model, ctx.target_model, r.boundary, r.outputs, ctx.reference_values);
-    if (!models) {
-      m.culprit.note = "local error not measured: " + models.error().message();
-    } else if (auto traced = LocalFromTrace(ctx, r)) {
-      m.culprit.local = *traced;  // the run is made only if a reproduction needs it
-      m.models = std::move(*models);
-    } else {
-      const std::string label = fmt::format("{} region '{}'", o.model_label, m.culprit.fused_node);
-      PARITY_ASSIGN_OR_RETURN(RegionRun run,
-                              RunRegion(*models, o.reference, o.target, o.policy, label, &ctx.report.sessions_created));
-      m.culprit.local = run.local;
-      m.models = std::move(*models);
-      m.run = std::move(run);
-    }
+    PARITY_ASSIGN_OR_RETURN(Measured m, MeasureSuspect(ctx, ctx.plan.map.regions[index]));
     measured.push_back(std::move(m));
   }
   std::stable_sort(measured.begin(), measured.end(), [](const Measured& a, const Measured& b) {
@@ -275,46 +327,8 @@ Status FindCulprits(Context& ctx) {
   if (o.drilldown && !measured.empty() && measured.front().models && !measured.front().culprit.local.pass &&
       MayHoldSeveralGroups(*measured.front().region))
     PARITY_RETURN_IF_ERROR(Narrow(ctx, measured.front()));
-
-  if (o.ablation) {
-    const RunConfig target = o.target;
-    Ablator ablator(ctx.target_model, ctx.target_view, target, ctx.plan.modified_optimizers, ctx.scratch,
-                    o.model_label, &ctx.report.sessions_created);
-    size_t done = 0;
-    for (auto& m : measured) {
-      if (done >= o.max_ablated) break;
-      if (!m.culprit.fused) continue;
-      if (m.group) {  // a narrowed group: its own sub-model's plans
-        Ablator own(m.models->target, m.group_view, target, ctx.plan.modified_optimizers, ctx.scratch,
-                    o.model_label + " (group)", &ctx.report.sessions_created);
-        PARITY_RETURN_IF_ERROR(Ablate(ctx, own, m));
-      } else {
-        PARITY_RETURN_IF_ERROR(Ablate(ctx, ablator, m));
-      }
-      ++done;
-    }
-  }
-
-  if (!o.repro_dir.empty() && !measured.empty() && measured.front().models && !measured.front().run) {
-    auto& top = measured.front();
-    const std::string label = fmt::format("{} region '{}'", o.model_label, top.culprit.fused_node);
-    PARITY_ASSIGN_OR_RETURN(top.run, RunRegion(*top.models, o.reference, o.target, o.policy, label,
-                                               &ctx.report.sessions_created));
-  }
-  if (!o.repro_dir.empty() && !measured.empty() && measured.front().run) {
-    const auto& top = measured.front();
-    ReproContent content{.region = &*top.models,
-                         .run = &*top.run,
-                         .culprit = &top.culprit,
-                         .reference = o.reference,
-                         .target = o.target,
-                         .separate_target_model = &ctx.target_model != &ctx.reference_model,
-                         .source_model = o.model_label};
-    PARITY_RETURN_IF_ERROR(WriteRepro(o.repro_dir, content));
-    ctx.report.repro = o.repro_dir.string();
-  } else if (!o.repro_dir.empty()) {
-    ctx.report.notes.push_back("no reproduction written: no culprit's region could be run on its own");
-  }
+  if (o.ablation) PARITY_RETURN_IF_ERROR(AblateCulprits(ctx, measured));
+  if (!o.repro_dir.empty()) PARITY_RETURN_IF_ERROR(WriteReproduction(ctx, measured));
   for (auto& m : measured) ctx.report.culprits.push_back(std::move(m.culprit));
   return {};
 }

@@ -1,5 +1,6 @@
-// Internal to locate.cc and locate_culprits.cc: the state one locate run
-// shares between its stages.
+// Internal to locate.cc and locate_culprits.cc: what the culprit stages
+// (4-6) read from the plan and the two traces (locate.cc builds it once the
+// first divergence is known).
 #pragma once
 
 #include <unordered_map>

@@ -40,6 +40,16 @@ Status Deliver(const TensorSet& outputs, const std::vector<std::string>& tensors
 
 }  // namespace
 
+std::string_view ObserverModeName(ObserverMode mode) {
+  switch (mode) {
+    case ObserverMode::kExposed:
+      return "exposed";
+    case ObserverMode::kOptimizedModel:
+      return "optimized_model";
+  }
+  return "?";
+}
+
 Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
                                        const std::vector<std::string>& tensors, const std::string& label) {
   PARITY_ASSIGN_OR_RETURN(std::string bytes,
@@ -47,12 +57,8 @@ Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSourc
   return ort::ModelSource::FromBytes(std::move(bytes));
 }
 
-Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
-                                  const PlannedSession& plan,
-                                  const RunConfig& config, const std::vector<std::string>& tensors,
-                                  const Sample& sample, const std::filesystem::path& scratch,
-                                  const std::string& label, const ObservedSink& sink,
-                                  const ObserveOptions& options) {
+Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink) {
+  const auto& [plan, exposed, view, config, tensors, scratch, label, options] = target;
   Observation obs;
   const auto start = std::chrono::steady_clock::now();
   PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(plan.session, sample, label));
@@ -77,13 +83,13 @@ Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphVi
     obs.notes.push_back("plan change simulated (test hook): the exposed observation is not trusted");
   if (differ.empty() && same_plan && !options.simulate_plan_change) {
     obs.observer_check = true;
-    obs.mode = "exposed";
+    obs.mode = ObserverMode::kExposed;
     PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
     return obs;
   }
 
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
-  obs.mode = "optimized_model";
+  obs.mode = ObserverMode::kOptimizedModel;
   PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));
   PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(optimized, tensors),
                                                       label + " (optimized model)"));

@@ -39,10 +39,15 @@ struct ObserveOptions {
   bool simulate_fallback_mismatch = false;
 };
 
+// How the target's tensors were observed: exposed as extra outputs of the
+// original model, or (the fallback) of ORT's saved optimized model.
+enum class ObserverMode { kExposed, kOptimizedModel };
+std::string_view ObserverModeName(ObserverMode mode);  // "exposed", "optimized_model"
+
 struct Observation {
   TensorSet untouched_outputs;  // the target's final outputs, unobserved
   bool observer_check = false;  // final outputs bitwise equal with and without observation
-  std::string mode;             // "exposed" or "optimized_model"
+  ObserverMode mode = ObserverMode::kExposed;
   std::vector<std::string> notes;
   int sessions = 0;
   double untouched_run_ms = 0;
@@ -54,17 +59,24 @@ struct Observation {
 Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
                                        const std::vector<std::string>& tensors, const std::string& label);
 
-// Runs `plan` (the untouched target session) once, then observes `tensors`
-// (surviving tensors, topological order) and hands each, in that order, to
-// `sink`. `exposed` is ExposedSource(model `plan` was created from, tensors);
-// `view` that model's graph.
+// A target to observe: its untouched session, the same model with the
+// tensors to observe exposed, and how to run it. The references must outlive
+// the ObserveTarget call.
+struct TargetToObserve {
+  const PlannedSession& plan;        // the untouched target session
+  const ort::ModelSource& exposed;   // ExposedSource(the model `plan` was created from, tensors)
+  const GraphView& view;             // that model's graph
+  const RunConfig& config;           // the config `plan` runs under
+  const std::vector<std::string>& tensors;  // surviving tensors, topological order
+  std::filesystem::path scratch;     // where ORT saves the observed session's optimized model
+  std::string label;                 // names the model in errors and notes
+  ObserveOptions options = {};
+};
+
+// Runs `target.plan` once, then observes `target.tensors` on `sample` and
+// hands each, in that order, to `sink`.
 // Errors: session creation or run failures, and the sink's errors.
-Result<Observation> ObserveTarget(const ort::ModelSource& exposed, const GraphView& view,
-                                  const PlannedSession& plan,
-                                  const RunConfig& config, const std::vector<std::string>& tensors,
-                                  const Sample& sample, const std::filesystem::path& scratch,
-                                  const std::string& label, const ObservedSink& sink,
-                                  const ObserveOptions& options = {});
+Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink);
 
 // Runs `exposed` (ExposedSource of the model and `tensors`) under `config` (meant for `disable`, where
 // there is no plan to perturb), runs one sample and hands them to `sink` in
