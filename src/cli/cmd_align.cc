@@ -11,6 +11,7 @@
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -84,7 +85,7 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!o.json.empty()) {
     nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(*config)}};
     report.update(TorchComparisonToJson(*result));
-    if (auto s = WriteJsonReport(o.json, report); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, report); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

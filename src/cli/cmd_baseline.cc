@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "engine/baseline/baseline.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -87,7 +88,7 @@ int RunBaseline(const BaselineCliOptions& o) {
     j["schema"] = "parity.baseline_report/1";
     j["overall_status"] = result->deterministic() ? "PASS" : "FAIL";
     j["manifest"] = (std::filesystem::path(o.output) / "manifest.json").string();
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return result->deterministic() ? 0 : 1;
 }
@@ -125,7 +126,7 @@ int RunVerify(const VerifyCliOptions& o) {
   if (!r->passed() && r->model_checked && failed > 0 && !r->changes.empty())
     fmt::print("the differences may come from what changed since the baseline (listed above)\n");
   if (!o.json.empty())
-    if (auto s = WriteJsonReport(o.json, VerifyResultToJson(*r)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, VerifyResultToJson(*r)); !s) return ReportError(s.error());
   return r->passed() ? 0 : 1;
 }
 

@@ -7,12 +7,12 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "engine/inputs/input_check.h"
-#include "core/atomic_file.h"
 #include "engine/bench/bench.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -125,7 +125,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
   PrintConfigs(*report);
   PrintFusions(*report);
   if (!o.json.empty()) {
-    if (auto s = WriteFileAtomic(o.json, BenchReportToJson(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"); !s)
+    if (auto s = WriteJsonFile(o.json, BenchReportToJson(*report)); !s)
       return ReportError(s.error());
   }
   for (const auto& c : report->configs)

@@ -11,6 +11,7 @@
 #include "engine/run/tensor_source.h"
 #include "report/compare_json.h"
 #include "report/console_table.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -81,7 +82,7 @@ int RunCompare(const CompareCmdOptions& o) {
     if (!o.noise.empty()) j["noise_reference"] = o.noise;
     j["policy"] = TolerancePolicyToJson(options.policy);
     j["env"] = EnvironmentToJson(CurrentEnvironment());
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -37,7 +38,7 @@ int RunInspect(const InspectOptions& o) {
                         {"checker", CheckerVerdict(findings)},
                         {"findings", FindingsToJson(findings)},
                         {"scopes", scopes ? ScopeSummaryToJson(*scopes) : nlohmann::json(nullptr)}};
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return 0;
 }

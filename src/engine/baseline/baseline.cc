@@ -25,6 +25,7 @@
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
 #include "onnx/inspect.h"
+#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 
@@ -341,7 +342,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
                  {"batches", result.batches}};
   j["samples"] = nlohmann::json::array();
   for (const auto& s : result.samples) j["samples"].push_back(SampleToJson(s));
-  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string text = ToJsonText(j, 2) + "\n";
   PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(dir / "manifest.json", std::string_view(text)),
                                      (dir / "manifest.json").string()));
   result.manifest = std::move(j);

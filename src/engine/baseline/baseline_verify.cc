@@ -19,6 +19,7 @@
 #include "engine/run/environment.h"
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
+#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 
@@ -76,12 +77,12 @@ void CompareEnvironment(const nlohmann::json& manifest, std::vector<EnvironmentC
   const nlohmann::json recorded = manifest.value("env", nlohmann::json::object());  // an object (ReadManifest)
   const nlohmann::json now = EnvironmentToJson(CurrentEnvironment());
   for (const char* field : {"ort_version", "parity_version", "onnx_version", "compiler", "cpu", "os", "hostname"}) {
-    const std::string a = recorded.contains(field) ? recorded[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
-    const std::string b = now.contains(field) ? now[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    const std::string a = recorded.contains(field) ? ToJsonText(recorded[field]) : "null";
+    const std::string b = now.contains(field) ? ToJsonText(now[field]) : "null";
     if (a == b) continue;
     auto text = [](const nlohmann::json& j, const char* key) {
       if (!j.contains(key)) return std::string("(not recorded)");
-      return j[key].is_string() ? j[key].get<std::string>() : j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return j[key].is_string() ? j[key].get<std::string>() : ToJsonText(j[key]);
     };
     changes.push_back({field, text(recorded, field), text(now, field)});
   }
