@@ -25,6 +25,7 @@
 #include "onnx/builder.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
+#include "report/locate_report.h"
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "report/bench_report.h"
 #include "report/json_out.h"
 
 namespace parity::cli {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <string>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity::testing_util {
 
