@@ -19,6 +19,7 @@
 #include "onnx/model.h"
 #include "report/json_out.h"
 #include "report/locate_report.h"
+#include "report/torch_json.h"
 
 namespace parity::cli {
 namespace {
