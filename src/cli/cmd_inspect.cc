@@ -33,7 +33,8 @@ int RunInspect(const InspectOptions& o) {
   else
     fmt::print("node scopes   not read: {}\n", scopes.error().message());
   if (!o.json.empty()) {
-    const auto j = InspectReportToJson(o.model, info, findings, CheckerVerdict(findings), scopes ? &*scopes : nullptr);
+    const auto j =
+        InspectReportToJson(o.model, info, findings, CheckerVerdict(findings), scopes ? &*scopes : nullptr);
     if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return 0;
