@@ -75,13 +75,8 @@ int RunCompare(const CompareCmdOptions& o) {
              result->passed() ? "PASS" : "FAIL", result->tensors.size(), failed, unchecked,
              result->findings.size());
   if (!o.json.empty()) {
-    nlohmann::json j = SetComparisonToJson(*result);
-    j["schema"] = "parity.compare/1";
-    j["reference"] = o.reference;
-    j["test"] = o.test;
-    if (!o.noise.empty()) j["noise_reference"] = o.noise;
-    j["policy"] = TolerancePolicyToJson(options.policy);
-    j["env"] = EnvironmentToJson(CurrentEnvironment());
+    const auto j = CompareReportToJson(*result, o.reference, o.test, o.noise, options.policy,
+                                       EnvironmentToJson(CurrentEnvironment()));
     if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
