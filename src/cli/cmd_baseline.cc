@@ -14,6 +14,7 @@
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
 #include "report/baseline_json.h"
+#include "report/env_json.h"
 #include "report/json_out.h"
 
 namespace parity::cli {

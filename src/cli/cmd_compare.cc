@@ -11,6 +11,7 @@
 #include "engine/run/tensor_source.h"
 #include "report/compare_json.h"
 #include "report/console_table.h"
+#include "report/env_json.h"
 #include "report/json_out.h"
 
 namespace parity::cli {

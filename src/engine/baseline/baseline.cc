@@ -25,6 +25,7 @@
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
 #include "onnx/inspect.h"
+#include "report/env_json.h"
 #include "report/json_out.h"
 
 namespace fs = std::filesystem;

@@ -19,6 +19,7 @@
 #include "engine/run/environment.h"
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
+#include "report/env_json.h"
 #include "report/json_out.h"
 
 namespace fs = std::filesystem;
