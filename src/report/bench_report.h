@@ -1,6 +1,8 @@
-// The JSON form of `parity bench`'s result (engine/bench/bench_result.h):
-// schema parity.bench/1, documented in docs/bench.md.
+// The writers of `parity bench`'s result (engine/bench/bench_result.h): JSON
+// (schema parity.bench/1, documented in docs/bench.md) and the console tables.
 #pragma once
+
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -9,5 +11,7 @@
 namespace parity {
 
 nlohmann::json BenchReportToJson(const BenchReport& report);
+// The per-config table, then (when fusions were requested) the fusion table.
+void PrintBenchReport(const BenchReport& report, std::FILE* out);
 
 }  // namespace parity
