@@ -27,6 +27,7 @@
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
+#include "report/locate_report.h"
 
 namespace {
 

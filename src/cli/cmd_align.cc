@@ -11,6 +11,8 @@
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "report/json_out.h"
+#include "report/torch_json.h"
 
 namespace parity::cli {
 namespace {
@@ -82,9 +84,7 @@ int RunAlign(const AlignCmdOptions& o) {
                f.test);
 
   if (!o.json.empty()) {
-    nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(*config)}};
-    report.update(TorchComparisonToJson(*result));
-    if (auto s = WriteJsonReport(o.json, report); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, AlignReportToJson(*result, *config)); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

@@ -12,6 +12,10 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "engine/baseline/baseline.h"
+#include "engine/run/environment.h"
+#include "report/baseline_json.h"
+#include "report/env_json.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -83,11 +87,8 @@ int RunBaseline(const BaselineCliOptions& o) {
              static_cast<double>(result->batch_bytes_limit) / (1 << 20));
   for (const auto& s : result->samples) PrintSample(s, result->samples.size() > 1);
   if (!o.json.empty()) {
-    nlohmann::json j = result->manifest;
-    j["schema"] = "parity.baseline_report/1";
-    j["overall_status"] = result->deterministic() ? "PASS" : "FAIL";
-    j["manifest"] = (std::filesystem::path(o.output) / "manifest.json").string();
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    const auto j = BaselineReportToJson(*result, (std::filesystem::path(o.output) / "manifest.json").string());
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return result->deterministic() ? 0 : 1;
 }
@@ -125,7 +126,8 @@ int RunVerify(const VerifyCliOptions& o) {
   if (!r->passed() && r->model_checked && failed > 0 && !r->changes.empty())
     fmt::print("the differences may come from what changed since the baseline (listed above)\n");
   if (!o.json.empty())
-    if (auto s = WriteJsonReport(o.json, VerifyResultToJson(*r)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment()))); !s)
+      return ReportError(s.error());
   return r->passed() ? 0 : 1;
 }
 

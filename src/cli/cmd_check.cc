@@ -12,6 +12,7 @@
 #include "engine/check/check.h"
 #include "report/check_console.h"
 #include "report/check_json.h"
+#include "report/json_out.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {
@@ -77,7 +78,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                (dir / "junit.xml").string());
   }
   if (!o.json.empty()) {
-    if (auto s = WriteJsonReport(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
   }
   return report->overall == Status3::kFail ? 1 : 0;
 }

@@ -11,6 +11,8 @@
 #include "engine/run/tensor_source.h"
 #include "report/compare_json.h"
 #include "report/console_table.h"
+#include "report/env_json.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -74,14 +76,9 @@ int RunCompare(const CompareCmdOptions& o) {
              result->passed() ? "PASS" : "FAIL", result->tensors.size(), failed, unchecked,
              result->findings.size());
   if (!o.json.empty()) {
-    nlohmann::json j = SetComparisonToJson(*result);
-    j["schema"] = "parity.compare/1";
-    j["reference"] = o.reference;
-    j["test"] = o.test;
-    if (!o.noise.empty()) j["noise_reference"] = o.noise;
-    j["policy"] = TolerancePolicyToJson(options.policy);
-    j["env"] = EnvironmentToJson(CurrentEnvironment());
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    const auto j = CompareReportToJson(*result, o.reference, o.test, o.noise, options.policy,
+                                       EnvironmentToJson(CurrentEnvironment()));
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "engine/run/environment.h"
+#include "report/env_json.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 
@@ -25,8 +27,7 @@ void RegisterEnv(CLI::App& app) {
     fmt::print("memory        {:.1f} GiB\n", static_cast<double>(e.memory_bytes) / (1 << 30));
     fmt::print("os            {}\n", e.os);
     if (!json_path->empty()) {
-      nlohmann::json j = {{"schema", "parity.env/1"}, {"env", EnvironmentToJson(e)}};
-      if (auto s = WriteJsonReport(*json_path, j); !s) {
+      if (auto s = WriteJsonFile(*json_path, EnvReportToJson(e)); !s) {
         ExitCode() = ReportError(s.error());
         return;
       }

@@ -10,6 +10,8 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"
+#include "report/inspect_json.h"
+#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {
@@ -31,13 +33,9 @@ int RunInspect(const InspectOptions& o) {
   else
     fmt::print("node scopes   not read: {}\n", scopes.error().message());
   if (!o.json.empty()) {
-    nlohmann::json j = {{"schema", "parity.inspect/1"},
-                        {"model", o.model},
-                        {"info", ModelInfoToJson(info)},
-                        {"checker", CheckerVerdict(findings)},
-                        {"findings", FindingsToJson(findings)},
-                        {"scopes", scopes ? ScopeSummaryToJson(*scopes) : nlohmann::json(nullptr)}};
-    if (auto s = WriteJsonReport(o.json, j); !s) return ReportError(s.error());
+    const auto j =
+        InspectReportToJson(o.model, info, findings, CheckerVerdict(findings), scopes ? &*scopes : nullptr);
+    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
   }
   return 0;
 }

@@ -17,7 +17,9 @@
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "report/json_out.h"
 #include "report/locate_report.h"
+#include "report/torch_json.h"
 
 namespace parity::cli {
 namespace {
@@ -99,7 +101,7 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
                                     "fusion of the deployed config");
   }
   if (!o.json.empty())
-    if (auto s = WriteJsonReport(o.json, TorchLocateResultToJson(*result, dir, options)); !s)
+    if (auto s = WriteJsonFile(o.json, TorchLocateResultToJson(*result, dir, options)); !s)
       return ReportError(s.error());
   return result->passed() ? 0 : 1;
 }
@@ -146,7 +148,7 @@ int RunLocate(const LocateCliOptions& o) {
   if (!report) return ReportError(report.error());
   PrintLocateSummary(*report, stdout);
   if (!o.json.empty())
-    if (auto s = WriteJsonReport(o.json, LocateReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, LocateReportToJson(*report)); !s) return ReportError(s.error());
   return report->diverged() ? 1 : 0;
 }
 

@@ -10,7 +10,6 @@
 
 #include <fmt/format.h>
 
-#include "core/atomic_file.h"
 
 namespace parity::cli {
 
@@ -47,13 +46,6 @@ Status CheckOutputPath(const std::string& path, std::string_view option, bool di
   ::close(fd);
   ::unlink(probe.c_str());
   return {};
-}
-
-Status WriteJsonReport(const std::string& path, const nlohmann::json& j) {
-  // Non-finite numbers become null in nlohmann's dump; replace invalid UTF-8
-  // rather than throwing on a strange tensor name.
-  std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  return WithContext(WriteFileAtomic(path, std::string_view(text)), path);
 }
 
 }  // namespace parity::cli

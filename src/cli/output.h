@@ -1,10 +1,8 @@
-// Writing what a command produces: JSON reports written whole (temp + rename).
+// Checks on where a command will write (the writing itself: report/json_out.h).
 #pragma once
 
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 
@@ -16,8 +14,5 @@ namespace parity::cli {
 // `directory`, a directory). Empty paths pass (the option was not given).
 // Invalid argument naming `option` and the path.
 Status CheckOutputPath(const std::string& path, std::string_view option, bool directory = false);
-
-// Writes `j` pretty-printed to `path` atomically; errors name the path.
-Status WriteJsonReport(const std::string& path, const nlohmann::json& j);
 
 }  // namespace parity::cli

@@ -24,6 +24,7 @@
 #include "core/build_info.h"
 #include "core/tensor.h"
 #include "report/compare_json.h"
+#include "report/json_out.h"
 
 namespace nb = nanobind;
 
@@ -125,7 +126,7 @@ std::string CompareSetsJson(const std::map<std::string, Array>& reference, const
   if (!result) Raise(result.error());
   nlohmann::json j = SetComparisonToJson(*result);
   j["policy"] = TolerancePolicyToJson(options.policy);
-  return j.dump();
+  return ToJsonText(j);
 }
 
 }  // namespace

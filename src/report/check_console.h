@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 #include "report/console_table.h"
 
 namespace parity {

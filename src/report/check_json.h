@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 
 // The whole report as JSON. Never fails; non-finite numbers are written as
-// "inf", "-inf", "nan" (JsonNumber). Serialize with DumpJson
-// (report/text_escape.h), which tolerates invalid UTF-8 in names.
+// "inf", "-inf", "nan" (JsonNumber). Serialize with ToJsonText
+// (report/json_out.h), which tolerates invalid UTF-8 in names.
 nlohmann::json CheckReportToJson(const CheckReport& report);
 
 // The "metrics" summary alone: counts of outputs compared/failed/unchecked

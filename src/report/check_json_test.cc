@@ -4,8 +4,8 @@
 
 #include <fstream>
 
+#include "report/json_out.h"
 #include "report/report_test_util.h"
-#include "report/text_escape.h"
 
 namespace parity {
 namespace {
@@ -23,7 +23,7 @@ constexpr const char* kPython = PARITY_PYTHON;
 std::string SchemaErrors(const json& instance, const std::string& tag) {
   const auto dir = FreshDir("schema_" + tag);
   const auto path = dir / "report.json";
-  std::ofstream(path) << DumpJson(instance, 2);
+  std::ofstream(path) << ToJsonText(instance, 2);
   const std::string schema = std::string(PARITY_SOURCE_DIR) + "/docs/report.schema.json";
   const std::string script =
       "import json, sys, jsonschema\n"
@@ -74,7 +74,7 @@ TEST(CheckJson, NonFiniteNumbersAreStrings) {
   EXPECT_EQ(j["layer_curve"][50]["error_ratio"], "inf");
   EXPECT_EQ(j["samples"][1]["outputs"][1]["metrics"]["nan_mismatch"], 3);
   // The dump is strict JSON: it parses back.
-  EXPECT_EQ(json::parse(DumpJson(j))["layer_curve"].size(), 60u);
+  EXPECT_EQ(json::parse(ToJsonText(j))["layer_curve"].size(), 60u);
 }
 
 TEST(CheckJson, SummaryNamesTheWorstOutput) {
@@ -103,7 +103,7 @@ TEST(CheckJson, EmptyReportHasNullSummariesAndModelKeys) {
 TEST(CheckJson, InvalidUtf8InNamesIsReplacedNotThrown) {
   CheckReport r = MakeSampleReport();
   r.samples[0].outputs[0].output = "bad\xff\xfename";
-  const std::string text = DumpJson(CheckReportToJson(r));
+  const std::string text = ToJsonText(CheckReportToJson(r));
   EXPECT_NE(text.find("bad\xEF\xBF\xBD\xEF\xBF\xBDname"), std::string::npos);
 }
 

@@ -83,4 +83,17 @@ nlohmann::json SetComparisonToJson(const SetComparison& s) {
   return {{"passed", s.passed()}, {"findings", findings}, {"tensors", tensors}};
 }
 
+nlohmann::json CompareReportToJson(const SetComparison& s, const std::string& reference, const std::string& test,
+                                   const std::string& noise, const TolerancePolicy& policy,
+                                   const nlohmann::json& env) {
+  nlohmann::json j = SetComparisonToJson(s);
+  j["schema"] = "parity.compare/1";
+  j["reference"] = reference;
+  j["test"] = test;
+  if (!noise.empty()) j["noise_reference"] = noise;
+  j["policy"] = TolerancePolicyToJson(policy);
+  j["env"] = env;
+  return j;
+}
+
 }  // namespace parity

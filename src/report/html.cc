@@ -11,6 +11,7 @@
 #include "report/check_json.h"
 #include "report/compare_json.h"
 #include "report/html_internal.h"
+#include "report/json_out.h"
 #include "report/report_assets.h"
 #include "report/text_escape.h"
 
@@ -35,7 +36,7 @@ std::string Pill(std::string_view status) {
 std::string JsonText(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
   if (j.is_null()) return "";
-  return DumpJson(j);
+  return ToJsonText(j);
 }
 
 std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, size_t max) {

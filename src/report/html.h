@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 

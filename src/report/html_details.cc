@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "report/html_internal.h"
-#include "report/text_escape.h"
+#include "report/json_out.h"
 
 namespace parity::html {
 
@@ -167,7 +167,7 @@ std::string AlignmentSection(const CheckReport& r) {
     if (At(r.alignment, key).is_array()) entries = &At(r.alignment, key);
   std::string s = "<section id=\"alignment\">\n<h2>PyTorch layer alignment</h2>\n";
   if (!entries->is_array())
-    return s + "<pre class=\"json\">" + Esc(DumpJson(r.alignment, 2)) + "</pre>\n</section>\n";
+    return s + "<pre class=\"json\">" + Esc(ToJsonText(r.alignment, 2)) + "</pre>\n</section>\n";
   size_t matched = 0;
   for (const auto& e : *entries) matched += !At(e, "tensor").is_null();
   s += fmt::format("<p class=\"note\">{} of {} dumped layers matched to an ONNX tensor.</p>\n", matched,

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity::html {
 

@@ -49,12 +49,6 @@ json NarrowingJson(const LocateNarrowing& n) {
 
 }  // namespace
 
-size_t LocateReport::CountStatus(Verdict v) const {
-  size_t n = 0;
-  for (const auto& t : tensors) n += t.status == v;
-  return n;
-}
-
 nlohmann::json LocateReportToJson(const LocateReport& r) {
   json j;
   j["schema"] = "parity.locate/1";

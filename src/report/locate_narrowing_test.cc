@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 #include "report/html.h"
 #include "report/locate_report.h"
 

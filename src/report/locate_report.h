@@ -1,137 +1,16 @@
-// The result of `parity locate` as plain data (docs/contract.md (""The locate report""),
-// schema parity.locate/1, documented in docs/locate.md), and its writers:
-// JSON and a console summary. Nothing here knows ONNX or ORT: the engine
-// fills the struct, these functions only format it.
+// The writers of `parity locate`'s result (engine/locate/locate_result.h):
+// JSON (schema parity.locate/1, documented in docs/locate.md and
+// docs/contract.md ("The locate report")) and a console summary. Nothing here
+// knows ONNX or ORT: the engine fills the struct, these functions only format it.
 #pragma once
 
 #include <cstdio>
-#include <optional>
-#include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "compare/compare_sets.h"
-#include "compare/metrics.h"
-#include "compare/tolerance.h"
-#include "core/run_config.h"
+#include "engine/locate/locate_result.h"
 
 namespace parity {
-
-// The worst tensor of a group (a region's outputs or inputs), judged by
-// `score`: max_abs / (atol + rtol * max|ref|), so 1 is the tolerance band.
-struct ErrorSummary {
-  std::string tensor;  // empty when the group had nothing to measure
-  double max_abs = 0;
-  double max_rel = 0;
-  int64_t mismatches = 0;
-  double score = 0;
-  bool pass = true;
-};
-
-struct LocateFusedNode {
-  std::string name;     // the main optimized node ("ReorderInput" chains name their Conv)
-  std::string op_type;  // its op type
-  std::string domain;   // "" = ai.onnx
-  std::vector<std::string> nodes;     // every optimized node of the region
-  std::vector<std::string> op_types;  // parallel to nodes
-  std::vector<std::string> covers;    // original node names
-  std::vector<std::string> inputs;    // boundary tensors (where the covered nodes start)
-  std::vector<std::string> outputs;   // surviving tensors it produces
-};
-
-struct LocateTensor {
-  std::string name;
-  std::string producer;    // original node
-  std::string fused_node;  // optimized node producing it (or covering its producer); may be empty
-  size_t index = 0;        // topological index of the producer in the original graph
-  Verdict status = Verdict::kUnchecked;
-  std::string reason;                  // why it failed or was not checked
-  std::optional<TensorMetrics> metrics;  // present unless unchecked
-  Tolerance tolerance;
-  double score = 0;
-};
-
-struct FirstDivergence {
-  std::string tensor;
-  std::string producer;
-  std::string fused_node;
-  std::string op_type;
-  std::vector<std::string> covers;
-};
-
-struct LocateAblation {
-  std::string optimizer;                // the one whose switching off removes the fused node; empty: none found
-  std::vector<std::string> tried;       // optimizers tried, in order
-  std::vector<std::string> also_removing;  // others whose switching off also removes it
-  ErrorSummary local_with, local_without;  // the region fed reference inputs
-  ErrorSummary output_with, output_without;  // the model's final outputs against the reference
-  double latency_ms_with = 0;   // median whole-model latency
-  double latency_ms_without = 0;
-  std::string note;
-};
-
-// One step of a drill-down (engine/drilldown.h): a sub-region of a culprit
-// region, cut at original tensors, fed reference values and run under both
-// configs on its own.
-struct LocateNarrowingStep {
-  std::vector<std::string> covers;   // original node names, topological order
-  std::vector<std::string> inputs;   // the cut tensors (and region inputs) it is fed
-  std::vector<std::string> outputs;  // what it is compared on
-  size_t groups = 0;                 // fused groups it holds (ORT's plan without layout renaming)
-  // False: entered without being run (the region reproduced the error and
-  // the half before this one did not); `local` is then empty.
-  bool measured = true;
-  ErrorSummary local;
-};
-
-// How a culprit region that covers several fused groups was narrowed.
-struct LocateNarrowing {
-  std::vector<LocateNarrowingStep> steps;  // first: the whole region; last: the smallest that reproduces
-  bool complete = false;                   // the last step is one fused group
-  std::string note;                        // why narrowing stopped early, if it did
-  int sessions = 0;                        // sessions the drill-down created
-  int sub_regions_run = 0;                 // sub-regions cut out and run
-};
-
-struct LocateCulprit {
-  std::string fused_node;
-  std::string op_type;
-  bool fused = true;  // false: an unchanged node (no fusion to blame: the model itself differs)
-  std::vector<std::string> covers;
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-  ErrorSummary local;
-  ErrorSummary inherited;
-  std::optional<LocateAblation> ablation;
-  std::optional<LocateNarrowing> narrowing;  // present when the region was narrowed
-  std::string note;
-};
-
-struct LocateReport {
-  std::string model;
-  std::string target_model;  // empty: the same model
-  std::string sample;
-  RunConfig reference;
-  std::string reference_kind = "config";  // "config" (the same model under a config)
-  RunConfig target;
-  bool observer_check = false;
-  std::string observer_mode;  // "exposed" or "optimized_model"
-  std::vector<std::string> observer_notes;
-  size_t original_nodes = 0;
-  size_t optimized_nodes = 0;
-  std::vector<LocateFusedNode> fused_nodes;
-  std::vector<LocateTensor> tensors;
-  std::optional<FirstDivergence> first_divergence;
-  std::vector<LocateCulprit> culprits;  // by local score, largest first
-  std::string repro;                    // directory, when written
-  std::vector<std::string> notes;
-  int sessions_created = 0;
-  double wall_ms = 0;
-
-  size_t CountStatus(Verdict v) const;
-  bool diverged() const { return first_divergence.has_value(); }
-};
 
 nlohmann::json LocateReportToJson(const LocateReport& report);
 // A few lines: observation, first divergence, culprits table.

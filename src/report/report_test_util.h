@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/testing/temp_dir.h"
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity::testing_util {
 

@@ -8,15 +8,15 @@
 #include "core/output_dir.h"
 #include "report/check_json.h"
 #include "report/html.h"
+#include "report/json_out.h"
 #include "report/junit.h"
-#include "report/text_escape.h"
 
 namespace parity {
 
 Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir) {
   // Everything is rendered before the first byte is written.
   const std::pair<const char*, std::string> files[] = {
-      {kReportJsonName, DumpJson(CheckReportToJson(report), 2) + "\n"},
+      {kReportJsonName, ToJsonText(CheckReportToJson(report), 2) + "\n"},
       {kReportHtmlName, CheckReportToHtml(report)},
       {kReportJUnitName, CheckReportToJUnit(report)},
   };

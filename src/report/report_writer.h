@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "core/status.h"
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "report/json_out.h"
+
 namespace parity {
 
 namespace {
@@ -207,12 +209,8 @@ std::string TerminalSafe(std::string_view s) {
   return out + f.Flush();
 }
 
-std::string DumpJson(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 std::string JsonForScript(const nlohmann::json& j) {
-  const std::string text = DumpJson(j);
+  const std::string text = ToJsonText(j);
   std::string out;
   out.reserve(text.size() + 64);
   // `<`, `>` and `&` occur in JSON text only inside strings, where \uXXXX

@@ -25,11 +25,9 @@ std::string XmlEscape(std::string_view s);
 
 // JSON text that can sit inside <script type="application/json">: `<`, `>`
 // and `&` are written as \u003c, \u003e, \u0026 (so no "</script>" or "<!--"
-// can end the element), invalid UTF-8 replaced. JSON.parse reads it back.
+// can end the element), invalid UTF-8 replaced (report/json_out.h). JSON.parse
+// reads it back.
 std::string JsonForScript(const nlohmann::json& j);
-
-// j.dump(indent) that never throws on invalid UTF-8 in strings (U+FFFD).
-std::string DumpJson(const nlohmann::json& j, int indent = -1);
 
 // Text bound for a terminal or a log (docs/security.md): a name from a model
 // must not move the cursor, erase a line or retitle the window. Every C0

@@ -25,6 +25,8 @@
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
 #include "onnx/inspect.h"
+#include "report/env_json.h"
+#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 
@@ -427,7 +429,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, dir, inputs_path, options, result));
 
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
-  const std::string text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string text = ToJsonText(j, 2) + "\n";
   PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(dir / "manifest.json", std::string_view(text)),
                                      (dir / "manifest.json").string()));
   result.manifest = std::move(j);

@@ -207,6 +207,4 @@ struct VerifyResult {
 Result<VerifyResult> VerifyBaseline(const std::filesystem::path& dir, const std::filesystem::path& model_path,
                                     int64_t max_memory_bytes = 0);
 
-nlohmann::json VerifyResultToJson(const VerifyResult& r);
-
 }  // namespace parity

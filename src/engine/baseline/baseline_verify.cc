@@ -19,6 +19,8 @@
 #include "engine/run/environment.h"
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
+#include "report/env_json.h"
+#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 
@@ -76,12 +78,12 @@ void CompareEnvironment(const nlohmann::json& manifest, std::vector<EnvironmentC
   const nlohmann::json recorded = manifest.value("env", nlohmann::json::object());  // an object (ReadManifest)
   const nlohmann::json now = EnvironmentToJson(CurrentEnvironment());
   for (const char* field : {"ort_version", "parity_version", "onnx_version", "compiler", "cpu", "os", "hostname"}) {
-    const std::string a = recorded.contains(field) ? recorded[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
-    const std::string b = now.contains(field) ? now[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "null";
+    const std::string a = recorded.contains(field) ? ToJsonText(recorded[field]) : "null";
+    const std::string b = now.contains(field) ? ToJsonText(now[field]) : "null";
     if (a == b) continue;
     auto text = [](const nlohmann::json& j, const char* key) {
       if (!j.contains(key)) return std::string("(not recorded)");
-      return j[key].is_string() ? j[key].get<std::string>() : j[key].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return j[key].is_string() ? j[key].get<std::string>() : ToJsonText(j[key]);
     };
     changes.push_back({field, text(recorded, field), text(now, field)});
   }
@@ -255,35 +257,6 @@ Result<VerifyResult> VerifyBaseline(const fs::path& dir, const fs::path& model_p
   }
   if (!model_path.empty()) PARITY_RETURN_IF_ERROR(Rerun(dir, model_path, manifest, samples, max_memory_bytes, r));
   return r;
-}
-
-nlohmann::json VerifyResultToJson(const VerifyResult& r) {
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& f : r.findings)
-    findings.push_back(
-        {{"file", f.file}, {"kind", VerifyFindingKindName(f.kind)}, {"message", f.message}, {"fatal", f.fatal}});
-  nlohmann::json changes = nlohmann::json::array();
-  for (const auto& c : r.changes) changes.push_back({{"field", c.field}, {"recorded", c.recorded}, {"now", c.now}});
-  nlohmann::json tensors = nlohmann::json::array();
-  for (const auto& c : r.comparisons) {
-    nlohmann::json t = {{"file", c.name}, {"tensor", c.test_name}, {"status", VerdictName(c.status)}};
-    if (!c.reason.empty()) t["reason"] = c.reason;
-    if (c.status != Verdict::kUnchecked) {
-      t["max_abs"] = c.metrics.max_abs;
-      t["mismatches"] = c.metrics.mismatches;
-      t["atol"] = c.tolerance.tolerance.atol;
-      t["rtol"] = c.tolerance.tolerance.rtol;
-    }
-    tensors.push_back(std::move(t));
-  }
-  return {{"schema", "parity.baseline_verify/1"},
-          {"overall_status", r.passed() ? "PASS" : "FAIL"},
-          {"files_checked", r.files_checked},
-          {"model_checked", r.model_checked},
-          {"findings", findings},
-          {"environment_changes", changes},
-          {"tensors", tensors},
-          {"env", EnvironmentToJson(CurrentEnvironment())}};
 }
 
 }  // namespace parity

@@ -17,7 +17,7 @@
 #include "core/tensor.h"
 #include "engine/bench/latency.h"
 #include "onnx/model.h"
-#include "report/bench_report.h"
+#include "engine/bench/bench_result.h"
 
 namespace parity {
 

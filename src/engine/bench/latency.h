@@ -15,7 +15,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "ort/session.h"
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 

@@ -18,6 +18,8 @@
 #include "engine/inputs/sample_gen.h"
 #include "onnx/graph.h"
 #include "engine/run/tensor_source.h"
+#include "report/env_json.h"
+#include "report/inspect_json.h"
 #include "report/locate_report.h"
 
 namespace parity {

@@ -16,7 +16,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "core/status.h"
-#include "report/check_report.h"
+#include "engine/check/check_result.h"
 
 namespace parity {
 

@@ -8,6 +8,7 @@
 #include "engine/inputs/input_check.h"
 #include "engine/run/runner.h"
 #include "engine/torch/torch_compare.h"
+#include "report/torch_json.h"
 
 namespace parity::check_internal {
 namespace {

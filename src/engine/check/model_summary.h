@@ -1,11 +1,10 @@
-// A model's signature and structure as plain JSON and console text: what
-// `parity inspect` prints and what reports carry under "model".
+// A model's signature and structure as console text: what `parity inspect`
+// prints. The JSON forms (`inspect --json`, a report's "model") are written by
+// report/inspect_json.h.
 #pragma once
 
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "engine/torch/torch_scope.h"
@@ -26,15 +25,12 @@ struct ScopeSummary {
 };
 // Errors: the graph is invalid (graph.h).
 Result<ScopeSummary> SummarizeScopes(const Model& m);
-nlohmann::json ScopeSummaryToJson(const ScopeSummary& s);
 // At most `max_modules` module lines, then how many more.
 std::string FormatScopeSummary(const ScopeSummary& s, size_t max_modules = 40);
 
 // "pass" when no finding is an error, else "FAIL", with the library's limits.
 std::string CheckerVerdict(const std::vector<Finding>& findings);
 
-nlohmann::json ModelInfoToJson(const ModelInfo& info);
-nlohmann::json FindingsToJson(const std::vector<Finding>& findings);
 // Multi-line, human-readable: opsets, producer, inputs/outputs with symbolic
 // dims, op counts, checker findings.
 std::string FormatModelInfo(const ModelInfo& info, const std::vector<Finding>& findings);

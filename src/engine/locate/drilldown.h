@@ -43,7 +43,7 @@
 #include "engine/locate/local_error.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
-#include "report/locate_report.h"
+#include "engine/locate/locate_result.h"
 
 namespace parity {
 

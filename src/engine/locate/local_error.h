@@ -13,7 +13,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "onnx/model.h"
-#include "report/locate_report.h"
+#include "engine/locate/locate_result.h"
 
 namespace parity {
 

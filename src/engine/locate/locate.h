@@ -28,7 +28,7 @@
 #include "core/tensor.h"
 #include "engine/run/observe.h"
 #include "onnx/model.h"
-#include "report/locate_report.h"
+#include "engine/locate/locate_result.h"
 
 namespace parity {
 

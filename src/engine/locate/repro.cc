@@ -5,16 +5,15 @@
 #include "core/atomic_file.h"
 #include "core/output_dir.h"
 #include "engine/run/tensor_source.h"
+#include "report/json_out.h"
 
 namespace parity {
 
 namespace {
 
 // Invalid UTF-8 (an optimizer name from the command line) becomes U+FFFD
-// instead of throwing.
-std::string JsonText(const nlohmann::json& j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
+// instead of throwing (report/json_out.h).
+std::string JsonText(const nlohmann::json& j) { return ToJsonText(j, 2) + "\n"; }
 
 // Keys "default/NAME" when a name holds '/' ("/layer1/Relu_output_0"): a bare
 // key with a '/' would be read back as SAMPLE/INPUT and the README's command

@@ -18,7 +18,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/locate/local_error.h"
-#include "report/locate_report.h"
+#include "engine/locate/locate_result.h"
 
 namespace parity {
 

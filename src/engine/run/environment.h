@@ -3,10 +3,9 @@
 // and baseline manifest so that a difference can be explained later.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace parity {
 
@@ -24,7 +23,7 @@ struct Environment {
 };
 
 // Collects the facts once; cheap after the first call. Thread-safe.
+// Its JSON form: EnvironmentToJson (report/env_json.h).
 const Environment& CurrentEnvironment();
-nlohmann::json EnvironmentToJson(const Environment& env);
 
 }  // namespace parity

@@ -20,6 +20,7 @@
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/model.h"
+#include "report/torch_json.h"
 
 namespace parity {
 namespace {

@@ -1,8 +1,6 @@
 #include "engine/torch/locate_torch.h"
 
 #include "engine/run/runner.h"
-#include "report/compare_json.h"
-#include "report/locate_report.h"
 
 namespace parity {
 
@@ -36,33 +34,6 @@ Result<TorchLocateResult> LocateAgainstTorch(const Model& model, const Model* ta
     result.fusion = std::move(fusion);
   }
   return result;
-}
-
-nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::string& dump_dir,
-                                       const LocateOptions& options) {
-  nlohmann::json exported = TorchComparisonToJson(r.exported);
-  nlohmann::json j = {{"schema", "parity.locate_torch/1"},
-                      {"reference", "torch:" + dump_dir},
-                      {"reference_kind", "torch"},
-                      {"export_config", RunConfigToJson(options.reference)},
-                      {"target", RunConfigToJson(options.target)},
-                      {"model", options.model_label},
-                      {"passed", r.passed()},
-                      {"alignment", exported["alignment"]},
-                      {"alignment_summary", exported["summary"]},
-                      {"first_divergence", exported["first_divergence"]},
-                      {"deployed_outputs", SetComparisonToJson(r.deployed)}};
-  if (!options.target_label.empty()) j["target_model"] = options.target_label;
-  if (exported.contains("unexplained")) j["unexplained"] = exported["unexplained"];
-  if (r.fusion) {
-    // The export matches PyTorch: the divergence comes from the deployed
-    // config, localized fused node by fused node against the unfused run.
-    j["fusion"] = LocateReportToJson(*r.fusion);
-    j["first_divergence"] = j["fusion"]["first_divergence"];
-    j["culprits"] = j["fusion"]["culprits"];
-    j["observer_check"] = j["fusion"]["observer_check"];
-  }
-  return j;
 }
 
 }  // namespace parity

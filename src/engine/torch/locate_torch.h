@@ -13,8 +13,6 @@
 
 #include <optional>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/locate/locate.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
@@ -32,11 +30,5 @@ struct TorchLocateResult {
 // sample is the dump's own inputs. Errors: as CompareWithTorch and Locate.
 Result<TorchLocateResult> LocateAgainstTorch(const Model& model, const Model* target_model, const TorchDump& dump,
                                              const LocateOptions& options);
-
-// parity.locate/1 with "reference": "torch:DIR", the `alignment` entries, the
-// first divergence (with `module`), the deployed outputs and, when run, the
-// fusion localization.
-nlohmann::json TorchLocateResultToJson(const TorchLocateResult& result, const std::string& dump_dir,
-                                       const LocateOptions& options);
 
 }  // namespace parity

@@ -13,8 +13,8 @@
 // every intermediate tensor of the one run at once (the value search needs
 // random access); engine/trace.h's batched tracer is not used here yet.
 //
-// The result is plain data (TorchComparisonToJson gives the `alignment`
-// entries of docs/contract.md (""Reports"") and the first divergence).
+// The result is plain data; report/torch_json.h writes it (the `alignment`
+// entries of docs/contract.md ("Reports") and the first divergence).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -111,16 +111,5 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 // a time.
 Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
                                        const TensorSet& onnx_values, const TolerancePolicy& policy);
-
-// {"alignment": [{"module", "file", "call", "output_index", "leaf", "type",
-//   "tensor" (or null), "node", "op_type", "how", "reason" (when set),
-//   "status", "metrics": {...} (when checked), "atol", "rtol"}],
-//  "first_divergence": {"module", "call", "file", "tensor", "node", "op_type",
-//   "max_abs", "reason"} or null,
-//  "unexplained": {"after_module", "unchecked_modules", "failing_outputs", "message"} or absent,
-//  "summary": {"layers", "aligned_by_scope", "aligned_by_name", "aligned_by_value", "unaligned",
-//              "folded", "leaves_aligned", "leaves_by_structure", "pass", "fail", "unchecked"},
-//  "outputs": [{"name", "status", "max_abs", "reason"}], "passed": bool}
-nlohmann::json TorchComparisonToJson(const TorchComparison& c);
 
 }  // namespace parity

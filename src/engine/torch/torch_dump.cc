@@ -11,6 +11,7 @@
 
 #include "core/npy.h"
 #include "core/regular_file.h"
+#include "report/json_out.h"
 
 namespace parity {
 namespace {
@@ -95,7 +96,7 @@ Result<Shape> AsShape(const std::string& key, const Json& v) {
     if ((!d.is_number_integer() && !d.is_number_unsigned()) || d.get<int64_t>() < 0)
       return InvalidArgument(
           fmt::format("{}: expected an array of non-negative integers, got an element {}", key,
-                      d.dump(-1, ' ', false, Json::error_handler_t::replace)));
+                      ToJsonText(d)));
     shape.push_back(d.get<int64_t>());
   }
   return shape;

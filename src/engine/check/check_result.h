@@ -1,10 +1,13 @@
-// The result of `parity check` as plain data: what every writer (console,
-// JSON, JUnit, HTML) renders, one file each. Built by src/engine/check/check.cc.
-// Schema of the JSON form: docs/report.schema.json (parity.check/1).
+// The result of `parity check` as plain data: what every writer in report/
+// (console, JSON, JUnit, HTML) renders, one file each. Built by
+// engine/check/check.cc. Schema of the JSON form: docs/report.schema.json
+// (parity.check/1). Header only, without ONNX or ORT, so the writers compile
+// without them.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +17,15 @@
 namespace parity {
 
 enum class Status3 { kPass, kFail, kSkipped };
-std::string_view Status3Name(Status3 s);  // "PASS", "FAIL", "SKIPPED"
+// "PASS", "FAIL", "SKIPPED"
+inline std::string_view Status3Name(Status3 s) {
+  switch (s) {
+    case Status3::kPass: return "PASS";
+    case Status3::kFail: return "FAIL";
+    case Status3::kSkipped: return "SKIPPED";
+  }
+  return "?";
+}
 
 struct CheckFinding {
   std::string id;        // stable test id, e.g. "signature.output.logits.dtype"
@@ -88,7 +99,13 @@ struct CheckReport {
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 
   // Every failed finding, as (id, reason).
-  std::vector<CheckFinding> FailedTests() const;
+  std::vector<CheckFinding> FailedTests() const {
+    std::vector<CheckFinding> failed;
+    for (const auto& stage : stages)
+      for (const auto& f : stage.findings)
+        if (f.status == Status3::kFail) failed.push_back(f);
+    return failed;
+  }
 };
 
 }  // namespace parity

@@ -1,0 +1,124 @@
+#include "report/torch_json.h"
+
+#include "report/compare_json.h"
+#include "report/locate_report.h"
+
+namespace parity {
+namespace {
+
+using nlohmann::json;
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+}  // namespace
+
+json TorchComparisonToJson(const TorchComparison& c) {
+  json layers = json::array();
+  for (const LayerVerdict& v : c.layers) {
+    const LayerAlignment& a = v.alignment;
+    json e = {{"module", a.module},
+              {"file", a.file},
+              {"type", a.type},
+              {"call", a.call},
+              {"output_index", a.output_index ? json(*a.output_index) : json(nullptr)},
+              {"leaf", a.leaf},
+              {"tensor", OrNull(a.tensor)},
+              {"node", OrNull(a.node)},
+              {"op_type", OrNull(a.op_type)},
+              {"how", AlignHowName(a.how)},
+              {"folded", a.folded},
+              {"status", VerdictName(v.status)}};
+    if (!a.reason.empty()) e["reason"] = a.reason;
+    if (v.status != Verdict::kUnchecked) {
+      e["metrics"] = MetricsToJson(v.metrics);
+      e["atol"] = v.tolerance.tolerance.atol;
+      e["rtol"] = v.tolerance.tolerance.rtol;
+      if (!v.reason.empty()) e["failure"] = v.reason;
+    }
+    layers.push_back(std::move(e));
+  }
+  json first = nullptr;
+  if (c.first_divergence) {
+    const LayerVerdict& v = c.layers[*c.first_divergence];
+    first = {
+        {"module", v.alignment.module},         {"call", v.alignment.call}, {"file", v.alignment.file},
+        {"type", v.alignment.type},
+        {"tensor", v.alignment.tensor},         {"node", v.alignment.node}, {"op_type", v.alignment.op_type},
+        {"max_abs", JsonNumber(v.metrics.max_abs)}, {"reason", v.reason}};
+    if (c.divergent_op) {
+      const DivergentOp& op = *c.divergent_op;
+      first["module"] = op.module;
+      first["op"] = {{"tensor", op.tensor}, {"node", op.node}, {"op_type", op.op_type}, {"feeds", op.feeds},
+                     {"max_abs", JsonNumber(op.max_abs)}};
+      first["reason"] = c.VerdictLine();
+    }
+  }
+  json outputs = json::array();
+  for (const auto& t : c.outputs.tensors)
+    outputs.push_back({{"name", t.name},
+                       {"status", VerdictName(t.status)},
+                       {"max_abs", JsonNumber(t.metrics.max_abs)},
+                       {"reason", t.reason}});
+  for (const auto& f : c.outputs.findings)
+    outputs.push_back(
+        {{"name", f.name}, {"status", "fail"}, {"reason", std::string(FindingKindName(f.kind))}});
+  json result = {{"model", c.model_label},
+          {"dump", c.dump_dir},
+          {"alignment", std::move(layers)},
+          {"first_divergence", std::move(first)},
+          {"summary",
+           {{"layers", c.layers.size()},
+            {"aligned_by_scope", c.Count(AlignHow::kScope)},
+            {"aligned_by_name", c.Count(AlignHow::kName)},
+            {"aligned_by_value", c.Count(AlignHow::kValue)},
+            {"unaligned", c.Count(AlignHow::kNone)},
+            {"folded", c.Folded()},
+            {"leaves_aligned", c.AlignedLeaves()},
+            {"leaves_by_structure", c.StructuralLeaves()},
+            {"pass", c.Count(Verdict::kPass)},
+            {"fail", c.Count(Verdict::kFail)},
+            {"unchecked", c.Count(Verdict::kUnchecked)}}},
+          {"outputs", std::move(outputs)},
+          {"passed", c.passed()}};
+  if (c.unexplained)
+    result["unexplained"] = {{"after_module", OrNull(c.unexplained->after_module)},
+                             {"unchecked_modules", c.unexplained->unchecked_modules},
+                             {"failing_outputs", c.unexplained->failing_outputs},
+                             {"message", c.unexplained->Describe()}};
+  return result;
+}
+
+nlohmann::json AlignReportToJson(const TorchComparison& c, const RunConfig& config) {
+  nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(config)}};
+  report.update(TorchComparisonToJson(c));
+  return report;
+}
+
+nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::string& dump_dir,
+                                       const LocateOptions& options) {
+  nlohmann::json exported = TorchComparisonToJson(r.exported);
+  nlohmann::json j = {{"schema", "parity.locate_torch/1"},
+                      {"reference", "torch:" + dump_dir},
+                      {"reference_kind", "torch"},
+                      {"export_config", RunConfigToJson(options.reference)},
+                      {"target", RunConfigToJson(options.target)},
+                      {"model", options.model_label},
+                      {"passed", r.passed()},
+                      {"alignment", exported["alignment"]},
+                      {"alignment_summary", exported["summary"]},
+                      {"first_divergence", exported["first_divergence"]},
+                      {"deployed_outputs", SetComparisonToJson(r.deployed)}};
+  if (!options.target_label.empty()) j["target_model"] = options.target_label;
+  if (exported.contains("unexplained")) j["unexplained"] = exported["unexplained"];
+  if (r.fusion) {
+    // The export matches PyTorch: the divergence comes from the deployed
+    // config, localized fused node by fused node against the unfused run.
+    j["fusion"] = LocateReportToJson(*r.fusion);
+    j["first_divergence"] = j["fusion"]["first_divergence"];
+    j["culprits"] = j["fusion"]["culprits"];
+    j["observer_check"] = j["fusion"]["observer_check"];
+  }
+  return j;
+}
+
+}  // namespace parity
