@@ -5,13 +5,13 @@
 #include <fstream>
 
 #include "report/json_out.h"
+#include "core/testing/temp_dir.h"
 #include "report/report_test_util.h"
 
 namespace parity {
 namespace {
 
 using nlohmann::json;
-using testing_util::FreshDir;
 using testing_util::MakeSampleReport;
 using testing_util::RunCommand;
 using testing_util::ShellQuote;
@@ -21,7 +21,8 @@ constexpr const char* kPython = PARITY_PYTHON;
 // Validates `instance` against docs/report.schema.json with python3-jsonschema;
 // returns "" when valid, else the validator's messages. Skips without it.
 std::string SchemaErrors(const json& instance, const std::string& tag) {
-  const auto dir = FreshDir("schema_" + tag);
+  const testing::TempDir dir_tmp("parity_report_" + tag);
+  const auto dir = dir_tmp.path();
   const auto path = dir / "report.json";
   std::ofstream(path) << ToJsonText(instance, 2);
   const std::string schema = std::string(PARITY_SOURCE_DIR) + "/docs/report.schema.json";

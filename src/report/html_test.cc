@@ -6,13 +6,13 @@
 #include <regex>
 #include <sstream>
 
+#include "core/testing/temp_dir.h"
 #include "report/report_test_util.h"
 
 namespace parity {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_util::FreshDir;
 using testing_util::kOddName;
 using testing_util::MakeSampleReport;
 using testing_util::RunCommand;
@@ -115,7 +115,8 @@ class HtmlInChromium : public ::testing::Test {
 
 TEST_F(HtmlInChromium, DrawsEveryChartWithoutConsoleErrors) {
   if (Chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
-  const fs::path dir = FreshDir("html_chromium");
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path dir = dir_tmp.path();
   const fs::path page = dir / "report.html";
   std::ofstream(page, std::ios::binary) << CheckReportToHtml(MakeSampleReport());
 
@@ -200,7 +201,8 @@ TEST_F(HtmlInChromium, PassingReportWithoutOptionalPartsHasNoErrors) {
   r.performance.clear();
   r.locate = nullptr;
   r.alignment = nullptr;
-  const fs::path dir = FreshDir("html_chromium_pass");
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path dir = dir_tmp.path();
   const fs::path page = dir / "report.html";
   std::ofstream(page, std::ios::binary) << CheckReportToHtml(r);
   std::string log;

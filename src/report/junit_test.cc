@@ -4,12 +4,12 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "report/report_test_util.h"
 
 namespace parity {
 namespace {
 
-using testing_util::FreshDir;
 using testing_util::MakeSampleReport;
 using testing_util::RunCommand;
 using testing_util::ShellQuote;
@@ -18,7 +18,8 @@ using testing_util::ShellQuote;
 // "name tests failures skipped cases-counted failure-elements", then each
 // failure message.
 std::string ParseWithPython(const std::string& xml) {
-  const auto path = FreshDir("junit") / "junit.xml";
+  const testing::TempDir path_tmp("parity_report");
+  const auto path = path_tmp.path() / "junit.xml";
   std::ofstream(path, std::ios::binary) << xml;
   const std::string script =
       "import sys, xml.etree.ElementTree as E\n"

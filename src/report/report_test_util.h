@@ -175,10 +175,6 @@ inline CheckReport MakeSampleReport() {
   return r;
 }
 
-// A fresh empty directory for the report tests (testing::MakeTempDir: a
-// unique name, left in place like any MakeTempDir directory).
-inline std::filesystem::path FreshDir(const std::string& name) { return testing::MakeTempDir("parity_report_" + name); }
-
 // Runs a shell command; returns its exit status and fills `output` (stdout).
 inline int RunCommand(const std::string& command, std::string* output) {
   std::FILE* pipe = ::popen(command.c_str(), "r");

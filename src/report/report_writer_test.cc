@@ -5,13 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/testing/temp_dir.h"
 #include "report/report_test_util.h"
 
 namespace parity {
 namespace {
 
 namespace fs = std::filesystem;
-using testing_util::FreshDir;
 using testing_util::MakeSampleReport;
 
 std::string ReadAll(const fs::path& p) {
@@ -22,7 +22,8 @@ std::string ReadAll(const fs::path& p) {
 }
 
 TEST(WriteCheckReport, WritesAllThreeFilesWhole) {
-  const fs::path dir = FreshDir("writer") / "nested" / "report";  // created by the call
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path dir = dir_tmp.path() / "nested" / "report";  // created by the call
   ASSERT_TRUE(WriteCheckReport(MakeSampleReport(), dir));
   for (const char* name : {kReportJsonName, kReportHtmlName, kReportJUnitName})
     EXPECT_TRUE(fs::exists(dir / name)) << name;
@@ -38,7 +39,8 @@ TEST(WriteCheckReport, WritesAllThreeFilesWhole) {
 }
 
 TEST(WriteCheckReport, UnwritableDirectoryFailsAndLeavesNothing) {
-  const fs::path base = FreshDir("writer_bad");
+  const testing::TempDir base_tmp("parity_report");
+  const fs::path base = base_tmp.path();
   std::ofstream(base / "file") << "x";
   const fs::path dir = base / "file" / "report";  // a regular file stands where a directory must be
   const auto status = WriteCheckReport(MakeSampleReport(), dir);
@@ -48,7 +50,8 @@ TEST(WriteCheckReport, UnwritableDirectoryFailsAndLeavesNothing) {
 }
 
 TEST(WriteCheckReport, FailingLastFileRemovesTheOthers) {
-  const fs::path dir = FreshDir("writer_partial");
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path dir = dir_tmp.path();
   // junit.xml is committed last; a directory in its place makes the rename fail.
   fs::create_directories(dir / kReportJUnitName / "occupied");
   std::ofstream(dir / ".parity-output") << "parity.report\n";  // an earlier report's folder
@@ -62,7 +65,8 @@ TEST(WriteCheckReport, FailingLastFileRemovesTheOthers) {
 
 // docs/security.md: a folder of the user's own files is never written into.
 TEST(WriteCheckReport, RefusesAFolderOfTheUsersOwnFilesAndLeavesThem) {
-  const fs::path dir = FreshDir("writer_user");
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path dir = dir_tmp.path();
   std::ofstream(dir / kReportHtmlName) << "the user's page";
   const auto status = WriteCheckReport(MakeSampleReport(), dir);
   ASSERT_FALSE(status);
