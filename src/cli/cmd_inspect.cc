@@ -7,6 +7,7 @@
 #include "cli/output.h"
 #include "engine/run/environment.h"
 #include "engine/check/model_summary.h"
+#include "report/inspect_console.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"

@@ -1,5 +1,5 @@
-// A model's signature and structure as console text: what `parity inspect`
-// prints. The JSON forms (`inspect --json`, a report's "model") are written by
+// Which PyTorch modules a model's nodes belong to, summarized for `parity
+// inspect`. Its console text is report/inspect_console.h, its JSON
 // report/inspect_json.h.
 #pragma once
 
@@ -8,9 +8,7 @@
 
 #include "core/status.h"
 #include "engine/torch/torch_scope.h"
-#include "onnx/inspect.h"
 #include "onnx/model.h"
-#include "onnx/validate.h"
 
 namespace parity {
 
@@ -25,14 +23,5 @@ struct ScopeSummary {
 };
 // Errors: the graph is invalid (graph.h).
 Result<ScopeSummary> SummarizeScopes(const Model& m);
-// At most `max_modules` module lines, then how many more.
-std::string FormatScopeSummary(const ScopeSummary& s, size_t max_modules = 40);
-
-// "pass" when no finding is an error, else "FAIL", with the library's limits.
-std::string CheckerVerdict(const std::vector<Finding>& findings);
-
-// Multi-line, human-readable: opsets, producer, inputs/outputs with symbolic
-// dims, op counts, checker findings.
-std::string FormatModelInfo(const ModelInfo& info, const std::vector<Finding>& findings);
 
 }  // namespace parity
