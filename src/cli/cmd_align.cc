@@ -12,6 +12,7 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "report/json_out.h"
+#include "report/torch_console.h"
 #include "report/torch_json.h"
 
 namespace parity::cli {
@@ -25,31 +26,6 @@ struct AlignCmdOptions {
   bool all_layers = false;
   ConfigOptions config;
 };
-
-std::string Shorten(const std::string& s, size_t width) {
-  return s.size() <= width ? s : "..." + s.substr(s.size() - (width - 3));
-}
-
-void PrintTable(const TorchComparison& c, bool all_layers) {
-  fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", "module", "how", "status", "onnx tensor", "max_abs / reason");
-  for (const LayerVerdict& v : c.layers) {
-    const LayerAlignment& a = v.alignment;
-    if (!all_layers && !a.leaf) continue;
-    TorchLayer layer;
-    layer.module = a.module;
-    layer.call = a.call;
-    layer.output_index = a.output_index;
-    const std::string module = TorchDump::Describe(layer);
-    std::string detail;
-    if (v.status == Verdict::kUnchecked)
-      detail = a.reason;
-    else
-      detail =
-          fmt::format("{:.3g}{}", v.metrics.max_abs, a.how == AlignHow::kValue ? "  (" + a.reason + ")" : "");
-    fmt::print("{:<40} {:<5} {:<9} {:<50} {}\n", Shorten(module, 40), AlignHowName(a.how),
-               VerdictName(v.status), Shorten(a.tensor.empty() ? "-" : a.tensor, 50), detail);
-  }
-}
 
 int RunAlign(const AlignCmdOptions& o) {
   auto config = ResolveConfig(o.config, "disable");
@@ -73,15 +49,7 @@ int RunAlign(const AlignCmdOptions& o) {
   if (auto s = CheckSomeLayerAligned(*dump, result->layers.size() - result->Count(AlignHow::kNone), o.model); !s)
     return ReportError(s.error());
 
-  PrintTable(*result, o.all_layers);
-  fmt::print("\n{}; {} pass, {} fail\n", result->AlignmentLine(), result->Count(Verdict::kPass),
-             result->Count(Verdict::kFail));
-  fmt::print("{}\n", result->VerdictLine());
-  for (const auto& t : result->outputs.tensors)
-    if (t.status == Verdict::kFail) fmt::print("output '{}' differs: {}\n", t.name, t.reason);
-  for (const auto& f : result->outputs.findings)
-    fmt::print("output '{}': {} (PyTorch {}, ONNX {})\n", f.name, FindingKindName(f.kind), f.reference,
-               f.test);
+  fmt::print("{}{}", FormatAlignTable(*result, o.all_layers), FormatAlignSummary(*result));
 
   if (!o.json.empty()) {
     if (auto s = WriteJsonFile(o.json, AlignReportToJson(*result, *config)); !s) return ReportError(s.error());

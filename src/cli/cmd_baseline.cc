@@ -13,6 +13,7 @@
 #include "cli/output.h"
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
+#include "report/baseline_console.h"
 #include "report/baseline_json.h"
 #include "report/env_json.h"
 #include "report/json_out.h"
@@ -56,18 +57,6 @@ Result<int64_t> MemoryOption(const std::string& text) {
   return WithContext(ParseMemorySize(text), "--max-memory");
 }
 
-void PrintSample(const BaselineSample& s, bool several) {
-  const std::string where = several ? fmt::format("sample '{}': ", s.name) : "";
-  fmt::print("{}{} file(s)", where, s.files.size());
-  if (!s.nondeterministic.empty())
-    fmt::print(", NON-DETERMINISTIC: {} tensor(s), first '{}'", s.nondeterministic.size(), s.nondeterministic[0]);
-  if (s.first_nan) fmt::print(", NaN first in '{}'", *s.first_nan);
-  if (s.first_inf) fmt::print(", Inf first in '{}'", *s.first_inf);
-  if (!s.out_of_scale.empty())
-    fmt::print(", {} tensor(s) far outside the inputs' scale, first '{}'", s.out_of_scale.size(), s.out_of_scale[0]);
-  fmt::print("\n");
-}
-
 int RunBaseline(const BaselineCliOptions& o) {
   KeepLargeBlocksMapped();
   auto config = ResolveConfig(o.config, "disable");
@@ -82,10 +71,7 @@ int RunBaseline(const BaselineCliOptions& o) {
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto result = WriteBaseline(o.model, o.inputs, o.output, options);
   if (!result) return ReportError(result.error());
-  fmt::print("{}: baseline written to {} [{}], {} sample(s), {} run(s) per sample of at most {:.1f} MiB observed\n",
-             o.model, o.output, config->Label(), result->samples.size(), result->batches,
-             static_cast<double>(result->batch_bytes_limit) / (1 << 20));
-  for (const auto& s : result->samples) PrintSample(s, result->samples.size() > 1);
+  fmt::print("{}", FormatBaselineWritten(*result, o.model, o.output, config->Label()));
   if (!o.json.empty()) {
     const auto j = BaselineReportToJson(*result, (std::filesystem::path(o.output) / "manifest.json").string());
     if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
@@ -100,31 +86,7 @@ int RunVerify(const VerifyCliOptions& o) {
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto r = VerifyBaseline(o.dir, o.model, *memory);
   if (!r) return ReportError(r.error());
-  // The verdict first, then what a reader needs to act on, capped: a broken
-  // baseline can have hundreds of findings (all of them are in --json).
-  size_t failed = 0;
-  for (const auto& c : r->comparisons) failed += c.status == Verdict::kFail;
-  size_t fatal = 0;
-  for (const auto& f : r->findings) fatal += f.fatal;
-  fmt::print("{}: {}: {} file(s) checked, {} problem(s)", o.dir, r->passed() ? "PASS" : "FAIL", r->files_checked,
-             fatal);
-  if (r->model_checked)
-    fmt::print(", re-run compared {} tensor(s), {} outside tolerance", r->comparisons.size(), failed);
-  fmt::print("\n");
-  constexpr size_t kShown = 10;
-  size_t shown = 0;
-  for (const auto& f : r->findings) {
-    if (shown++ == kShown) {
-      fmt::print("... {} more finding(s){}\n", r->findings.size() - kShown,
-                 o.json.empty() ? " (--json FILE lists them all)" : fmt::format(" (all in {})", o.json));
-      break;
-    }
-    fmt::print("  {}: {}\n", f.fatal ? "FAIL" : "note", f.message);
-  }
-  for (const auto& c : r->changes)
-    fmt::print("changed since the baseline: {}: '{}' -> '{}'\n", c.field, c.recorded, c.now);
-  if (!r->passed() && r->model_checked && failed > 0 && !r->changes.empty())
-    fmt::print("the differences may come from what changed since the baseline (listed above)\n");
+  fmt::print("{}", FormatVerifySummary(*r, o.dir, o.json));
   if (!o.json.empty())
     if (auto s = WriteJsonFile(o.json, VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment()))); !s)
       return ReportError(s.error());

@@ -1,0 +1,21 @@
+#include "report/env_console.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace parity {
+
+std::string FormatEnvironment(const Environment& e) {
+  std::string out;
+  out += fmt::format("parity        {}\n", e.parity_version);
+  out += fmt::format("onnxruntime   {}\n", e.ort_version);
+  out += fmt::format("onnx          {}\n", e.onnx_version);
+  out += fmt::format("compiler      {}\n", e.compiler);
+  out += fmt::format("providers     {}\n", fmt::join(e.providers, ", "));
+  out += fmt::format("cpu           {} ({} threads)\n", e.cpu, e.cpu_count);
+  out += fmt::format("memory        {:.1f} GiB\n", static_cast<double>(e.memory_bytes) / (1 << 30));
+  out += fmt::format("os            {}\n", e.os);
+  return out;
+}
+
+}  // namespace parity
