@@ -22,7 +22,7 @@ endif
 PARITY = $(BUILD)/parity
 PY = $(abspath .venv/bin/python)
 
-.PHONY: all deps build test demo unit python-package python-tests clean format fuzz fuzz-smoke
+.PHONY: all deps build venv-path test demo unit python-package python-tests house-tests clean format fuzz fuzz-smoke
 
 all: build
 
@@ -36,8 +36,16 @@ deps:
 $(BUILD)/CMakeCache.txt: CMakeLists.txt | deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 
-build: deps $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/CMakeCache.txt venv-path
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Puts this checkout's python/ (the package parity, parity.torch included) on
+# .venv's path with a .pth file, so `.venv/bin/python -m parity.torch dump ...`
+# works with no PYTHONPATH. It names the checkout make runs in; a second
+# checkout sharing the venv rewrites it. parity._core is not there (it is
+# built by `pip install .`); parity.torch does not need it.
+venv-path: deps
+	@$(PY) -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] + "/parity-source.pth", "w").write(sys.argv[1] + "\n")' '$(abspath python)'
 
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -54,7 +62,13 @@ python-package: deps
 python-tests: build python-package
 	PARITY_REQUIRE_PACKAGE=1 PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=build-pkg:python $(PY) -m pytest -q python/tests
 
-test: unit python-tests
+# Repository rules (function lengths, docs cite real tests, layers, the package
+# layout): they read the tree, not the product. docs/architecture.md, "Where to
+# add a test".
+house-tests: deps
+	$(PY) -m pytest -q tests/house
+
+test: unit python-tests house-tests
 
 demo: build
 	$(PARITY) demo --out demo-report

@@ -22,7 +22,7 @@ def _tokens(vocab, seq=32, seed=0):
 def build(name):
     """(model, args, export kwargs) deterministically, random weights, nothing downloaded."""
     import torch
-    from parity_torch import zoo_models
+    from zoo import zoo_models
     torch.manual_seed(0)
     if name in ("resnet50", "mobilenet_v3_small"):
         import torchvision
@@ -51,7 +51,7 @@ def build(name):
         args = _tokens(cfg.vocab_size)
         kw = dict(input_names=["input_ids", "attention_mask"], output_names=["logits"])
     elif name == "yolo_like":
-        from parity_torch import models
+        from zoo import models
         model = models.YoloLike()
         args = tuple(models.YoloLike.make_inputs(0, batch=1, height=256, width=320))
         kw = dict(input_names=["images"], output_names=["p3", "p4", "p5"],
@@ -65,14 +65,14 @@ def build(name):
 
 def do_export(name, d):
     """model.onnx + dump/ + inputs.npz + poly_inputs.json + torch_outputs.json in d."""
-    import parity_torch
-    from parity_torch.zoo import _write_inputs
+    import parity.torch
+    from zoo.cache import _write_inputs
     from polygraphy.comparator import IterationResult, RunResults
     from polygraphy.json import save_json
     os.makedirs(d, exist_ok=True)
     model, args, kw = build(name)
     t0 = time.perf_counter()
-    rec = parity_torch.export(model, args, os.path.join(d, "model.onnx"), dump_dir=os.path.join(d, "dump"),
+    rec = parity.torch.export(model, args, os.path.join(d, "model.onnx"), dump_dir=os.path.join(d, "dump"),
                               exporter="dynamo", **kw)
     secs = time.perf_counter() - t0
     _write_inputs(d)

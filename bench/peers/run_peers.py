@@ -29,7 +29,7 @@ from collections import namedtuple
 
 from peer_common import ATOL, DEFAULT_MODELS, REPO, RTOL, SCRIPT
 
-sys.path.insert(0, os.path.join(REPO, "python"))
+sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(REPO, "python", "tests")]  # the package, the zoo
 
 from peer_children import fusion_probe, seed_main, torchverify_main  # noqa: E402
 from peer_models import do_export, plant_faults  # noqa: E402

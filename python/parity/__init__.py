@@ -9,21 +9,29 @@ The C++ engine bound for Python. Functions mirror the command line:
 - :func:`locate` -- where the target config departs from the reference
   (``parity locate``); a :class:`Report`.
 
-``parity.torch`` is the PyTorch side (dumps and exports, also
-``python -m parity_torch``); ``parity.testing.assert_export_matches`` is the
+``parity.torch`` is the PyTorch side (dumps and exports; ``python -m
+parity.torch dump ...``); ``parity.testing.assert_export_matches`` is the
 pytest helper. Bad input raises :class:`ParityError` (a ``ValueError``) with
 the CLI's one-line message; a runtime failure raises
 :class:`ParityRuntimeError`. See docs/python.md.
+
+Every name is imported on first use: ``import parity`` imports neither torch
+nor the C++ extension ``parity._core``, so ``parity.torch`` works from a source
+checkout that has not built the extension.
 """
-from ._core import ParityError, __version__
-from .compare import Comparison, TensorResult, compare
-from .engine import ParityRuntimeError, check, locate, run
-from .report import Report
+import importlib
 
 __all__ = [
     "__version__", "ParityError", "ParityRuntimeError", "Comparison", "TensorResult", "Report",
     "compare", "run", "check", "locate", "binary",
 ]
+
+# name -> the submodule that defines it (each needs parity._core but report)
+_LAZY = {
+    "ParityError": "._core", "Comparison": ".compare", "TensorResult": ".compare", "compare": ".compare",
+    "ParityRuntimeError": ".engine", "check": ".engine", "locate": ".engine", "run": ".engine",
+    "Report": ".report",
+}
 
 
 def binary() -> str:
@@ -33,8 +41,18 @@ def binary() -> str:
 
 
 def __getattr__(name):
-    # parity.torch and parity.testing import torch: only on first use.
-    if name in ("torch", "testing"):
-        import importlib
+    if name == "__version__":
+        from ._version import version
+        value = version()
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    elif name in ("torch", "testing"):  # they import torch: only on first use
         return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module 'parity' has no attribute {name!r}")
+    else:
+        raise AttributeError(f"module 'parity' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__) | {"torch", "testing"})

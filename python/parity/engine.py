@@ -67,14 +67,14 @@ def run(model: PathLike, inputs: Inputs, config: Config = "all", *, all_tensors:
             return {k: z[k] for k in z.files}
 
 
-def check(model: PathLike, torch: Union[None, PathLike, Any] = None, inputs: Inputs = None,
+def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs: Inputs = None,
           config: Config = "all", *, example_inputs: Optional[Sequence[Any]] = None,
           tolerance: Union[None, float, Mapping[str, Any]] = None,
           reference_model: Optional[PathLike] = None, report_dir: Optional[PathLike] = None,
           seed: int = 0, runs: int = 20, locate_on_failure: bool = True) -> Report:
     """The whole validation of ``model`` (``parity check``); returns a :class:`Report`.
 
-    torch: a PyTorch dump directory, or an ``nn.Module`` (dumped here with
+    torch_dump: a PyTorch dump directory (``--torch``), or an ``nn.Module`` (dumped here with
     ``example_inputs``, filed under the model's input names). inputs: samples
     ({name: array} or a file); default: generated from the signature.
     config: the deployed config (level, JSON path or dict). tolerance: a fixed
@@ -86,8 +86,8 @@ def check(model: PathLike, torch: Union[None, PathLike, Any] = None, inputs: Inp
     tmp = tmp_obj.name
     args = ["check", os.fspath(model), *config_args(config, tmp), *_tolerance_args(tolerance, tmp),
             "--seed", str(seed), "--runs", str(runs)]
-    if torch is not None:
-        args += ["--torch", _torch_dir(torch, model, example_inputs, tmp)]
+    if torch_dump is not None:
+        args += ["--torch", _torch_dir(torch_dump, model, example_inputs, tmp)]
     args += list(_inputs_args(inputs, tmp))
     if reference_model is not None:
         args += ["--reference-model", os.fspath(reference_model)]
@@ -105,13 +105,13 @@ def check(model: PathLike, torch: Union[None, PathLike, Any] = None, inputs: Inp
 
 
 def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping[str, Any]] = "disable",
-           target: Config = "all", *, torch: Union[None, PathLike] = None,
+           target: Config = "all", *, torch_dump: Union[None, PathLike] = None,
            target_model: Optional[PathLike] = None, tolerance: Union[None, float, Mapping[str, Any]] = None,
            repro: Optional[PathLike] = None, seed: int = 0, ablation: bool = True) -> Report:
     """Finds where ``target`` departs from ``reference`` (``parity locate``).
 
-    reference: a level, a config JSON path or dict, or ``torch=DUMP_DIR`` (a
-    PyTorch dump). target: a level, JSON path or dict. Returns a parity.locate/1
+    reference: a level, a config JSON path or dict, or ``torch_dump=DUMP_DIR`` (a
+    PyTorch dump, ``--reference torch:DIR``). target: a level, JSON path or dict. Returns a parity.locate/1
     :class:`Report` whose ``first_divergence`` names the tensor, the fused node
     and the original nodes it covers.
     """
@@ -119,8 +119,8 @@ def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping
         out = os.path.join(tmp, "locate.json")
         args = ["locate", os.fspath(model), *_inputs_args(inputs, tmp), "--json", out, "--seed", str(seed),
                 *_tolerance_args(tolerance, tmp)]
-        if torch is not None:
-            args += ["--reference", "torch:" + os.fspath(torch)]
+        if torch_dump is not None:
+            args += ["--reference", "torch:" + os.fspath(torch_dump)]
         elif isinstance(reference, Mapping):
             path = os.path.join(tmp, "reference.json")
             with open(path, "w") as f:
@@ -155,16 +155,16 @@ def _strip_report_lines(stdout: str) -> str:
     return "\n".join(ln for ln in stdout.splitlines() if not ln.startswith("reports: "))
 
 
-def _torch_dir(torch: Any, model: PathLike, example_inputs: Optional[Sequence[Any]], tmp: str) -> str:
-    if isinstance(torch, (str, os.PathLike)):
-        return os.fspath(torch)
+def _torch_dir(torch_dump: Any, model: PathLike, example_inputs: Optional[Sequence[Any]], tmp: str) -> str:
+    if isinstance(torch_dump, (str, os.PathLike)):
+        return os.fspath(torch_dump)
     # An nn.Module: dump it here under the ONNX model's input/output names.
     from . import torch as ptorch
     if example_inputs is None:
-        raise ValueError("check(torch=module) needs example_inputs=(tensor, ...)")
+        raise ValueError("check(torch_dump=module) needs example_inputs=(tensor, ...)")
     names = _signature(model, tmp)
     out = os.path.join(tmp, "torch-dump")
-    ptorch.dump(torch, tuple(example_inputs), out, input_names=names["inputs"], output_names=names["outputs"])
+    ptorch.dump(torch_dump, tuple(example_inputs), out, input_names=names["inputs"], output_names=names["outputs"])
     return out
 
 

@@ -53,7 +53,7 @@ def assert_export_matches(module: Any, example_inputs: Union[Any, Sequence[Any]]
     kwargs.update(given(list, input_names=input_names, output_names=output_names))
     kwargs.update(given(dict, dynamic_axes=dynamic_axes))
     ptorch.export(module, args, onnx_path, dump_dir=dump_dir, exporter=exporter, **kwargs)
-    report = check(onnx_path, torch=dump_dir, inputs=inputs, config=config, tolerance=tolerance,
+    report = check(onnx_path, torch_dump=dump_dir, inputs=inputs, config=config, tolerance=tolerance,
                    report_dir=os.path.join(work, "report"), runs=runs)
     if not report.passed:
         html = os.path.join(report.report_dir, "report.html")

@@ -10,7 +10,7 @@ import torch
 torch.set_num_threads(1)
 warnings.filterwarnings("ignore", category=UserWarning)  # torch.onnx export chatter
 
-# torch.onnx.export(dynamo=...) exists: the dynamo exporter parity_torch drives (torch >= 2.5)
+# torch.onnx.export(dynamo=...) exists: the dynamo exporter parity.torch drives (torch >= 2.5)
 HAS_DYNAMO = "dynamo" in inspect.signature(torch.onnx.export).parameters
 EXPORTER_PARAMS = [pytest.param("dynamo", marks=pytest.mark.skipif(
     not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")), "torchscript"]

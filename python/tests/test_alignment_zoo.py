@@ -1,4 +1,4 @@
-"""PyTorch <-> ONNX alignment on the zoo (parity_torch.zoo), both exporters,
+"""PyTorch <-> ONNX alignment on the zoo (python/tests/zoo), both exporters,
 through parity's binary ($PARITY_BINARY): healthy exports align by structure
 and never diverge; planted export faults are named at their PyTorch module.
 
@@ -27,9 +27,9 @@ import pytest
 from onnx import numpy_helper
 
 ort = pytest.importorskip("onnxruntime")
-zoo = pytest.importorskip("parity_torch.zoo")
-from parity_torch.exporter import EXPORTERS  # noqa: E402
-from parity_torch.zoo_models import ZOO  # noqa: E402
+zoo = pytest.importorskip("zoo.cache")
+from parity.torch.exporter import EXPORTERS  # noqa: E402
+from zoo.zoo_models import ZOO  # noqa: E402
 
 BINARY = os.environ.get("PARITY_BINARY")
 pytestmark = pytest.mark.skipif(not BINARY, reason="PARITY_BINARY is not set (parity's C++ binary)")

@@ -1,5 +1,16 @@
 """The Python API (parity.compare/run/check/locate, the `parity` command)
-against the CLI's JSON for the same inputs: the same numbers.
+against the CLI's JSON for the same inputs.
+
+What is independent and what is not, plainly:
+- compare: `parity.compare` runs the C++ kernel in this process (parity._core,
+  arrays read in place), the CLI runs it in the binary on .npz files: two
+  bindings, two input paths. test_compare_matches_numpy_computed_metrics
+  checks the numbers against NumPy itself, which shares no code with parity.
+- run, check, locate: the API execs the same binary with --json, so comparing
+  it with the CLI tests argument passing and the wrapping of the report, not
+  the numbers. Their numbers are pinned independently where a ground truth
+  exists: the demo's planted fault is in /layer2/1/conv2/Conv, so the top
+  culprit (compared field by field, culprits included) must cover it.
 
 Needs the installed package (`pip install .`); skipped otherwise, with that
 reason. The CLI is the binary installed inside the package (parity.binary()).
@@ -23,13 +34,14 @@ except ImportError as e:  # python/ on sys.path without a build: the source tree
 
 # Timing and host facts differ from run to run; every other field must agree.
 VOLATILE = {"env", "performance", "latency", "seconds", "session_creation_ms", "samples_ms", "peak_rss_bytes",
-            "mean_ms", "min_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "tool", "path", "repro",
-            "culprits"}
+            "mean_ms", "min_ms", "max_ms", "p50_ms", "p95_ms", "p99_ms", "tool", "path", "repro"}
+PLANTED_NODE = "/layer2/1/conv2/Conv"  # src/cli/cmd_demo.cc: kPlantedNode (weights x1.02)
 
 
 def strip(j):
     if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items() if k not in VOLATILE and not k.endswith("_ms")}
+        return {k: strip(v) for k, v in j.items()
+                if k not in VOLATILE and not k.endswith("_ms") and not k.startswith("latency")}
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
@@ -96,6 +108,28 @@ def test_compare_matches_cli_json(pair, tmp_path, flags, kwargs):
         assert got.data["policy"] == want["policy"]
     assert not got.passed and set(got.failed) >= {"logits", "ids"}
     assert got["logits"].nan_test == 1 and got["logits"].inf_test == 1
+
+
+def test_compare_matches_numpy_computed_metrics():
+    rng = np.random.default_rng(3)
+    ref = rng.standard_normal((8, 257)).astype(np.float32)
+    test = ref + (rng.standard_normal(ref.shape) * 1e-4).astype(np.float32)
+    atol, rtol = 1e-3, 1e-2
+    healthy = parity.compare(ref, test, atol=atol, rtol=rtol)
+    d = np.abs(test.astype(np.float64) - ref.astype(np.float64))
+    assert healthy.passed and healthy.metrics["mismatches"] == 0
+    assert healthy.metrics["max_abs"] == pytest.approx(d.max(), rel=1e-6)
+    test.flat[[5, 900, 2000]] += np.float32([0.5, -0.25, 0.125])  # three elements far outside the band
+    d = np.abs(test.astype(np.float64) - ref.astype(np.float64))
+    got = parity.compare(ref, test, atol=atol, rtol=rtol)
+    m = got.metrics
+    assert not got.passed and len(got.failed) == 1
+    assert m["count"] == ref.size
+    assert m["mismatches"] == int((~np.isclose(test, ref, rtol=rtol, atol=atol, equal_nan=True)).sum()) == 3
+    assert m["max_abs"] == pytest.approx(d.max(), rel=1e-6)
+    assert list(m["max_abs_index"]) == list(np.unravel_index(int(d.argmax()), ref.shape)) == [0, 5]
+    assert m["ref_at_max"] == pytest.approx(float(ref.flat[5]))
+    assert m["test_at_max"] == pytest.approx(float(test.flat[5]))
 
 
 def test_compare_two_arrays_any_names_and_npy(tmp_path):
@@ -181,6 +215,8 @@ def test_check_matches_cli_json(demo, tmp_path):
     assert got.failed_tests == want["failed_tests"]
     assert strip(got.data["samples"]) == strip(want["samples"])
     assert got.first_divergence == want["locate"]["first_divergence"]
+    assert strip(got.data["locate"]["culprits"]) == strip(want["locate"]["culprits"])
+    assert PLANTED_NODE in got.data["locate"]["culprits"][0]["covers"]
     html = got.save_html(str(tmp_path / "r.html"))
     assert open(html).read().lstrip().lower().startswith("<!doctype html")
     assert json.loads(got.to_json())["schema"] == "parity.check/1"
@@ -196,6 +232,8 @@ def test_locate_matches_cli_json(demo, tmp_path):
     assert got.data["schema"] == "parity.locate/1" and not got.passed
     assert got.first_divergence == want["first_divergence"]
     assert strip(got.data["tensors"]) == strip(want["tensors"])
+    assert strip(got.data["culprits"]) == strip(want["culprits"])
+    assert got.data["culprits"] and PLANTED_NODE in got.data["culprits"][0]["covers"]
 
 
 def _console_script():
@@ -225,5 +263,5 @@ def test_help_shows_docstrings():
         import torch  # noqa: F401
     except ImportError:
         return
-    import parity_torch
-    assert parity.torch.dump is parity_torch.dump  # the same package
+    import importlib
+    assert importlib.import_module("parity.torch").dump.__module__ == "parity.torch.dumper"

@@ -7,9 +7,9 @@ import pytest
 import torch
 import torch.nn as nn
 
-import parity_torch
-from parity_torch import models
-from parity_torch.flatten import flatten
+import parity.torch as ptorch
+from zoo import models
+from parity.torch.flatten import flatten
 
 from conftest import check_manifest, load_tensor, run_direct
 
@@ -18,7 +18,7 @@ def _dump(model_cls, tmp_dir, **kw):
     torch.manual_seed(0)
     model = model_cls()
     args = model.make_inputs(0) if model_cls is not models.ConvBnRelu else model.make_inputs(0, 32)
-    manifest = parity_torch.dump(model, args, tmp_dir, **kw)
+    manifest = ptorch.dump(model, args, tmp_dir, **kw)
     return model, args, manifest
 
 
@@ -82,7 +82,7 @@ def test_inplace_relu_does_not_overwrite_recorded_batchnorm(tmp_dir):
         def forward(self, x):
             return self.relu(self.bn(x))
 
-    m = parity_torch.dump(InplaceNet(), torch.randn(3, 4), tmp_dir)
+    m = ptorch.dump(InplaceNet(), torch.randn(3, 4), tmp_dir)
     bn = load_tensor(tmp_dir, m["layers"][0]["file"])
     assert bn.min() < 0
     assert np.array_equal(load_tensor(tmp_dir, m["layers"][1]["file"]), np.maximum(bn, 0))
@@ -107,7 +107,7 @@ def test_train_mode_and_rng_restored(tmp_dir):
     torch.manual_seed(123)
     before = torch.rand(1)
     torch.manual_seed(123)
-    parity_torch.dump(model, model.make_inputs(0), tmp_dir, seed=7)
+    ptorch.dump(model, model.make_inputs(0), tmp_dir, seed=7)
     assert torch.rand(1).item() == before.item()
     assert all(mod.training for mod in model.modules())
 
@@ -120,7 +120,7 @@ def test_dtypes_written_as_is_and_bfloat16_as_raw_bits(tmp_dir):
     x = torch.randn(2, 3)
     idx = torch.arange(6).reshape(2, 3)
     mask = x > 0
-    m = parity_torch.dump(Casts(), (x, idx, mask), tmp_dir)
+    m = ptorch.dump(Casts(), (x, idx, mask), tmp_dir)
     check_manifest(tmp_dir)
     assert m["inputs"] == {"x": "input_x.npy", "idx": "input_idx.npy", "mask": "input_mask.npy"}
     dtypes = [d["dtype"] for d in m["output_details"]]
@@ -158,7 +158,7 @@ def test_stale_files_removed_and_failure_leaves_no_manifest(tmp_dir):
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):
-        parity_torch.dump(Broken(), torch.randn(1, 3), tmp_dir)
+        ptorch.dump(Broken(), torch.randn(1, 3), tmp_dir)
     assert not os.path.exists(os.path.join(tmp_dir, "manifest.json"))
     assert not [f for f in os.listdir(tmp_dir) if ".tmp-" in f]
 
@@ -176,7 +176,7 @@ def test_module_paths_sanitised_and_dict_outputs_flattened(tmp_dir):
         def forward(self, x):
             return getattr(self, "we ird/name")(x)
 
-    m = parity_torch.dump(Outer(), torch.ones(2), tmp_dir)
+    m = ptorch.dump(Outer(), torch.ones(2), tmp_dir)
     check_manifest(tmp_dir)
     assert [l["file"] for l in m["layers"]] == [
         "layer_0000_we_ird_name.out0.npy", "layer_0001_we_ird_name.out1.npy"]

@@ -6,8 +6,8 @@ import pytest
 import torch
 import torchvision
 
-import parity_torch
-from parity_torch import models
+import parity.torch as ptorch
+from zoo import models
 
 from conftest import EXPORTER_PARAMS, check_manifest, load_tensor, run_direct
 
@@ -51,7 +51,7 @@ def exported(request, tmp_path_factory):
     model, args = factory()
     root = tmp_path_factory.mktemp(request.param)
     path, dump_dir = str(root / "model.onnx"), str(root / "dump")
-    record = parity_torch.export(model, args, path, dump_dir=dump_dir, opset_version=17,
+    record = ptorch.export(model, args, path, dump_dir=dump_dir, opset_version=17,
                                  exporter="torchscript", **kwargs)
     return dict(case=request.param, model=model, args=args, path=path, dump_dir=dump_dir, record=record,
                 kwargs=kwargs, slow=slow)
@@ -120,7 +120,7 @@ def test_layers_numbered_and_in_execution_order(exported):
 @pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
 def test_default_opset_and_list_axes_recorded(tmp_dir, exporter):
     model = models.ConvBnRelu()
-    rec = parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter=exporter,
+    rec = ptorch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter=exporter,
                               input_names=["input"], dynamic_axes={"input": [0, 2]})
     proto = onnx.load(tmp_dir + "/m.onnx")
     assert rec["opset"] == next(i.version for i in proto.opset_import if i.domain in ("", "ai.onnx"))
@@ -136,7 +136,7 @@ def test_default_opset_and_list_axes_recorded(tmp_dir, exporter):
 @pytest.mark.parametrize("exporter", EXPORTER_PARAMS)
 def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir, exporter):
     model = models.ConvBnRelu()
-    parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",
+    ptorch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",
                         exporter=exporter)
     proto = onnx.load(tmp_dir + "/m.onnx")
     m = check_manifest(tmp_dir + "/d")
@@ -145,7 +145,7 @@ def test_unnamed_outputs_dumped_under_their_onnx_names(tmp_dir, exporter):
 
 
 def test_record_names_dynamo_when_asked():
-    from parity_torch.exporter import export_record
+    from parity.torch.exporter import export_record
     rec = export_record({"dynamo": True, "opset_version": 18, "input_names": ["x"]})
     assert rec["exporter"] == "dynamo" and rec["opset"] == 18 and rec["input_names"] == ["x"]
     assert export_record({"dynamo": False})["exporter"] == "torchscript"

@@ -11,10 +11,10 @@ import torch.nn as nn
 
 ort = pytest.importorskip("onnxruntime")
 
-import parity_torch
-from parity_torch import models
-from parity_torch.errors import ExportError, one_line
-from parity_torch.exporter import resolve_exporter
+import parity.torch as ptorch
+from zoo import models
+from parity.torch.errors import ExportError, one_line
+from parity.torch.exporter import resolve_exporter
 
 from conftest import HAS_DYNAMO, check_manifest, load_tensor
 
@@ -33,7 +33,7 @@ def test_dynamic_axes_become_named_dynamic_shapes(tmp_dir):
     request is keyed by ONNX name, dynamic_shapes by argument name."""
     model = models.ConvBnRelu()
     path = tmp_dir + "/m.onnx"
-    rec = parity_torch.export(model, model.make_inputs(0, 32), path, exporter="dynamo",
+    rec = ptorch.export(model, model.make_inputs(0, 32), path, exporter="dynamo",
                               input_names=["images"], output_names=["features"],
                               dynamic_axes={"images": {0: "batch", 2: "height", 3: "width"},
                                             "features": {0: "batch"}})
@@ -52,7 +52,7 @@ def test_dynamic_axes_become_named_dynamic_shapes(tmp_dir):
 def test_unknown_dynamic_axis_name_is_refused(tmp_dir):
     model = models.ConvBnRelu()
     with pytest.raises(ValueError, match="'imgs' is neither an input nor an output"):
-        parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter="dynamo",
+        ptorch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter="dynamo",
                             input_names=["images"], dynamic_axes={"imgs": {0: "batch"}})
 
 
@@ -62,7 +62,7 @@ def test_exports_in_eval_mode_and_restores_training_flags(tmp_dir):
         model[1].running_mean.fill_(0.3)
     x = torch.randn(3, 4)
     path = tmp_dir + "/m.onnx"
-    rec = parity_torch.export(model, (x,), path, dump_dir=tmp_dir + "/d", exporter="dynamo",
+    rec = ptorch.export(model, (x,), path, dump_dir=tmp_dir + "/d", exporter="dynamo",
                               input_names=["x"], output_names=["y"])
     assert all(m.training for m in model.modules())
     assert rec["training"] is False
@@ -82,7 +82,7 @@ def test_keyword_inputs(tmp_dir):
 
     x, s = torch.randn(2, 4), torch.full((1,), 3.0)
     path = tmp_dir + "/m.onnx"
-    rec = parity_torch.export(Scaled(), (x, {"scale": s}), path, dump_dir=tmp_dir + "/d",
+    rec = ptorch.export(Scaled(), (x, {"scale": s}), path, dump_dir=tmp_dir + "/d",
                               exporter="dynamo", dynamic_axes={"x": {0: "batch"}})
     assert rec["onnx_input_names"] == ["x", "scale"]
     m = check_manifest(tmp_dir + "/d")
@@ -94,7 +94,7 @@ def test_keyword_inputs(tmp_dir):
 def test_failure_is_one_line_with_the_root_cause(tmp_dir):
     model = models.DataDependent()
     with pytest.raises(ExportError) as info:
-        parity_torch.export(model, model.make_inputs(0), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",
+        ptorch.export(model, model.make_inputs(0), tmp_dir + "/m.onnx", dump_dir=tmp_dir + "/d",
                             exporter="dynamo")
     msg = str(info.value)
     assert "\n" not in msg and len(msg) <= 400
@@ -127,5 +127,5 @@ def test_exporter_choice():
 def test_dynamic_shapes_refused_for_torchscript(tmp_dir):
     model = models.ConvBnRelu()
     with pytest.raises(ValueError, match="dynamic_shapes needs the dynamo exporter"):
-        parity_torch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter="torchscript",
+        ptorch.export(model, model.make_inputs(0, 32), tmp_dir + "/m.onnx", exporter="torchscript",
                             dynamic_shapes={"input": {0: "batch"}})

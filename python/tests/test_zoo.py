@@ -1,4 +1,4 @@
-"""The model zoo (parity_torch.zoo), built once per run into the shared cache
+"""The model zoo (python/tests/zoo), built once per run into the shared cache
 ($PARITY_TORCH_CACHE, default <repo>/build/torch-cache): each export loads in
 ONNX Runtime and computes the dump's outputs, the dump records its export,
 dynamo exports carry module scopes, the detector is dynamic, and parity's
@@ -21,10 +21,10 @@ if "dynamo" not in inspect.signature(torch.onnx.export).parameters:
 for _module in ("torchvision", "transformers", "timm"):
     pytest.importorskip(_module)
 
-from parity_torch import zoo  # noqa: E402
-from parity_torch.exporter import EXPORTERS, _sha256  # noqa: E402
-from parity_torch.flatten import flatten  # noqa: E402
-from parity_torch.zoo_models import ZOO, build_model  # noqa: E402
+from zoo import cache as zoo  # noqa: E402
+from parity.torch.exporter import EXPORTERS, _sha256  # noqa: E402
+from parity.torch.flatten import flatten  # noqa: E402
+from zoo.zoo_models import ZOO, build_model  # noqa: E402
 
 from conftest import check_manifest, load_tensor  # noqa: E402
 
@@ -188,8 +188,8 @@ def test_parity_check_passes(zoo_cache, name, exporter, tmp_path):
 
 
 def test_a_failed_export_is_recorded_and_the_zoo_goes_on(tmp_path, monkeypatch):
-    from parity_torch import models
-    from parity_torch.zoo_models import ZooModel
+    from zoo import models
+    from zoo.zoo_models import ZooModel
     monkeypatch.setitem(ZOO, "data_dependent", ZooModel(
         "data_dependent", models.DataDependent, lambda: models.DataDependent.make_inputs(0), ("x",), ("y",)))
     lines = []

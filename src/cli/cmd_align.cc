@@ -65,7 +65,7 @@ void RegisterAlign(CLI::App& app) {
                                  "align a PyTorch dump's layers with the model's tensors and find the "
                                  "first divergent layer");
   cmd->add_option("model", o->model, "the .onnx model")->required();
-  cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity_torch dump)")
+  cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity.torch dump)")
       ->required();
   cmd->add_option("--json", o->json, "also write the alignment as JSON (schema parity.align/1)");
   AddToleranceOptions(cmd, &o->tolerance);

@@ -91,7 +91,7 @@ void RegisterCheck(CLI::App& app) {
       "check", "the whole validation: syntax, signature, numerics, runtime, robustness; reports for CI and people");
   cmd->add_option("model", o->model, "the exported .onnx model")->required();
   cmd->add_option("--torch", o->torch,
-                  "a PyTorch dump directory (python -m parity_torch dump ...); its fp64 outputs calibrate the "
+                  "a PyTorch dump directory (python -m parity.torch dump ...); its fp64 outputs calibrate the "
                   "tolerance of the outputs against PyTorch");
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,

@@ -39,10 +39,12 @@ class CheckYolo : public ::testing::Test {
   static void SetUpTestSuite() {
     if (!HaveTorch()) return;
     dir_ = e2e::MakeTempDir("parity-check-yolo");
-    const std::string py = (fs::path(PARITY_SOURCE_DIR) / "python").string();
+    // the package and the test zoo (python/tests/zoo: YoloLike)
+    const fs::path src = PARITY_SOURCE_DIR;
+    const std::string py = (src / "python").string() + ":" + (src / "python/tests").string();
     for (const auto& [name, dynamic] : std::vector<std::pair<std::string, bool>>{{"dynamic", true}, {"static", false}}) {
-      std::vector<std::string> argv = {"env", "PYTHONPATH=" + py, PARITY_PYTHON, "-m", "parity_torch", "dump",
-                                       "parity_torch.models:YoloLike", "-o", (dir_ / (name + "_dump")).string(),
+      std::vector<std::string> argv = {"env", "PYTHONPATH=" + py, PARITY_PYTHON, "-m", "parity.torch", "dump",
+                                       "zoo.models:YoloLike", "-o", (dir_ / (name + "_dump")).string(),
                                        "--export", (dir_ / (name + ".onnx")).string(), "--opset", "17"};
       if (dynamic)
         for (const char* axis : {"images:0:batch", "images:2:height", "images:3:width"}) {

@@ -24,13 +24,13 @@ TEST(LocateTorch, NamesTheModuleOfAnExporterFault) {
   const fs::path dir = e2e::MakeTempDir("parity-locate-torch");
   const std::string script = R"(
 import os, sys, onnx
-sys.path.insert(0, os.path.join(sys.argv[1], 'python'))
-import torch, parity_torch
-from parity_torch.models import ConvBnRelu
+sys.path[:0] = [os.path.join(sys.argv[1], 'python'), os.path.join(sys.argv[1], 'python', 'tests')]
+import torch, parity.torch
+from zoo.models import ConvBnRelu
 torch.manual_seed(0)
 m = ConvBnRelu()
 out = sys.argv[2]
-parity_torch.export(m, (torch.randn(1, 3, 32, 32),), out + '/good.onnx', dump_dir=out + '/dump',
+parity.torch.export(m, (torch.randn(1, 3, 32, 32),), out + '/good.onnx', dump_dir=out + '/dump',
                     opset_version=18, input_names=['input'], output_names=['output'])
 g = onnx.load(out + '/good.onnx')
 for n in g.graph.node:

@@ -26,7 +26,7 @@ struct CheckOptions {
   // shares its tensor names: the reference runs it instead of MODEL. Empty:
   // the reference is MODEL itself under the reference config.
   std::string reference_model_path;
-  std::string torch_dir;    // a PyTorch dump (python/parity_torch); empty: none
+  std::string torch_dir;    // a PyTorch dump (python/parity/torch); empty: none
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   RunConfig reference;      // the unfused run (disable)

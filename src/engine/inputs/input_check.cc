@@ -151,7 +151,7 @@ Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const s
       note != nullptr) {
     *note = fmt::format(
         "{}: the dump was made with an export of sha256 {}..., {} is {}...: judging a model changed since the "
-        "export (dump again with parity_torch --export if it is not derived from it)",
+        "export (dump again with python -m parity.torch dump --export if it is not derived from it)",
         where, dump.export_record->sha256.substr(0, 12), model_label,
         model_sha256s.empty() ? std::string("?") : model_sha256s.front().substr(0, 12));
   }

@@ -1,5 +1,5 @@
 // Alignment of PyTorch dumps with their TorchScript exports, on models exported
-// by python/parity_torch in SetUpTestSuite (one Python run for the suite; the
+// by python/parity/torch in SetUpTestSuite (one Python run for the suite; the
 // .venv python, PARITY_PYTHON, must have torch). The ground truth comes from
 // src/engine/torch/testdata/alignment_cases.py, derived from the exported graphs by
 // its own rule (see that file).
@@ -69,7 +69,7 @@ class AlignmentOnExports : public ::testing::Test {
     dir_ = new fs::path(testing::MakeTempDir("parity_alignment"));
     const std::string src = PARITY_SOURCE_DIR;
     const std::string cmd = fmt::format(
-        "PYTHONPATH='{0}/python' " PARITY_PYTHON " '{0}/src/engine/torch/testdata/alignment_cases.py' '{1}' "
+        "PYTHONPATH='{0}/python:{0}/python/tests' " PARITY_PYTHON " '{0}/src/engine/torch/testdata/alignment_cases.py' '{1}' "
         ">'{1}/gen.log' 2>&1",
         src, dir_->string());
     const int rc = std::system(cmd.c_str());
@@ -157,7 +157,7 @@ TEST_F(AlignmentOnExports, TupleOutputsAndRepeatedCalls) {
   for (const auto& v : result.layers)
     by[fmt::format("{}#{}#{}", v.alignment.module, v.alignment.call, v.alignment.output_index.value_or(-1))] =
         &v.alignment;
-  // TupleTwice (parity_torch/models.py): fc and act twice each, halves' two outputs, head.
+  // TupleTwice (python/tests/zoo/models.py): fc and act twice each, halves' two outputs, head.
   ASSERT_EQ(by.size(), 2u + 2 + 2 + 1);
   EXPECT_EQ(by["act#0#-1"]->tensor, "h");  // the graph output's real name
   EXPECT_EQ(by["act#1#-1"]->node, "/act_1/Relu");

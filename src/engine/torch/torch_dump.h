@@ -1,4 +1,4 @@
-// The PyTorch dump directory of docs/contract.md ("Files"): what python/parity_torch
+// The PyTorch dump directory of docs/contract.md ("Files"): what python/parity/torch
 // writes and `--reference torch:DIR` / `--torch DIR` read.
 //
 // LoadTorchDump reads and validates `DIR/manifest.json` only; layer tensors
@@ -41,7 +41,7 @@ struct TorchLayer {
   std::optional<int64_t> output_index;  // position in the flattened output; none for a single tensor
   std::string dtype;                    // as written: "float32", "bfloat16", ...
   Shape shape;
-  std::optional<bool> is_leaf;  // optional extra field (parity_torch writes it)
+  std::optional<bool> is_leaf;  // optional extra field (parity.torch writes it)
   std::vector<TorchLayerInput> inputs;  // optional: what the call received
 };
 

@@ -31,8 +31,8 @@ try:
 except ImportError:
     sys.exit(77)
 
-import parity_torch
-from parity_torch import models
+import parity.torch
+from zoo import models
 
 
 def scope_of(module, call, called):
@@ -101,7 +101,7 @@ def export_case(out, name, model, args, input_names, output_names):
     model.eval()
     onnx_path = os.path.join(out, name + ".onnx")
     dump_dir = os.path.join(out, name + "_dump")
-    parity_torch.export(model, args, onnx_path, dump_dir=dump_dir, opset_version=17, dynamo=False,
+    parity.torch.export(model, args, onnx_path, dump_dir=dump_dir, opset_version=17, dynamo=False,
                         input_names=input_names, output_names=output_names)
     with open(os.path.join(dump_dir, "manifest.json")) as f:
         manifest = json.load(f)

@@ -1,4 +1,4 @@
-"""The models of the test zoo (zoo.py): small, random weights, built from
+"""The models of the test zoo (cache.py): small, random weights, built from
 code or configs (nothing is downloaded), each with fixed example inputs.
 
 Every model is built under torch.manual_seed(0), and its BatchNorm layers get
@@ -118,14 +118,14 @@ ZOO = {m.name: m for m in (
              "timm MobileViT: convolutions and transformer blocks (unfold/fold of patches)"),
     ZooModel("yolo_like", _own(models.YoloLike), lambda: models.YoloLike.make_inputs(0),
              ("images",), ("p3", "p4", "p5"), {"images": {0: "batch", 2: "height", 3: "width"}},
-             "parity_torch.models.YoloLike: 3 heads, dynamic batch/height/width (multiples of 32)",
+             "zoo.models.YoloLike: 3 heads, dynamic batch/height/width (multiples of 32)",
              lambda: models.YoloLike.make_inputs(1, batch=2, height=96, width=128)),
     ZooModel("tuple_twice", _own(models.TupleTwice), lambda: models.TupleTwice.make_inputs(0),
              ("x",), ("y", "h"), None,
-             "parity_torch.models.TupleTwice: tuple outputs, modules called twice"),
+             "zoo.models.TupleTwice: tuple outputs, modules called twice"),
     ZooModel("tiny_transformer", _own(models.TinyTransformer), lambda: models.TinyTransformer.make_inputs(0),
              ("tokens",), ("hidden",), None,
-             "parity_torch.models.TinyTransformer: nn.TransformerEncoder (fast path off)"),
+             "zoo.models.TinyTransformer: nn.TransformerEncoder (fast path off)"),
 )}
 
 

@@ -1,4 +1,6 @@
-"""python3 -m parity_torch dump ..."""
+"""The PyTorch side's command line, `python3 -m parity.torch dump ...` (not the
+C++ CLI: that is tests/e2e and the golden cases). The models are the zoo's
+(python/tests/zoo/models.py), on PYTHONPATH beside the package."""
 
 import inspect
 import os
@@ -12,18 +14,18 @@ import torch
 from conftest import HAS_DYNAMO, check_manifest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENV = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), OMP_NUM_THREADS="1",
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), HERE]), OMP_NUM_THREADS="1",
            PYTHONWARNINGS="ignore")
 
 
 def run(*argv):
-    return subprocess.run([sys.executable, "-m", "parity_torch", *argv], env=ENV,
+    return subprocess.run([sys.executable, "-m", "parity.torch", *argv], env=ENV,
                           capture_output=True, text=True, timeout=300)
 
 
 def test_dump_conv_bn_relu(tmp_dir):
     out = os.path.join(tmp_dir, "d")
-    r = run("dump", "parity_torch.models:ConvBnRelu", "--input", "input=1x3x32x32", "-o", out)
+    r = run("dump", "zoo.models:ConvBnRelu", "--input", "input=1x3x32x32", "-o", out)
     assert r.returncode == 0, r.stderr
     m = check_manifest(out)
     assert m["inputs"] == {"input": "input_input.npy"}
@@ -33,7 +35,7 @@ def test_dump_conv_bn_relu(tmp_dir):
 
 def test_dump_with_export_dynamic_int_input_and_fp64(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
-    r = run("dump", "parity_torch.models:YoloLike", "-o", out, "--seed", "3", "--fp64",
+    r = run("dump", "zoo.models:YoloLike", "-o", out, "--seed", "3", "--fp64",
             "--export", model, "--opset", "17", "--dynamic", "images:0:batch",
             "--output-names", "p3,p4,p5")
     assert r.returncode == 0, r.stderr
@@ -46,13 +48,13 @@ def test_dump_with_export_dynamic_int_input_and_fp64(tmp_dir):
 
 @pytest.mark.parametrize("argv, needle", [
     (["dump", "no_such_module:Model", "-o", "X"], "cannot import"),
-    (["dump", "parity_torch.models", "-o", "X"], "MODULE:FACTORY"),
-    (["dump", "parity_torch.models:Nope", "-o", "X"], "has no 'Nope'"),
-    (["dump", "parity_torch.models:ConvBnRelu", "--input", "input=1x3xfoo", "-o", "X"], "NAME=SHAPE"),
-    (["dump", "parity_torch.models:ConvBnRelu", "--input", "input=1x3:complex9", "-o", "X"], "dtype"),
-    (["dump", "parity_torch.models:ConvBnRelu", "--kwargs", "{bad", "-o", "X"], "--kwargs"),
-    (["dump", "parity_torch.models:ConvBnRelu", "--no-such-flag", "-o", "X"], "unrecognized"),
-    (["dump", "parity_torch.models:ConvBnRelu"], "required"),
+    (["dump", "zoo.models", "-o", "X"], "MODULE:FACTORY"),
+    (["dump", "zoo.models:Nope", "-o", "X"], "has no 'Nope'"),
+    (["dump", "zoo.models:ConvBnRelu", "--input", "input=1x3xfoo", "-o", "X"], "NAME=SHAPE"),
+    (["dump", "zoo.models:ConvBnRelu", "--input", "input=1x3:complex9", "-o", "X"], "dtype"),
+    (["dump", "zoo.models:ConvBnRelu", "--kwargs", "{bad", "-o", "X"], "--kwargs"),
+    (["dump", "zoo.models:ConvBnRelu", "--no-such-flag", "-o", "X"], "unrecognized"),
+    (["dump", "zoo.models:ConvBnRelu"], "required"),
     ([], "expected a command"),
 ])
 def test_bad_usage_exits_2_with_one_line(argv, needle):
@@ -65,7 +67,7 @@ def test_bad_usage_exits_2_with_one_line(argv, needle):
 
 def test_export_default_exporter_records_it_and_fp64_by_default(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
-    r = run("dump", "parity_torch.models:TupleTwice", "-o", out, "--export", model,
+    r = run("dump", "zoo.models:TupleTwice", "-o", out, "--export", model,
             "--output-names", "y,h", "--dynamic", "x:0:batch")
     assert r.returncode == 0, r.stderr
     m = check_manifest(out)
@@ -80,7 +82,7 @@ def test_export_default_exporter_records_it_and_fp64_by_default(tmp_dir):
 
 def test_export_torchscript_without_fp64(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
-    r = run("dump", "parity_torch.models:TupleTwice", "-o", out, "--export", model,
+    r = run("dump", "zoo.models:TupleTwice", "-o", out, "--export", model,
             "--exporter", "torchscript", "--no-fp64")
     assert r.returncode == 0, r.stderr
     m = check_manifest(out)
@@ -91,21 +93,19 @@ def test_export_torchscript_without_fp64(tmp_dir):
 @pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
 def test_export_failure_exits_3_with_one_line(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
-    r = run("dump", "parity_torch.models:DataDependent", "-o", out, "--export", model, "--exporter", "dynamo")
+    r = run("dump", "zoo.models:DataDependent", "-o", out, "--export", model, "--exporter", "dynamo")
     assert r.returncode == 3
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("parity_torch: dynamo export failed: "), r.stderr
+    assert len(lines) == 1 and lines[0].startswith("parity.torch: dynamo export failed: "), r.stderr
     assert "data-dependent" in lines[0]
     assert r.stdout == ""
     assert not os.path.exists(os.path.join(out, "manifest.json"))
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["dump", "parity_torch.models:ConvBnRelu", "-o", "X", "--exporter", "dynamo"], "need --export"),
-    (["dump", "parity_torch.models:ConvBnRelu", "-o", "X", "--export", "m.onnx", "--exporter", "jit"],
+    (["dump", "zoo.models:ConvBnRelu", "-o", "X", "--exporter", "dynamo"], "need --export"),
+    (["dump", "zoo.models:ConvBnRelu", "-o", "X", "--export", "m.onnx", "--exporter", "jit"],
      "invalid choice"),
-    (["zoo", "--only", "no_such_model", "--out", "X"], "unknown zoo model"),
-    (["zoo", "--exporter", "jit", "--out", "X"], "unknown exporter"),
 ])
 def test_more_bad_usage_exits_2(argv, needle):
     r = run(*argv)
@@ -114,19 +114,7 @@ def test_more_bad_usage_exits_2(argv, needle):
     assert len(lines) == 1 and needle in lines[0], r.stderr
 
 
-def test_zoo_builds_then_reuses_its_cache(tmp_dir):
-    r = run("zoo", "--out", tmp_dir, "--only", "tuple_twice", "--exporter", "torchscript")
-    assert r.returncode == 0, r.stderr
-    entry = os.path.join(tmp_dir, "tuple_twice", "torchscript")
-    for f in ("model.onnx", "dump/manifest.json", "inputs.npz", "stamp.json", "export.log"):
-        assert os.path.isfile(os.path.join(entry, f)), f
-    assert "1 of 1 exported" in r.stdout
-    again = run("zoo", "--out", tmp_dir, "--only", "tuple_twice", "--exporter", "torchscript")
-    assert again.returncode == 0 and "[cached]" in again.stdout, again.stdout
-    listed = run("zoo", "--list")
-    assert listed.returncode == 0 and "resnet18:" in listed.stdout
-
-
 def test_cli_names_the_same_exporters_as_export():
-    from parity_torch import cli, exporter
+    from parity.torch import cli, exporter
     assert cli.EXPORTERS == exporter.EXPORTERS
+

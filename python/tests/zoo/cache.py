@@ -1,6 +1,6 @@
 """A shared cache of exported models and their PyTorch dumps, for tests.
 
-    python -m parity_torch zoo --out CACHE_DIR [--exporter dynamo,torchscript] [--only NAME,...]
+    PYTHONPATH=python:python/tests python -m zoo --out CACHE_DIR [--exporter dynamo,torchscript] [--only NAME,...]
 
 For each model of zoo_models.ZOO and each exporter, CACHE_DIR/<model>/<exporter>/
 holds:
@@ -13,10 +13,10 @@ holds:
   stamp.json     written last: {"status": "ok"|"failed", "error", "phase",
                  "seconds", versions}; an entry without it is incomplete
 
-An entry whose stamp matches this zoo's fingerprint (parity_torch's own
-source and the versions of torch, torchvision, transformers, timm and onnx)
+An entry whose stamp matches this zoo's fingerprint (parity.torch's and the zoo's
+sources and the versions of torch, torchvision, transformers, timm and onnx)
 and, when ok, whose model.onnx still has the sha256 its dump records, is not
-rebuilt, so test runs share one cache; a change to parity_torch rebuilds it.
+rebuilt, so test runs share one cache; a change to either rebuilds it.
 A failed export is an entry too: its stamp carries the exporter's one-line
 message. CACHE_DIR/zoo.json sums them up.
 Tests find the cache through $PARITY_TORCH_CACHE (default:
@@ -34,10 +34,11 @@ import time
 
 import numpy as np
 
-from .errors import ExportError, one_line
-from .exporter import EXPORTERS, _sha256, export
-from .quiet import captured_output
-from .tensors import save_json
+from parity.torch.errors import ExportError, one_line
+from parity.torch.exporter import EXPORTERS, _sha256, export
+from parity.torch.quiet import captured_output
+from parity.torch.tensors import save_json
+
 from .zoo_models import ZOO, build_model
 
 ZOO_VERSION = 1
@@ -49,7 +50,7 @@ def default_cache_dir():
     env = os.environ.get("PARITY_TORCH_CACHE")
     if env:
         return env
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, os.pardir))
     return os.path.join(repo, "build", "torch-cache")
 
 
@@ -173,18 +174,20 @@ def summarize(cache_dir):
 
 _FINGERPRINT = None
 _NOT_FINGERPRINTED = ("cli.py", "__main__.py")
+_FINGERPRINTED_DIRS = ("parity.torch", "zoo")
 
 
 def fingerprint():
-    """sha256 over parity_torch's sources and the versions of what builds the zoo."""
+    """sha256 over parity.torch's and the zoo's sources and the versions of what builds the zoo."""
     global _FINGERPRINT
     if _FINGERPRINT is None:
         h = hashlib.sha256(json.dumps(_versions(), sort_keys=True).encode())
-        here = os.path.dirname(os.path.abspath(__file__))
-        # every module but the command line's, which does not change what is built
-        for fname in sorted(f for f in os.listdir(here) if f.endswith(".py") and f not in _NOT_FINGERPRINTED):
-            with open(os.path.join(here, fname), "rb") as f:
-                h.update(fname.encode() + b"\0" + f.read())
+        for package in _FINGERPRINTED_DIRS:
+            here = os.path.dirname(os.path.abspath(importlib.import_module(package).__file__))
+            # every module but the command lines, which do not change what is built
+            for fname in sorted(f for f in os.listdir(here) if f.endswith(".py") and f not in _NOT_FINGERPRINTED):
+                with open(os.path.join(here, fname), "rb") as f:
+                    h.update(f"{package}/{fname}".encode() + b"\0" + f.read())
         _FINGERPRINT = h.hexdigest()
     return _FINGERPRINT
 

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 import torch
 
-from . import __version__
+from .._version import version as parity_version
 from .errors import one_line
 from .flatten import flatten, is_single_tensor
 from .signature import input_names_for, split_args
@@ -86,7 +86,7 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     manifest = {
         "schema": SCHEMA,
         "torch_version": torch.__version__,
-        "parity_torch_version": __version__,
+        "parity_version": parity_version(),
         "python_version": platform.python_version(),
         "numpy_version": np.__version__,
         "model_type": type(model).__name__,
@@ -132,7 +132,7 @@ def _try_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written)
     except Exception as e:  # noqa: BLE001 -- any failure of the copy: dump without it
         written.difference_update({f for f in written if f.startswith("fp64/")})
         error = one_line(e)
-        warnings.warn(f"parity_torch.dump: no fp64 outputs: {error}")
+        warnings.warn(f"parity.torch.dump: no fp64 outputs: {error}")
         return {"outputs_fp64_error": error}
 
 

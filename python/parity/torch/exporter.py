@@ -95,7 +95,7 @@ def _call(model, args, exporter, kwargs):
         # torch's dynamo exporter writes opset 18+ and converts down with ONNX's
         # version converter, which drops node metadata_props: parity then has
         # no module scopes and aligns that export by value only.
-        warnings.warn(f"parity_torch: the dynamo exporter converts opset 18 down to {opset} and loses the "
+        warnings.warn(f"parity.torch: the dynamo exporter converts opset 18 down to {opset} and loses the "
                       "node scopes parity aligns by (pkg.torch.onnx.name_scopes); use opset_version >= 18")
     axes = kwargs.pop("dynamic_axes", None)
     if axes and kwargs.get("dynamic_shapes") is None:

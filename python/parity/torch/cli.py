@@ -1,5 +1,4 @@
-"""python3 -m parity_torch dump MODULE:FACTORY --input NAME=SHAPE[:DTYPE] ... -o DIR
-python3 -m parity_torch zoo --out CACHE_DIR [--exporter dynamo,torchscript] [--only NAME,...]
+"""python3 -m parity.torch dump MODULE:FACTORY --input NAME=SHAPE[:DTYPE] ... -o DIR
 
 Exit codes as parity's: 0 done, 2 bad usage or bad input (one line on
 stderr), 3 the model or the exporter failed (one line on stderr).
@@ -11,7 +10,6 @@ import json
 import re
 import sys
 
-from . import __version__
 from .errors import ExportError, one_line
 from .quiet import captured_output
 
@@ -21,6 +19,11 @@ EXPORTERS = ("dynamo", "torchscript")
 
 _DTYPES = {"float32", "float", "float16", "half", "float64", "double", "bfloat16",
            "int64", "long", "int32", "int", "int16", "int8", "uint8", "bool"}
+
+
+def _version():
+    from .._version import version
+    return version()
 
 
 class UsageError(Exception):
@@ -33,13 +36,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser():
-    p = _Parser(prog="python3 -m parity_torch",
+    p = _Parser(prog="python3 -m parity.torch",
                 description="Write a PyTorch dump directory (and optionally the ONNX export) for parity.")
-    p.add_argument("--version", action="version", version=f"parity_torch {__version__}")
+    p.add_argument("--version", action="version", version=f"parity.torch {_version()}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     d = sub.add_parser("dump", help="run a model once and dump every module's output")
     d.add_argument("model", metavar="MODULE:FACTORY",
-                   help="e.g. torchvision.models:resnet18 or parity_torch.models:ConvBnRelu")
+                   help="e.g. torchvision.models:resnet18 (any importable MODULE:FACTORY)")
     d.add_argument("--kwargs", default="{}", help='JSON keyword arguments for the factory, e.g. \'{"weights": null}\'')
     d.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE[:DTYPE]",
                    help="one per model input, in forward order, e.g. images=1x3x224x224:float32 "
@@ -58,14 +61,6 @@ def build_parser():
     d.add_argument("--dynamic", action="append", default=[], metavar="NAME:AXIS:LABEL",
                    help="dynamic axis for --export, e.g. images:0:batch (both exporters)")
 
-    z = sub.add_parser("zoo", help="build the shared cache of exported test models and their dumps")
-    z.add_argument("--out", default=None, metavar="CACHE_DIR",
-                   help="cache directory (default: $PARITY_TORCH_CACHE, else <repo>/build/torch-cache)")
-    z.add_argument("--exporter", default=",".join(EXPORTERS), metavar="E,...",
-                   help="exporters to use (default: dynamo,torchscript)")
-    z.add_argument("--only", default=None, metavar="NAME,...", help="only these models")
-    z.add_argument("--force", action="store_true", help="rebuild entries that are cached")
-    z.add_argument("--list", action="store_true", help="list the models and exit")
     return p
 
 
@@ -184,45 +179,18 @@ def cmd_dump(a):
     return 0
 
 
-def cmd_zoo(a):
-    exporters = [e for e in a.exporter.split(",") if e]
-    bad = [e for e in exporters if e not in EXPORTERS]
-    if bad or not exporters:
-        raise UsageError(f"unknown exporter '{bad[0] if bad else a.exporter}' (one of {', '.join(EXPORTERS)})")
-    from . import zoo
-
-    if a.list:
-        for name, spec in zoo.ZOO.items():
-            print(f"{name}: {spec.about}")
-        return 0
-    only = [n for n in (a.only or "").split(",") if n] or None
-    out = a.out or zoo.default_cache_dir()
-    try:
-        summary = zoo.build(out, exporters=exporters, only=only, force=a.force, log=print)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    wanted = [f"{n}/{e}" for n in (only or zoo.ZOO) for e in exporters]
-    failed = [k for k in wanted if summary["entries"].get(k, {}).get("status") != "ok"]
-    print(f"zoo {out}: {len(wanted) - len(failed)} of {len(wanted)} exported and dumped"
-          + (f"; failed: {', '.join(failed)}" if failed else "")
-          + f"; {summary['last_build_seconds']:.1f} s")
-    return 0
-
-
 def main(argv=None):
     try:
         a = build_parser().parse_args(argv)
         if a.command == "dump":
             return cmd_dump(a)
-        if a.command == "zoo":
-            return cmd_zoo(a)
-        raise UsageError("expected a command: dump or zoo (see --help)")
+        raise UsageError("expected a command: dump (see --help)")
     except UsageError as e:
-        print(f"parity_torch: error: {e}", file=sys.stderr)
+        print(f"parity.torch: error: {e}", file=sys.stderr)
         return 2
     except ExportError as e:
-        print(f"parity_torch: {e}", file=sys.stderr)
+        print(f"parity.torch: {e}", file=sys.stderr)
         return 3
     except Exception as e:  # the model failed
-        print(f"parity_torch: failed: {one_line(e)}", file=sys.stderr)
+        print(f"parity.torch: failed: {one_line(e)}", file=sys.stderr)
         return 3

@@ -2,7 +2,7 @@
 
 The TorchScript exporter takes `dynamic_axes` keyed by ONNX names; the dynamo
 exporter (torch.export) takes `dynamic_shapes` keyed by the forward's argument
-names. parity_torch accepts the first form for both and translates it here, so
+names. parity.torch accepts the first form for both and translates it here, so
 one request (`--dynamic images:0:batch`) means the same thing whichever
 exporter runs, and the label becomes the dim_param in the file.
 """
