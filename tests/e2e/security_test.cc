@@ -2,10 +2,12 @@
 // the input an attacker would ship (a model, a baseline, a dump, a config)
 // and checks that parity writes nothing outside its named outputs, reads
 // nothing it should not, ends with an honest exit code and never a signal.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -91,6 +93,25 @@ TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
   r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   ExpectExit(r, 2);
   EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+}
+
+// Issue 29, probe 6: a manifest edited to 4096 threads passed the stored-config
+// allowlist and `baseline verify` ran past 60 s on a one-node model.
+TEST(SecurityBaseline, StoredThreadCountsAboveTheCapAreRefusedAtOnce) {
+  TempDir tmp("parity_security");
+  MakeBaseline(tmp);
+  const Json good = ReadJson(tmp / "bl" / "manifest.json");
+  for (const char* key : {"intra_op_threads", "inter_op_threads"}) {
+    Json manifest = good;
+    manifest["config"][key] = 4096;
+    WriteJson(tmp / "bl" / "manifest.json", manifest);
+    const auto start = std::chrono::steady_clock::now();
+    auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+    ExpectExit(r, 2);
+    EXPECT_NE(r.err.find(fmt::format("config key '{}': 4096 threads in a stored config", key)), std::string::npos)
+        << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << "refused before any session";
+  }
 }
 
 TEST(SecurityBaseline, ManifestWithWrongJsonTypesExitsTwoNotAbort) {
