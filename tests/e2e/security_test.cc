@@ -224,6 +224,36 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
   ExpectExit(r, 0);
 }
 
+// Issue 29, probe 2: a ~120-byte model with a STRING initializer of dims [2e8]
+// and one string_data entry: `check` spent 12.5 s and 6.3 GB in ORT and exited
+// 1. Refused as bad input before ORT sees it, by every command that loads it.
+TEST(SecurityModel, StringInitializerDeclaringMoreThanItHoldsExitsTwoAtOnce) {
+  TempDir tmp("parity_security");
+  Pb node;
+  node.Bytes(1, "input").Bytes(2, "relu").Bytes(3, "r").Bytes(4, "Relu");
+  // TensorProto: dims (1), data_type (2) = STRING (8), string_data (6), name (8).
+  Pb strings;
+  strings.Int(1, 200'000'000).Int(2, 8).Bytes(6, "x").Bytes(8, "s");
+  Pb graph;
+  graph.Msg(1, node).Bytes(2, "g").Msg(5, strings).Msg(11, FloatValue("input", {1, 4}));
+  graph.Msg(12, FloatValue("relu", {1, 4}));
+  Pb model;
+  model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
+  Write(tmp / "m.onnx", model.bytes);
+  ASSERT_LT(model.bytes.size(), 200u);
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"check", (tmp / "m.onnx").string()},
+        {"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o", (tmp / "o.npz").string()},
+        {"inspect", (tmp / "m.onnx").string()}}) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = RunParity(args);
+    ExpectExit(r, 2);
+    EXPECT_NE(r.err.find("initializer 's': 1 strings for shape [200000000]"), std::string::npos) << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << args[0];
+  }
+}
+
 // onnx/onnx#6180: ir_version 9 (the bundled checker skips it), a Conv whose
 // weight is a scalar; ONNX's shape inference segfaults on it.
 TEST(SecurityModel, ConvThatCrashesShapeInferenceIsReportedNotASignal) {
