@@ -1,8 +1,10 @@
 #include "core/npz.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -101,12 +103,48 @@ time_t Dos1980() {
   return std::mktime(&tm);
 }
 
+// The archive's central directory judged as a whole before any entry is
+// inflated (issue 29: 200 directory entries pointing at one ~1000 MiB stream,
+// each under the per-entry ratio check, asked for ~200 GB).
+Status CheckArchiveBudget(zip_t* zip, zip_int64_t entries, int64_t file_size, const NpzReadOptions& options) {
+  uint64_t declared = 0, compressed = 0;
+  int64_t counted = 0;
+  for (zip_int64_t i = 0; i < entries; ++i) {
+    zip_stat_t st;
+    zip_stat_init(&st);
+    if (zip_stat_index(zip, static_cast<zip_uint64_t>(i), 0, &st) != 0) continue;  // named by the read below
+    if ((st.valid & ZIP_STAT_NAME) && std::string_view(st.name).ends_with('/')) continue;
+    const bool skipped = options.skip_non_npy_entries && (st.valid & ZIP_STAT_NAME) &&
+                         !std::string_view(st.name).ends_with(kSuffix);
+    if ((st.valid & ZIP_STAT_SIZE) && !skipped) declared += std::min<uint64_t>(st.size, uint64_t{1} << 62);
+    if (st.valid & ZIP_STAT_COMP_SIZE) compressed += std::min<uint64_t>(st.comp_size, uint64_t{1} << 62);
+    ++counted;
+  }
+  if (compressed > static_cast<uint64_t>(std::max<int64_t>(file_size, 0)))
+    return Corrupt(fmt::format("its {} entries declare {} compressed bytes in all, more than the {} bytes of the "
+                               "file: entries share data (several directory entries pointing at one stream)",
+                               counted, compressed, file_size));
+  if (declared > options.max_total_bytes)
+    return Unsupported(fmt::format("its {} entries declare {} uncompressed bytes in all, above the budget of {} "
+                                   "bytes for one archive (half this machine's memory, at most 64 GiB)",
+                                   counted, declared, options.max_total_bytes));
+  return {};
+}
+
 }  // namespace
+
+uint64_t DefaultNpzTotalBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  constexpr uint64_t kCap = uint64_t{64} << 30;
+  if (pages <= 0 || page <= 0) return kCap;
+  return std::min(kCap, static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2);
+}
 
 Result<TensorSet> ReadNpz(const std::filesystem::path& path, const NpzReadOptions& options) {
   const std::string name = path.string();
   // Opened and checked by descriptor: a FIFO or a device is refused, never read.
   PARITY_ASSIGN_OR_RETURN(RegularFile file, RegularFile::Open(path));
+  const int64_t file_size = file.size();
   int code = 0;
   std::unique_ptr<zip_t, void (*)(zip_t*)> zip(zip_fdopen(file.fd(), ZIP_RDONLY, &code), &zip_discard);
   if (zip) file.Release();  // libzip owns the descriptor now
@@ -118,6 +156,8 @@ Result<TensorSet> ReadNpz(const std::filesystem::path& path, const NpzReadOption
   }
   TensorSet out;
   const zip_int64_t entries = zip_get_num_entries(zip.get(), 0);
+  if (auto s = CheckArchiveBudget(zip.get(), entries, file_size, options); !s)
+    return std::unexpected(std::move(s.error()).With(name));
   for (zip_int64_t i = 0; i < entries; ++i) {
     zip_stat_t st;
     zip_stat_init(&st);

@@ -9,7 +9,14 @@
 // `ratio_check_above_bytes` with a compression ratio above
 // `max_compression_ratio`, is refused before anything is allocated; the .npy
 // header inside must agree with the declared size; and an entry whose stream
-// produces more bytes than declared is refused (zip bomb). Entries not ending
+// produces more bytes than declared is refused (zip bomb). The archive as a
+// whole is judged too, from its central directory and before any entry is
+// read: entries whose compressed sizes add up to more than the file holds
+// share data (several directory entries pointing at one stream: refused,
+// kCorrupt), and the declared uncompressed sizes, each entry counted every
+// time it appears, must fit `max_total_bytes` (kUnsupported), so an archive
+// of many entries each under the per-entry limits cannot ask for more memory
+// in all than the budget. Entries not ending
 // in ".npy" are an error by default (an .npz is a tensor container; a stray
 // file usually means the wrong archive), or skipped with
 // `skip_non_npy_entries`. Directory entries are always skipped.
@@ -26,8 +33,14 @@
 
 namespace parity {
 
+// The default budget of all entries together: half this machine's physical
+// memory, at most 64 GiB (what one read may hold at once; the tensors are
+// kept).
+uint64_t DefaultNpzTotalBudget();
+
 struct NpzReadOptions {
   uint64_t max_entry_bytes = uint64_t{16} << 30;
+  uint64_t max_total_bytes = DefaultNpzTotalBudget();
   double max_compression_ratio = 1000;
   uint64_t ratio_check_above_bytes = uint64_t{1} << 30;
   bool skip_non_npy_entries = false;

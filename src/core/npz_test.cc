@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "core/io_test_util.h"
@@ -60,6 +62,23 @@ with zipfile.ZipFile(d + '/badentry.npz', 'w') as z:
     z.writestr('good.npy', h + bytes(1000))
     z.writestr('bad.npy', h + bytes(999))
 open(d + '/random.npz', 'wb').write(bytes(range(256)) * 4)
+# shared.npz: one deflated 10 MB entry, then 200 central-directory entries that
+# all point at its local header (names of the same length as the local one).
+hz = npy_header(10 * 1000 * 1000)
+with zipfile.ZipFile(d + '/one.npz', 'w', zipfile.ZIP_DEFLATED) as z:
+    z.writestr('a000.npy', hz + bytes(10 * 1000 * 1000))
+b = open(d + '/one.npz', 'rb').read()
+c = b.rfind(b'PK\x01\x02')
+e = b.rfind(b'PK\x05\x06')
+cd = b[c:e]
+records = b''.join(cd.replace(b'a000.npy', ('a%03d.npy' % i).encode()) for i in range(200))
+eocd = bytearray(b[e:e + 22])
+struct.pack_into('<HHII', eocd, 8, 200, 200, len(records), c)
+open(d + '/shared.npz', 'wb').write(b[:c] + records + bytes(eocd))
+# many.npz: five honest 10 MB entries (50 MB in all, ~50 KB on disk).
+with zipfile.ZipFile(d + '/many.npz', 'w', zipfile.ZIP_DEFLATED) as z:
+    for i in range(5):
+        z.writestr('t%d.npy' % i, hz + bytes(10 * 1000 * 1000))
 )py";
 
 class NpzReaderBadInput : public ::testing::Test {
@@ -97,6 +116,34 @@ TEST_F(NpzReaderBadInput, RefusesEntryAboveTheSizeLimit) {
   const auto path = *dir_ / "bomb.npz";
   ExpectError(ReadNpz(path, {.max_entry_bytes = 100 << 20}), path, ErrorCode::kUnsupported,
               "entry 'x.npy': declares 200000128 uncompressed bytes, above the limit of 104857600");
+}
+
+TEST_F(NpzReaderBadInput, RefusesDirectoryEntriesThatShareOneStreamBeforeInflating) {
+  const auto path = *dir_ / "shared.npz";
+  const auto start = std::chrono::steady_clock::now();
+  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt, "its 200 entries declare");
+  ExpectError(ReadNpz(path), path, ErrorCode::kCorrupt, "entries share data");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  // The archive it was made from, with its one entry, reads.
+  auto one = ReadNpz(*dir_ / "one.npz");
+  ASSERT_TRUE(one.has_value()) << one.error().message();
+  EXPECT_EQ((*one)[0].tensor.shape(), Shape{10000000});
+}
+
+TEST_F(NpzReaderBadInput, RefusesEntriesThatTogetherExceedTheBudgetNamingTheSizes) {
+  const auto path = *dir_ / "many.npz";
+  ExpectError(ReadNpz(path, {.max_total_bytes = 30'000'000}), path, ErrorCode::kUnsupported,
+              "its 5 entries declare 50000640 uncompressed bytes in all, above the budget of 30000000 bytes");
+  auto all = ReadNpz(path, {.max_total_bytes = 60'000'000});
+  ASSERT_TRUE(all.has_value()) << all.error().message();
+  EXPECT_EQ(all->size(), 5u);
+}
+
+TEST(NpzReader, DefaultBudgetIsHalfThePhysicalMemoryAtMost64GiB) {
+  const uint64_t budget = DefaultNpzTotalBudget();
+  EXPECT_GT(budget, uint64_t{0});
+  EXPECT_LE(budget, uint64_t{64} << 30);
+  EXPECT_LE(budget, static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)));
 }
 
 TEST_F(NpzReaderBadInput, RefusesStreamLongerThanDeclared) {

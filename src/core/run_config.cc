@@ -10,6 +10,7 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace parity {
 namespace {
@@ -116,6 +117,12 @@ bool Printable(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
 }
 
+}  // namespace
+
+int MaxStoredThreads() { return std::max(64, static_cast<int>(std::thread::hardware_concurrency())); }
+
+namespace {
+
 // What a stored config (ConfigOrigin::kStored) may not carry.
 Status CheckStored(const RunConfig& config) {
   for (const auto& [key, value] : config.session_entries) {
@@ -129,6 +136,13 @@ Status CheckStored(const RunConfig& config) {
     if (!Printable(value))
       return InvalidArgument(fmt::format("config key 'session_config.{}': value is not printable ASCII", key));
   }
+  for (const auto& [key, threads] : {std::pair{"intra_op_threads", config.intra_op_threads},
+                                      std::pair{"inter_op_threads", config.inter_op_threads}})
+    if (threads > MaxStoredThreads())
+      return InvalidArgument(fmt::format(
+          "config key '{}': {} threads in a stored config (baseline manifest, repro target), above the cap of {} "
+          "(this machine's cores, at least 64); pass --threads if you mean it",
+          key, threads, MaxStoredThreads()));
   for (const std::string& name : config.disabled_optimizers)
     if (!Printable(name) || name.find(';') != std::string::npos)
       return InvalidArgument("config key 'disable_optimizers': a name is not printable ASCII or holds ';'");

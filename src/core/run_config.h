@@ -66,6 +66,12 @@ inline constexpr std::string_view kStoredSessionConfigKeys[] = {
     "mlas.enable_gemm_fastmath_arm64_bfloat16",
 };
 
+// The most intra- or inter-op threads a stored config (ConfigOrigin::kStored:
+// a baseline manifest, a repro target) may ask for: this machine's cores, at
+// least 64. A manifest edited to 4096 threads made `baseline verify` spend
+// minutes creating threads for a one-node model (issue 29).
+int MaxStoredThreads();
+
 // JSON form (the --config file):
 // {"opt": "all", "providers": ["cpu"], "intra_op_threads": 1, "inter_op_threads": 0,
 //  "execution_mode": "sequential"|"parallel", "disable_optimizers": ["BiasGeluFusion"],

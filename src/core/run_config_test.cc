@@ -1,5 +1,7 @@
 #include "core/run_config.h"
 
+#include <fmt/format.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -164,6 +166,29 @@ TEST_F(LoadRunConfigTest, BadKeyNamesFileAndKey) {
   auto r = LoadRunConfig(path);
   ASSERT_FALSE(r.has_value());
   EXPECT_THAT(r.error().message(), HasSubstr(path + ": unknown config key 'threads'"));
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+TEST(StoredRunConfig, RefusesThreadCountsAboveTheCapNamingKeyAndCap) {
+  const int cap = MaxStoredThreads();
+  EXPECT_GE(cap, 64);
+  for (const char* key : {"intra_op_threads", "inter_op_threads"}) {
+    auto r = RunConfigFromJson(nlohmann::json{{key, 4096}}, ConfigOrigin::kStored);
+    ASSERT_FALSE(r.has_value()) << key;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.error().message().find(fmt::format("config key '{}': 4096 threads in a stored config", key)),
+              std::string::npos)
+        << r.error().message();
+    EXPECT_NE(r.error().message().find(fmt::format("above the cap of {}", cap)), std::string::npos);
+    // The user's own config may ask for it; a stored one at the cap is read.
+    EXPECT_TRUE(RunConfigFromJson(nlohmann::json{{key, 4096}}, ConfigOrigin::kUser).has_value());
+    EXPECT_TRUE(RunConfigFromJson(nlohmann::json{{key, cap}}, ConfigOrigin::kStored).has_value());
+  }
 }
 
 }  // namespace

@@ -111,24 +111,23 @@ Result<Tensor> Tensor::Reshaped(Shape shape) const {
 
 Status TensorSet::Add(std::string name, Tensor tensor) {
   if (Contains(name)) return InvalidArgument(fmt::format("tensor '{}' given twice", name));
+  index_.emplace(name, items_.size());
   items_.push_back({std::move(name), std::move(tensor)});
   return {};
 }
 
 void TensorSet::Set(std::string name, Tensor tensor) {
-  for (auto& item : items_) {
-    if (item.name == name) {
-      item.tensor = std::move(tensor);
-      return;
-    }
+  if (auto it = index_.find(name); it != index_.end()) {
+    items_[it->second].tensor = std::move(tensor);
+    return;
   }
+  index_.emplace(name, items_.size());
   items_.push_back({std::move(name), std::move(tensor)});
 }
 
 const Tensor* TensorSet::Find(std::string_view name) const {
-  for (const auto& item : items_)
-    if (item.name == name) return &item.tensor;
-  return nullptr;
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &items_[it->second].tensor;
 }
 
 std::vector<std::string> TensorSet::Names() const {

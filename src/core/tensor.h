@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -93,7 +94,9 @@ struct NamedTensor {
 };
 
 // Named tensors in insertion order (the order of a model's inputs, outputs or
-// topological order of intermediates). Names are unique.
+// topological order of intermediates). Names are unique; lookups by name are
+// hashed (a trace of a 100k-node model holds 100k tensors, and each is looked
+// up: a scan per lookup made that quadratic, issue 29).
 class TensorSet {
  public:
   // Fails (invalid argument) when `name` is already present.
@@ -111,7 +114,12 @@ class TensorSet {
   const NamedTensor& operator[](size_t i) const { return items_[i]; }
 
  private:
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<NamedTensor> items_;
+  std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> index_;  // name -> position in items_
 };
 
 // One set of input tensors, named by kind (docs/contract.md (""Samples"")): "default",

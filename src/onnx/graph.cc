@@ -83,6 +83,11 @@ const TensorType* GraphView::Type(const std::string& tensor) const {
 }
 
 std::optional<size_t> GraphView::FindNode(const std::string& name) const {
+  if (!node_index.empty() || nodes.empty()) {
+    auto it = node_index.find(name);
+    if (it == node_index.end()) return std::nullopt;
+    return it->second;
+  }
   for (size_t i = 0; i < nodes.size(); ++i)
     if (nodes[i].name == name) return i;
   return std::nullopt;
@@ -186,6 +191,7 @@ Status SortNodes(const FileNodes& file, const std::unordered_set<std::string>& a
 // Fills producer and consumers from the sorted nodes.
 void IndexEdges(GraphView& view) {
   for (size_t i = 0; i < view.nodes.size(); ++i) {
+    view.node_index.try_emplace(view.nodes[i].name, i);
     for (const auto& o : view.nodes[i].outputs)
       if (!o.empty()) view.producer[o] = i;
     for (const auto& in : view.nodes[i].inputs)

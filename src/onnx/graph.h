@@ -51,7 +51,9 @@ struct GraphView {
 
   const GraphNode* Producer(const std::string& tensor) const;
   const TensorType* Type(const std::string& tensor) const;
-  // Index in `nodes` of the node called `name`.
+  std::unordered_map<std::string, size_t> node_index;  // node name -> index in nodes (first of a name)
+  // Index in `nodes` of the node called `name` (hashed through node_index;
+  // a view built by hand without it is scanned).
   std::optional<size_t> FindNode(const std::string& name) const;
 };
 

@@ -178,6 +178,66 @@ TEST(HostileModel, NodeWithTooManyOutputsIsRefusedAtLoad) {
   ExpectRefused(Model::Load(Save(m, dir / "m.onnx")), "outputs, more than the limit");
 }
 
+// Issue 29, probe 2: a 122-byte model whose STRING initializer declares 2e8
+// elements and holds one made ORT allocate 6.3 GB (check exited 1, not 2).
+TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
+  TempDir dir;
+  {
+    auto m = BaseModel();
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name("s");
+    t->set_data_type(onnx::TensorProto::STRING);
+    t->add_dims(200'000'000);
+    t->add_string_data("x");
+    const auto path = Save(m, dir / "strings.onnx");
+    EXPECT_LT(fs::file_size(path), 200u);
+    auto r = Model::Load(path);
+    ExpectRefused(r, "not a valid ONNX model (initializer 's': 1 strings for shape [200000000])");
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+  }
+  {  // raw_data too short, inside a Constant node of a subgraph
+    auto m = BaseModel();
+    auto* branch = m.mutable_graph()->add_node();
+    branch->set_op_type("If");
+    branch->set_name("if");
+    auto* g = branch->add_attribute();
+    g->set_name("then_branch");
+    g->set_type(onnx::AttributeProto::GRAPH);
+    auto* c = g->mutable_g()->add_node();
+    c->set_op_type("Constant");
+    c->set_name("c");
+    auto* value = c->add_attribute();
+    value->set_name("value");
+    value->set_type(onnx::AttributeProto::TENSOR);
+    value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    value->mutable_t()->add_dims(1'000'000);
+    value->mutable_t()->set_raw_data(std::string(8, '\0'));
+    ExpectRefused(Model::Load(Save(m, dir / "raw.onnx")),
+                  "node 'c' (Constant), attribute 'value': raw_data has 8 bytes, shape [1000000] of float32 needs "
+                  "1000000 elements");
+  }
+  {  // typed field with fewer entries than the dims
+    auto m = BaseModel();
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name("w");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(3);
+    t->add_float_data(1.0f);
+    ExpectRefused(Model::Load(Save(m, dir / "typed.onnx")), "initializer 'w': float_data has 1 elements");
+  }
+  {  // an honest one loads
+    auto m = BaseModel();
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name("s");
+    t->set_data_type(onnx::TensorProto::STRING);
+    t->add_dims(2);
+    t->add_string_data("a");
+    t->add_string_data("b");
+    auto r = Model::Load(Save(m, dir / "honest.onnx"));
+    EXPECT_TRUE(r.has_value()) << r.error().message();
+  }
+}
+
 // onnx/onnx#6180: a Conv whose weight is a scalar passes the checker and
 // segfaults ONNX's shape inference. Check() must report it, not crash.
 TEST(HostileModel, ConvWithScalarWeightIsReportedNotCrashedOn) {

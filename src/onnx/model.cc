@@ -9,6 +9,7 @@
 #include "onnx/external_data.h"
 #include "onnx/file_read.h"
 #include "onnx/model_internal.h"
+#include "onnx/tensor_proto_internal.h"
 
 namespace parity {
 
@@ -70,6 +71,8 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
                                                               std::string(source)));
   }
   PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));
+  // Before any session: ORT allocates what a tensor declares before it reads it.
+  if (auto s = onnx_adapter::CheckTensorSizes(m.proto_->graph()); !s) return invalid(s.error().message());
   return m;
 }
 

@@ -124,7 +124,52 @@ Result<DType> ReadableDType(const onnx::TensorProto& p, const std::string& label
   return *dtype;
 }
 
+// The number of entries `p` holds for `dtype` (strings, raw bytes / element
+// size, or its typed field), beside the count its dims declare.
+Status CheckDeclaredSize(const onnx::TensorProto& p, const std::string& label) {
+  if (p.data_location() == onnx::TensorProto::EXTERNAL || p.has_segment()) return {};
+  const auto dtype = DTypeFromOnnx(p.data_type());
+  if (!dtype) return {};
+  Shape shape(p.dims().begin(), p.dims().end());
+  auto count_or = ElementCount(shape);
+  if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
+  const int64_t count = *count_or;
+  if (*dtype == DType::kString) {
+    if (p.string_data_size() != count)
+      return InvalidArgument(
+          fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
+    return {};
+  }
+  const auto elem_size = static_cast<int64_t>(DTypeSize(*dtype));
+  if (p.has_raw_data()) {
+    if (count > INT64_MAX / elem_size || static_cast<int64_t>(p.raw_data().size()) != count * elem_size)
+      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {} elements", label,
+                                         p.raw_data().size(), ShapeToString(shape), DTypeName(*dtype), count));
+    return {};
+  }
+  const TypedField field = TypedFieldOf(p, *dtype);
+  if (field.size != count)
+    return InvalidArgument(fmt::format("{}: {} has {} elements, shape {} needs {}", label, field.name, field.size,
+                                       ShapeToString(shape), count));
+  return {};
+}
+
 }  // namespace
+
+Status CheckTensorSizes(const onnx::GraphProto& graph) {
+  for (const auto& t : graph.initializer())
+    PARITY_RETURN_IF_ERROR(CheckDeclaredSize(t, fmt::format("initializer '{}'", t.name())));
+  for (const auto& n : graph.node()) {
+    for (const auto& a : n.attribute()) {
+      const std::string label = fmt::format("node '{}' ({}), attribute '{}'", n.name(), n.op_type(), a.name());
+      if (a.has_t()) PARITY_RETURN_IF_ERROR(CheckDeclaredSize(a.t(), label));
+      for (const auto& t : a.tensors()) PARITY_RETURN_IF_ERROR(CheckDeclaredSize(t, label));
+      if (a.has_g()) PARITY_RETURN_IF_ERROR(CheckTensorSizes(a.g()));
+      for (const auto& g : a.graphs()) PARITY_RETURN_IF_ERROR(CheckTensorSizes(g));
+    }
+  }
+  return {};
+}
 
 Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
   const std::string label = p.name().empty() ? std::string("tensor") : fmt::format("tensor '{}'", p.name());

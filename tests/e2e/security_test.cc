@@ -2,10 +2,12 @@
 // the input an attacker would ship (a model, a baseline, a dump, a config)
 // and checks that parity writes nothing outside its named outputs, reads
 // nothing it should not, ends with an honest exit code and never a signal.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -91,6 +93,25 @@ TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
   r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   ExpectExit(r, 2);
   EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+}
+
+// Issue 29, probe 6: a manifest edited to 4096 threads passed the stored-config
+// allowlist and `baseline verify` ran past 60 s on a one-node model.
+TEST(SecurityBaseline, StoredThreadCountsAboveTheCapAreRefusedAtOnce) {
+  TempDir tmp("parity_security");
+  MakeBaseline(tmp);
+  const Json good = ReadJson(tmp / "bl" / "manifest.json");
+  for (const char* key : {"intra_op_threads", "inter_op_threads"}) {
+    Json manifest = good;
+    manifest["config"][key] = 4096;
+    WriteJson(tmp / "bl" / "manifest.json", manifest);
+    const auto start = std::chrono::steady_clock::now();
+    auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
+    ExpectExit(r, 2);
+    EXPECT_NE(r.err.find(fmt::format("config key '{}': 4096 threads in a stored config", key)), std::string::npos)
+        << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20)) << "refused before any session";
+  }
 }
 
 TEST(SecurityBaseline, ManifestWithWrongJsonTypesExitsTwoNotAbort) {
@@ -201,6 +222,36 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
   EXPECT_TRUE(has_input) << manifest.dump(2);
   r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   ExpectExit(r, 0);
+}
+
+// Issue 29, probe 2: a ~120-byte model with a STRING initializer of dims [2e8]
+// and one string_data entry: `check` spent 12.5 s and 6.3 GB in ORT and exited
+// 1. Refused as bad input before ORT sees it, by every command that loads it.
+TEST(SecurityModel, StringInitializerDeclaringMoreThanItHoldsExitsTwoAtOnce) {
+  TempDir tmp("parity_security");
+  Pb node;
+  node.Bytes(1, "input").Bytes(2, "relu").Bytes(3, "r").Bytes(4, "Relu");
+  // TensorProto: dims (1), data_type (2) = STRING (8), string_data (6), name (8).
+  Pb strings;
+  strings.Int(1, 200'000'000).Int(2, 8).Bytes(6, "x").Bytes(8, "s");
+  Pb graph;
+  graph.Msg(1, node).Bytes(2, "g").Msg(5, strings).Msg(11, FloatValue("input", {1, 4}));
+  graph.Msg(12, FloatValue("relu", {1, 4}));
+  Pb model;
+  model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
+  Write(tmp / "m.onnx", model.bytes);
+  ASSERT_LT(model.bytes.size(), 200u);
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  for (std::vector<std::string> args :
+       {std::vector<std::string>{"check", (tmp / "m.onnx").string()},
+        {"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o", (tmp / "o.npz").string()},
+        {"inspect", (tmp / "m.onnx").string()}}) {
+    const auto start = std::chrono::steady_clock::now();
+    auto r = RunParity(args);
+    ExpectExit(r, 2);
+    EXPECT_NE(r.err.find("initializer 's': 1 strings for shape [200000000]"), std::string::npos) << r.err;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << args[0];
+  }
 }
 
 // onnx/onnx#6180: ir_version 9 (the bundled checker skips it), a Conv whose

@@ -96,8 +96,11 @@ std::vector<std::vector<size_t>> GroupOptimizedNodes(const GraphView& optimized,
 
 // A group's optimized nodes, what they read and which surviving tensors
 // (original order) they produce.
+// `surviving_position`: each surviving tensor's place in the original order
+// (one scan of that list per group made a 100k-node chain quadratic).
 FusedRegion DescribeGroup(const std::vector<size_t>& idx, const GraphView& optimized, const OriginalTensors& orig,
-                          const std::vector<std::string>& surviving_in_order) {
+                          const std::vector<std::string>& surviving_in_order,
+                          const std::unordered_map<std::string, size_t>& surviving_position) {
   FusedRegion r;
   std::unordered_set<std::string> produced, seen_inputs;
   for (size_t i : idx) {
@@ -114,8 +117,11 @@ FusedRegion DescribeGroup(const std::vector<size_t>& idx, const GraphView& optim
         if (!t.empty() && !produced.contains(t) && (orig.surviving.contains(t) || orig.inputs.contains(t)) &&
             seen_inputs.insert(t).second)
           r.inputs.push_back(t);
-  for (const auto& t : surviving_in_order)
-    if (produced.contains(t)) r.outputs.push_back(t);
+  std::vector<size_t> positions;
+  for (const auto& t : produced)
+    if (auto it = surviving_position.find(t); it != surviving_position.end()) positions.push_back(it->second);
+  std::sort(positions.begin(), positions.end());
+  for (size_t p : positions) r.outputs.push_back(surviving_in_order[p]);
   return r;
 }
 
@@ -181,8 +187,10 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
         map.surviving.push_back(o);
       }
 
+  std::unordered_map<std::string, size_t> surviving_position;
+  for (size_t i = 0; i < map.surviving.size(); ++i) surviving_position.try_emplace(map.surviving[i], i);
   for (const auto& idx : GroupOptimizedNodes(optimized, orig.surviving)) {
-    FusedRegion r = DescribeGroup(idx, optimized, orig, map.surviving);
+    FusedRegion r = DescribeGroup(idx, optimized, orig, map.surviving, surviving_position);
     if (r.outputs.empty()) continue;  // dead nodes: nothing of the original survives through them
     const std::vector<size_t> covered = WalkBack(original, orig, r);
     for (size_t c : covered) r.covers.push_back(original.nodes[c].name);
