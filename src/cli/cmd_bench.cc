@@ -9,6 +9,7 @@
 #include "engine/inputs/input_check.h"
 #include "engine/bench/bench.h"
 #include "engine/inputs/sample_gen.h"
+#include "engine/load/samples.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -34,15 +35,9 @@ struct BenchCliOptions {
 
 Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
   if (!o.inputs.empty()) {
-    const ModelInfo info = Inspect(model);
-    TensorSourceOptions source;
-    for (const auto& v : info.inputs) source.input_names.push_back(v.name);
-    PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
-    if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs));
-    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
-    for (auto& s : samples)
-      if (o.sample.empty() || s.name == o.sample) return std::move(s);
-    return NotFound(fmt::format("{}: no sample '{}'", o.inputs, o.sample));
+    PARITY_ASSIGN_OR_RETURN(auto samples,
+                            LoadSamplesFor(model, o.inputs, {.model_label = o.model, .sample = o.sample}));
+    return std::move(samples.front());
   }
   SampleGenOptions gen;
   gen.kinds = {SampleKind::kTypical};

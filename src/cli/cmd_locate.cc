@@ -10,6 +10,8 @@
 #include "cli/output.h"
 #include "core/output_dir.h"
 #include "engine/inputs/input_check.h"
+#include "engine/load/reference.h"
+#include "engine/load/samples.h"
 #include "engine/locate/locate.h"
 #include "engine/torch/locate_torch.h"
 #include "engine/inputs/random_sample.h"
@@ -40,41 +42,26 @@ struct LocateCliOptions {
   ToleranceOptions tolerance;
 };
 
-Result<RunConfig> ResolveReference(const std::string& spec) {
-  if (spec.starts_with("torch:")) return RunConfig{};  // the export is judged unfused
-  // A repro's reference.json is a stored config (docs/security.md).
-  return ConfigFromLevelOrFile(spec, "--reference", ConfigOrigin::kStored);
-}
-
 Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
   if (o.inputs.empty()) {
     std::fprintf(stderr, "parity: no --inputs: using a seeded standard-normal sample (seed %d, dynamic dims 1)\n",
                  o.seed);
     return RandomSample(model, static_cast<uint32_t>(o.seed));
   }
-  // The same binding rule and checks as every other command (input_check.h).
-  const ModelInfo info = Inspect(model);
-  TensorSourceOptions source;
-  for (const auto& v : info.inputs) source.input_names.push_back(v.name);
-  PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs, source));
-  if (samples.empty()) return InvalidArgument(o.inputs + ": no tensors");
-  PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs, o.model));
-  if (o.sample.empty()) {
-    if (samples.size() > 1)
-      std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",
-                   samples.size(), o.inputs.c_str(), samples.front().name.c_str());
-    return std::move(samples.front());
-  }
-  for (auto& s : samples)
-    if (s.name == o.sample) return std::move(s);
-  return NotFound(fmt::format("{}: no sample named '{}'", o.inputs, o.sample));
+  // The same loader as every other command (engine/load/samples.h).
+  PARITY_ASSIGN_OR_RETURN(auto samples,
+                          LoadSamplesFor(model, o.inputs, {.model_label = o.model, .sample = o.sample}));
+  if (samples.size() > 1)
+    std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",
+                 samples.size(), o.inputs.c_str(), samples.front().name.c_str());
+  return std::move(samples.front());
 }
 
 // --reference torch:DIR: the export against PyTorch layer by layer, then
 // the deployed config's outputs; a fusion problem is localized as usual.
-int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* derived, const LocateOptions& options) {
-  const std::string dir = o.reference.substr(6);
-  auto dump = LoadTorchDump(dir);
+int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const Model& model, const Model* derived,
+                   const LocateOptions& options) {
+  auto dump = LoadTorchDump(reference.path);
   if (!dump) return ReportError(dump.error());
   std::string note;
   if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(model), {o.model}, &note); !s) return ReportError(s.error());
@@ -101,7 +88,7 @@ int RunLocateTorch(const LocateCliOptions& o, const Model& model, const Model* d
                                     "fusion of the deployed config");
   }
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, TorchLocateResultToJson(*result, dir, options)); !s)
+    if (auto s = WriteJsonFile(o.json, TorchLocateResultToJson(*result, reference.path.string(), options)); !s)
       return ReportError(s.error());
   return result->passed() ? 0 : 1;
 }
@@ -119,9 +106,9 @@ int RunLocate(const LocateCliOptions& o) {
   auto target = ResolveConfig(config, "all");
   if (!target) return ReportError(target.error());
   options.target = *target;
-  auto reference = ResolveReference(o.reference);
+  auto reference = ParseReference(o.reference);
   if (!reference) return ReportError(reference.error());
-  options.reference = *reference;
+  options.reference = reference->config;
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
   options.policy = *policy;
@@ -141,7 +128,7 @@ int RunLocate(const LocateCliOptions& o) {
     if (!m) return ReportError(m.error());
     derived = std::move(*m);
   }
-  if (o.reference.starts_with("torch:")) return RunLocateTorch(o, *model, derived ? &*derived : nullptr, options);
+  if (reference->is_torch()) return RunLocateTorch(o, *reference, *model, derived ? &*derived : nullptr, options);
   auto sample = PickSample(o, *model);
   if (!sample) return ReportError(sample.error());
   auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);

@@ -6,6 +6,7 @@
 #include "core/tensor_files.h"
 #include "cli/output.h"
 #include "engine/inputs/input_check.h"
+#include "engine/load/samples.h"
 #include "engine/run/runner.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
@@ -31,18 +32,8 @@ int RunRun(const RunOptions& o) {
 
   // The inputs are checked against the model before any session exists: a
   // wrong name, dtype or shape is the user's mistake (exit 2), not ORT's.
-  const ModelInfo info = Inspect(*model);
-  TensorSourceOptions source;
-  for (const auto& v : info.inputs) source.input_names.push_back(v.name);
-  auto samples = LoadSamples(o.inputs, source);
+  auto samples = LoadSamplesFor(*model, o.inputs, {.model_label = o.model});
   if (!samples) return ReportError(samples.error());
-  if (samples->empty()) {
-    // A model without inputs (a Constant, a generator) runs once on nothing.
-    if (!source.input_names.empty())
-      return ReportError(Error(ErrorCode::kInvalidArgument, o.inputs + ": no tensors"));
-    samples->push_back({"default", {}});
-  }
-  if (auto s = CheckInputs(*samples, info.inputs, o.inputs, o.model); !s) return ReportError(s.error());
 
   Model to_run;
   if (o.all_tensors) {

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "compare/judge.h"
+
 namespace parity {
 namespace {
 
@@ -96,16 +98,11 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
         if (nm) noise = std::move(*nm);
       }
     }
-    // The tolerance follows the reference's statistics, which the comparison
-    // pass computes on the way (no pass of its own over the reference).
-    MetricsOptions metrics_options{.threads = options.threads};
-    metrics_options.band_from_reference = [&](const TensorMetrics& stats) {
-      c.tolerance = Resolve(r.name, r.tensor, options.policy, noise ? &*noise : nullptr, t->dtype(), &stats);
-      return MismatchBand{c.tolerance.tolerance.atol, c.tolerance.tolerance.rtol};
-    };
-    PARITY_ASSIGN_OR_RETURN(c.metrics, WithContext(ComputeMetrics(r.tensor, *t, metrics_options),
-                                                   fmt::format("tensor '{}'", r.name)));
-    c.reason = Judge(c.metrics, c.tolerance.tolerance);
+    PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(r.name, r.tensor, *t, options.policy,
+                                                        {.noise = noise ? &*noise : nullptr, .threads = options.threads}));
+    c.metrics = std::move(j.metrics);
+    c.tolerance = std::move(j.tolerance);
+    c.reason = std::move(j.reason);
     c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
     out.tensors.push_back(std::move(c));
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "compare/judge.h"
 #include "report/ansi.h"
 
 namespace parity {
@@ -36,7 +37,10 @@ std::string ShortNumber(double v) {
 double Severity(const TensorComparison& c) {
   if (c.status == Verdict::kUnchecked) return -1;
   const auto& m = c.metrics;
-  const double band = c.tolerance.tolerance.atol + c.tolerance.tolerance.rtol * std::fabs(m.ref_at_max);
+  // Row order only, never printed: the worst element against its own band.
+  // Ordering by the error score (compare/judge.h) instead would reorder the
+  // rows of today's console tables; that is a separate, visible change.
+  const double band = ElementBand(c.tolerance.tolerance, m.ref_at_max);
   double s = band > 0 ? m.max_abs / band : (m.max_abs > 0 ? 1e300 : 0);
   s += static_cast<double>(m.nan_mismatch + m.inf_mismatch) * 1e6;
   if (c.status == Verdict::kFail) s += 1e12;

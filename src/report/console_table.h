@@ -24,8 +24,9 @@ std::string ShortNumber(double v);
 // failing row must not read "cosine 1").
 std::string CosineText(double cosine);
 
-// "how bad" for sorting: failures first, then by max_abs relative to the
-// tolerance band at the worst element.
+// "how bad" for sorting rows: failures first, then by max_abs relative to the
+// band of the worst element (ElementBand at ref_at_max). A row order, not a
+// score: the one error score parity reports is compare/judge.h's ErrorScore.
 double Severity(const TensorComparison& c);
 
 std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style);

@@ -19,6 +19,7 @@
 #include "core/sha256.h"
 #include "engine/inputs/input_check.h"
 #include "engine/baseline/baseline_internal.h"
+#include "engine/load/samples.h"
 #include "engine/run/environment.h"
 #include "engine/bench/latency.h"
 #include "engine/run/tensor_source.h"
@@ -193,11 +194,7 @@ Result<BaselineSource> LoadModelAndSamples(const fs::path& model_path, const fs:
   PARITY_ASSIGN_OR_RETURN(src.model, Model::Load(model_path));
   PARITY_ASSIGN_OR_RETURN(src.graph, WithContext(BuildGraphView(src.model), label));
   src.info = Inspect(src.model);
-  TensorSourceOptions source;
-  source.input_names = src.graph.inputs;
-  PARITY_ASSIGN_OR_RETURN(src.samples, LoadSamples(inputs_path, source));
-  if (src.samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", inputs_path.string()));
-  PARITY_RETURN_IF_ERROR(CheckInputs(src.samples, src.info.inputs, inputs_path.string(), label));
+  PARITY_ASSIGN_OR_RETURN(src.samples, LoadSamplesFor(src.model, inputs_path, {.model_label = label}));
   return src;
 }
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compare/judge.h"
 #include "compare/metrics.h"
 #include "compare/tolerance.h"
 #include "core/npy.h"
@@ -161,10 +162,10 @@ Result<TensorComparison> CompareWithBaseline(const BaselineFile& f, const std::s
                            DTypeName(ref.dtype()), ShapeToString(ref.shape()));
     return c;
   }
-  c.tolerance = Resolve(name, ref, policy);
-  PARITY_ASSIGN_OR_RETURN(c.metrics, ComputeMetrics(ref, test, {.atol = c.tolerance.tolerance.atol,
-                                                               .rtol = c.tolerance.tolerance.rtol}));
-  c.reason = Judge(c.metrics, c.tolerance.tolerance);
+  PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(name, ref, test, policy));
+  c.metrics = std::move(j.metrics);
+  c.tolerance = std::move(j.tolerance);
+  c.reason = std::move(j.reason);
   c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
   return c;
 }

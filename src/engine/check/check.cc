@@ -11,6 +11,7 @@
 
 #include "core/sha256.h"
 #include "engine/check/check_internal.h"
+#include "engine/load/samples.h"
 #include "engine/run/environment.h"
 #include "engine/inputs/input_check.h"
 #include "engine/locate/locate.h"
@@ -54,15 +55,9 @@ std::string NodeList(const std::vector<std::string>& nodes) {
                      nodes[nodes.size() - 2], nodes.back());
 }
 
-Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model,
-                                                  const ModelInfo& info) {
+Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model) {
   if (!o.inputs_path.empty()) {
-    TensorSourceOptions source;
-    for (const auto& v : info.inputs) source.input_names.push_back(v.name);
-    PARITY_ASSIGN_OR_RETURN(auto samples, LoadSamples(o.inputs_path, source));
-    if (samples.empty()) return InvalidArgument(fmt::format("{}: no tensors", o.inputs_path));
-    PARITY_RETURN_IF_ERROR(CheckInputs(samples, info.inputs, o.inputs_path, o.model_path));
-    return samples;
+    return LoadSamplesFor(model, o.inputs_path, {.model_label = o.model_path});
   }
   SampleGenOptions gen;
   gen.seed = o.seed;
@@ -207,7 +202,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
       return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
                                      out.name, out.type.dtype_name));
-  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, ctx.model, ctx.info));
+  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, ctx.model));
 
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;

@@ -107,20 +107,17 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
     ctx.report.samples.push_back(std::move(result));
     return true;
   }
-  // With the dump's float64 outputs the default band is calibrated on
-  // PyTorch's own float32 error (tolerance.h); an explicit --atol or
-  // --mode keeps what the user asked for.
+  // The dump's float64 outputs calibrate the default band
+  // (CalibrateOnTorchFp64); a dump whose float64 outputs cannot be read fails
+  // the comparison with PyTorch, as in locate.
   CompareOptions against_torch = compare;
   TensorSet fp64;
-  if (!ctx.dump->outputs_fp64.empty() && compare.policy.mode == ToleranceMode::kScaled &&
-      !compare.policy.global.atol) {
-    if (auto loaded = LoadTorchOutputsFp64(*ctx.dump); loaded) {
-      fp64 = std::move(*loaded);
-      against_torch.noise_reference = &fp64;
-      against_torch.policy.mode = ToleranceMode::kCalibrated;
-    } else {
-      f.push_back(Skip("numerics.torch.fp64", "float64 outputs not used: " + loaded.error().message()));
-    }
+  if (Status calibrated = CalibrateOnTorchFp64(*ctx.dump, against_torch, &fp64); !calibrated) {
+    result.status = Status3::kFail;
+    result.error = calibrated.error().message();
+    f.push_back(Fail("numerics.torch.fp64", result.error));
+    ctx.report.samples.push_back(std::move(result));
+    return true;
   }
   if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
     AddOutputs(result, *cmp, "torch");

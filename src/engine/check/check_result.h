@@ -80,7 +80,7 @@ struct LayerErrorPoint {
   std::string producer;  // the original node producing the tensor
   std::string op_type;   // that node's op type
   double max_abs = 0;
-  double error_ratio = 0;  // max_abs / tolerance band at the worst element (>1 fails)
+  double error_ratio = 0;  // the error score (compare/judge.h): max_abs / (atol + rtol*max|ref|)
   Verdict status = Verdict::kUnchecked;
 };
 

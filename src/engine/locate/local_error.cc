@@ -11,37 +11,6 @@
 
 namespace parity {
 
-double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
-  if (m.nan_mismatch > 0 || m.inf_mismatch > 0) return std::numeric_limits<double>::infinity();
-  const double max_ref = std::max(std::fabs(m.ref_min), std::fabs(m.ref_max));
-  const double band = tol.atol + tol.rtol * max_ref;
-  if (band <= 0) return m.max_abs > 0 ? std::numeric_limits<double>::infinity() : 0.0;
-  return m.max_abs / band;
-}
-
-Result<JudgedTensor> JudgeTensor(const std::string& name, const Tensor& ref, const Tensor& test,
-                                 const TolerancePolicy& policy) {
-  JudgedTensor j;
-  if (ref.shape() != test.shape()) {
-    j.reason = fmt::format("shape {} differs from the reference's {}", ShapeToString(test.shape()),
-                           ShapeToString(ref.shape()));
-    j.score = std::numeric_limits<double>::infinity();
-    return j;
-  }
-  ResolvedTolerance resolved = Resolve(name, ref, policy);
-  // A lower-precision target (fp16-converted model) is judged by its own dtype's default.
-  if (test.dtype() != ref.dtype() && DTypeSize(test.dtype()) < DTypeSize(ref.dtype()))
-    resolved = Resolve(name, test, policy);
-  j.tolerance = resolved.tolerance;
-  PARITY_ASSIGN_OR_RETURN(j.metrics, WithContext(ComputeMetrics(ref, test, {.atol = j.tolerance.atol,
-                                                                            .rtol = j.tolerance.rtol,
-                                                                            .threads = 0}),
-                                                 fmt::format("tensor '{}'", name)));
-  j.reason = Judge(j.metrics, j.tolerance);
-  j.score = ErrorScore(j.metrics, j.tolerance);
-  return j;
-}
-
 ErrorSummary Summarize(const std::string& name, const JudgedTensor& j) {
   return {.tensor = name,
           .max_abs = j.metrics.max_abs,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/judge.h"
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "core/status.h"
@@ -17,21 +18,8 @@
 
 namespace parity {
 
-// max_abs / (atol + rtol * max|ref|): 1 is the edge of the tolerance band;
-// +inf for NaN/Inf mismatches.
-double ErrorScore(const TensorMetrics& m, const Tolerance& tol);
-
-// Metrics of `test` against `ref` under `policy` (the tolerance resolved for
-// `name`; a lower-precision test dtype is judged by its own default), with
-// the verdict reason ("" on pass).
-struct JudgedTensor {
-  TensorMetrics metrics;
-  Tolerance tolerance;
-  double score = 0;
-  std::string reason;
-};
-Result<JudgedTensor> JudgeTensor(const std::string& name, const Tensor& ref, const Tensor& test,
-                                 const TolerancePolicy& policy);
+// A judged tensor (compare/judge.h: JudgeTensor, the one score) as the
+// summary locate reports.
 ErrorSummary Summarize(const std::string& name, const JudgedTensor& j);
 // Keeps the larger score.
 void KeepWorst(ErrorSummary& worst, const ErrorSummary& candidate);

@@ -196,7 +196,7 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
     entry.status = j.reason.empty() ? Verdict::kPass : Verdict::kFail;
     entry.reason = j.reason;
     entry.metrics = j.metrics;
-    entry.tolerance = j.tolerance;
+    entry.tolerance = j.tolerance.tolerance;
     entry.score = j.score;
     return {};
   };

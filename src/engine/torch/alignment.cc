@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compare/judge.h"
 #include "compare/metrics.h"
 #include "engine/torch/torch_scope.h"
 #include "onnx/graph.h"
@@ -434,7 +435,7 @@ bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,
                  const TolerancePolicy& policy) {
   if (ref.shape() != test.shape() || ref.dtype() == DType::kString || test.dtype() == DType::kString)
     return false;
-  const ResolvedTolerance tol = Resolve(name, ref, policy);
+  const ResolvedTolerance tol = Resolve(name, ref, policy, nullptr, test.dtype());  // as JudgeTensor resolves it
   // The value search tries many candidates that disagree everywhere: for the
   // element-wise decision, a few sampled elements outside the band already
   // settle it without the full pass.
@@ -444,11 +445,11 @@ bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,
       const double r = ref.GetAsDouble(k), t = test.GetAsDouble(k);
       if (std::isnan(r) || std::isnan(t) || std::isinf(r) || std::isinf(t))
         continue;  // the full pass decides
-      if (std::fabs(t - r) > tol.tolerance.atol + tol.tolerance.rtol * std::fabs(r)) return false;
+      if (std::fabs(t - r) > ElementBand(tol.tolerance, r)) return false;
     }
   }
-  auto m = ComputeMetrics(ref, test, {.atol = tol.tolerance.atol, .rtol = tol.tolerance.rtol, .threads = 1});
-  return m && Judge(*m, tol.tolerance).empty();
+  auto judged = JudgeTensor(name, ref, test, policy, {.threads = 1});
+  return judged && judged->passed();
 }
 
 Result<std::vector<LayerAlignment>> Align(const TorchDump& dump, const Model& onnx_model,

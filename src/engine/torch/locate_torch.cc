@@ -18,13 +18,8 @@ Result<TorchLocateResult> LocateAgainstTorch(const Model& model, const Model* ta
   PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(judged, options.target, label));
   PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
   CompareOptions outputs_compare{.policy = options.policy};
-  // The dump's float64 outputs calibrate the default band (tolerance.h).
   TensorSet fp64;
-  if (!dump.outputs_fp64.empty() && options.policy.mode == ToleranceMode::kScaled && !options.policy.global.atol) {
-    PARITY_ASSIGN_OR_RETURN(fp64, LoadTorchOutputsFp64(dump));
-    outputs_compare.noise_reference = &fp64;
-    outputs_compare.policy.mode = ToleranceMode::kCalibrated;
-  }
+  PARITY_RETURN_IF_ERROR(CalibrateOnTorchFp64(dump, outputs_compare, &fp64));
   PARITY_ASSIGN_OR_RETURN(result.deployed, CompareSets(expected, outputs, outputs_compare));
 
   if (!result.deployed.passed() && result.exported.passed()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compare/judge.h"
 #include "engine/run/runner.h"
 
 namespace parity {
@@ -66,10 +67,8 @@ Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const 
       continue;
     DivergentOp op{departing->tensor, departing->node, departing->op_type, departing->module,
                    TorchDump::Describe(layer), 0};
-    const ResolvedTolerance tol = Resolve(a.module, ref, policy);
-    if (auto m = ComputeMetrics(ref, *onnx_values.Find(departing->tensor),
-                                {.atol = tol.tolerance.atol, .rtol = tol.tolerance.rtol}))
-      op.max_abs = m->max_abs;
+    if (auto j = JudgeTensor(a.module, ref, *onnx_values.Find(departing->tensor), policy))
+      op.max_abs = j->metrics.max_abs;
     // The owning module's own layer entry (its output fails later) carries it.
     for (size_t k = 0; k < c.layers.size(); ++k) {
       const LayerAlignment& owner = c.layers[k].alignment;
@@ -185,17 +184,17 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerA
       continue;
     }
     PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayer(dump, dump.layers[al.layer]));
-    v.tolerance = Resolve(al.module, ref, policy);
     if (ref.shape() != test->shape()) {
+      v.tolerance = Resolve(al.module, ref, policy);
       v.status = Verdict::kFail;
       v.reason = fmt::format("shape {} in PyTorch, {} in ONNX", ShapeToString(ref.shape()),
                              ShapeToString(test->shape()));
     } else {
-      const Tolerance& tol = v.tolerance.tolerance;
-      const MetricsOptions metrics{.atol = tol.atol, .rtol = tol.rtol};
-      PARITY_ASSIGN_OR_RETURN(v.metrics, WithContext(ComputeMetrics(ref, *test, metrics),
-                                                     fmt::format("{} vs '{}'", al.file, al.tensor)));
-      v.reason = Judge(v.metrics, tol);
+      PARITY_ASSIGN_OR_RETURN(JudgedTensor j, WithContext(JudgeTensor(al.module, ref, *test, policy),
+                                                          fmt::format("{} vs '{}'", al.file, al.tensor)));
+      v.metrics = std::move(j.metrics);
+      v.tolerance = std::move(j.tolerance);
+      v.reason = std::move(j.reason);
       v.status = v.reason.empty() ? Verdict::kPass : Verdict::kFail;
     }
     if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
@@ -233,6 +232,15 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   PARITY_ASSIGN_OR_RETURN(c.outputs, CompareSets(ref_outputs, test_outputs, compare));
   c.unexplained = Unexplained(c);
   return c;
+}
+
+Status CalibrateOnTorchFp64(const TorchDump& dump, CompareOptions& options, TensorSet* fp64) {
+  if (dump.outputs_fp64.empty() || options.policy.mode != ToleranceMode::kScaled || options.policy.global.atol)
+    return {};
+  PARITY_ASSIGN_OR_RETURN(*fp64, WithContext(LoadTorchOutputsFp64(dump), "the dump's float64 outputs"));
+  options.noise_reference = fp64;
+  options.policy.mode = ToleranceMode::kCalibrated;
+  return {};
 }
 
 }  // namespace parity

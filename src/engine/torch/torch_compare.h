@@ -112,4 +112,16 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
                                        const TensorSet& onnx_values, const TolerancePolicy& policy);
 
+// The one fp64-calibration decision of a comparison against a dump's
+// outputs (check --torch, locate --reference torch:DIR). With the default
+// policy (scaled mode, no global atol) and a dump that holds float64 outputs,
+// switches `options` to the calibrated mode with those outputs as the second
+// reference (tolerance.h), kept in *fp64 (which must outlive `options`);
+// otherwise leaves `options` as they are and returns OK.
+// Errors: the dump lists float64 outputs that cannot be read (the error of
+// LoadTorchOutputsFp64). A damaged dump is refused, as unreadable float32
+// outputs are: parity never silently judges by another band than the one
+// the dump asks for.
+Status CalibrateOnTorchFp64(const TorchDump& dump, CompareOptions& options, TensorSet* fp64);
+
 }  // namespace parity

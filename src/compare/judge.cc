@@ -1,0 +1,48 @@
+#include "compare/judge.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace parity {
+
+double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (m.nan_mismatch > 0 || m.inf_mismatch > 0) return kInf;
+  const double band = tol.atol + tol.rtol * std::max(std::fabs(m.ref_min), std::fabs(m.ref_max));
+  if (band <= 0) return m.max_abs > 0 ? kInf : 0.0;
+  return m.max_abs / band;
+}
+
+Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const Tensor& test,
+                                 const TolerancePolicy& policy, const JudgeOptions& options) {
+  JudgedTensor j;
+  if (ref.shape() != test.shape()) {
+    j.reason = fmt::format("shape {} differs from the reference's {}", ShapeToString(test.shape()),
+                           ShapeToString(ref.shape()));
+    j.score = std::numeric_limits<double>::infinity();
+    return j;
+  }
+  if ((ref.dtype() == DType::kString) != (test.dtype() == DType::kString)) {
+    j.reason = fmt::format("dtype {} differs from the reference's {}", DTypeName(test.dtype()),
+                           DTypeName(ref.dtype()));
+    j.score = std::numeric_limits<double>::infinity();
+    return j;
+  }
+  // The tolerance follows the reference's statistics, which the comparison
+  // pass computes on the way (no pass of its own over the reference).
+  MetricsOptions metrics_options{.threads = options.threads};
+  metrics_options.band_from_reference = [&](const TensorMetrics& stats) {
+    j.tolerance = Resolve(name, ref, policy, options.noise, test.dtype(), &stats);
+    return MismatchBand{j.tolerance.tolerance.atol, j.tolerance.tolerance.rtol};
+  };
+  PARITY_ASSIGN_OR_RETURN(j.metrics, WithContext(ComputeMetrics(ref, test, metrics_options),
+                                                 fmt::format("tensor '{}'", name)));
+  j.reason = Judge(j.metrics, j.tolerance.tolerance);
+  j.score = ErrorScore(j.metrics, j.tolerance.tolerance);
+  return j;
+}
+
+}  // namespace parity

@@ -1,0 +1,64 @@
+// Judging one tensor: the one place parity decides whether a test tensor
+// matches its reference. Every command that judges a tensor (compare, check,
+// locate, baseline verify, align and the PyTorch comparison) calls
+// JudgeTensor, so a tensor gets the same tolerance, the same verdict and the
+// same score wherever it is judged.
+//
+// The error score (ErrorScore, JudgedTensor::score, the `score` of locate's
+// reports and the `error_ratio` of check's layer curve):
+//
+//     score = max_abs / (atol + rtol * max|ref|)
+//
+// with max|ref| over the reference's finite elements. 1 is the edge of the
+// tolerance band: a score <= 1 passes `decide_by = max`, a score > 1 fails it.
+// NaN/Inf mismatches score +inf; a zero band scores 0 for identical tensors
+// and +inf otherwise. The score ranks tensors; the verdict is Judge's
+// (tolerance.h: decide_by), which for the element-wise default can fail a
+// tensor whose score is below 1 (an element far from max|ref| outside its own
+// band) and never passes one with NaN/Inf mismatches.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "compare/metrics.h"
+#include "compare/tolerance.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+// max_abs / (atol + rtol * max|ref|); +inf on NaN/Inf mismatches (above).
+double ErrorScore(const TensorMetrics& m, const Tolerance& tol);
+
+// The band of one element: atol + rtol * |ref| (NumPy isclose).
+inline double ElementBand(const Tolerance& tol, double ref) { return tol.atol + tol.rtol * (ref < 0 ? -ref : ref); }
+
+struct JudgeOptions {
+  // Metrics of a second reference against the first (calibrated mode).
+  const TensorMetrics* noise = nullptr;
+  int threads = 0;  // MetricsOptions::threads
+};
+
+struct JudgedTensor {
+  TensorMetrics metrics;         // unset when the shapes differ or a string meets a number
+  ResolvedTolerance tolerance;
+  double score = 0;              // ErrorScore
+  std::string reason;            // why it failed; "" on pass
+  bool passed() const { return reason.empty(); }
+};
+
+// Judges `test` against `ref` under `policy`, resolved for output `name` from
+// the reference's statistics (one pass over both tensors). A test of another
+// dtype (a float16-converted model against its float32 reference) is judged
+// by the looser of the two dtypes' defaults (Resolve's test_dtype).
+// A shape difference, or a string tensor against a numeric one, is a failed
+// verdict (score +inf) with the reason "shape [..] differs from the
+// reference's [..]" / "dtype .. differs from the reference's ..": callers
+// that word those for their reader check them first.
+// Errors: only what ComputeMetrics refuses (invalid argument), with the
+// context "tensor 'NAME'". Thread-compatible.
+Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const Tensor& test,
+                                 const TolerancePolicy& policy, const JudgeOptions& options = {});
+
+}  // namespace parity

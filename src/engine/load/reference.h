@@ -1,0 +1,43 @@
+// What a target is judged against: the one type `locate` and `check` take
+// instead of branching on strings.
+//
+//   kConfig     the same model under another config (--reference disable,
+//               a level, CONFIG.json); the default: disable.
+//   kModel      a reference model the target was derived from (check
+//               --reference-model, locate's MODEL with --target-model), run
+//               under `config`.
+//   kBaseline   a saved unfused baseline directory (parity baseline).
+//   kTorchDump  a PyTorch dump directory (--reference torch:DIR, check
+//               --torch); the export is judged unfused (`config` disable).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/run_config.h"
+#include "core/status.h"
+
+namespace parity {
+
+struct Reference {
+  enum class Kind { kConfig, kModel, kBaseline, kTorchDump };
+  Kind kind = Kind::kConfig;
+  RunConfig config;            // the config the reference runs under (default: disable)
+  std::filesystem::path path;  // kModel: the .onnx; kBaseline, kTorchDump: the directory; else empty
+
+  bool is_torch() const { return kind == Kind::kTorchDump; }
+};
+
+// "config", "model", "baseline", "torch" (locate's report: reference.kind).
+std::string_view ReferenceKindName(Reference::Kind kind);
+
+// Parses the --reference option: "torch:DIR" (a PyTorch dump), an
+// optimization level ("disable", "basic", "extended", "all"), or a config
+// JSON file, read as a stored config (it may not name files to write:
+// docs/security.md). Errors (kInvalidArgument, with the context
+// `option`): "torch:" without a directory; an unreadable or invalid config
+// file (LoadRunConfig's error).
+Result<Reference> ParseReference(std::string_view spec, std::string_view option = "--reference");
+
+}  // namespace parity
