@@ -11,12 +11,12 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/json_out.h"
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
 #include "report/baseline_console.h"
 #include "report/baseline_json.h"
 #include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {

@@ -62,7 +62,7 @@ TEST(LocateNarrowing, ConsoleListsEachStep) {
 
 TEST(LocateNarrowing, HtmlListsEachStep) {
   CheckReport r;
-  r.locate = LocateReportToJson(Narrowed());
+  r.locate = Narrowed();
   const std::string html = CheckReportToHtml(r);
   EXPECT_NE(html.find("class=\"narrowing\""), std::string::npos);
   EXPECT_NE(html.find("/b/bn/BatchNormalization"), std::string::npos);
