@@ -8,6 +8,7 @@
 #include "cli/output.h"
 #include "core/json_out.h"
 #include "engine/inputs/input_check.h"
+#include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"

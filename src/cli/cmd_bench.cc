@@ -1,5 +1,5 @@
 // parity bench MODEL: latency and memory per config, and with --fusions the
-// speed each fusion buys next to the precision it costs (engine/bench.h).
+// speed each fusion buys next to the precision it costs (engine/bench/bench.h).
 #include <fmt/format.h>
 
 #include <filesystem>

@@ -15,6 +15,7 @@
 #include "engine/locate/locate.h"
 #include "engine/locate/repro.h"
 #include "engine/run/tensor_source.h"
+#include "engine/torch/dump_check.h"
 #include "engine/torch/locate_torch.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"

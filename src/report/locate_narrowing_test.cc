@@ -1,4 +1,4 @@
-// A narrowed culprit (engine/drilldown.h) in each writer: JSON, console, HTML.
+// A narrowed culprit (engine/locate/drilldown.h) in each writer: JSON, console, HTML.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -17,6 +17,7 @@
 #include "engine/locate/locate.h"
 #include "engine/run/environment.h"
 #include "engine/run/tensor_source.h"
+#include "engine/torch/dump_check.h"
 #include "onnx/graph.h"
 
 namespace parity {

@@ -7,6 +7,7 @@
 #include "engine/check/check_internal.h"
 #include "engine/inputs/input_check.h"
 #include "engine/run/runner.h"
+#include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
 
 namespace parity::check_internal {
