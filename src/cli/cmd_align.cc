@@ -6,12 +6,13 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/json_out.h"
 #include "engine/inputs/input_check.h"
+#include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
-#include "report/json_out.h"
 #include "report/torch_console.h"
 #include "report/torch_json.h"
 

@@ -1,5 +1,5 @@
 // parity baseline MODEL --inputs FILE -o DIR: writes the unfused baseline
-// directory (engine/baseline.h); parity baseline verify DIR [MODEL] re-checks it.
+// directory (engine/baseline/baseline.h); parity baseline verify DIR [MODEL] re-checks it.
 // Exit codes: 0 written / verified, 1 a check failed (non-determinism while
 // writing; a changed, missing or differing file when verifying), 2 bad input,
 // 3 runtime failure.
@@ -11,12 +11,12 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/json_out.h"
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
 #include "report/baseline_console.h"
 #include "report/baseline_json.h"
 #include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {

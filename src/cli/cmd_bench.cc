@@ -1,20 +1,20 @@
 // parity bench MODEL: latency and memory per config, and with --fusions the
-// speed each fusion buys next to the precision it costs (engine/bench.h).
+// speed each fusion buys next to the precision it costs (engine/bench/bench.h).
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/inputs/input_check.h"
+#include "core/json_out.h"
 #include "engine/bench/bench.h"
+#include "engine/inputs/input_check.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/load/samples.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "report/bench_report.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {

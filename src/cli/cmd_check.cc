@@ -8,11 +8,11 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/check/check.h"
 #include "report/check_console.h"
 #include "report/check_json.h"
-#include "report/json_out.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {
@@ -80,7 +80,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!o.json.empty()) {
     if (auto s = WriteJsonFile(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
   }
-  return report->overall == Status3::kFail ? 1 : 0;
+  return report->overall == Verdict::kFail ? 1 : 0;
 }
 
 }  // namespace

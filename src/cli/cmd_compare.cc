@@ -7,12 +7,12 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "compare/compare_sets.h"
+#include "core/json_out.h"
 #include "engine/run/environment.h"
 #include "engine/run/tensor_source.h"
 #include "report/compare_json.h"
 #include "report/console_table.h"
 #include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {

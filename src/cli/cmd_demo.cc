@@ -92,12 +92,12 @@ int RunDemo(const DemoOptions& o) {
                                   faulty, out / "planted_fault");
   if (!planted_report) return ReportError(planted_report.error());
 
-  const bool seed_ok = seed_report->overall == Status3::kPass;
-  const bool fault_found = planted_report->overall == Status3::kFail && ReportNames(*planted_report, kPlantedNode);
+  const bool seed_ok = seed_report->overall == Verdict::kPass;
+  const bool fault_found = planted_report->overall == Verdict::kFail && ReportNames(*planted_report, kPlantedNode);
   fmt::print("\n== demo summary\n");
-  fmt::print("  healthy Conv+BN+ReLU:  {} (expected PASS)\n", Status3Name(seed_report->overall));
+  fmt::print("  healthy Conv+BN+ReLU:  {} (expected PASS)\n", CheckVerdictName(seed_report->overall));
   fmt::print("  planted fault:         {} (expected FAIL), planted node '{}' {}\n",
-             Status3Name(planted_report->overall), kPlantedNode,
+             CheckVerdictName(planted_report->overall), kPlantedNode,
              fault_found ? "named in the report" : "NOT named in the report");
   fmt::print("  reports in {}/\n", o.out);
   return seed_ok && fault_found ? 0 : 1;

@@ -5,10 +5,10 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "core/json_out.h"
 #include "engine/run/environment.h"
 #include "report/env_console.h"
 #include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 

@@ -1,5 +1,5 @@
 // parity inputs MODEL -o FILE.npz: seeded typical, boundary and anomaly
-// samples from the model's signature (engine/sample_gen.h says which).
+// samples from the model's signature (engine/inputs/sample_gen.h says which).
 #include <fmt/format.h>
 
 #include "cli/command.h"

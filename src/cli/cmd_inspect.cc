@@ -5,14 +5,14 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
-#include "engine/run/environment.h"
+#include "core/json_out.h"
 #include "engine/check/model_summary.h"
-#include "report/inspect_console.h"
+#include "engine/run/environment.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"
+#include "report/inspect_console.h"
 #include "report/inspect_json.h"
-#include "report/json_out.h"
 
 namespace parity::cli {
 namespace {

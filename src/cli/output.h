@@ -1,4 +1,4 @@
-// Checks on where a command will write (the writing itself: report/json_out.h).
+// Checks on where a command will write (the writing itself: core/json_out.h).
 #pragma once
 
 #include <string>

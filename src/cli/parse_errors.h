@@ -4,7 +4,7 @@
 // errors into one line that names the command, the offending word, and the
 // closest valid name ("did you mean"). CLI11 2.1 has no suggestion feature of
 // its own, so the closest name is found with a plain edit distance
-// (engine/input_check.h's ClosestName, shared with input-name suggestions).
+// (engine/inputs/input_check.h's ClosestName, shared with input-name suggestions).
 #pragma once
 
 #include <string>

@@ -33,6 +33,15 @@ std::string_view VerdictName(Verdict v) {
   return "?";
 }
 
+std::string_view CheckVerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "PASS";
+    case Verdict::kFail: return "FAIL";
+    case Verdict::kUnchecked: return "SKIPPED";
+  }
+  return "?";
+}
+
 bool SetComparison::passed() const {
   for (const StructuralFinding& f : findings) {
     if (f.fatal) return false;

@@ -24,8 +24,11 @@ struct StructuralFinding {
 };
 std::string_view FindingKindName(StructuralFinding::Kind k);  // "missing", "extra", "shape", "dtype", "map"
 
+// The one verdict of parity: a tensor's, and a check's stage, finding and
+// sample (where kUnchecked reads "skipped").
 enum class Verdict { kPass, kFail, kUnchecked };
-std::string_view VerdictName(Verdict v);  // "pass", "fail", "unchecked"
+std::string_view VerdictName(Verdict v);       // "pass", "fail", "unchecked": a tensor's
+std::string_view CheckVerdictName(Verdict v);  // "PASS", "FAIL", "SKIPPED": a check report's words
 
 struct TensorComparison {
   std::string name;       // reference name

@@ -22,9 +22,9 @@
 #include "compare/compare_sets.h"
 #include "compare/tolerance.h"
 #include "core/build_info.h"
+#include "core/json_out.h"
 #include "core/tensor.h"
 #include "report/compare_json.h"
-#include "report/json_out.h"
 
 namespace nb = nanobind;
 

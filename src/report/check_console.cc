@@ -13,13 +13,13 @@ namespace parity {
 
 namespace {
 
-const char* StatusColor(Status3 s) {
+const char* StatusColor(Verdict s) {
   switch (s) {
-    case Status3::kPass:
+    case Verdict::kPass:
       return ansi::kBoldGreen;
-    case Status3::kFail:
+    case Verdict::kFail:
       return ansi::kRed;
-    case Status3::kSkipped:
+    case Verdict::kUnchecked:
       return ansi::kYellow;
   }
   return ansi::kReset;
@@ -37,15 +37,13 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     return style.color ? fmt::format("{}{}{}", color, text, ansi::kReset) : std::string(text);
   };
   std::string out;
-  std::string model = r.model.is_object() && r.model.contains("path") && r.model["path"].is_string()
-                          ? r.model["path"].get<std::string>()
-                          : std::string("model");
-  const Status3 overall = r.overall == Status3::kFail ? Status3::kFail : Status3::kPass;
-  out += fmt::format("{} {}\n", paint(StatusColor(overall), Status3Name(overall)), model);
+  const std::string model = r.model ? r.model->path : std::string("model");
+  const Verdict overall = r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass;
+  out += fmt::format("{} {}\n", paint(StatusColor(overall), CheckVerdictName(overall)), model);
 
   out += "stages:";
   for (const auto& s : r.stages)
-    out += fmt::format("  {} {}", s.name, paint(StatusColor(s.status), Status3Name(s.status)));
+    out += fmt::format("  {} {}", s.name, paint(StatusColor(s.status), CheckVerdictName(s.status)));
   out += "\n";
 
   const auto failed = r.FailedTests();

@@ -3,7 +3,14 @@
 #include <cmath>
 #include <string>
 
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "engine/run/environment_json.h"
 #include "report/compare_json.h"
+#include "report/inspect_json.h"
+#include "report/json_helpers.h"
+#include "report/locate_report.h"
+#include "report/torch_json.h"
 
 namespace parity {
 
@@ -12,7 +19,7 @@ namespace {
 using nlohmann::json;
 
 json FindingToJson(const CheckFinding& f) {
-  return {{"id", f.id}, {"status", Status3Name(f.status)}, {"message", f.message}};
+  return {{"id", f.id}, {"status", CheckVerdictName(f.status)}, {"message", f.message}};
 }
 
 json StageToJson(const StageResult& s, size_t index) {
@@ -20,7 +27,7 @@ json StageToJson(const StageResult& s, size_t index) {
   for (const auto& f : s.findings) findings.push_back(FindingToJson(f));
   return {{"name", s.name},
           {"index", index},
-          {"status", Status3Name(s.status)},
+          {"status", CheckVerdictName(s.status)},
           {"seconds", JsonNumber(s.seconds)},
           {"findings", findings}};
 }
@@ -43,7 +50,7 @@ json SampleToJson(const SampleResult& s) {
   return {{"name", s.name},
           {"kind", s.kind},
           {"input_summary", s.input_summary},
-          {"status", Status3Name(s.status)},
+          {"status", CheckVerdictName(s.status)},
           {"error", s.error.empty() ? json(nullptr) : json(s.error)},
           {"behaviour", s.behaviour.empty() ? json(nullptr) : json(s.behaviour)},
           {"outputs", outputs}};
@@ -74,14 +81,36 @@ struct Extreme {
 
 // The model's required keys, null when the pipeline could not learn them
 // (a model that does not load has no opsets).
-json ModelJson(const json& model) {
-  json j = model.is_object() ? model : json::object();
-  for (const char* key : {"path", "sha256", "opsets", "inputs", "outputs"})
-    if (!j.contains(key)) j[key] = nullptr;
+
+}  // namespace
+
+json CheckModelToJson(const CheckReport& r) {
+  if (!r.model) {
+    json j = json::object();
+    for (const char* key : {"path", "sha256", "opsets", "inputs", "outputs"}) j[key] = nullptr;
+    return j;
+  }
+  const CheckedModel& m = *r.model;
+  json j = ModelInfoToJson(m.info);
+  j["path"] = m.path;
+  j["sha256"] = m.sha256 ? json(*m.sha256) : json(nullptr);
+  if (!m.reference_model.empty()) j["reference_model"] = m.reference_model;
   return j;
 }
 
-}  // namespace
+json CheckConfigToJson(const CheckReport& r) {
+  if (!r.config) return json::object();
+  const CheckConfig& c = *r.config;
+  json j = {{"reference", RunConfigToJson(c.reference)},
+            {"target", RunConfigToJson(c.target)},
+            {"tolerance", TolerancePolicyToJson(c.tolerance)},
+            {"samples", c.samples},
+            {"seed", c.seed}};
+  if (!c.torch.empty()) j["torch"] = c.torch;
+  return j;
+}
+
+json CheckEnvToJson(const CheckReport& r) { return r.env ? EnvironmentToJson(*r.env) : json::object(); }
 
 json CheckMetricsSummary(const CheckReport& r) {
   int64_t compared = 0, failed = 0, unchecked = 0, mismatches = 0, nan_mismatch = 0, elements = 0;
@@ -107,7 +136,7 @@ json CheckMetricsSummary(const CheckReport& r) {
   }
   int64_t samples_failed = 0, samples_raised = 0;
   for (const auto& s : r.samples) {
-    samples_failed += s.status == Status3::kFail;
+    samples_failed += s.status == Verdict::kFail;
     samples_raised += !s.error.empty();
   }
   return {{"samples", r.samples.size()},        {"samples_failed", samples_failed},
@@ -152,7 +181,7 @@ json CheckReportToJson(const CheckReport& r) {
   json failed = json::array();
   for (const auto& stage : r.stages)
     for (const auto& f : stage.findings)
-      if (f.status == Status3::kFail)
+      if (f.status == Verdict::kFail)
         failed.push_back({{"id", f.id}, {"stage", stage.name}, {"reason", f.message}});
   json stages = json::object();
   for (size_t i = 0; i < r.stages.size(); ++i) stages[r.stages[i].name] = StageToJson(r.stages[i], i);
@@ -164,18 +193,18 @@ json CheckReportToJson(const CheckReport& r) {
   for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
   return {{"schema", "parity.check/1"},
           {"tool", {{"name", "parity"}, {"version", r.tool_version}}},
-          {"env", r.env.is_null() ? json::object() : r.env},
-          {"model", ModelJson(r.model)},
-          {"config", r.config.is_null() ? json::object() : r.config},
-          {"overall_status", Status3Name(r.overall == Status3::kFail ? Status3::kFail : Status3::kPass)},
+          {"env", CheckEnvToJson(r)},
+          {"model", CheckModelToJson(r)},
+          {"config", CheckConfigToJson(r)},
+          {"overall_status", CheckVerdictName(r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass)},
           {"failed_tests", failed},
           {"stages", stages},
           {"samples", samples},
           {"metrics", CheckMetricsSummary(r)},
           {"performance", performance},
           {"layer_curve", curve},
-          {"locate", r.locate},
-          {"alignment", r.alignment},
+          {"locate", r.locate ? LocateReportToJson(*r.locate) : json(nullptr)},
+          {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"notes", r.notes}};
 }
 

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "report/json_out.h"
+#include "core/json_out.h"
 #include "core/testing/temp_dir.h"
 #include "report/report_test_util.h"
 

@@ -2,13 +2,9 @@
 
 #include <cmath>
 
-namespace parity {
+#include "report/json_helpers.h"
 
-nlohmann::json JsonNumber(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
+namespace parity {
 
 nlohmann::json MetricsToJson(const TensorMetrics& m) {
   return {{"count", m.count},

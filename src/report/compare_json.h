@@ -1,6 +1,6 @@
 // JSON forms of the comparison engine's results (plain data in, JSON out).
 // Non-finite numbers (snr_db = +inf, ...) are written as strings "inf",
-// "-inf", "nan", since JSON has no such numbers. Schema: docs/compare.md.
+// "-inf", "nan", since JSON has no such numbers (report/json_helpers.h). Schema: docs/compare.md.
 #pragma once
 
 #include <string>
@@ -13,8 +13,6 @@
 
 namespace parity {
 
-// A finite double as a number; a non-finite one as "inf"/"-inf"/"nan".
-nlohmann::json JsonNumber(double v);
 
 nlohmann::json MetricsToJson(const TensorMetrics& m);
 nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t);

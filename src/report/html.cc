@@ -8,10 +8,11 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/json_out.h"
 #include "report/check_json.h"
 #include "report/compare_json.h"
 #include "report/html_internal.h"
-#include "report/json_out.h"
+#include "report/json_helpers.h"
 #include "report/report_assets.h"
 #include "report/text_escape.h"
 
@@ -122,10 +123,8 @@ std::string ScriptSafe(std::string_view js) {
 
 std::string CheckReportToHtml(const CheckReport& r) {
   using namespace html;
-  std::string model = "model";
-  if (r.model.is_object() && r.model.contains("path") && r.model["path"].is_string())
-    model = r.model["path"].get<std::string>();
-  const std::string verdict = r.overall == Status3::kFail ? "FAIL" : "PASS";
+  const std::string model = r.model ? r.model->path : std::string("model");
+  const std::string verdict = r.overall == Verdict::kFail ? "FAIL" : "PASS";
 
   std::string body = NavSection(r);
   body += "<main>\n";

@@ -14,8 +14,7 @@ namespace parity::html {
 namespace {
 
 std::string ModelPath(const CheckReport& r) {
-  if (r.model.is_object() && r.model.contains("path")) return JsonText(r.model["path"]);
-  return "";
+  return r.model ? r.model->path : "";
 }
 
 }  // namespace
@@ -25,21 +24,21 @@ std::string NavSection(const CheckReport& r) {
       "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
       "<a href=\"#samples\">Outputs</a>";
   if (!r.layer_curve.empty()) s += "<a href=\"#layers\">Layer error</a>";
-  if (!r.locate.is_null()) s += "<a href=\"#locate\">Locate</a>";
+  if (r.locate) s += "<a href=\"#locate\">Locate</a>";
   s += "<a href=\"#histograms\">Histograms</a>";
   if (!r.performance.empty()) s += "<a href=\"#performance\">Latency</a>";
   s += "<a href=\"#stages\">Stages</a>";
-  if (!r.alignment.is_null()) s += "<a href=\"#alignment\">Alignment</a>";
+  if (r.alignment) s += "<a href=\"#alignment\">Alignment</a>";
   s += "<a href=\"#environment\">Environment</a></nav>\n";
   return s;
 }
 
 std::string VerdictSection(const CheckReport& r) {
-  const bool fail = r.overall == Status3::kFail;
+  const bool fail = r.overall == Verdict::kFail;
   int stages_passed = 0;
-  for (const auto& st : r.stages) stages_passed += st.status == Status3::kPass;
+  for (const auto& st : r.stages) stages_passed += st.status == Verdict::kPass;
   int samples_failed = 0;
-  for (const auto& sm : r.samples) samples_failed += sm.status == Status3::kFail;
+  for (const auto& sm : r.samples) samples_failed += sm.status == Verdict::kFail;
   const size_t failed_tests = r.FailedTests().size();
 
   std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\" data-verdict=\"{}\">\n",
@@ -53,7 +52,7 @@ std::string VerdictSection(const CheckReport& r) {
       r.samples.size());
   s += "<div class=\"stages\">";
   for (const auto& st : r.stages)
-    s += fmt::format("<span class=\"stage-chip\">{} {}</span>", Esc(st.name), Pill(Status3Name(st.status)));
+    s += fmt::format("<span class=\"stage-chip\">{} {}</span>", Esc(st.name), Pill(CheckVerdictName(st.status)));
   s += "</div>\n</div>\n</section>\n";
   return s;
 }
@@ -64,7 +63,7 @@ std::string FailedTestsSection(const CheckReport& r) {
   std::string rows;
   for (const auto& st : r.stages)
     for (const auto& f : st.findings)
-      if (f.status == Status3::kFail) {
+      if (f.status == Verdict::kFail) {
         any = true;
         rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
                             Esc(f.id), Esc(st.name), Esc(f.message));
@@ -106,7 +105,7 @@ std::string SamplesSection(const CheckReport& r) {
     if (!sm.error.empty() || sm.outputs.empty()) {
       s += fmt::format(
           "<tr class=\"{}\">{}<td></td><td>{}</td><td colspan=\"9\" class=\"reason\">{}</td></tr>\n",
-          sm.error.empty() ? "" : "raised", sample_cell, Pill(Status3Name(sm.status)),
+          sm.error.empty() ? "" : "raised", sample_cell, Pill(CheckVerdictName(sm.status)),
           Esc(sm.error.empty() ? (sm.behaviour.empty() ? "no outputs compared" : sm.behaviour)
                                : "ONNX Runtime raised: " + sm.error));
       continue;

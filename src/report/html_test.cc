@@ -61,8 +61,8 @@ TEST(Html, IsSelfContained) {
 
 TEST(Html, OptionalSectionsOnlyWhenPresent) {
   CheckReport r = MakeSampleReport();
-  r.locate = nullptr;
-  r.alignment = nullptr;
+  r.locate.reset();
+  r.alignment.reset();
   r.layer_curve.clear();
   r.performance.clear();
   const std::string html = CheckReportToHtml(r);
@@ -194,13 +194,13 @@ print(len(set(px)), round(1 - white / len(px), 4), red)
 TEST_F(HtmlInChromium, PassingReportWithoutOptionalPartsHasNoErrors) {
   if (Chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
   CheckReport r = MakeSampleReport();
-  r.overall = Status3::kPass;
+  r.overall = Verdict::kPass;
   r.stages.resize(2);
   r.samples.resize(1);
   r.layer_curve.clear();
   r.performance.clear();
-  r.locate = nullptr;
-  r.alignment = nullptr;
+  r.locate.reset();
+  r.alignment.reset();
   const testing::TempDir dir_tmp("parity_report");
   const fs::path dir = dir_tmp.path();
   const fs::path page = dir / "report.html";

@@ -13,7 +13,7 @@ namespace {
 struct Case {
   std::string classname, name;
   double seconds = 0;
-  Status3 status = Status3::kPass;
+  Verdict status = Verdict::kPass;
   std::string message;  // failure or skip reason
   std::string type;     // failure type
   std::string details;  // failure body
@@ -23,7 +23,7 @@ struct Suite {
   std::string name;
   double seconds = 0;
   std::vector<Case> cases;
-  int Count(Status3 s) const {
+  int Count(Verdict s) const {
     int n = 0;
     for (const auto& c : cases) n += c.status == s;
     return n;
@@ -41,7 +41,7 @@ Suite StageSuite(const StageResult& stage) {
     c.name = stage.name;
     c.seconds = stage.seconds;
     c.status = stage.status;
-    c.message = stage.status == Status3::kSkipped ? "stage skipped" : "stage failed";
+    c.message = stage.status == Verdict::kUnchecked ? "stage skipped" : "stage failed";
     c.type = "stage";
     suite.cases.push_back(std::move(c));
     return suite;
@@ -99,12 +99,12 @@ double Secs(double s) { return std::isfinite(s) && s > 0 ? s : 0.0; }
 void AppendCase(std::string& out, const Case& c) {
   out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"", XmlEscape(c.classname),
                      XmlEscape(c.name), Secs(c.seconds));
-  if (c.status == Status3::kPass) {
+  if (c.status == Verdict::kPass) {
     out += "/>\n";
     return;
   }
   out += ">\n";
-  if (c.status == Status3::kSkipped) {
+  if (c.status == Verdict::kUnchecked) {
     out += fmt::format("      <skipped message=\"{}\"/>\n", XmlEscape(c.message));
   } else {
     out += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", XmlEscape(c.message),
@@ -128,8 +128,8 @@ std::string CheckReportToJUnit(const CheckReport& report) {
   double seconds = 0;
   for (const auto& s : suites) {
     tests += s.cases.size();
-    failures += s.Count(Status3::kFail);
-    skipped += s.Count(Status3::kSkipped);
+    failures += s.Count(Verdict::kFail);
+    skipped += s.Count(Verdict::kUnchecked);
     seconds += Secs(s.seconds);
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -141,7 +141,7 @@ std::string CheckReportToJUnit(const CheckReport& report) {
     out += fmt::format(
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
         "time=\"{:.6f}\">\n",
-        XmlEscape(s.name), s.cases.size(), s.Count(Status3::kFail), s.Count(Status3::kSkipped),
+        XmlEscape(s.name), s.cases.size(), s.Count(Verdict::kFail), s.Count(Verdict::kUnchecked),
         Secs(s.seconds));
     for (const auto& c : s.cases) AppendCase(out, c);
     out += "  </testsuite>\n";

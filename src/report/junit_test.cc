@@ -53,7 +53,7 @@ TEST(JUnit, ParsesWithOneCasePerFindingAndSample) {
 
 TEST(JUnit, RuntimeErrorIsTheFailureMessage) {
   CheckReport r = MakeSampleReport();
-  r.samples[0].status = Status3::kFail;
+  r.samples[0].status = Verdict::kFail;
   r.samples[0].error = "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions\x01 for input";
   const std::string xml = CheckReportToJUnit(r);
   const std::string out = ParseWithPython(xml);

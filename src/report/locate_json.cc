@@ -2,8 +2,9 @@
 #include <cmath>
 #include <limits>
 
-#include "report/locate_report.h"
 #include "report/compare_json.h"
+#include "report/json_helpers.h"
+#include "report/locate_report.h"
 
 namespace parity {
 

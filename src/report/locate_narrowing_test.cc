@@ -1,4 +1,4 @@
-// A narrowed culprit (engine/drilldown.h) in each writer: JSON, console, HTML.
+// A narrowed culprit (engine/locate/drilldown.h) in each writer: JSON, console, HTML.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -62,7 +62,7 @@ TEST(LocateNarrowing, ConsoleListsEachStep) {
 
 TEST(LocateNarrowing, HtmlListsEachStep) {
   CheckReport r;
-  r.locate = LocateReportToJson(Narrowed());
+  r.locate = Narrowed();
   const std::string html = CheckReportToHtml(r);
   EXPECT_NE(html.find("class=\"narrowing\""), std::string::npos);
   EXPECT_NE(html.find("/b/bn/BatchNormalization"), std::string::npos);

@@ -21,12 +21,13 @@ using testing_util::MakeSampleReport;
 
 TEST(ReportDetails, SuspectFusedNodesShowShortNumbers) {
   CheckReport r = MakeSampleReport();
-  r.locate["culprits"][0]["local"]["score"] = 4321.123456789012;
-  r.locate["culprits"][0]["local"]["max_abs"] = 0.123456789012345;
-  r.locate["culprits"][0]["ablation"] = {{"optimizer", "ConvActivationFusion"},
-                                         {"local_without", {{"max_abs", 1.0000000000000002e-7}, {"score", 0.00123456789}}},
-                                         {"latency_ms_with", 1.234567890123},
-                                         {"latency_ms_without", 2.345678901234}};
+  LocateCulprit& c = r.locate->culprits[0];
+  c.local.score = 4321.123456789012;
+  c.local.max_abs = 0.123456789012345;
+  c.ablation = LocateAblation{.optimizer = "ConvActivationFusion",
+                              .local_without = {.tensor = "t", .max_abs = 1.0000000000000002e-7, .score = 0.00123456789},
+                              .latency_ms_with = 1.234567890123,
+                              .latency_ms_without = 2.345678901234};
   const std::string html = CheckReportToHtml(r);
   EXPECT_EQ(html.find("4321.123456789012"), std::string::npos);
   EXPECT_EQ(html.find("0.123456789012345"), std::string::npos);

@@ -29,15 +29,15 @@ inline std::vector<StageResult> SampleStages() {
   for (const char* n : names) {
     StageResult s;
     s.name = n;
-    s.status = Status3::kPass;
+    s.status = Verdict::kPass;
     s.seconds = 0.25;
-    s.findings.push_back({std::string(n) + ".ok", Status3::kPass, "all good"});
+    s.findings.push_back({std::string(n) + ".ok", Verdict::kPass, "all good"});
     stages.push_back(s);
   }
-  stages[2].status = Status3::kFail;
+  stages[2].status = Verdict::kFail;
   stages[2].findings.push_back(
-      {"numerics.anomaly_nan." + kOddName, Status3::kFail, "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
-  stages[4].status = Status3::kSkipped;
+      {"numerics.anomaly_nan." + kOddName, Verdict::kFail, "3 NaN mismatches; max_abs 0.5 > atol 1e-4 <&>"});
+  stages[4].status = Verdict::kUnchecked;
   stages[4].findings.clear();
   return stages;
 }
@@ -75,7 +75,7 @@ inline std::vector<SampleResult> SampleSamples() {
   nan.name = "anomaly_nan";
   nan.kind = "anomaly";
   nan.input_summary = "images float32 [1, 3, 64, 64]";
-  nan.status = Status3::kFail;
+  nan.status = Verdict::kFail;
   nan.behaviour = "nan/inf propagated";
   nan.outputs.push_back({"logits", "onnx:disable", SampleComparison("logits", Verdict::kPass)});
   nan.outputs.push_back({kOddName, "onnx:disable", SampleComparison(kOddName, Verdict::kFail)});
@@ -120,35 +120,46 @@ inline std::vector<PerformanceResult> SamplePerformance() {
 }
 
 // A locate report whose first divergence is kOddName inside a fused node.
-inline nlohmann::json SampleLocate() {
-  return {{"schema", "parity.locate/1"},
-          {"first_divergence",
-           {{"tensor", kOddName},
-            {"producer", "/layer45/Conv"},
-            {"fused_node", "FusedConv_45"},
-            {"op_type", "FusedConv"},
-            {"covered_nodes", {"/layer45/Conv", "/layer45/Relu"}}}},
-          {"culprits",
-           {{{"fused_node", "FusedConv_45"},
-             {"op_type", "FusedConv"},
-             {"fused", true},
-             {"covers", {"/layer45/Conv", "/layer45/Relu"}},
-             {"local", {{"tensor", kOddName}, {"max_abs", 0.5}, {"score", 5000.0}, {"pass", false}}},
-             {"inherited", {{"tensor", "/layer44/out"}, {"max_abs", 1e-7}, {"score", 0.001}, {"pass", true}}},
-             {"ablation", nullptr}}}}};
+inline LocateReport SampleLocate() {
+  LocateReport l;
+  l.first_divergence = FirstDivergence{.tensor = kOddName,
+                                       .producer = "/layer45/Conv",
+                                       .fused_node = "FusedConv_45",
+                                       .op_type = "FusedConv",
+                                       .covers = {"/layer45/Conv", "/layer45/Relu"}};
+  l.culprits.push_back(
+      LocateCulprit{.fused_node = "FusedConv_45",
+                    .op_type = "FusedConv",
+                    .fused = true,
+                    .covers = {"/layer45/Conv", "/layer45/Relu"},
+                    .local = {.tensor = kOddName, .max_abs = 0.5, .score = 5000.0, .pass = false},
+                    .inherited = {.tensor = "/layer44/out", .max_abs = 1e-7, .score = 0.001, .pass = true}});
+  return l;
 }
 
 // One aligned module and one folded away.
-inline nlohmann::json SampleAlignment() {
-  return nlohmann::json::array({{{"module", "layer1.0.conv1"},
-                                 {"file", "layer_0001_layer1.0.conv1.npy"},
-                                 {"tensor", "/layer1/conv1/Conv_output_0"},
-                                 {"how", "name"}},
-                                {{"module", "layer1.0.bn1"},
-                                 {"file", "layer_0002_layer1.0.bn1.npy"},
-                                 {"tensor", nullptr},
-                                 {"how", "none"},
-                                 {"reason", "folded into the Conv before it"}}});
+inline TorchComparison SampleAlignment() {
+  TorchComparison c;
+  LayerVerdict conv, bn;
+  conv.alignment = {.module = "layer1.0.conv1",
+                    .file = "layer_0001_layer1.0.conv1.npy",
+                    .tensor = "/layer1/conv1/Conv_output_0",
+                    .how = AlignHow::kName};
+  bn.alignment = {.module = "layer1.0.bn1",
+                  .file = "layer_0002_layer1.0.bn1.npy",
+                  .how = AlignHow::kNone,
+                  .reason = "folded into the Conv before it"};
+  c.layers = {conv, bn};
+  return c;
+}
+
+// The model's facts: one input, one output, opset 17.
+inline CheckedModel SampleModel() {
+  CheckedModel m{.path = "/models/resnet & co.onnx", .sha256 = std::string(64, 'a')};
+  m.info.opsets = {{"", 17}};
+  m.info.inputs = {{.name = "images", .type = {.dtype = DType::kFloat32, .dtype_name = "float32"}}};
+  m.info.outputs = {{.name = "logits", .type = {.dtype = DType::kFloat32, .dtype_name = "float32"}}};
+  return m;
 }
 
 // Two samples: `typical` passes; `anomaly_nan` fails on kOddName with NaN
@@ -158,14 +169,10 @@ inline nlohmann::json SampleAlignment() {
 inline CheckReport MakeSampleReport() {
   CheckReport r;
   r.tool_version = "0.1.0-test";
-  r.env = {{"parity", "0.1.0-test"}, {"onnxruntime", "1.29.0"}, {"cpu", "Test CPU <x86>"}, {"os", "Linux"}};
-  r.model = {{"path", "/models/resnet & co.onnx"},
-             {"sha256", std::string(64, 'a')},
-             {"opsets", {{"", 17}}},
-             {"inputs", {{{"name", "images"}, {"dtype", "float32"}, {"shape", {"N", 3, 64, 64}}}}},
-             {"outputs", {{{"name", "logits"}, {"dtype", "float32"}, {"shape", {"N", 10}}}}}};
-  r.config = {{"reference", {{"opt", "disable"}}}, {"target", {{"opt", "all"}, {"threads", 1}}}};
-  r.overall = Status3::kFail;
+  r.env = Environment{.parity_version = "0.1.0-test", .ort_version = "1.29.0", .cpu = "Test CPU <x86>", .os = "Linux"};
+  r.model = SampleModel();
+  r.config = CheckConfig{.target = {.opt_level = OptLevel::kAll, .intra_op_threads = 1}};
+  r.overall = Verdict::kFail;
   r.stages = SampleStages();
   r.samples = SampleSamples();
   r.layer_curve = SampleLayerCurve();

@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "core/json_out.h"
 #include "core/output_dir.h"
 #include "report/check_json.h"
 #include "report/html.h"
-#include "report/json_out.h"
 #include "report/junit.h"
 
 namespace parity {

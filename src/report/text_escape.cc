@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "report/json_out.h"
+#include "core/json_out.h"
 
 namespace parity {
 

@@ -25,7 +25,7 @@ std::string XmlEscape(std::string_view s);
 
 // JSON text that can sit inside <script type="application/json">: `<`, `>`
 // and `&` are written as \u003c, \u003e, \u0026 (so no "</script>" or "<!--"
-// can end the element), invalid UTF-8 replaced (report/json_out.h). JSON.parse
+// can end the element), invalid UTF-8 replaced (core/json_out.h). JSON.parse
 // reads it back.
 std::string JsonForScript(const nlohmann::json& j);
 

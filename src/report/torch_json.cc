@@ -1,16 +1,11 @@
 #include "report/torch_json.h"
 
 #include "report/compare_json.h"
+#include "report/json_helpers.h"
 #include "report/locate_report.h"
 
 namespace parity {
-namespace {
-
 using nlohmann::json;
-
-json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-
-}  // namespace
 
 json TorchComparisonToJson(const TorchComparison& c) {
   json layers = json::array();
@@ -22,9 +17,9 @@ json TorchComparisonToJson(const TorchComparison& c) {
               {"call", a.call},
               {"output_index", a.output_index ? json(*a.output_index) : json(nullptr)},
               {"leaf", a.leaf},
-              {"tensor", OrNull(a.tensor)},
-              {"node", OrNull(a.node)},
-              {"op_type", OrNull(a.op_type)},
+              {"tensor", JsonStringOrNull(a.tensor)},
+              {"node", JsonStringOrNull(a.node)},
+              {"op_type", JsonStringOrNull(a.op_type)},
               {"how", AlignHowName(a.how)},
               {"folded", a.folded},
               {"status", VerdictName(v.status)}};
@@ -81,7 +76,7 @@ json TorchComparisonToJson(const TorchComparison& c) {
           {"outputs", std::move(outputs)},
           {"passed", c.passed()}};
   if (c.unexplained)
-    result["unexplained"] = {{"after_module", OrNull(c.unexplained->after_module)},
+    result["unexplained"] = {{"after_module", JsonStringOrNull(c.unexplained->after_module)},
                              {"unchecked_modules", c.unexplained->unchecked_modules},
                              {"failing_outputs", c.unexplained->failing_outputs},
                              {"message", c.unexplained->Describe()}};

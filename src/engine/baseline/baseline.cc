@@ -13,21 +13,21 @@
 
 #include "compare/tolerance.h"
 #include "core/atomic_file.h"
+#include "core/json_out.h"
 #include "core/npy.h"
 #include "core/npy_header.h"
 #include "core/regular_file.h"
 #include "core/sha256.h"
-#include "engine/inputs/input_check.h"
 #include "engine/baseline/baseline_internal.h"
+#include "engine/bench/latency.h"
+#include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
 #include "engine/run/environment.h"
-#include "engine/bench/latency.h"
+#include "engine/run/environment_json.h"
 #include "engine/run/tensor_source.h"
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
 #include "onnx/inspect.h"
-#include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 

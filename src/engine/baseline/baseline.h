@@ -28,7 +28,7 @@
 // resident set. What the process already holds when tracing starts (measured:
 // the runtime, the model, the inputs) and what one run costs besides the
 // observed tensors (PlanBaselineMemory) come off first; the observed tensors
-// go in batches (engine/trace.h) of at most a third of the rest, each written
+// go in batches (engine/run/trace.h) of at most a third of the rest, each written
 // before the next batch runs. A budget that cannot hold the largest observed
 // tensor that way is refused (kInvalidArgument naming the minimum).
 #pragma once

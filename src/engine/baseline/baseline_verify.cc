@@ -12,16 +12,16 @@
 #include "compare/judge.h"
 #include "compare/metrics.h"
 #include "compare/tolerance.h"
+#include "core/json_out.h"
 #include "core/npy.h"
 #include "core/regular_file.h"
 #include "core/sha256.h"
 #include "engine/baseline/baseline.h"
 #include "engine/baseline/baseline_internal.h"
 #include "engine/run/environment.h"
+#include "engine/run/environment_json.h"
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
-#include "report/env_json.h"
-#include "report/json_out.h"
 
 namespace fs = std::filesystem;
 

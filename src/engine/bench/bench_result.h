@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/check/check_result.h"
+#include "engine/bench/latency_stats.h"
 
 namespace parity {
 

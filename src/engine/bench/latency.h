@@ -14,8 +14,8 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "engine/bench/latency_stats.h"
 #include "ort/session.h"
-#include "engine/check/check_result.h"
 
 namespace parity {
 

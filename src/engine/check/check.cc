@@ -11,28 +11,26 @@
 
 #include "core/sha256.h"
 #include "engine/check/check_internal.h"
-#include "engine/load/samples.h"
-#include "engine/run/environment.h"
-#include "engine/inputs/input_check.h"
-#include "engine/locate/locate.h"
 #include "engine/check/model_summary.h"
+#include "engine/inputs/input_check.h"
 #include "engine/inputs/sample_gen.h"
-#include "onnx/graph.h"
+#include "engine/load/samples.h"
+#include "engine/locate/locate.h"
+#include "engine/run/environment.h"
 #include "engine/run/tensor_source.h"
-#include "report/env_json.h"
-#include "report/inspect_json.h"
-#include "report/locate_report.h"
+#include "engine/torch/dump_check.h"
+#include "onnx/graph.h"
 
 namespace parity {
 namespace check_internal {
 
-Status3 StatusOf(const std::vector<CheckFinding>& findings) {
+Verdict StatusOf(const std::vector<CheckFinding>& findings) {
   bool any_pass = false;
   for (const auto& f : findings) {
-    if (f.status == Status3::kFail) return Status3::kFail;
-    any_pass |= f.status == Status3::kPass;
+    if (f.status == Verdict::kFail) return Verdict::kFail;
+    any_pass |= f.status == Verdict::kPass;
   }
-  return any_pass ? Status3::kPass : Status3::kSkipped;
+  return any_pass ? Verdict::kPass : Verdict::kUnchecked;
 }
 
 std::string DescribeTensors(const TensorSet& tensors) {
@@ -68,7 +66,7 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const M
 const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   *failed = false;
   for (const auto& result : ctx.report.samples) {
-    if (result.status != Status3::kFail || !result.error.empty() ||
+    if (result.status != Verdict::kFail || !result.error.empty() ||
         result.kind == SampleKindName(SampleKind::kAnomaly))
       continue;
     for (const auto& s : ctx.samples)
@@ -122,7 +120,7 @@ void Localize(Context& ctx) {
     ctx.report.layer_curve.push_back(std::move(p));
   }
   if (!failed) return;
-  ctx.report.locate = LocateReportToJson(*report);
+  ctx.report.locate = *report;
   if (numerics == nullptr) return;
   if (report->first_divergence) {
     const auto& d = *report->first_divergence;
@@ -165,13 +163,11 @@ void Localize(Context& ctx) {
   }
 }
 
-nlohmann::json ModelJson(const Context& ctx) {
-  nlohmann::json j = ModelInfoToJson(ctx.info);
-  j["path"] = ctx.label;
-  auto sha = Sha256FileHex(ctx.label);
-  j["sha256"] = sha ? nlohmann::json(*sha) : nlohmann::json(nullptr);
-  if (ctx.reference_model) j["reference_model"] = ctx.options.reference_model_path;
-  return j;
+CheckedModel ModelFacts(const Context& ctx) {
+  CheckedModel m{.path = ctx.label, .info = ctx.info};
+  if (auto sha = Sha256FileHex(ctx.label)) m.sha256 = *sha;
+  if (ctx.reference_model) m.reference_model = ctx.options.reference_model_path;
+  return m;
 }
 
 }  // namespace
@@ -206,14 +202,14 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
 
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
-  r.env = EnvironmentToJson(CurrentEnvironment());
-  r.model = ModelJson(ctx);
-  r.config = {{"reference", RunConfigToJson(o.reference)},
-              {"target", RunConfigToJson(o.target)},
-              {"tolerance", TolerancePolicyToJson(o.policy)},
-              {"samples", o.inputs_path.empty() ? "generated" : o.inputs_path},
-              {"seed", o.seed}};
-  if (!o.torch_dir.empty()) r.config["torch"] = o.torch_dir;
+  r.env = CurrentEnvironment();
+  r.model = ModelFacts(ctx);
+  r.config = CheckConfig{.reference = o.reference,
+                         .target = o.target,
+                         .tolerance = o.policy,
+                         .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
+                         .seed = o.seed,
+                         .torch = o.torch_dir};
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();
@@ -232,9 +228,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageRuntime);
   timed(StageRobustness);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
-  r.overall = Status3::kPass;
+  r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)
-    if (stage.status == Status3::kFail) r.overall = Status3::kFail;
+    if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;
   return std::move(ctx.report);
 }
 

@@ -52,18 +52,18 @@ void StageRobustness(Context& ctx);
 
 // One finding line.
 inline CheckFinding Pass(std::string id, std::string message) {
-  return {std::move(id), Status3::kPass, std::move(message)};
+  return {std::move(id), Verdict::kPass, std::move(message)};
 }
 inline CheckFinding Fail(std::string id, std::string message) {
-  return {std::move(id), Status3::kFail, std::move(message)};
+  return {std::move(id), Verdict::kFail, std::move(message)};
 }
 inline CheckFinding Skip(std::string id, std::string message) {
-  return {std::move(id), Status3::kSkipped, std::move(message)};
+  return {std::move(id), Verdict::kUnchecked, std::move(message)};
 }
 
 // A stage's status from its findings: FAIL if any failed, PASS if any
 // passed, else SKIPPED.
-Status3 StatusOf(const std::vector<CheckFinding>& findings);
+Verdict StatusOf(const std::vector<CheckFinding>& findings);
 
 // "images float32 [1, 3, 64, 64], ids int64 [1, 16]"
 std::string DescribeTensors(const TensorSet& tensors);

@@ -7,8 +7,8 @@
 #include "engine/check/check_internal.h"
 #include "engine/inputs/input_check.h"
 #include "engine/run/runner.h"
+#include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
-#include "report/torch_json.h"
 
 namespace parity::check_internal {
 namespace {
@@ -16,7 +16,7 @@ namespace {
 void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against) {
   for (const auto& t : cmp.tensors) {
     result.outputs.push_back({t.name, against, t});
-    if (t.status == Verdict::kFail) result.status = Status3::kFail;
+    if (t.status == Verdict::kFail) result.status = Verdict::kFail;
   }
 }
 
@@ -56,7 +56,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     // A size parity made up that the model refuses even unfused (a
     // detector needing multiples of its stride, say) is outside the model's
     // domain, not a defect of the export: said, not failed.
-    result.status = Status3::kSkipped;
+    result.status = Verdict::kUnchecked;
     result.error = ref.error().message();
     f.push_back(Skip(id, fmt::format("the model refuses this generated sample even unfused (give --inputs or "
                                      "--shape for legal sizes): {}",
@@ -69,7 +69,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
       ctx.fatal = Error(ErrorCode::kRuntime, fmt::format("sample '{}': {}", sample.name, e.message()));
       return false;
     }
-    result.status = Status3::kFail;
+    result.status = Verdict::kFail;
     result.error = (!ref ? ref : test).error().message();
     f.push_back(Fail(id, result.error));
     ctx.report.samples.push_back(std::move(result));
@@ -101,7 +101,7 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
                       .input_summary = DescribeTensors(sample.tensors)};
   auto test = RunSample(*ctx.target, sample, ctx.label);
   if (!test) {
-    result.status = Status3::kFail;
+    result.status = Verdict::kFail;
     result.error = test.error().message();
     f.push_back(Fail("numerics.torch", result.error));
     ctx.report.samples.push_back(std::move(result));
@@ -113,7 +113,7 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
   CompareOptions against_torch = compare;
   TensorSet fp64;
   if (Status calibrated = CalibrateOnTorchFp64(*ctx.dump, against_torch, &fp64); !calibrated) {
-    result.status = Status3::kFail;
+    result.status = Verdict::kFail;
     result.error = calibrated.error().message();
     f.push_back(Fail("numerics.torch.fp64", result.error));
     ctx.report.samples.push_back(std::move(result));
@@ -140,7 +140,7 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
     f.push_back(Fail("numerics.torch.layers", layers.error().message()));
     return;
   }
-  ctx.report.alignment = TorchComparisonToJson(*layers);
+  ctx.report.alignment = *layers;
   const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
   if (auto s = CheckSomeLayerAligned(*ctx.dump, aligned, ctx.label); !s) ctx.input_error = s.error();
   if (layers->first_divergence) {

@@ -1,42 +1,36 @@
 // The result of `parity check` as plain data: what every writer in report/
 // (console, JSON, JUnit, HTML) renders, one file each. Built by
 // engine/check/check.cc. Schema of the JSON form: docs/report.schema.json
-// (parity.check/1). Header only, without ONNX or ORT, so the writers compile
-// without them.
+// (parity.check/1). Typed data only (no JSON inside): report/ turns it into
+// every format. Includes no ONNX, protobuf or ORT header.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "compare/compare_sets.h"
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "engine/bench/latency_stats.h"
+#include "engine/locate/locate_result.h"
+#include "engine/run/environment.h"
+#include "engine/torch/torch_compare.h"
+#include "onnx/inspect.h"
 
 namespace parity {
 
-enum class Status3 { kPass, kFail, kSkipped };
-// "PASS", "FAIL", "SKIPPED"
-inline std::string_view Status3Name(Status3 s) {
-  switch (s) {
-    case Status3::kPass: return "PASS";
-    case Status3::kFail: return "FAIL";
-    case Status3::kSkipped: return "SKIPPED";
-  }
-  return "?";
-}
-
 struct CheckFinding {
   std::string id;        // stable test id, e.g. "signature.output.logits.dtype"
-  Status3 status = Status3::kPass;
+  Verdict status = Verdict::kPass;
   std::string message;   // one line a person reads
 };
 
 // syntax, signature, numerics, runtime, robustness.
 struct StageResult {
   std::string name;
-  Status3 status = Status3::kSkipped;
+  Verdict status = Verdict::kUnchecked;
   std::vector<CheckFinding> findings;
   double seconds = 0;
 };
@@ -52,16 +46,10 @@ struct SampleResult {
   std::string name;  // "typical", "boundary_batch4", "anomaly_nan", ...
   std::string kind;  // "typical", "boundary", "anomaly", "user"
   std::string input_summary;  // "images float32 [4, 3, 64, 64]"
-  Status3 status = Status3::kPass;
+  Verdict status = Verdict::kPass;
   std::string error;      // what ORT raised, when it did
   std::string behaviour;  // anomalies: "raised", "nan/inf propagated", "outputs finite", ...
   std::vector<OutputResult> outputs;
-};
-
-struct LatencyStats {
-  int runs = 0;
-  double mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0, min_ms = 0, max_ms = 0;
-  std::vector<double> samples_ms;  // every timed run, for the distribution plot
 };
 
 struct PerformanceResult {
@@ -84,18 +72,37 @@ struct LayerErrorPoint {
   Verdict status = Verdict::kUnchecked;
 };
 
+// The model checked: its facts (onnx/inspect.h) and where it came from.
+struct CheckedModel {
+  std::string path;
+  std::optional<std::string> sha256;  // of the file; none when it could not be read
+  ModelInfo info;
+  std::string reference_model;  // --reference-model's path; empty without one
+};
+
+// What the check ran with.
+struct CheckConfig {
+  RunConfig reference, target;
+  TolerancePolicy tolerance;
+  std::string samples;  // the inputs' path, or "generated"
+  uint32_t seed = 0;    // of generated samples
+  std::string torch;    // the PyTorch dump's folder; empty without one
+};
+
 struct CheckReport {
   std::string tool_version;
-  nlohmann::json env;     // EnvironmentToJson
-  nlohmann::json model;   // path, sha256, opsets, inputs, outputs
-  nlohmann::json config;  // reference and target configs
-  Status3 overall = Status3::kPass;
+  // Each of these three is filled by RunCheck; none only in a report built
+  // by hand (a test), which the writers render as empty.
+  std::optional<Environment> env;
+  std::optional<CheckedModel> model;
+  std::optional<CheckConfig> config;
+  Verdict overall = Verdict::kPass;
   std::vector<StageResult> stages;
   std::vector<SampleResult> samples;
   std::vector<PerformanceResult> performance;
   std::vector<LayerErrorPoint> layer_curve;
-  nlohmann::json locate;     // the locate report when a numeric check failed; null otherwise
-  nlohmann::json alignment;  // PyTorch layer alignment when --torch was given; null otherwise
+  std::optional<LocateReport> locate;        // when a numeric check failed
+  std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 
   // Every failed finding, as (id, reason).
@@ -103,7 +110,7 @@ struct CheckReport {
     std::vector<CheckFinding> failed;
     for (const auto& stage : stages)
       for (const auto& f : stage.findings)
-        if (f.status == Status3::kFail) failed.push_back(f);
+        if (f.status == Verdict::kFail) failed.push_back(f);
     return failed;
   }
 };

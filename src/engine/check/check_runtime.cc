@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "compare/compare_sets.h"
-#include "engine/check/check_internal.h"
 #include "engine/bench/latency.h"
+#include "engine/check/check_internal.h"
 #include "engine/run/runner.h"
 
 namespace parity::check_internal {
@@ -114,7 +114,7 @@ void StageRobustness(Context& ctx) {
     if (!test) result.error = test.error().message();
     const std::string id = fmt::format("robustness.{}", sample.name);
     if (ref_behaviour != result.behaviour) {
-      result.status = Status3::kFail;
+      result.status = Verdict::kFail;
       f.push_back(Fail(id, fmt::format("[{}] {} but [{}] {}{}", ctx.options.target.Label(), result.behaviour,
                                        ctx.options.reference.Label(), ref_behaviour,
                                        test ? "" : ": " + test.error().message())));
@@ -124,7 +124,7 @@ void StageRobustness(Context& ctx) {
       if (cmp) {
         for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.Label(), t});
         if (!cmp->passed()) {
-          result.status = Status3::kFail;
+          result.status = Verdict::kFail;
           f.push_back(Fail(id, fmt::format("{} under both configs, but the outputs differ silently", result.behaviour)));
         } else {
           f.push_back(Pass(id, fmt::format("{} under both configs, outputs agree", result.behaviour)));

@@ -13,7 +13,7 @@
 namespace parity {
 
 // Which PyTorch modules the exporter recorded for the model's nodes
-// (engine/torch_scope.h): how, for how many nodes, and each innermost module
+// (engine/torch/torch_scope.h): how, for how many nodes, and each innermost module
 // path with its node count, in the order the modules first appear.
 struct ScopeSummary {
   ScopeSource source = ScopeSource::kNone;

@@ -18,7 +18,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "engine/locate/fusion_map.h"
+#include "engine/run/fusion_map.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
 #include "ort/session.h"

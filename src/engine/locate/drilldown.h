@@ -39,11 +39,11 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "core/status.h"
-#include "engine/locate/fusion_map.h"
 #include "engine/locate/local_error.h"
+#include "engine/locate/locate_result.h"
+#include "engine/run/fusion_map.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
-#include "engine/locate/locate_result.h"
 
 namespace parity {
 

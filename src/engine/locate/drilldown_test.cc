@@ -6,15 +6,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "engine/inputs/random_sample.h"
 #include "engine/locate/locate.h"
 #include "engine/locate/locate_test_util.h"
-#include "engine/inputs/random_sample.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
-#include "report/locate_report.h"
 
 namespace parity {
 namespace {
@@ -171,7 +171,6 @@ TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
   auto report = Locate(model, &spread, *sample, AllOptions());
   ASSERT_TRUE(report.has_value()) << report.error().message();
   ASSERT_FALSE(report->culprits.empty());
-  PrintLocateSummary(*report, stdout);
   const auto& top = report->culprits.front();
   ASSERT_TRUE(top.narrowing.has_value());
   EXPECT_FALSE(top.narrowing->complete);
@@ -181,7 +180,7 @@ TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
   EXPECT_FALSE(top.local.pass);
 }
 
-TEST(DrillDown, ReportsTheNarrowingInJson) {
+TEST(DrillDown, ReportsTheNarrowing) {
   const Model model = WithNodeNames(ResidualCnn());
   auto view = BuildGraphView(model, {.infer_shapes = false});
   ASSERT_TRUE(view.has_value());
@@ -199,7 +198,6 @@ TEST(DrillDown, ReportsTheNarrowingInJson) {
   ASSERT_TRUE(report.has_value()) << report.error().message();
   ASSERT_FALSE(report->culprits.empty());
   const auto& top = report->culprits.front();
-  PrintLocateSummary(*report, stdout);
   ASSERT_TRUE(top.narrowing.has_value());
   EXPECT_THAT(top.covers, Contains("/layer2/0/conv2/Conv"));
   EXPECT_TRUE(top.narrowing->complete);
@@ -215,15 +213,10 @@ TEST(DrillDown, ReportsTheNarrowingInJson) {
   EXPECT_TRUE(top.narrowing->steps.back().measured);
   EXPECT_EQ(top.narrowing->steps.back().covers, top.covers);
   EXPECT_TRUE(top.ablation.has_value());  // ablation ran on the final group
-  const auto j = LocateReportToJson(*report);
-  const auto& n = j["culprits"][0]["narrowing"];
-  ASSERT_TRUE(n.is_object());
-  EXPECT_EQ(n["steps"].size(), top.narrowing->steps.size());
-  EXPECT_TRUE(n["steps"][0]["local"]["score"].is_number());
-  for (const auto& step : n["steps"])
-    EXPECT_EQ(step["local"].is_null(), !step["measured"].get<bool>()) << step.dump();
-  EXPECT_TRUE(n["complete"].get<bool>());
-  EXPECT_THAT(j["notes"].dump(), ::testing::HasSubstr("too large to observe directly"));
+  EXPECT_TRUE(top.narrowing->steps[0].measured);
+  EXPECT_TRUE(std::isfinite(top.narrowing->steps[0].local.score));
+  // Its JSON and console forms: report/locate_narrowing_test.cc.
+  EXPECT_THAT(report->notes, Contains(::testing::HasSubstr("too large to observe directly")));
 }
 
 }  // namespace

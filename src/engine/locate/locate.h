@@ -2,7 +2,7 @@
 // by fused node (docs/contract.md (""locate""); docs/locate.md).
 //
 //   1. plan: the target session saves ORT's optimized model; the fusion map
-//      (fusion_map.h) gives the surviving tensors and the fused nodes;
+//      (engine/run/fusion_map.h) gives the surviving tensors and the fused nodes;
 //   2. observe: the surviving tensors are observed without perturbing the
 //      target (observe.h, observer_check), and the same tensors in the
 //      reference run;
@@ -26,9 +26,9 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "engine/locate/locate_result.h"
 #include "engine/run/observe.h"
 #include "onnx/model.h"
-#include "engine/locate/locate_result.h"
 
 namespace parity {
 

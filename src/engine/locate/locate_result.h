@@ -71,7 +71,7 @@ struct LocateAblation {
   std::string note;
 };
 
-// One step of a drill-down (engine/drilldown.h): a sub-region of a culprit
+// One step of a drill-down (engine/locate/drilldown.h): a sub-region of a culprit
 // region, cut at original tensors, fed reference values and run under both
 // configs on its own.
 struct LocateNarrowingStep {

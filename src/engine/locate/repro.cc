@@ -3,16 +3,16 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/run/tensor_source.h"
-#include "report/json_out.h"
 
 namespace parity {
 
 namespace {
 
 // Invalid UTF-8 (an optimizer name from the command line) becomes U+FFFD
-// instead of throwing (report/json_out.h).
+// instead of throwing (core/json_out.h).
 std::string JsonText(const nlohmann::json& j) { return ToJsonText(j, 2) + "\n"; }
 
 // Keys "default/NAME" when a name holds '/' ("/layer1/Relu_output_0"): a bare

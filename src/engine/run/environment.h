@@ -23,7 +23,7 @@ struct Environment {
 };
 
 // Collects the facts once; cheap after the first call. Thread-safe.
-// Its JSON form: EnvironmentToJson (report/env_json.h).
+// Its JSON form: EnvironmentToJson (engine/run/environment_json.h).
 const Environment& CurrentEnvironment();
 
 }  // namespace parity

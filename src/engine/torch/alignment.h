@@ -1,7 +1,7 @@
 // Aligning a PyTorch dump with an ONNX model: for each dumped module output,
 // the ONNX tensor that holds the same value (docs/align.md).
 //
-// Structure first (engine/torch_scope.h): a module call owns the nodes the
+// Structure first (engine/torch/torch_scope.h): a module call owns the nodes the
 // exporter recorded under it (dynamo: node metadata, `scope`; TorchScript:
 // node names, `name`). Its output is the last tensor of the dump's shape that
 // those nodes produce and something outside them reads (or a graph output);

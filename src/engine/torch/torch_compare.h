@@ -11,7 +11,7 @@
 //
 // Memory: PyTorch layers are read one at a time, but the ONNX side holds
 // every intermediate tensor of the one run at once (the value search needs
-// random access); engine/trace.h's batched tracer is not used here yet.
+// random access); engine/run/trace.h's batched tracer is not used here yet.
 //
 // The result is plain data; report/torch_json.h writes it (the `alignment`
 // entries of docs/contract.md ("Reports") and the first divergence).

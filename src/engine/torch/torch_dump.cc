@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/json_out.h"
 #include "core/npy.h"
 #include "core/regular_file.h"
-#include "report/json_out.h"
 
 namespace parity {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/json_out.h"
+#include "core/json_out.h"
 
 #include <gtest/gtest.h>
 

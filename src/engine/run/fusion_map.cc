@@ -1,4 +1,4 @@
-#include "engine/locate/fusion_map.h"
+#include "engine/run/fusion_map.h"
 
 #include <algorithm>
 #include <numeric>

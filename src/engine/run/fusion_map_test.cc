@@ -1,7 +1,7 @@
 // The fusion map on the fusions ORT 1.29 makes on CPU: each test builds the
 // unfused pattern with the model builder, lets ORT optimize it, and checks
 // which original nodes the fused node covers.
-#include "engine/locate/fusion_map.h"
+#include "engine/run/fusion_map.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,0 +1,19 @@
+// The JSON form of the machine and software a run happened on
+// (environment.h). It lives beside Environment, not in report/, because the
+// engine's own data file needs it: the baseline manifest records it and
+// `baseline verify` compares it field by field (engine/baseline/). Every
+// report's "env" and `parity env --json` are this object too
+// (report/env_json.h).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "engine/run/environment.h"
+
+namespace parity {
+
+// {"parity_version", "ort_version", "onnx_version", "compiler", "providers",
+// "cpu", "cpu_count", "os", "memory_bytes", "hostname"}. Never fails.
+nlohmann::json EnvironmentToJson(const Environment& env);
+
+}  // namespace parity

@@ -1,0 +1,64 @@
+#include "engine/torch/dump_check.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/sha256.h"
+#include "engine/inputs/input_check.h"
+
+namespace parity {
+
+Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const std::string& model_label,
+                          const std::vector<std::string>& model_sha256s, std::string* note) {
+  const std::string where = dump.dir.string();
+  if (dump.export_record && !dump.export_record->sha256.empty() &&
+      std::find(model_sha256s.begin(), model_sha256s.end(), dump.export_record->sha256) == model_sha256s.end() &&
+      note != nullptr) {
+    *note = fmt::format(
+        "{}: the dump was made with an export of sha256 {}..., {} is {}...: judging a model changed since the "
+        "export (dump again with python -m parity.torch dump --export if it is not derived from it)",
+        where, dump.export_record->sha256.substr(0, 12), model_label,
+        model_sha256s.empty() ? std::string("?") : model_sha256s.front().substr(0, 12));
+  }
+  std::vector<std::string> outputs;
+  for (const auto& v : model.outputs) outputs.push_back(v.name);
+  for (const auto& [name, file] : dump.outputs)
+    if (std::find(outputs.begin(), outputs.end(), name) == outputs.end())
+      return InvalidArgument(fmt::format("{}: the dump's output '{}' is not an output of {} (outputs: '{}'){}", where,
+                                         name, model_label, fmt::join(outputs, "', '"), DidYouMean(name, outputs)));
+  auto tensors = LoadTorchInputs(dump);
+  if (!tensors) return std::unexpected(tensors.error());
+  PARITY_RETURN_IF_ERROR(
+      CheckInputs({Sample{"default", std::move(*tensors)}}, model.inputs, where + " (the dump's inputs)", model_label));
+  auto expected = LoadTorchOutputs(dump);
+  if (!expected) return std::unexpected(expected.error());
+  for (const auto& v : model.outputs) {
+    const Tensor* t = expected->Find(v.name);
+    if (t == nullptr) continue;
+    if (!ShapeFits(v.type, t->shape()))
+      return InvalidArgument(fmt::format("{}: the dump's output '{}' has shape {}, {} declares {}: the dump was made "
+                                         "from another model",
+                                         where, v.name, ShapeToString(t->shape()), model_label, DeclaredType(v.type)));
+  }
+  return {};
+}
+
+Status CheckDumpFitsModelFiles(const TorchDump& dump, const ModelInfo& model,
+                               const std::vector<std::string>& model_paths, std::string* note) {
+  std::vector<std::string> shas;
+  for (const auto& path : model_paths)
+    if (!path.empty())
+      if (auto sha = Sha256FileHex(path)) shas.push_back(*sha);
+  return CheckDumpFitsModel(dump, model, model_paths.empty() ? "the model" : model_paths.front(), shas, note);
+}
+
+Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label) {
+  if (aligned > 0 || dump.layers.empty()) return {};
+  return InvalidArgument(fmt::format(
+      "{}: none of the dump's {} layers aligns with a tensor of {}: the dump was made from another model",
+      dump.dir.string(), dump.layers.size(), model_label));
+}
+
+}  // namespace parity

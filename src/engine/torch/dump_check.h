@@ -1,0 +1,39 @@
+// Whether a PyTorch dump belongs to the model, checked before any run and
+// after alignment. A mismatch is the user's mistake (invalid argument, one
+// line, exit 2), never a failed check. Inputs are checked by the one rule of
+// engine/inputs/input_check.h.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "engine/torch/torch_dump.h"
+#include "onnx/inspect.h"
+
+namespace parity {
+
+// Whether `dump` was made for the model: its input names must be the
+// model's inputs and its output names among the model's outputs, its input
+// tensors must pass CheckInputs and its output tensors must have the dtype
+// and the known dims the model declares. Reads the dump's input and output
+// files. Invalid argument on a mismatch, naming the dump and what differs.
+// When the export record carries the exported file's sha256 and it is none
+// of `model_sha256s` (the model, or the model it was derived from), `*note`
+// says so: a hand-patched or simplified model differs from its export by
+// design, so that alone is not an error (a dump from another model is caught
+// by the names, the shapes, or later by alignment: CheckSomeLayerAligned).
+Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const std::string& model_label,
+                          const std::vector<std::string>& model_sha256s, std::string* note);
+
+// CheckDumpFitsModel with the sha256 of each file in `model_paths` (the
+// model first, then the model it was derived from, if any; empty paths are
+// skipped).
+Status CheckDumpFitsModelFiles(const TorchDump& dump, const ModelInfo& model,
+                               const std::vector<std::string>& model_paths, std::string* note);
+
+// After alignment: a dump none of whose layers aligns with the model was made
+// from another model (invalid argument); `aligned` counts the aligned layers.
+Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label);
+
+}  // namespace parity
