@@ -1,5 +1,6 @@
-// What a target is judged against: the one type `locate` and `check` take
-// instead of branching on strings.
+// What a target is judged against, instead of branching on strings. `locate`
+// takes it; `check` still takes its reference as CheckOptions' paths and
+// config (issue 23 leaves that move open).
 //
 //   kConfig     the same model under another config (--reference disable,
 //               a level, CONFIG.json); the default: disable.
