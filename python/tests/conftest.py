@@ -1,6 +1,8 @@
 import inspect
 import json
 import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -81,3 +83,15 @@ def run_direct(model, args, slow=False):
 @pytest.fixture
 def tmp_dir(tmp_path):
     return str(tmp_path)
+
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+# The package (python/) and the zoo (python/tests) on the path, one thread, no warnings.
+MODULE_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(TESTS_DIR), TESTS_DIR]),
+                  OMP_NUM_THREADS="1", PYTHONWARNINGS="ignore")
+
+
+def run_module(module, *argv):
+    """`python -m MODULE ARGV...` as a child process, output captured."""
+    return subprocess.run([sys.executable, "-m", module, *argv], env=MODULE_ENV,
+                          capture_output=True, text=True, timeout=300)

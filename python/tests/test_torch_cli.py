@@ -4,23 +4,15 @@ C++ CLI: that is tests/e2e and the golden cases). The models are the zoo's
 
 import inspect
 import os
-import subprocess
-import sys
 
 import onnx
 import pytest
 import torch
 
-from conftest import HAS_DYNAMO, check_manifest
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), HERE]), OMP_NUM_THREADS="1",
-           PYTHONWARNINGS="ignore")
-
+from conftest import HAS_DYNAMO, check_manifest, run_module
 
 def run(*argv):
-    return subprocess.run([sys.executable, "-m", "parity.torch", *argv], env=ENV,
-                          capture_output=True, text=True, timeout=300)
+    return run_module("parity.torch", *argv)
 
 
 def test_dump_conv_bn_relu(tmp_dir):

@@ -3,19 +3,14 @@ it builds the shared cache of exports and dumps that test_zoo.py and
 test_alignment_zoo.py read."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), HERE]), OMP_NUM_THREADS="1",
-           PYTHONWARNINGS="ignore")
+from conftest import run_module
 
 
 def run(*argv):
-    return subprocess.run([sys.executable, "-m", "zoo", *argv], env=ENV,
-                          capture_output=True, text=True, timeout=300)
+    return run_module("zoo", *argv)
 
 
 @pytest.mark.parametrize("argv, needle", [
