@@ -143,8 +143,10 @@ Status CheckDeclaredSize(const onnx::TensorProto& p, const std::string& label) {
   const auto elem_size = static_cast<int64_t>(DTypeSize(*dtype));
   if (p.has_raw_data()) {
     if (count > INT64_MAX / elem_size || static_cast<int64_t>(p.raw_data().size()) != count * elem_size)
-      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {} elements", label,
-                                         p.raw_data().size(), ShapeToString(shape), DTypeName(*dtype), count));
+      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {}", label,
+                                         p.raw_data().size(), ShapeToString(shape), DTypeName(*dtype),
+                                         count > INT64_MAX / elem_size ? std::string("more than 2^63")
+                                                                       : std::to_string(count * elem_size)));
     return {};
   }
   const TypedField field = TypedFieldOf(p, *dtype);
@@ -174,34 +176,16 @@ Status CheckTensorSizes(const onnx::GraphProto& graph) {
 Result<Tensor> TensorFromProto(const onnx::TensorProto& p) {
   const std::string label = p.name().empty() ? std::string("tensor") : fmt::format("tensor '{}'", p.name());
   PARITY_ASSIGN_OR_RETURN(const DType dtype, ReadableDType(p, label));
+  // The data held matches the dims (strings, raw bytes or the typed field).
+  PARITY_RETURN_IF_ERROR(CheckDeclaredSize(p, label));
   Shape shape(p.dims().begin(), p.dims().end());
-  auto count_or = ElementCount(shape);
-  if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
-  const int64_t count = *count_or;
-  const int64_t elem_size = static_cast<int64_t>(DTypeSize(dtype));
-
-  if (dtype == DType::kString) {
-    if (p.string_data_size() != count)
-      return InvalidArgument(
-          fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
+  if (dtype == DType::kString)
     return Tensor::FromStrings(std::move(shape), {p.string_data().begin(), p.string_data().end()});
-  }
+  PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, std::move(shape)));
   if (p.has_raw_data()) {
-    if (static_cast<int64_t>(p.raw_data().size()) != count * elem_size)
-      return InvalidArgument(fmt::format("{}: raw_data has {} bytes, shape {} of {} needs {}", label,
-                                         p.raw_data().size(), ShapeToString(shape), DTypeName(dtype),
-                                         count * elem_size));
-    PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, std::move(shape)));
-    if (count > 0) std::memcpy(t.mutable_data(), p.raw_data().data(), p.raw_data().size());
+    if (!p.raw_data().empty()) std::memcpy(t.mutable_data(), p.raw_data().data(), p.raw_data().size());
     return t;
   }
-
-  // Typed fields: check the element count of the field ONNX uses for this type.
-  const TypedField field = TypedFieldOf(p, dtype);
-  if (field.size != count)
-    return InvalidArgument(fmt::format("{}: {} has {} elements, shape {} needs {}", label, field.name, field.size,
-                                       ShapeToString(shape), count));
-  PARITY_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, std::move(shape)));
   CopyTypedField(p, t);
   return t;
 }
