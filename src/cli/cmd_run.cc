@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/input_files.h"
+#include "core/output_dir.h"
 #include "core/tensor_files.h"
 #include "cli/output.h"
 #include "engine/inputs/input_check.h"
@@ -14,6 +16,8 @@
 
 namespace parity::cli {
 namespace {
+
+constexpr std::string_view kRunOutputKind = "parity.run";
 
 struct RunOptions {
   std::string model;
@@ -28,12 +32,20 @@ int RunRun(const RunOptions& o) {
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  if (auto s = CheckOutputPath(o.output, "-o", !o.output.ends_with(".npz")); !s) return ReportError(s.error());
+  const bool to_dir = !o.output.ends_with(".npz");
+  if (auto s = CheckOutputPath(o.output, "-o", to_dir); !s) return ReportError(s.error());
+  // A folder of .npy outputs is parity's own: new, empty, or an earlier
+  // run's (its marker), never a folder of the user's files (docs/security.md).
+  if (to_dir)
+    if (auto s = CheckOutputDir(o.output, kRunOutputKind); !s) return ReportError(s.error().With("-o"));
 
   // The inputs are checked against the model before any session exists: a
   // wrong name, dtype or shape is the user's mistake (exit 2), not ORT's.
   auto samples = LoadSamplesFor(*model, o.inputs, {.model_label = o.model});
   if (!samples) return ReportError(samples.error());
+  // `-o x.npz` must not be the inputs' file; found now, not after the runs.
+  if (!to_dir)
+    if (auto s = CheckNotAnInput(o.output); !s) return ReportError(s.error().With("-o"));
 
   Model to_run;
   if (o.all_tensors) {
@@ -52,7 +64,12 @@ int RunRun(const RunOptions& o) {
     if (!outputs) return ReportError(outputs.error());
     results.push_back({sample.name, std::move(*outputs)});
   }
-  if (auto s = SaveTensors(o.output, JoinSamples(results)); !s) return ReportError(s.error());
+  const TensorSet joined = JoinSamples(results);
+  if (to_dir) {
+    // WriteNpyDir checks every target against the inputs before writing any.
+    if (auto s = ClaimOutputDir(o.output, kRunOutputKind); !s) return ReportError(s.error().With("-o"));
+  }
+  if (auto s = SaveTensors(o.output, joined); !s) return ReportError(s.error());
   size_t count = 0;
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,

@@ -11,6 +11,7 @@
 #include "cli/signals.h"
 #include "cli/terminal_guard.h"
 #include "core/build_info.h"
+#include "core/input_files.h"
 #include "report/text_escape.h"
 
 namespace {
@@ -53,6 +54,8 @@ int main(int argc, char** argv) {
   parity::cli::FilterStdout();
   parity::cli::InstallTerminateHandler();
   parity::cli::InstallSignalHandlers();
+  // Every file the command reads is one it will not write (core/input_files.h).
+  const parity::InputTracking inputs;
   int code = 3;
   try {
     code = Main(argc, argv);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/atomic_file.h"
+#include "core/staged_dir.h"
 
 namespace parity::cli {
 namespace {
@@ -20,9 +21,11 @@ void WriteAll(const char* text) {
   }
 }
 
-// Async-signal-safe only: unlink(2) via RemovePendingTempFiles, write(2), _exit(2).
+// Async-signal-safe only: unlink(2) via RemovePendingTempFiles, the staging
+// folders' removal (core/staged_dir.h), write(2), _exit(2).
 extern "C" void OnTerminatingSignal(int sig) {
   RemovePendingTempFiles();
+  RemovePendingStagedDirs();
   WriteAll(sig == SIGINT    ? "parity: interrupted (SIGINT); no partial files left\n"
            : sig == SIGTERM ? "parity: interrupted (SIGTERM); no partial files left\n"
                             : "parity: interrupted; no partial files left\n");

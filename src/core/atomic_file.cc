@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include "core/input_files.h"
+
 namespace parity {
 namespace {
 
@@ -54,6 +56,7 @@ void RemovePendingTempFiles() {
 }
 
 Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {
+  PARITY_RETURN_IF_ERROR(CheckNotAnInput(path));
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
   if (ec) abs = path;

@@ -22,7 +22,9 @@ namespace parity {
 class AtomicFile {
  public:
   // Creates the temp file next to `path` (the directory must exist) and
-  // registers it for RemovePendingTempFiles. Errors: kNotFound when the
+  // registers it for RemovePendingTempFiles. Errors: kInvalidArgument when
+  // `path` is one of the command's inputs (core/input_files.h: a file is
+  // never replaced by an output of the command that read it); kNotFound when the
   // directory does not exist, kInvalidArgument for other OS errors; messages
   // name `path`.
   static Result<AtomicFile> Create(const std::filesystem::path& path);

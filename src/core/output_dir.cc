@@ -36,6 +36,9 @@ Status ClaimOutputDir(const fs::path& dir, std::string_view kind) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create the directory: {}", dir.string(), ec.message()));
+  // A marker already there is of this kind (checked above) and was read as
+  // an input: it is left as it is.
+  if (fs::exists(dir / kOutputMarker, ec)) return {};
   return WriteFileAtomic(dir / kOutputMarker, std::string(kind) + "\n");
 }
 

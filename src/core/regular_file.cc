@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "core/input_files.h"
+
 namespace parity {
 
 Result<RegularFile> RegularFile::Open(const std::filesystem::path& path) {
@@ -29,6 +31,7 @@ Result<RegularFile> RegularFile::Open(const std::filesystem::path& path) {
                                                                    : "not readable";
     return InvalidArgument(fmt::format("{}: not a regular file ({})", path.string(), what));
   }
+  NoteInputFile(st, path);
   // Back to blocking reads: O_NONBLOCK was only for the open itself.
   const int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);

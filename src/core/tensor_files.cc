@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/input_files.h"
 #include "core/npy.h"
 
 namespace parity {
@@ -39,6 +40,9 @@ Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
       return InvalidArgument(
           fmt::format("{}: tensor name '{}' cannot be a file name", dir.string(), nt.name));
   }
+  // No file is written when one of them would replace an input: a refusal
+  // half-way would leave some outputs written over the folder's old files.
+  for (const NamedTensor& nt : tensors) PARITY_RETURN_IF_ERROR(CheckNotAnInput(dir / (nt.name + ".npy")));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));

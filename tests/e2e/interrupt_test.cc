@@ -157,5 +157,58 @@ void InterruptCheck(int sig, const char* name, int expected_exit) {
 
 TEST(Interrupt, SigintDuringCheckLeavesNoPartialReport) { InterruptCheck(SIGINT, "SIGINT", 130); }
 
+// Issue 29, probe 4: `baseline` interrupted left 5-256 files and no manifest,
+// and every rerun was then refused. It now writes into a staging folder
+// beside -o DIR: interrupted, DIR is absent (or, with --overwrite, the old
+// baseline is there untouched) and no staging folder is left.
+void InterruptBaseline(int sig, const char* name, int expected_exit) {
+  const fs::path dir = e2e::MakeTempDir("parity-interrupt-baseline");
+  fs::path inputs;
+  const fs::path model = SlowModel(dir, &inputs);
+  const fs::path bl = dir / "bl";
+  int interrupted = 0;
+  for (int delay_ms : {0, 400, 1200}) {
+    std::string err;
+    int code = -1;
+    ASSERT_NO_FATAL_FAILURE(code = SpawnAndInterrupt({"baseline", model.string(), "--inputs", inputs.string(), "-o",
+                                                      bl.string(), "--threads", "1"},
+                                                     sig, delay_ms, &err));
+    ASSERT_NE(code, 0) << "the baseline finished before the signal: make the slow model slower";
+    ++interrupted;
+    EXPECT_EQ(code, expected_exit) << err;
+    EXPECT_EQ(e2e::Lines(err).back(), std::string("parity: interrupted (") + name + "); no partial files left");
+    EXPECT_FALSE(fs::exists(bl)) << "a partial baseline after " << delay_ms << " ms";
+    EXPECT_EQ(Leftovers(dir, ".bl."), std::vector<std::string>{}) << "a staging folder after " << delay_ms << " ms";
+  }
+  // An old baseline replaced with --overwrite and interrupted is kept whole.
+  ModelBuilder b;
+  b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{1, 4})), "y");
+  const fs::path small = dir / "small.onnx";
+  ASSERT_TRUE(b.Build()->Save(small));
+  TensorSet one;
+  one.Set("x", *Tensor::Create(DType::kFloat32, {1, 4}));
+  ASSERT_TRUE(SaveTensors(dir / "small.npz", one));
+  auto made = e2e::RunParity({"baseline", small.string(), "--inputs", (dir / "small.npz").string(), "-o", bl.string()});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  std::ifstream in(bl / "manifest.json");
+  const std::string manifest{std::istreambuf_iterator<char>(in), {}};
+  std::string err;
+  int code = -1;
+  ASSERT_NO_FATAL_FAILURE(code = SpawnAndInterrupt({"baseline", model.string(), "--inputs", inputs.string(), "-o",
+                                                    bl.string(), "--threads", "1", "--overwrite"},
+                                                   sig, 600, &err));
+  EXPECT_EQ(code, expected_exit) << err;
+  std::ifstream again(bl / "manifest.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(again), {}), manifest) << "the old baseline was touched";
+  EXPECT_TRUE(fs::exists(bl / "output.npy"));
+  EXPECT_EQ(Leftovers(dir, ".bl."), std::vector<std::string>{});
+  auto verify = e2e::RunParity({"baseline", "verify", bl.string(), small.string()});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  fs::remove_all(dir);
+}
+
+TEST(Interrupt, SigintDuringBaselineLeavesNoPartialBaseline) { InterruptBaseline(SIGINT, "SIGINT", 130); }
+TEST(Interrupt, SigtermDuringBaselineLeavesTheOldBaselineWhole) { InterruptBaseline(SIGTERM, "SIGTERM", 143); }
+
 }  // namespace
 }  // namespace parity

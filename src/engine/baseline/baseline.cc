@@ -13,11 +13,13 @@
 
 #include "compare/tolerance.h"
 #include "core/atomic_file.h"
+#include "core/input_files.h"
 #include "core/json_out.h"
 #include "core/npy.h"
 #include "core/npy_header.h"
 #include "core/regular_file.h"
 #include "core/sha256.h"
+#include "core/staged_dir.h"
 #include "engine/baseline/baseline_internal.h"
 #include "engine/bench/latency.h"
 #include "engine/inputs/input_check.h"
@@ -75,31 +77,40 @@ Result<std::vector<std::string>> BaselineFilesToReplace(const fs::path& dir) {
   return files;
 }
 
-Status PrepareDir(const fs::path& dir, bool overwrite) {
+// Whether the baseline may go to `dir`, checked before anything is written
+// (nothing is deleted here: the new baseline is staged and put in place whole,
+// core/staged_dir.h). A non-empty `dir` is replaced only with `overwrite`, only
+// when it is a baseline parity wrote (a parity.baseline/1 manifest), holds
+// nothing its manifest does not list (docs/security.md "Output folders") and
+// none of this command's inputs.
+Status CheckTargetDir(const fs::path& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     return InvalidArgument(fmt::format("{}: exists and is not a directory", dir.string()));
-  if (fs::exists(dir, ec) && !fs::is_empty(dir, ec)) {
-    if (!overwrite)
-      return InvalidArgument(fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)",
-                                         dir.string()));
-    // Only a baseline parity wrote is replaced, and only the files its
-    // manifest lists (docs/security.md "Output folders"): a PyTorch dump or a
-    // user's folder that happens to hold a manifest.json is left alone.
-    PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
-    // The manifest goes first, so an interrupted rewrite never looks complete.
-    fs::remove(dir / "manifest.json", ec);
-    // Only inside `dir`: a listed file under a symlinked folder is left alone.
-    const fs::path real_dir = fs::canonical(dir, ec);
-    for (const auto& file : files) {
-      const fs::path parent = fs::canonical((dir / file).parent_path(), ec);
-      if (ec) continue;
-      const auto [d, p] = std::mismatch(real_dir.begin(), real_dir.end(), parent.begin(), parent.end());
-      if (d == real_dir.end()) fs::remove(dir / file, ec);
+  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return {};
+  if (!overwrite)
+    return InvalidArgument(
+        fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)", dir.string()));
+  PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
+  std::unordered_set<std::string> listed(files.begin(), files.end());
+  std::unordered_set<std::string> folders;
+  for (const auto& f : files)
+    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    const auto st = it->symlink_status(ec);
+    if (fs::is_directory(st) && folders.contains(rel)) continue;
+    if (fs::is_regular_file(st) && rel == "manifest.json") continue;
+    if (fs::is_regular_file(st) && listed.contains(rel)) {
+      PARITY_RETURN_IF_ERROR(WithContext(CheckNotAnInput(it->path()), "--overwrite"));
+      continue;
     }
+    return InvalidArgument(fmt::format(
+        "{}: --overwrite replaces only what a parity baseline wrote, and '{}' is not one of its files; "
+        "move it away or give another folder",
+        dir.string(), rel));
   }
-  fs::create_directories(dir, ec);
-  if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
+  if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
   return {};
 }
 
@@ -358,23 +369,28 @@ void RecordFindings(BaselineSample& out) {
   }
 }
 
-// Writes every sample's files into `dir` (prepared first), each in its own
-// sub-directory when there are several.
-Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& templates, const fs::path& dir,
-                    const fs::path& inputs_path, const BaselineOptions& options, BaselineResult& result) {
-  // Every input is checked before an existing baseline is touched.
-  for (const Sample& sample : src.samples)
+// Every sample has every input and its own sub-directory: checked before
+// anything is written.
+Status CheckSamples(const BaselineSource& src, const fs::path& inputs_path) {
+  std::set<std::string> sample_dirs;
+  for (const Sample& sample : src.samples) {
     for (const auto& name : src.graph.inputs)
       if (sample.tensors.Find(name) == nullptr)
         return InvalidArgument(
             fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
-  PARITY_RETURN_IF_ERROR(PrepareDir(dir, options.overwrite));
-  result.dir = dir;
-  std::set<std::string> sample_dirs;
-  for (const Sample& sample : src.samples) {
     const std::string subdir = src.samples.size() == 1 ? "" : SanitizeFileName(sample.name);
     if (!sample_dirs.insert(subdir).second)
       return InvalidArgument(fmt::format("{}: two samples map to directory '{}'", inputs_path.string(), subdir));
+  }
+  return {};
+}
+
+// Writes every sample's files into `dir` (the staging folder), each in its
+// own sub-directory when there are several.
+Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& templates, const fs::path& dir,
+                    const fs::path& inputs_path, const BaselineOptions& options, BaselineResult& result) {
+  for (const Sample& sample : src.samples) {
+    const std::string subdir = src.samples.size() == 1 ? "" : SanitizeFileName(sample.name);
     const fs::path sample_dir = dir / subdir;
     std::error_code ec;
     fs::create_directories(sample_dir, ec);
@@ -416,6 +432,8 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
                                      const BaselineOptions& options) {
   const std::string label = model_path.string();
   PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
+  PARITY_RETURN_IF_ERROR(CheckSamples(src, inputs_path));
+  PARITY_RETURN_IF_ERROR(CheckTargetDir(dir, options.overwrite));
   const std::vector<Layer> layers = SelectLayers(src.graph, options.only);
   FileTemplates templates = NameFiles(src.graph, layers);
 
@@ -423,12 +441,18 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
   PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(src, layers, budget, options, label, result));
   src.model = Model();  // the tracer holds what it needs
-  PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, dir, inputs_path, options, result));
+  // Written whole or not at all: into a staging folder beside `dir`, put in
+  // place once the manifest is written (an error or an interrupt leaves
+  // `dir` as it was).
+  PARITY_ASSIGN_OR_RETURN(StagedDir staged, StagedDir::Create(dir));
+  PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, staged.path(), inputs_path, options, result));
 
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = ToJsonText(j, 2) + "\n";
-  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(dir / "manifest.json", std::string_view(text)),
+  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text)),
                                      (dir / "manifest.json").string()));
+  PARITY_RETURN_IF_ERROR(staged.Commit(options.overwrite));
+  result.dir = dir;
   result.manifest = std::move(j);
   return result;
 }

@@ -1,0 +1,175 @@
+#include "core/staged_dir.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+
+// As atomic_file.cc's registry: a fixed array a signal handler can walk
+// without allocating or locking; a slot is free (0), being filled (1) or live (2).
+constexpr int kMaxStaged = 16;
+constexpr size_t kMaxPathBytes = 4096;
+struct StagedSlot {
+  std::atomic<int> state{0};
+  char path[kMaxPathBytes];
+};
+StagedSlot g_staged[kMaxStaged];
+std::atomic<unsigned> g_staged_counter{0};
+
+int Register(const std::string& path) {
+  if (path.size() >= kMaxPathBytes) return -1;
+  for (int i = 0; i < kMaxStaged; ++i) {
+    int expected = 0;
+    if (g_staged[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+      std::memcpy(g_staged[i].path, path.c_str(), path.size() + 1);
+      g_staged[i].state.store(2, std::memory_order_release);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void Unregister(int slot) {
+  if (slot >= 0) g_staged[slot].state.store(0, std::memory_order_release);
+}
+
+// The kernel's record of getdents64(2).
+struct LinuxDirent64 {
+  uint64_t d_ino;
+  int64_t d_off;
+  unsigned short d_reclen;
+  unsigned char d_type;
+  char d_name[1];
+};
+
+// Removes `name` under `parent_fd`, a file or a folder with what it holds.
+// Async-signal-safe: system calls on a buffer on the stack. A pass that
+// removes entries starts the listing again (removal moves the offsets).
+void RemoveTreeAt(int parent_fd, const char* name, int depth) {
+  if (::unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return;
+  if (depth > 0) {
+    const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      alignas(8) char buf[2048];
+      for (bool removed = true; removed;) {
+        removed = false;
+        ::lseek(fd, 0, SEEK_SET);
+        for (;;) {
+          const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+          if (n <= 0) break;
+          for (long off = 0; off < n;) {
+            const auto* d = reinterpret_cast<const LinuxDirent64*>(buf + off);
+            off += d->d_reclen;
+            if (std::strcmp(d->d_name, ".") == 0 || std::strcmp(d->d_name, "..") == 0) continue;
+            RemoveTreeAt(fd, d->d_name, depth - 1);
+            removed = true;
+          }
+        }
+      }
+      ::close(fd);
+    }
+  }
+  ::unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
+// The target as an absolute path without a trailing separator.
+fs::path NormalTarget(const fs::path& target) {
+  std::error_code ec;
+  fs::path t = fs::absolute(target, ec).lexically_normal();
+  if (ec) t = target.lexically_normal();
+  if (t.filename().empty()) t = t.parent_path();
+  return t;
+}
+
+bool IsMissingOrEmptyDir(const fs::path& p) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(p, ec);
+  if (!fs::exists(st)) return true;
+  return fs::is_directory(st) && fs::is_empty(p, ec) && !ec;
+}
+
+}  // namespace
+
+void RemovePendingStagedDirs() {
+  for (auto& slot : g_staged)
+    if (slot.state.load(std::memory_order_acquire) == 2) RemoveTreeAt(AT_FDCWD, slot.path, 8);
+}
+
+Result<StagedDir> StagedDir::Create(const fs::path& target) {
+  const fs::path t = NormalTarget(target);
+  std::error_code ec;
+  fs::create_directories(t.parent_path(), ec);
+  if (ec) return InvalidArgument(fmt::format("{}: cannot create the directory: {}", t.parent_path().string(), ec.message()));
+  const fs::path staging = t.parent_path() / fmt::format(".{}.parity-staging.{}.{}", t.filename().string(), ::getpid(),
+                                                          g_staged_counter.fetch_add(1));
+  // Registered before it exists, so that no signal can leave it unregistered.
+  const int slot = Register(staging.string());
+  if (::mkdir(staging.c_str(), 0777) != 0) {
+    const int err = errno;
+    Unregister(slot);
+    return InvalidArgument(
+        fmt::format("{}: cannot create the staging folder {}: {}", t.string(), staging.string(), std::strerror(err)));
+  }
+  return StagedDir(t, staging, slot);
+}
+
+StagedDir::StagedDir(StagedDir&& other) noexcept
+    : target_(std::move(other.target_)),
+      staging_(std::move(other.staging_)),
+      slot_(std::exchange(other.slot_, -1)),
+      done_(std::exchange(other.done_, true)) {}
+
+StagedDir::~StagedDir() {
+  if (!done_) RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
+  Unregister(slot_);
+}
+
+Status StagedDir::Commit(bool replace) {
+  if (done_) return InternalError(fmt::format("{}: Commit called twice", target_.string()));
+  const auto fail = [&](const std::string& what) {
+    return InvalidArgument(fmt::format("{}: {}: {}", target_.string(), what, std::strerror(errno)));
+  };
+  if (IsMissingOrEmptyDir(target_)) {
+    // rename(2) replaces an empty folder; a missing one is simply created.
+    if (::rename(staging_.c_str(), target_.c_str()) != 0) return fail("cannot rename the staging folder into place");
+    done_ = true;
+    Unregister(std::exchange(slot_, -1));
+    return {};
+  }
+  std::error_code ec;
+  if (!replace || !fs::is_directory(fs::symlink_status(target_, ec)))
+    return InvalidArgument(fmt::format("{}: exists and is not an empty folder; nothing was written", target_.string()));
+  if (::renameat2(AT_FDCWD, staging_.c_str(), AT_FDCWD, target_.c_str(), RENAME_EXCHANGE) != 0) {
+    if (errno != EINVAL && errno != ENOSYS) return fail("cannot exchange the staging folder with the old one");
+    // No atomic exchange here: the old folder steps aside first.
+    const fs::path old = staging_.string() + ".old";
+    if (::rename(target_.c_str(), old.c_str()) != 0) return fail("cannot move the old folder aside");
+    if (::rename(staging_.c_str(), target_.c_str()) != 0) {
+      const Status s = fail("cannot rename the staging folder into place");
+      ::rename(old.c_str(), target_.c_str());
+      return s;
+    }
+    ::rename(old.c_str(), staging_.c_str());
+  }
+  // The staging path now holds the old folder; it stays registered while it
+  // is removed, so an interrupt now removes the rest of it.
+  done_ = true;
+  RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
+  Unregister(std::exchange(slot_, -1));
+  return {};
+}
+
+}  // namespace parity

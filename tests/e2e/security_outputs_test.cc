@@ -1,0 +1,162 @@
+// Issue 29, second hostile-input review: outputs never replace inputs
+// (probe 3), a baseline is written whole or not at all (probe 4). Each test
+// builds its input and drives the real binary.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "core/npy.h"
+#include "core/npz.h"
+#include "e2e_util.h"
+#include "onnx/builder.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::RunParity;
+using e2e::TempDir;
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void ExpectExit(const e2e::ProcessResult& r, int code) {
+  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
+  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
+}
+
+// input[1,4] -> Add 0.5 -> Relu -> `output`.
+Model ReluModel(const std::string& output = "output") {
+  ModelBuilder b;
+  auto x = b.Input("input", DType::kFloat32, {1, 4});
+  b.Output(b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, 0.5f))), output);
+  return *b.Build();
+}
+
+Tensor Ones() {
+  Tensor t(DType::kFloat32, {1, 4});
+  for (float& v : t.mutable_view<float>()) v = 1.0f;
+  return t;
+}
+
+// Probe 3: `check m.onnx --json m.onnx` replaced the model with its report;
+// a symlink or a hard link to the model is the same file.
+TEST(SecurityOutputs, ReportPathsThatAreTheModelAreRefusedAndTheModelKept) {
+  TempDir tmp("parity_outputs");
+  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  const std::string model = Read(tmp / "m.onnx");
+  fs::create_symlink(tmp / "m.onnx", tmp / "soft.json");
+  fs::create_hard_link(tmp / "m.onnx", tmp / "hard.json");
+  for (const char* out : {"m.onnx", "soft.json", "hard.json"}) {
+    auto r = RunParity({"check", (tmp / "m.onnx").string(), "--json", (tmp / out).string()});
+    ExpectExit(r, 2);
+    EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << out << ": " << r.err;
+    EXPECT_EQ(Read(tmp / "m.onnx"), model) << out;
+  }
+  EXPECT_TRUE(fs::is_symlink(tmp / "soft.json"));
+  auto r = RunParity({"inspect", (tmp / "m.onnx").string(), "--json", (tmp / "m.onnx").string()});
+  ExpectExit(r, 2);
+  EXPECT_EQ(Read(tmp / "m.onnx"), model);
+}
+
+// Probe 3: `run -o DIR` wrote the model's output over the user's own
+// DIR/output.npy, and `-o x.npz` over the inputs' archive.
+TEST(SecurityOutputs, RunNeverWritesOverItsInputsNorIntoTheUsersFolder) {
+  TempDir tmp("parity_outputs");
+  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  fs::create_directories(tmp / "data");
+  ASSERT_TRUE(WriteNpy(tmp / "data" / "input.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "data" / "output.npy", Ones()));
+  const std::string mine = Read(tmp / "data" / "output.npy");
+  auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "data").string(), "-o",
+                      (tmp / "data").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("parity did not write"), std::string::npos) << r.err;
+  EXPECT_EQ(Read(tmp / "data" / "output.npy"), mine);
+
+  TensorSet in;
+  in.Set("input", Ones());
+  ASSERT_TRUE(WriteNpz(tmp / "x.npz", in));
+  const std::string archive = Read(tmp / "x.npz");
+  r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
+                 (tmp / "x.npz").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << r.err;
+  EXPECT_EQ(Read(tmp / "x.npz"), archive);
+
+  // A folder parity's own run wrote is reused, and an input inside it is kept.
+  r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
+                 (tmp / "out").string()});
+  ExpectExit(r, 0);
+  ASSERT_TRUE(fs::exists(tmp / "out" / "output.npy"));
+  const std::string first = Read(tmp / "out" / "output.npy");
+  r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
+                 (tmp / "out").string()});
+  ExpectExit(r, 0);
+  EXPECT_EQ(Read(tmp / "out" / "output.npy"), first);
+}
+
+// Probe 4: a refusal half-way (two sample names that sanitise to one folder)
+// left files behind, and every rerun was then refused.
+TEST(SecurityOutputs, BaselineRefusedHalfWayLeavesNothingAndARerunWorks) {
+  TempDir tmp("parity_outputs");
+  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  TensorSet clash;
+  clash.Set("a b/input", Ones());
+  clash.Set("a_b/input", Ones());
+  ASSERT_TRUE(WriteNpz(tmp / "clash.npz", clash));
+  auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "clash.npz").string(), "-o",
+                      (tmp / "bl").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("two samples map to directory 'a_b'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "bl"));
+  TensorSet good;
+  good.Set("input", Ones());
+  ASSERT_TRUE(WriteNpz(tmp / "in.npz", good));
+  r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(), "-o",
+                 (tmp / "bl").string()});
+  ExpectExit(r, 0);
+  EXPECT_TRUE(fs::exists(tmp / "bl" / "manifest.json"));
+  for (const auto& e : fs::directory_iterator(tmp.path()))
+    EXPECT_EQ(e.path().filename().string().find("parity-staging"), std::string::npos) << e.path();
+}
+
+// Probe 4: --overwrite replaces the whole folder, so a folder holding more
+// than its baseline's files (a user's notes) is refused, and an input inside
+// the old baseline is never deleted.
+TEST(SecurityOutputs, BaselineOverwriteKeepsUnlistedFilesAndInputs) {
+  TempDir tmp("parity_outputs");
+  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  TensorSet good;
+  good.Set("input", Ones());
+  ASSERT_TRUE(WriteNpz(tmp / "in.npz", good));
+  const std::vector<std::string> make = {"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(),
+                                         "-o", (tmp / "bl").string()};
+  ExpectExit(RunParity(make), 0);
+  std::ofstream(tmp / "bl" / "notes.txt") << "mine\n";
+  auto overwrite = make;
+  overwrite.push_back("--overwrite");
+  auto r = RunParity(overwrite);
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("'notes.txt' is not one of its files"), std::string::npos) << r.err;
+  EXPECT_EQ(Read(tmp / "bl" / "notes.txt"), "mine\n");
+  fs::remove(tmp / "bl" / "notes.txt");
+  ExpectExit(RunParity(overwrite), 0);
+  r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "bl" / "input.npy").string(), "-o",
+                 (tmp / "bl").string(), "--overwrite"});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(tmp / "bl" / "input.npy"));
+}
+
+}  // namespace
+}  // namespace parity
