@@ -209,7 +209,13 @@ Status WriteNpz(const std::filesystem::path& path, const TensorSet& tensors, con
     images.push_back(std::move(*image));
     zip_source_t* src = zip_source_buffer(zip, images.back().data(), images.back().size(), 0);
     const std::string entry = nt.name + std::string(kSuffix);
-    const zip_int64_t index = src ? zip_file_add(zip, entry.c_str(), src, ZIP_FL_ENC_UTF_8) : -1;
+    zip_int64_t index = src ? zip_file_add(zip, entry.c_str(), src, ZIP_FL_ENC_UTF_8) : -1;
+    // libzip refuses a UTF-8 name holding C0 controls (an ESC from a model's
+    // tensor name); such a name is stored as its bytes, without the UTF-8 flag.
+    if (index < 0 && src && zip_error_code_zip(zip_get_error(zip)) == ZIP_ER_INVAL) {
+      zip_error_clear(zip);
+      index = zip_file_add(zip, entry.c_str(), src, ZIP_FL_ENC_RAW);
+    }
     if (index < 0) {
       if (src) zip_source_free(src);
       return InternalError(fmt::format("{}: cannot add '{}': {}", name, entry, zip_strerror(zip)));

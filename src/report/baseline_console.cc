@@ -2,20 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "report/text_escape.h"
 namespace parity {
 namespace {
 
 std::string FormatSample(const BaselineSample& s, bool several) {
-  std::string out = several ? fmt::format("sample '{}': ", s.name) : "";
+  std::string out = several ? fmt::format("sample '{}': ", ConsoleName(s.name)) : "";
   out += fmt::format("{} file(s)", s.files.size());
   if (!s.nondeterministic.empty())
     out += fmt::format(", NON-DETERMINISTIC: {} tensor(s), first '{}'", s.nondeterministic.size(),
-                       s.nondeterministic[0]);
-  if (s.first_nan) out += fmt::format(", NaN first in '{}'", *s.first_nan);
-  if (s.first_inf) out += fmt::format(", Inf first in '{}'", *s.first_inf);
+                       ConsoleName(s.nondeterministic[0]));
+  if (s.first_nan) out += fmt::format(", NaN first in '{}'", ConsoleName(*s.first_nan));
+  if (s.first_inf) out += fmt::format(", Inf first in '{}'", ConsoleName(*s.first_inf));
   if (!s.out_of_scale.empty())
     out += fmt::format(", {} tensor(s) far outside the inputs' scale, first '{}'", s.out_of_scale.size(),
-                       s.out_of_scale[0]);
+                       ConsoleName(s.out_of_scale[0]));
   return out + "\n";
 }
 

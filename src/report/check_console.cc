@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "report/ansi.h"
+#include "report/text_escape.h"
 
 namespace parity {
 
@@ -76,7 +77,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     const auto verdict = c.status == Verdict::kFail   ? paint(ansi::kRed, "fail")
                          : c.status == Verdict::kPass ? paint(ansi::kBoldGreen, "pass")
                                                       : paint(ansi::kYellow, "unchecked");
-    out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
+    out += fmt::format("  {} {}/{}", verdict, ConsoleName(rows[i].sample->name), ConsoleName(rows[i].output->output));
     if (c.status != Verdict::kUnchecked)
       out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", ShortNumber(c.metrics.max_abs),
                          CosineText(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
@@ -90,10 +91,10 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     for (const auto& w : row.output->comparison.tolerance.warnings) {
       if (std::find(warned.begin(), warned.end(), row.output->output) != warned.end()) continue;
       warned.push_back(row.output->output);
-      out += paint(ansi::kYellow, fmt::format("  warning: {}: {}\n", row.output->output, w));
+      out += paint(ansi::kYellow, fmt::format("  warning: {}: {}\n", ConsoleName(row.output->output), w));
     }
   for (const auto& s : r.samples)
-    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), ConsoleName(s.name), s.error);
 
   for (const auto& p : r.performance)
     out += fmt::format(

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/locate_report.h"
+#include "report/text_escape.h"
 
 namespace parity {
 
@@ -9,7 +10,7 @@ namespace {
 
 std::string Join(const std::vector<std::string>& v, size_t max_items) {
   std::string s;
-  for (size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? ", " : "") + v[i];
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) s += (i ? ", " : "") + ConsoleName(v[i]);
   if (v.size() > max_items) s += fmt::format(", ... ({} in all)", v.size());
   return s;
 }
@@ -30,8 +31,10 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     fmt::print(out, "  no divergence: every observed tensor is within tolerance\n");
   } else {
     const auto& d = *r.first_divergence;
-    fmt::print(out, "  first divergence: tensor '{}' from '{}'\n", d.tensor, d.producer);
-    fmt::print(out, "    fused node '{}' ({}) covers: {}\n", d.fused_node, d.op_type, Join(d.covers, 8));
+    // Names from the model: one line each, whatever they hold.
+    fmt::print(out, "  first divergence: tensor '{}' from '{}'\n", ConsoleName(d.tensor), ConsoleName(d.producer));
+    fmt::print(out, "    fused node '{}' ({}) covers: {}\n", ConsoleName(d.fused_node), ConsoleName(d.op_type),
+               Join(d.covers, 8));
     for (const auto& t : r.tensors)
       if (t.name == d.tensor && t.metrics)
         fmt::print(out, "    max_abs {:.3g} at {} (ref {:.6g}, target {:.6g}), {} of {} elements out of tolerance\n",
@@ -51,14 +54,15 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
       else if (c.ablation)
         opt = "none found";
       fmt::print(out, "    {:<3} {:<36} {:<26} {:>10.3g} {:>10.3g} {:>10.3g}  {}\n", i + 1,
-                 c.fused_node.substr(0, 36), c.op_type.substr(0, 26), c.local.score, c.inherited.score,
+                 ConsoleName(c.fused_node).substr(0, 36), ConsoleName(c.op_type).substr(0, 26), c.local.score, c.inherited.score,
                  c.local.max_abs, opt);
     }
   }
   for (const auto& c : r.culprits) {
     if (!c.narrowing) continue;
     const auto& n = *c.narrowing;
-    fmt::print(out, "  narrowing to '{}' ({} sub-regions run, {} sessions):\n", c.fused_node, n.sub_regions_run,
+    fmt::print(out, "  narrowing to '{}' ({} sub-regions run, {} sessions):\n", ConsoleName(c.fused_node),
+               n.sub_regions_run,
                n.sessions);
     for (size_t i = 0; i < n.steps.size(); ++i) {
       const auto& s = n.steps[i];

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/json_out.h"
+#include "core/visible_text.h"
 
 namespace parity {
 
@@ -89,11 +90,20 @@ std::string HtmlEscape(std::string_view s) {
         out += "&#39;";
         break;
       default:
-        out += bytes;
+        // Controls from a model's names are shown, never passed (a raw ESC
+        // in report.html); tab, newline and CR are kept for <pre> text.
+        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F)
+          out += fmt::format("\\x{:02x}", cp);
+        else if (cp >= 0x80 && cp <= 0x9F)
+          out += fmt::format("\\u{:04x}", cp);
+        else
+          out += bytes;
     }
   });
   return out;
 }
+
+std::string ConsoleName(std::string_view s) { return ShowControls(s); }
 
 std::string XmlEscape(std::string_view s) {
   std::string out;
@@ -215,7 +225,15 @@ std::string JsonForScript(const nlohmann::json& j) {
   out.reserve(text.size() + 64);
   // `<`, `>` and `&` occur in JSON text only inside strings, where \uXXXX
   // means the same character.
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    // A C1 control (UTF-8 C2 80-C2 9F, only ever inside a string) is written
+    // as \u00NN too: the page holds no raw control byte (issue 29, probe 7).
+    if (c == '\xC2' && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+      continue;
+    }
     switch (c) {
       case '<':
         out += "\\u003c";

@@ -15,7 +15,8 @@ namespace parity {
 std::string SanitizeUtf8(std::string_view s);
 
 // Text for HTML element content and attribute values: & < > " ' escaped,
-// invalid UTF-8 replaced.
+// invalid UTF-8 replaced, control characters but tab, newline and CR shown as
+// "\xNN" / "\u00NN" (core/visible_text.h).
 std::string HtmlEscape(std::string_view s);
 
 // Text for XML 1.0 content and attributes: & < > " ' escaped; tab, newline
@@ -25,7 +26,7 @@ std::string XmlEscape(std::string_view s);
 
 // JSON text that can sit inside <script type="application/json">: `<`, `>`
 // and `&` are written as \u003c, \u003e, \u0026 (so no "</script>" or "<!--"
-// can end the element), invalid UTF-8 replaced (core/json_out.h). JSON.parse
+// can end the element), C1 controls as \u0080-\u009f, invalid UTF-8 replaced (core/json_out.h). JSON.parse
 // reads it back.
 std::string JsonForScript(const nlohmann::json& j);
 
@@ -45,6 +46,11 @@ class TerminalFilter {
  private:
   std::string pending_;
 };
+// A name from a model on one console line: every control character,
+// newline and tab included, shown as "\xNN" (core/visible_text.h
+// ShowControls), so a name cannot split a line or forge one.
+std::string ConsoleName(std::string_view s);
+
 // One piece, flushed: TerminalFilter{}.Feed(s) + Flush().
 std::string TerminalSafe(std::string_view s);
 

@@ -10,6 +10,20 @@ TEST(TextEscape, HtmlEscapesMarkupAndQuotes) {
   EXPECT_EQ(HtmlEscape("caf\xC3\xA9"), "caf\xC3\xA9");
 }
 
+// Issue 29, probe 7: raw ESC bytes from node names reached report.html.
+TEST(TextEscape, HtmlAndScriptJsonShowControlsNotPassThem) {
+  EXPECT_EQ(HtmlEscape("a\x1b[2K\xC2\x9b" "b\tc\n"), "a\\x1b[2K\\u009bb\tc\n");
+  const nlohmann::json j = {{"name", "x\x1b\xC2\x9b" "y\xC3\xA9"}};
+  const std::string s = JsonForScript(j);
+  EXPECT_EQ(s.find('\x1b'), std::string::npos);
+  EXPECT_EQ(s.find("\xC2\x9b"), std::string::npos) << s;
+  EXPECT_EQ(nlohmann::json::parse(s), j);
+}
+
+TEST(TextEscape, ConsoleNamesStayOnOneLine) {
+  EXPECT_EQ(ConsoleName("a\nfirst divergence: b\r\t"), "a\\x0afirst divergence: b\\x0d\\x09");
+}
+
 TEST(TextEscape, InvalidUtf8BecomesReplacementCharacters) {
   EXPECT_EQ(SanitizeUtf8("a\xff"
                          "b"),

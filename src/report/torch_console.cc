@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/torch/torch_dump.h"
+#include "report/text_escape.h"
 
 namespace parity {
 namespace {
@@ -41,9 +42,9 @@ std::string FormatAlignSummary(const TorchComparison& c) {
                                 c.Count(Verdict::kFail));
   out += fmt::format("{}\n", c.VerdictLine());
   for (const auto& t : c.outputs.tensors)
-    if (t.status == Verdict::kFail) out += fmt::format("output '{}' differs: {}\n", t.name, t.reason);
+    if (t.status == Verdict::kFail) out += fmt::format("output '{}' differs: {}\n", ConsoleName(t.name), t.reason);
   for (const auto& f : c.outputs.findings)
-    out += fmt::format("output '{}': {} (PyTorch {}, ONNX {})\n", f.name, FindingKindName(f.kind), f.reference,
+    out += fmt::format("output '{}': {} (PyTorch {}, ONNX {})\n", ConsoleName(f.name), FindingKindName(f.kind), f.reference,
                        f.test);
   return out;
 }

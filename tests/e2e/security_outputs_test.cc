@@ -158,5 +158,52 @@ TEST(SecurityOutputs, BaselineOverwriteKeepsUnlistedFilesAndInputs) {
   EXPECT_TRUE(fs::exists(tmp / "bl" / "input.npy"));
 }
 
+// Probe 7: node names with backticks and newlines wrote a forged "Run:" block
+// into the repro README.md, raw ESC bytes reached README.md and report.html,
+// and newlines in names split locate's console lines.
+TEST(SecurityOutputs, HostileNodeNamesAreEscapedInTheReadmeTheConsoleAndHtml) {
+  TempDir tmp("parity_outputs");
+  const std::string hostile = "blk`\n\nRun:\n\n```\nrm -rf ~\n```\n\x1b[2K\xc2\x9b";
+  auto model = [&](float c) {
+    ModelBuilder b;
+    auto x = b.Input("input", DType::kFloat32, {1, 4});
+    std::string y;
+    {
+      auto s = b.Scope(hostile);
+      y = b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, c)));
+    }
+    b.Output(y, "output");
+    return *b.Build();
+  };
+  ASSERT_TRUE(model(0.5f).Save(tmp / "m.onnx"));
+  ASSERT_TRUE(model(0.75f).Save(tmp / "t.onnx"));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "--target-model",
+                      (tmp / "t.onnx").string(), "--repro", (tmp / "repro").string(), "--no-ablation"});
+  ExpectExit(r, 1);
+  const std::string readme = Read(tmp / "repro" / "README.md");
+  ASSERT_FALSE(readme.empty()) << r.out << r.err;
+  EXPECT_EQ(readme.find('\x1b'), std::string::npos) << readme;
+  EXPECT_EQ(readme.find("\xc2\x9b"), std::string::npos) << readme;
+  EXPECT_EQ(readme.find("\nrm -rf"), std::string::npos) << "a name started a line:\n" << readme;
+  size_t runs = 0;
+  for (size_t p = readme.find("Run:"); p != std::string::npos; p = readme.find("Run:", p + 1))
+    if (p == 0 || readme[p - 1] == '\n') ++runs;
+  EXPECT_EQ(runs, 1u) << readme;
+  EXPECT_NE(readme.find("\\x1b[2K"), std::string::npos) << "shown, escaped:\n" << readme;
+  // Console: every line that names the culprit holds all of its name.
+  EXPECT_EQ(r.out.find("\nrm -rf"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nRun:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("blk`\\x0a\\x0aRun:"), std::string::npos) << r.out;
+
+  r = RunParity({"check", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "--report",
+                 (tmp / "report").string()});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  const std::string html = Read(tmp / "report" / "report.html");
+  ASSERT_FALSE(html.empty());
+  EXPECT_EQ(html.find('\x1b'), std::string::npos);
+  EXPECT_EQ(html.find("\xc2\x9b"), std::string::npos) << html.substr(html.find("\xc2\x9b") - 300, 400);
+}
+
 }  // namespace
 }  // namespace parity

@@ -5,6 +5,7 @@
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
+#include "core/visible_text.h"
 #include "engine/run/tensor_source.h"
 
 namespace parity {
@@ -46,18 +47,22 @@ Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
   }
   if (c.separate_target_model) command += " --target-model target_model.onnx";
   const auto& e = culprit.local;
+  // Names come from the model: each sits in a code span it cannot close, with
+  // its control characters shown (a newline cannot start a forged "Run:").
   std::string readme = fmt::format(
       "# parity reproduction: {} ({})\n\n"
-      "Cut from `{}`. The region covers {} original node(s):\n\n",
-      culprit.fused_node, culprit.op_type, c.source_model, culprit.covers.size());
-  for (const auto& n : culprit.covers) readme += fmt::format("- `{}`\n", n);
+      "Cut from {}. The region covers {} original node(s):\n\n",
+      MarkdownCode(culprit.fused_node), MarkdownCode(culprit.op_type), MarkdownCode(c.source_model),
+      culprit.covers.size());
+  for (const auto& n : culprit.covers) readme += fmt::format("- {}\n", MarkdownCode(n));
   readme += fmt::format(
       "\nFed the reference values of its inputs (`inputs.npz`), the region computes `expected.npz` under "
-      "the reference config [{}] and `actual.npz` under the target config [{}]%s.\n\n"
+      "the reference config {} and `actual.npz` under the target config {}%s.\n\n"
       "Run:\n\n```\n{}\n```\n\n"
-      "It should report a divergence (exit code 1) at `{}`: max_abs {:.6g}, {} element(s) outside the "
+      "It should report a divergence (exit code 1) at {}: max_abs {:.6g}, {} element(s) outside the "
       "tolerance, score {:.3g} (1 = the edge of the tolerance band).\n",
-      c.reference.Label(), c.target.Label(), command, e.tensor, e.max_abs, e.mismatches, e.score);
+      MarkdownCode(c.reference.Label()), MarkdownCode(c.target.Label()), command, MarkdownCode(e.tensor), e.max_abs,
+      e.mismatches, e.score);
   const std::string marker = "%s";
   if (auto pos = readme.find(marker); pos != std::string::npos)
     readme.replace(pos, marker.size(),
