@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/json_in.h"
 #include "core/regular_file.h"
 
 namespace parity::cli {
@@ -34,8 +35,7 @@ Result<TolerancePolicy> ResolveTolerance(const ToleranceOptions& o) {
   TolerancePolicy policy;
   if (!o.file.empty()) {
     PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(o.file, kMaxConfigBytes));
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return InvalidArgument(fmt::format("{}: not valid JSON", o.file));
+    PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text, o.file));
     PARITY_ASSIGN_OR_RETURN(policy, WithContext(TolerancePolicyFromJson(j), o.file));
   }
   if (o.atol >= 0) policy.global.atol = o.atol;

