@@ -25,6 +25,7 @@ struct AlignCmdOptions {
   std::string json;
   ToleranceOptions tolerance;
   bool all_layers = false;
+  bool allow_symlinks = false;
   ConfigOptions config;
 };
 
@@ -33,7 +34,7 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  auto dump = LoadTorchDump(o.torch_dir);
+  auto dump = LoadTorchDump(o.torch_dir, {.allow_symlinks = o.allow_symlinks});
   if (!dump) return ReportError(dump.error());
   std::string note;
   if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(*model), {o.model}, &note); !s) return ReportError(s.error());
@@ -70,6 +71,7 @@ void RegisterAlign(CLI::App& app) {
       ->required();
   cmd->add_option("--json", o->json, "also write the alignment as JSON (schema parity.align/1)");
   AddToleranceOptions(cmd, &o->tolerance);
+  cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
   cmd->add_flag("--all-layers", o->all_layers, "also list container modules, not only leaves");
   AddConfigOptions(cmd, &o->config, "disable");
   cmd->callback([o] { ExitCode() = RunAlign(*o); });

@@ -30,6 +30,7 @@ struct CheckCmdOptions {
   int runs = 20;
   int warmup = 3;
   bool no_locate = false;
+  bool allow_symlinks = false;
   ConfigOptions target;
   ToleranceOptions tolerance;
 };
@@ -38,6 +39,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
   options.torch_dir = o.torch;
+  options.allow_symlinks = o.allow_symlinks;
   options.inputs_path = o.inputs;
   options.reference_model_path = o.reference_model;
   options.seed = o.seed;
@@ -102,6 +104,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
+  cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
   cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");
   AddConfigOptions(cmd, &o->target, "all");

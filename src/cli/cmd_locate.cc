@@ -38,6 +38,7 @@ struct LocateCliOptions {
   std::string json;
   bool no_ablation = false;
   bool no_drilldown = false;
+  bool allow_symlinks = false;
   int seed = 0;
   ConfigOptions config;
   ToleranceOptions tolerance;
@@ -62,7 +63,7 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
 // the deployed config's outputs; a fusion problem is localized as usual.
 int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const Model& model, const Model* derived,
                    const LocateOptions& options) {
-  auto dump = LoadTorchDump(reference.path);
+  auto dump = LoadTorchDump(reference.path, {.allow_symlinks = o.allow_symlinks});
   if (!dump) return ReportError(dump.error());
   std::string note;
   if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(model), {o.model}, &note); !s) return ReportError(s.error());
@@ -156,6 +157,7 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--target-model", o->target_model, "a model derived from MODEL that shares its tensor names");
   cmd->add_option("--repro", o->repro, "write the top culprit's minimal reproduction to this directory");
   cmd->add_option("--json", o->json, "write the parity.locate/1 report here");
+  cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
   cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off one by one to find the optimizer that made each culprit");
   cmd->add_flag("--no-drilldown", o->no_drilldown,
                 "do not narrow a culprit region that covers several fused groups by running sub-regions");

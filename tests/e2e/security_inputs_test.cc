@@ -63,5 +63,29 @@ TEST(SecurityJsonBudget, DeepOrDenseManifestsAndConfigsAreRefusedBeforeParsing) 
   EXPECT_NE(r.err.find("nested 1000 levels deep"), std::string::npos) << r.err;
 }
 
+// Probe 9: symlinks inside a dump directory were followed (documented as not
+// covered): an input linked to an outside .npy was read.
+TEST(SecurityDump, SymlinkedFilesInADumpAreRefusedNamingTheFlag) {
+  TempDir tmp("parity_inputs");
+  ASSERT_NO_FATAL_FAILURE(SaveRelu(tmp / "m.onnx"));
+  fs::create_directories(tmp / "dump");
+  Tensor ones(DType::kFloat32, {1, 4});
+  for (float& v : ones.mutable_view<float>()) v = 1.0f;
+  ASSERT_TRUE(WriteNpy(tmp / "outside.npy", ones));
+  ASSERT_TRUE(WriteNpy(tmp / "dump" / "y.npy", ones));
+  fs::create_symlink(tmp / "outside.npy", tmp / "dump" / "x.npy");
+  Write(tmp / "dump" / "manifest.json",
+        R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {"x": "x.npy"},
+            "outputs": {"y": "y.npy"}, "layers": []})");
+  auto r = RunParity({"check", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string(), "--runs", "1"});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("x.npy: is a symlink inside the dump directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--allow-symlinks"), std::string::npos) << r.err;
+  r = RunParity({"check", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string(), "--runs", "1",
+                 "--allow-symlinks"});
+  EXPECT_EQ(r.err.find("is a symlink"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace parity

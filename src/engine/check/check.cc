@@ -182,7 +182,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     ctx.reference_model.emplace(std::move(reference));
   }
   if (!o.torch_dir.empty()) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir, {.allow_symlinks = o.allow_symlinks}));
     // A dump made for another model is the user's mistake, found before any
     // run (input_check.h); the reference model's export counts as this one's.
     std::string note;

@@ -27,6 +27,7 @@ struct CheckOptions {
   // the reference is MODEL itself under the reference config.
   std::string reference_model_path;
   std::string torch_dir;    // a PyTorch dump (python/parity/torch); empty: none
+  bool allow_symlinks = false;  // follow symlinks inside torch_dir (torch_dump.h)
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   RunConfig reference;      // the unfused run (disable)

@@ -231,11 +231,29 @@ Result<TorchDump> ParseManifest(const Json& j) {
   return dump;
 }
 
+// DIR/FILE, unless it or a folder between DIR and it is a symlink (a layer
+// file linked to an outside .npy was read and its values reported; a linked
+// folder leaked file sizes).
+Result<fs::path> DumpFile(const fs::path& dir, const std::string& file, bool allow_symlinks) {
+  fs::path path = dir;
+  for (const fs::path& part : fs::path(file)) {
+    path /= part;
+    std::error_code ec;
+    if (!allow_symlinks && fs::is_symlink(fs::symlink_status(path, ec)))
+      return InvalidArgument(fmt::format(
+          "{}: is a symlink inside the dump directory; parity reads only the dump's own files "
+          "(pass --allow-symlinks to follow it)",
+          path.string()));
+  }
+  return path;
+}
+
 Result<TensorSet> LoadNamed(const TorchDump& dump,
                             const std::vector<std::pair<std::string, std::string>>& files) {
   TensorSet out;
   for (const auto& [name, file] : files) {
-    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(dump.dir / file));
+    PARITY_ASSIGN_OR_RETURN(fs::path path, DumpFile(dump.dir, file, dump.allow_symlinks));
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
     PARITY_RETURN_IF_ERROR(out.Add(name, std::move(t)));
   }
   return out;
@@ -259,11 +277,11 @@ std::string TorchDump::Describe(const TorchLayer& layer) {
   return out;
 }
 
-Result<TorchDump> LoadTorchDump(const fs::path& dir) {
+Result<TorchDump> LoadTorchDump(const fs::path& dir, const TorchDumpOptions& options) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     return NotFound(fmt::format("{}: not a PyTorch dump directory (no such directory)", dir.string()));
-  const fs::path manifest = dir / "manifest.json";
+  PARITY_ASSIGN_OR_RETURN(const fs::path manifest, DumpFile(dir, "manifest.json", options.allow_symlinks));
   auto text = ReadRegularFile(manifest, kMaxManifestBytes);
   if (!text && text.error().code() == ErrorCode::kNotFound)
     return NotFound(
@@ -274,11 +292,12 @@ Result<TorchDump> LoadTorchDump(const fs::path& dir) {
   auto dump = WithContext(ParseManifest(j), manifest.string());
   if (!dump) return dump;
   dump->dir = dir;
+  dump->allow_symlinks = options.allow_symlinks;
   return dump;
 }
 
 Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer) {
-  const fs::path path = dump.dir / layer.file;
+  PARITY_ASSIGN_OR_RETURN(const fs::path path, DumpFile(dump.dir, layer.file, dump.allow_symlinks));
   PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
   const auto dtype = DTypeFromName(layer.dtype);
   if (dtype && *dtype != t.dtype())
@@ -291,7 +310,7 @@ Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer) {
 }
 
 Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& input) {
-  const fs::path path = dump.dir / input.file;
+  PARITY_ASSIGN_OR_RETURN(const fs::path path, DumpFile(dump.dir, input.file, dump.allow_symlinks));
   PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));
   if (t.shape() != input.shape)
     return Corrupt(fmt::format("{}: shape {} but the manifest says {}", path.string(), ShapeToString(t.shape()),

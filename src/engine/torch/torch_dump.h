@@ -67,6 +67,8 @@ struct TorchDump {
   std::vector<std::pair<std::string, std::string>> outputs_fp64;  // empty when not dumped
   std::vector<TorchLayer> layers;  // execution order (module forwards finishing)
   std::optional<TorchExportRecord> export_record;
+  // Whether symlinks inside `dir` are followed (TorchDumpOptions).
+  bool allow_symlinks = false;
 
   // Whether layer i's module has no submodules: the manifest's `is_leaf` when
   // given, else no other dumped module lies under its path.
@@ -83,7 +85,15 @@ struct TorchDump {
 //                     expected an array of non-negative integers, got a string"),
 //                     a file path that leaves the directory.
 // Extra keys are allowed everywhere. Files are not opened.
-Result<TorchDump> LoadTorchDump(const std::filesystem::path& dir);
+//
+// A dump's files are its own (docs/security.md): unless `allow_symlinks`,
+// manifest.json, and later every file LoadLayer & co. read, is refused
+// (kInvalidArgument naming the path and the flag --allow-symlinks) when it or
+// a folder on its way below DIR is a symlink. DIR itself may be one.
+struct TorchDumpOptions {
+  bool allow_symlinks = false;
+};
+Result<TorchDump> LoadTorchDump(const std::filesystem::path& dir, const TorchDumpOptions& options = {});
 
 // Reads one layer's tensor and checks it against the manifest (dtype, shape):
 // kCorrupt when they disagree. Errors name the file.

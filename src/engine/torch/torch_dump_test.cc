@@ -111,5 +111,43 @@ TEST_F(TorchDumpTest, LoadLayerChecksTheManifest) {
   EXPECT_NE(bad.error().message().find("layer_0000_fc.npy"), std::string::npos);
 }
 
+// Issue 29, probe 9: a layer file linked to an outside .npy was read and its
+// values reported; a linked folder leaked file sizes.
+TEST_F(TorchDumpTest, SymlinksInsideTheDumpAreRefusedUnlessAllowed) {
+  const testing::TempDir outside{"parity_torch_outside"};
+  ASSERT_TRUE(WriteNpy(outside / "secret.npy",
+                       Tensor::FromVector<float>(DType::kFloat32, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  WriteManifest(Manifest(""));
+  fs::create_symlink(outside / "secret.npy", dir_ / "layer_0000_fc.npy");
+  auto dump = LoadTorchDump(dir_);
+  ASSERT_TRUE(dump) << dump.error().message();
+  auto refused = LoadLayer(*dump, dump->layers[0]);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.error().message().find("layer_0000_fc.npy: is a symlink inside the dump directory"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().message().find("--allow-symlinks"), std::string::npos);
+  auto allowed = LoadTorchDump(dir_, {.allow_symlinks = true});
+  ASSERT_TRUE(allowed);
+  EXPECT_TRUE(LoadLayer(*allowed, allowed->layers[0]));
+
+  // A linked folder on the way, and a linked manifest.
+  std::string text = Manifest("");
+  text.replace(text.find("\"layer_0000_fc.npy\""), 19, "\"sub/secret.npy\"");
+  WriteManifest(text);
+  fs::create_directory_symlink(outside.path(), dir_ / "sub");
+  dump = LoadTorchDump(dir_);
+  ASSERT_TRUE(dump) << dump.error().message();
+  auto folder = LoadLayer(*dump, dump->layers[0]);
+  ASSERT_FALSE(folder);
+  EXPECT_NE(folder.error().message().find("sub: is a symlink"), std::string::npos) << folder.error().message();
+  fs::rename(dir_ / "manifest.json", outside / "manifest.json");
+  fs::create_symlink(outside / "manifest.json", dir_ / "manifest.json");
+  auto manifest = LoadTorchDump(dir_);
+  ASSERT_FALSE(manifest);
+  EXPECT_NE(manifest.error().message().find("manifest.json: is a symlink"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parity
