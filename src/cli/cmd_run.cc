@@ -13,11 +13,26 @@
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "onnx/validate.h"
 
 namespace parity::cli {
 namespace {
 
 constexpr std::string_view kRunOutputKind = "parity.run";
+
+// ORT refusing a model the ONNX checker refuses too is the user's mistake
+// (exit 2, as `check` calls it), not a runtime failure (exit 3). The checker
+// runs only once ORT has failed, so a good model pays nothing for it.
+Error ClassifySessionError(const Model& model, const std::string& label, const Error& error) {
+  if (error.ExitCode() == 2) return error;
+  std::vector<std::string> errors;
+  for (const Finding& f : Check(model))
+    if (f.severity == Severity::kError) errors.push_back(f.message);
+  if (errors.empty()) return error;
+  return Error(ErrorCode::kInvalidArgument,
+               fmt::format("{}: not a valid ONNX model: {}{}", label, errors[0],
+                           errors.size() > 1 ? fmt::format(" (and {} more checker error(s))", errors.size() - 1) : ""));
+}
 
 struct RunOptions {
   std::string model;
@@ -56,7 +71,7 @@ int RunRun(const RunOptions& o) {
     to_run = std::move(*model);
   }
   auto session = CreateSession(to_run, *config, o.model);
-  if (!session) return ReportError(session.error());
+  if (!session) return ReportError(ClassifySessionError(to_run, o.model, session.error()));
 
   std::vector<Sample> results;
   for (const Sample& sample : *samples) {

@@ -47,9 +47,11 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
 Result<Tensor> Tensor::Create(DType dtype, Shape shape) {
   PARITY_RETURN_IF_ERROR(ElementCount(shape));
   try {
-    return Tensor(dtype, std::move(shape));
+    return Tensor(dtype, shape);  // a copy: `shape` names the tensor in the error below
   } catch (const std::bad_alloc&) {
-    return InvalidArgument(fmt::format("cannot allocate a {} tensor of shape {}", DTypeName(dtype), ShapeToString(shape)));
+    const int64_t bytes = *ElementCount(shape) * static_cast<int64_t>(DTypeSize(dtype));
+    return InvalidArgument(fmt::format("cannot allocate a {} tensor of shape {} ({} bytes)", DTypeName(dtype),
+                                       ShapeToString(shape), bytes));
   }
 }
 

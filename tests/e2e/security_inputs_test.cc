@@ -10,6 +10,7 @@
 
 #include "core/npy.h"
 #include "e2e_util.h"
+#include "proto_wire.h"
 #include "onnx/builder.h"
 
 namespace parity {
@@ -85,6 +86,33 @@ TEST(SecurityDump, SymlinkedFilesInADumpAreRefusedNamingTheFlag) {
                  "--allow-symlinks"});
   EXPECT_EQ(r.err.find("is a symlink"), std::string::npos) << r.err;
   EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+}
+
+// `run` exited 3 (the runtime failed) for a malformed model that `check`
+// calls bad input: a Cast to int64 whose output is declared float. ORT
+// refuses it with a plain failure; the checker says why, and it is exit 2.
+TEST(SecurityModelExit, RunOnAModelTheCheckerRefusesIsBadInputNotARuntimeFailure) {
+  TempDir tmp("parity_inputs");
+  using e2e::Pb;
+  const auto value = [](const std::string& name, int elem_type) {
+    return Pb().Bytes(1, name).Msg(2, Pb().Msg(1, Pb().Int(1, elem_type).Msg(2, Pb().Msg(1, Pb().Int(1, 1)).Msg(1, Pb().Int(1, 4)))));
+  };
+  Pb to;  // AttributeProto: name (1), i (3), type (20) = INT (2)
+  to.Bytes(1, "to").Int(3, 7).Int(20, 2);
+  Pb node;
+  node.Bytes(1, "x").Bytes(2, "y").Bytes(3, "cast").Bytes(4, "Cast").Msg(5, to);
+  Pb graph;
+  graph.Msg(1, node).Bytes(2, "g").Msg(11, value("x", 1)).Msg(12, value("y", 1));
+  Pb model;
+  model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
+  Write(tmp / "m.onnx", model.bytes);
+  Tensor ones(DType::kFloat32, {1, 4});
+  ASSERT_TRUE(WriteNpy(tmp / "x.npy", ones));
+  auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npy").string(), "-o",
+                      (tmp / "o.npz").string()});
+  ExpectExit(r, 2);
+  EXPECT_NE(r.err.find("not a valid ONNX model"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "o.npz"));
 }
 
 }  // namespace

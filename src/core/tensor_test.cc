@@ -1,0 +1,21 @@
+// Tensor allocation errors name the real shape (issue 29: an npz error
+// printed the shape as "[]").
+#include "core/tensor.h"
+
+#include <gtest/gtest.h>
+
+namespace parity {
+namespace {
+
+TEST(TensorCreate, AnAllocationThatFailsNamesTheShapeAndSize) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan aborts on a 2 TiB allocation instead of returning null";
+#endif
+  auto t = Tensor::Create(DType::kFloat32, {int64_t{1} << 29, 1024});
+  ASSERT_FALSE(t) << "2 TiB allocated";
+  EXPECT_EQ(t.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(t.error().message(), "cannot allocate a float32 tensor of shape [536870912, 1024] (2199023255552 bytes)");
+}
+
+}  // namespace
+}  // namespace parity
