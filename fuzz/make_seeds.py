@@ -140,3 +140,20 @@ manifests = {
 }
 for k, m in manifests.items():
     open(f'torch_manifest/{k}.json', 'w').write(json.dumps(m))
+
+# string_tensor: recipes (fuzz/string_tensor_fuzz.cc): dims count, int64 dims,
+# entry count, (length, bytes) per entry, a raw_data flag.
+import struct
+os.makedirs('string_tensor', exist_ok=True)
+def recipe(name, dims, entries, raw=0):
+    b = bytes([len(dims)]) + b''.join(struct.pack('<q', d) for d in dims)
+    b += bytes([len(entries)]) + b''.join(bytes([len(e)]) + e for e in entries) + bytes([raw])
+    open(f'string_tensor/{name}.bin', 'wb').write(b)
+recipe('honest_2', [2], [b'a', b'bc'])
+recipe('honest_2x2', [2, 2], [b'a', b'b', b'c', b'd'])
+recipe('scalar', [], [b'x'])
+recipe('empty', [0, 5], [])
+recipe('lying_2e8', [200000000], [b'x'])
+recipe('negative', [-1], [b'x'])
+recipe('overflow', [1 << 62, 4], [])
+recipe('raw', [1], [b'a'], raw=1)

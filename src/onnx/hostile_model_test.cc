@@ -225,6 +225,17 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     t->add_float_data(1.0f);
     ExpectRefused(Model::Load(Save(m, dir / "typed.onnx")), "initializer 'w': float_data has 1 elements");
   }
+  {  // a STRING tensor carrying raw_data (found by fuzz/string_tensor_fuzz.cc)
+    auto m = BaseModel();
+    auto* t = m.mutable_graph()->add_initializer();
+    t->set_name("s");
+    t->set_data_type(onnx::TensorProto::STRING);
+    t->add_dims(1);
+    t->add_string_data("a");
+    t->set_raw_data("raw");
+    ExpectRefused(Model::Load(Save(m, dir / "string_raw.onnx")),
+                  "initializer 's': a STRING tensor with raw_data (strings go in string_data)");
+  }
   {  // an honest one loads
     auto m = BaseModel();
     auto* t = m.mutable_graph()->add_initializer();

@@ -135,6 +135,10 @@ Status CheckDeclaredSize(const onnx::TensorProto& p, const std::string& label) {
   if (!count_or) return InvalidArgument(fmt::format("{}: {}", label, count_or.error().message()));
   const int64_t count = *count_or;
   if (*dtype == DType::kString) {
+    // ONNX stores strings in string_data only; raw_data beside them would be
+    // bytes nobody reads (found by fuzz/string_tensor_fuzz.cc).
+    if (p.has_raw_data())
+      return InvalidArgument(fmt::format("{}: a STRING tensor with raw_data (strings go in string_data)", label));
     if (p.string_data_size() != count)
       return InvalidArgument(
           fmt::format("{}: {} strings for shape {}", label, p.string_data_size(), ShapeToString(shape)));
