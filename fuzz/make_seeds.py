@@ -157,3 +157,18 @@ recipe('lying_2e8', [200000000], [b'x'])
 recipe('negative', [-1], [b'x'])
 recipe('overflow', [1 << 62, 4], [])
 recipe('raw', [1], [b'a'], raw=1)
+
+# npz_directory: recipes (fuzz/npz_directory_fuzz.cc): entry count, then per
+# entry name index, method, offset selector (+u16), u32 comp, u32 size, u32 CRC, flags.
+os.makedirs('npz_directory', exist_ok=True)
+def entry(name=0, method=0, off=0, comp=0, full=0, crc=0, honest=1):
+    b = bytes([name, method, off])
+    if off:
+        b += (0x40).to_bytes(2, 'little')
+    return b + comp.to_bytes(4, 'little') + full.to_bytes(4, 'little') + crc.to_bytes(4, 'little') + bytes([honest])
+open('npz_directory/honest.bin', 'wb').write(bytes([1]) + entry())
+open('npz_directory/shared_stream_64.bin', 'wb').write(
+    bytes([64]) + b''.join(entry(name=i % 3, honest=0, comp=160, full=60_000_000) for i in range(64)))
+open('npz_directory/duplicate_names.bin', 'wb').write(bytes([2]) + entry(0) + entry(3))
+open('npz_directory/deflate_lie.bin', 'wb').write(bytes([1]) + entry(method=8, honest=0, comp=160, full=0xffffffff))
+open('npz_directory/bad_offset.bin', 'wb').write(bytes([1]) + entry(off=1))
