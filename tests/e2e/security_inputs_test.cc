@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/npy.h"
@@ -113,6 +115,29 @@ TEST(SecurityModelExit, RunOnAModelTheCheckerRefusesIsBadInputNotARuntimeFailure
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("not a valid ONNX model"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp / "o.npz"));
+}
+
+// Probe 5: a passing check on a long Relu chain traced every tensor for the
+// layer curve (ORT observing 100k outputs: minutes). Above kMaxCurveNodes a
+// passing check skips the trace and says so; the verdict is unchanged.
+TEST(SecurityGraphSize, APassingCheckOnALongChainDoesNotTraceEveryTensor) {
+  TempDir tmp("parity_inputs");
+  ModelBuilder b;
+  std::string x = b.Input("x", DType::kFloat32, {1, 4});
+  for (int i = 0; i < 10'001; ++i) x = b.Relu(x);
+  b.Output(x, "y");
+  ASSERT_TRUE(b.Build()->Save(tmp / "chain.onnx"));
+  auto r = RunParity({"check", (tmp / "chain.onnx").string(), "--runs", "1", "--warmup", "0", "--json",
+                      (tmp / "r.json").string()});
+  ExpectExit(r, 0);
+  std::ifstream in(tmp / "r.json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out << r.err;
+  EXPECT_EQ(j["overall_status"], "PASS");
+  EXPECT_TRUE(j["layer_curve"].empty()) << "every tensor traced";
+  bool noted = false;
+  for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("layer_curve not computed: the model has 10001 nodes") != std::string::npos;
+  EXPECT_TRUE(noted) << j["notes"].dump();
 }
 
 }  // namespace

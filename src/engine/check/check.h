@@ -21,6 +21,10 @@
 
 namespace parity {
 
+// Above this many top-level nodes a passing check leaves `layer_curve` empty
+// (with a note) instead of tracing every tensor (docs/security.md "Limits").
+inline constexpr int64_t kMaxCurveNodes = 10'000;
+
 struct CheckOptions {
   std::string model_path;
   // What MODEL's numerics are judged against in ONNX Runtime (reference.h):
