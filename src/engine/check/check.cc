@@ -80,23 +80,25 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   return nullptr;
 }
 
+// A passing check does not trace every tensor of a large graph for the
+// curve alone: observing N tensors costs ORT far more than a plain run
+// (issue 29, probe 5: a 100k-node chain). A failing one still localizes.
+bool SkipCurve(Context& ctx) {
+  if (ctx.info.node_count <= kMaxCurveNodes) return false;
+  ctx.report.notes.push_back(fmt::format(
+      "layer_curve not computed: the model has {} nodes, more than {}; the outputs passed (run "
+      "`parity locate` for the per-layer error)",
+      ctx.info.node_count, kMaxCurveNodes));
+  return true;
+}
+
 // Runs locate on one sample: the per-layer error curve always, and, when a
 // sample failed, the fused node that departs first goes into the report.
 void Localize(Context& ctx) {
   bool failed = false;
   const Sample* sample = SampleToLocate(ctx, &failed);
   if (sample == nullptr || !ctx.reference || !ctx.target) return;
-  if (failed && !ctx.options.locate_on_failure) return;
-  // A passing check does not trace every tensor of a large graph for the
-  // curve alone: observing N tensors costs ORT far more than a plain run
-  // (issue 29, probe 5: a 100k-node chain). A failing one still localizes.
-  if (!failed && ctx.info.node_count > kMaxCurveNodes) {
-    ctx.report.notes.push_back(fmt::format(
-        "layer_curve not computed: the model has {} nodes, more than {}; the outputs passed (run "
-        "`parity locate` for the per-layer error)",
-        ctx.info.node_count, kMaxCurveNodes));
-    return;
-  }
+  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx)) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options;
   options.reference = ctx.options.reference.config;
