@@ -148,6 +148,7 @@ Status AtomicFile::Commit() {
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return fail("rename of the temp file failed");
   done_ = true;
   Unregister(std::exchange(slot_, -1));
+  NoteOutputFile(path_);  // read back later, it is this command's own file, not an input
   // Persist the rename itself; failing here loses durability, not atomicity.
   std::filesystem::path dir = path_.parent_path();
   if (dir.empty()) dir = ".";

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,7 @@ struct Registry {
   std::mutex mu;
   int scopes = 0;
   std::map<std::pair<dev_t, ino_t>, std::string> files;  // (device, inode) -> the path it was read as
+  std::set<std::pair<dev_t, ino_t>> outputs;             // files this command wrote
 };
 
 Registry& Get() {
@@ -32,14 +34,25 @@ InputTracking::InputTracking() {
 InputTracking::~InputTracking() {
   Registry& r = Get();
   std::lock_guard lock(r.mu);
-  if (--r.scopes == 0) r.files.clear();
+  if (--r.scopes == 0) {
+    r.files.clear();
+    r.outputs.clear();
+  }
 }
 
 void NoteInputFile(const struct stat& st, const std::filesystem::path& path) {
   Registry& r = Get();
   std::lock_guard lock(r.mu);
-  if (r.scopes == 0) return;
+  if (r.scopes == 0 || r.outputs.contains({st.st_dev, st.st_ino})) return;
   r.files.try_emplace({st.st_dev, st.st_ino}, path.string());
+}
+
+void NoteOutputFile(const std::filesystem::path& path) {
+  Registry& r = Get();
+  std::lock_guard lock(r.mu);
+  if (r.scopes == 0) return;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) r.outputs.insert({st.st_dev, st.st_ino});
 }
 
 Status CheckNotAnInput(const std::filesystem::path& target) {

@@ -35,6 +35,11 @@ class InputTracking {
 // input read from `path`. Does nothing outside an InputTracking scope.
 void NoteInputFile(const struct stat& st, const std::filesystem::path& path);
 
+// Records the file now at `path` as written by this command (AtomicFile::
+// Commit calls it): a file the command wrote itself and reads back later (a
+// temp model locate asks ORT for, then reloads) is not one of its inputs.
+void NoteOutputFile(const std::filesystem::path& path);
+
 // kInvalidArgument naming `target` and the input when `target` (following
 // symlinks, and the link itself) is a file recorded as an input; OK when it
 // does not exist, is another file, or no scope is active.

@@ -45,18 +45,32 @@ TEST(InputFiles, ASymlinkOrAHardLinkToAnInputIsTheSameFile) {
   EXPECT_TRUE(fs::is_symlink(dir / "soft.json"));
 }
 
+// locate asks ORT for a temp model, reads it back and writes it again.
+TEST(InputFiles, AFileTheCommandWroteItselfMayBeReadAndRewritten) {
+  TempDir dir;
+  const InputTracking scope;
+  ASSERT_TRUE(WriteFileAtomic(dir / "ablate_0.onnx", "first"));
+  ASSERT_TRUE(ReadRegularFile(dir / "ablate_0.onnx", 1024));
+  EXPECT_TRUE(WriteFileAtomic(dir / "ablate_0.onnx", "second"));
+  EXPECT_EQ(Slurp(dir / "ablate_0.onnx"), "second");
+}
+
 TEST(InputFiles, NothingIsRecordedOutsideAScope) {
   TempDir dir;
   ASSERT_TRUE(WriteFileAtomic(dir / "a.json", "1"));
   ASSERT_TRUE(ReadRegularFile(dir / "a.json", 1024));
   {
     const InputTracking scope;  // starts empty: the read above was before it
+    ASSERT_TRUE(WriteFileAtomic(dir / "b.json", "x"));
     EXPECT_TRUE(WriteFileAtomic(dir / "a.json", "2"));
-    ASSERT_TRUE(ReadRegularFile(dir / "a.json", 1024));
-    EXPECT_FALSE(WriteFileAtomic(dir / "a.json", "3"));
+    ASSERT_TRUE(ReadRegularFile(dir / "b.json", 1024));  // its own output: not an input
+    EXPECT_TRUE(WriteFileAtomic(dir / "b.json", "y"));
   }
   EXPECT_TRUE(WriteFileAtomic(dir / "a.json", "4")) << "the record ends with the scope";
   EXPECT_EQ(Slurp(dir / "a.json"), "4");
+  const InputTracking again;  // a new scope: a.json read now is an input
+  ASSERT_TRUE(ReadRegularFile(dir / "a.json", 1024));
+  EXPECT_FALSE(WriteFileAtomic(dir / "a.json", "5"));
 }
 
 }  // namespace
