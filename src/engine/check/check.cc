@@ -85,7 +85,7 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
 void Localize(Context& ctx) {
   bool failed = false;
   const Sample* sample = SampleToLocate(ctx, &failed);
-  if (sample == nullptr || !ctx.reference || !ctx.target) return;
+  if (sample == nullptr || !ctx.sessions_loaded) return;
   if (failed && !ctx.options.locate_on_failure) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options;
@@ -237,9 +237,15 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageNumerics);
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);
+  // The check's two sessions (each with its own copy of the weights) are
+  // released before locate creates its own: memory holds one model's
+  // sessions at a time.
+  ctx.sessions_loaded = ctx.reference.has_value() && ctx.target.has_value();
+  ctx.reference.reset();
+  ctx.target.reset();
+  Localize(ctx);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)

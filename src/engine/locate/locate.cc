@@ -7,6 +7,7 @@
 
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
+#include "engine/run/runner.h"
 #include "onnx/edit.h"
 
 namespace parity {
@@ -111,13 +112,14 @@ struct LocatePlan {
 // optimizes), the report's tensor rows and fused nodes.
 Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, const std::filesystem::path& scratch,
                               LocateReport& report) {
-  // Each model is serialized once; its sessions share the bytes (an 87 MB
-  // model copied per session dominated locate's cost, docs/locate.md). The
-  // bytes are dropped once the exposed copies are made.
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SerializedSource(m.target(), m.target_label));
+  // Each model is read by ORT from its file, or serialized once with its
+  // sessions sharing the bytes (an 87 MB model copied per session dominated
+  // locate's cost, docs/locate.md); the bytes are dropped once the exposed
+  // copies are made.
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SourceOf(m.target(), m.target_label));
   std::optional<ort::ModelSource> reference_bytes_storage;
   if (m.target_model) {
-    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SerializedSource(m.reference(), o.model_label));
+    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SourceOf(m.reference(), o.model_label));
   }
   PARITY_ASSIGN_OR_RETURN(PlannedSession target_plan,
                           CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
