@@ -40,6 +40,9 @@ def mobilenet(tmp_path_factory):
     w = next(i for i in m.graph.initializer if i.name == conv.input[1])
     w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 2, w.name))
     onnx.save(m, str(d / "doubled.onnx"), save_as_external_data=True, location="doubled.onnx.data")
+    # The same weights x1.5 instead: the random-init logits move by ~6e-5 of their rms (issue 28).
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 0.75, w.name))
+    onnx.save(m, str(d / "scaled.onnx"), save_as_external_data=True, location="scaled.onnx.data")
     return d
 
 
@@ -98,3 +101,23 @@ def test_the_healthy_export_passes(mobilenet):
     assert torch_verdict(report) == "pass"
     assert report["failed_tests"] == []
     assert out.startswith("PASS"), out
+
+
+def test_a_weight_scaled_inside_fails_check_reference_model_though_the_outputs_agree(mobilenet):
+    # Issue 28: check --reference-model judges every tensor the two models share, as locate
+    # --target-model does, and names the first that departs; the outputs alone pass.
+    report_path = str(mobilenet / "reference-model.json")
+    r = subprocess.run([PARITY, "check", str(mobilenet / "scaled.onnx"), "--reference-model",
+                        str(mobilenet / "m.onnx"), "--runs", "1", "--warmup", "0", "--no-locate",
+                        "--json", report_path], capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    findings = {f["id"]: f for s in report["stages"].values() for f in s["findings"]}
+    assert findings["numerics.typical.logits"]["status"] == "PASS"  # the outputs agree
+    shared = findings["numerics.reference_model.tensors"]
+    assert shared["status"] == "FAIL"
+    assert "the first is '" in shared["message"] and "(Conv)" in shared["message"], shared["message"]
+    assert [t["id"] for t in report["failed_tests"]] == ["numerics.reference_model.tensors"]
+    assert report["judged_against"]["kind"] == "reference_model"
+    assert "PyTorch was not consulted" in r.stdout

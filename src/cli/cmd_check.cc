@@ -20,7 +20,7 @@ namespace {
 
 struct CheckCmdOptions {
   std::string model;
-  std::string torch;
+  std::vector<std::string> torch;
   std::string inputs;
   std::string reference_model;
   std::string reference_config;
@@ -37,7 +37,10 @@ struct CheckCmdOptions {
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
-  options.torch_dir = o.torch;
+  if (!o.torch.empty()) {
+    options.torch_dir = o.torch.front();
+    options.more_torch_dirs.assign(o.torch.begin() + 1, o.torch.end());
+  }
   options.inputs_path = o.inputs;
   options.reference_model_path = o.reference_model;
   options.seed = o.seed;
@@ -92,7 +95,10 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("model", o->model, "the exported .onnx model")->required();
   cmd->add_option("--torch", o->torch,
                   "a PyTorch dump directory (python -m parity.torch dump ...); its fp64 outputs calibrate the "
-                  "tolerance of the outputs against PyTorch");
+                  "tolerance of the outputs against PyTorch; give it again for more dumps (every sample of "
+                  "each is judged)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");

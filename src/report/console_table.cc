@@ -28,6 +28,11 @@ std::string CosineText(double cosine) {
   return fmt::format("{:.6f}", cosine);
 }
 
+std::string CosineText(const TensorMetrics& m) {
+  if (m.count > 0 && m.finite_pairs == 0) return "n/a (no finite pairs)";
+  return CosineText(m);
+}
+
 std::string ShortNumber(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -91,7 +96,7 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
       worst += fmt::format(" nan/inf mismatches {}", m.nan_mismatch + m.inf_mismatch);
     out += fmt::format("{} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n",
                        paint(color, fmt::format("{:<6}", status)), name, name_width, ShortNumber(m.max_abs),
-                       ShortNumber(m.max_rel), ShortNumber(m.rmse), CosineText(m.cosine),
+                       ShortNumber(m.max_rel), ShortNumber(m.rmse), CosineText(m),
                        fmt::format("{}/{}", m.mismatches, m.count),
                        fmt::format("{}/{}", ShortNumber(r->tolerance.tolerance.atol),
                                    ShortNumber(r->tolerance.tolerance.rtol)),

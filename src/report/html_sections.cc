@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/console_table.h"
+#include "report/check_summary.h"
 #include "report/html_internal.h"
 
 namespace parity::html {
@@ -45,6 +46,9 @@ std::string VerdictSection(const CheckReport& r) {
                               fail ? "fail" : "pass", fail ? "FAIL" : "PASS");
   s += fmt::format("<div class=\"badge\">{}</div>\n<div class=\"what\">\n", fail ? "FAIL" : "PASS");
   s += fmt::format("<h1>parity check</h1><div class=\"model mono\">{}</div>\n", Esc(ModelPath(r)));
+  s += fmt::format("<div class=\"against\" data-against=\"{}\">{}</div>\n", Esc(JudgedAgainstKind(r)),
+                   Esc(JudgedAgainst(r)));
+  for (const auto& n : r.notes) s += fmt::format("<div class=\"note report-note\"><b>note:</b> {}</div>\n", Esc(n));
   s += fmt::format(
       "<div class=\"counts\">{} failed test{} &middot; {} of {} stages passed &middot; {} of {} samples "
       "failed</div>\n",
@@ -68,18 +72,26 @@ std::string FailedTestsSection(const CheckReport& r) {
         rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
                             Esc(f.id), Esc(st.name), Esc(f.message));
       }
-  for (const auto& sm : r.samples)
-    if (!sm.error.empty()) {
-      any = true;
-      rows += fmt::format(
-          "<tr><td class=\"id mono\">sample {}</td><td>runtime</td><td class=\"reason\">ONNX Runtime raised: "
-          "{}</td></tr>\n",
-          Esc(sm.name), Esc(sm.error));
-    }
-  if (!any) return s + "<p class=\"empty\">No failed tests.</p>\n</section>\n";
-  s += "<table "
-       "class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
-  return s + rows + "</tbody></table>\n</section>\n";
+  if (!any) {
+    s += "<p class=\"empty\">No failed tests.</p>\n";
+  } else {
+    s += "<table "
+         "class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
+    s += rows + "</tbody></table>\n";
+  }
+  // Refusals that are not failures (a generated size outside the model's
+  // domain, an anomaly raising under both configs): listed apart, never red.
+  const auto refused = r.ExpectedRefusals();
+  if (!refused.empty()) {
+    s += fmt::format("<h3>Expected refusals ({}, not failures)</h3>\n<table class=\"refusals\"><thead><tr>"
+                     "<th>sample</th><th>status</th><th>what ONNX Runtime said</th></tr></thead><tbody>\n",
+                     refused.size());
+    for (const SampleResult* sm : refused)
+      s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n", Esc(sm->name),
+                       Pill(CheckVerdictName(sm->status)), Esc(sm->error));
+    s += "</tbody></table>\n";
+  }
+  return s + "</section>\n";
 }
 
 std::string SamplesSection(const CheckReport& r) {
@@ -105,7 +117,7 @@ std::string SamplesSection(const CheckReport& r) {
     if (!sm.error.empty() || sm.outputs.empty()) {
       s += fmt::format(
           "<tr class=\"{}\">{}<td></td><td>{}</td><td colspan=\"9\" class=\"reason\">{}</td></tr>\n",
-          sm.error.empty() ? "" : "raised", sample_cell, Pill(CheckVerdictName(sm.status)),
+          sm.error.empty() || sm.status != Verdict::kFail ? "" : "raised", sample_cell, Pill(CheckVerdictName(sm.status)),
           Esc(sm.error.empty() ? (sm.behaviour.empty() ? "no outputs compared" : sm.behaviour)
                                : "ONNX Runtime raised: " + sm.error));
       continue;
@@ -131,7 +143,7 @@ std::string SamplesSection(const CheckReport& r) {
             "<td class=\"num\">{}</td><td class=\"mono\">[{}] {} &rarr; {}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td "
             "class=\"num\">{}</td>",
-            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m.cosine)),
+            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m)),
             Num(m.snr_db), m.mismatches, m.count, m.nan_mismatch);
       }
       // The tolerance, its mode, and why (hover for the rule that decided it);

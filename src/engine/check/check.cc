@@ -155,11 +155,55 @@ void Localize(Context& ctx) {
                                   c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
                                   c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
                     : "";
+    const std::string cause =
+        !c.ablation                     ? ""
+        : !c.ablation->optimizer.empty() ? fmt::format("; switching off {} removes it", c.ablation->optimizer)
+        : c.ablation->note.empty()       ? ""
+                                         : "; " + c.ablation->note;
     numerics->findings.push_back(
         Fail("numerics.locate.top_culprit",
-             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}",
+             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}{}",
                          c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
-                         c.inherited.max_abs)));
+                         c.inherited.max_abs, cause)));
+  }
+}
+
+// Reads a dump and checks that it fits the model: a dump made for another
+// model is the user's mistake, found before any run (input_check.h); the
+// reference model's export counts as this one's. What a reader should know
+// about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
+// refused) goes into the report's notes.
+Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
+  PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir));
+  std::string note;
+  PARITY_RETURN_IF_ERROR(
+      CheckDumpFitsModelFiles(dump, ctx.info, {ctx.options.model_path, ctx.options.reference_model_path}, &note));
+  if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+  if (dump.export_record)
+    for (const auto& w : dump.export_record->tracer_warnings)
+      ctx.report.notes.push_back(
+          fmt::format("{}: the exporter warned that the trace may be wrong for other shapes: {}", dir, w));
+  for (const auto& r : dump.sizes_refused)
+    ctx.report.notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
+  return dump;
+}
+
+// The signature stage says "accepts" from the declared shapes, before any
+// run; a sample ORT then refused was not accepted. Its finding follows the
+// sample: FAIL with a failed sample, SKIPPED with an expected refusal.
+void ReconcileAccepts(CheckReport& r) {
+  for (auto& stage : r.stages) {
+    if (stage.name != "signature") continue;
+    for (auto& f : stage.findings) {
+      if (f.status != Verdict::kPass || !f.id.starts_with("signature.accepts.")) continue;
+      const std::string name = f.id.substr(std::string_view("signature.accepts.").size());
+      for (const auto& s : r.samples)
+        if (s.name == name && !s.error.empty()) {
+          f.status = s.status == Verdict::kFail ? Verdict::kFail : Verdict::kUnchecked;
+          f.message = fmt::format("the declared shapes admit sample '{}', but ONNX Runtime refused it{}: {}", name,
+                                  s.status == Verdict::kFail ? "" : " (an expected refusal, not a failure)", s.error);
+        }
+    }
   }
 }
 
@@ -182,13 +226,13 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     ctx.reference_model.emplace(std::move(reference));
   }
   if (!o.torch_dir.empty()) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
-    // A dump made for another model is the user's mistake, found before any
-    // run (input_check.h); the reference model's export counts as this one's.
-    std::string note;
-    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, o.reference_model_path}, &note));
-    if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch_dir));
     ctx.dump.emplace(std::move(dump));
+  }
+  if (!o.more_torch_dirs.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
+  for (const auto& dir : o.more_torch_dirs) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, dir));
+    ctx.more_dumps.push_back(std::move(dump));
   }
   // A model without outputs, or with outputs that are not tensors, cannot be
   // judged: bad input, not a failed check (docs/security.md).
@@ -209,7 +253,8 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
                          .tolerance = o.policy,
                          .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
                          .seed = o.seed,
-                         .torch = o.torch_dir};
+                         .torch = o.torch_dir,
+                         .more_torch = o.more_torch_dirs};
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();
@@ -227,6 +272,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);
+  ReconcileAccepts(r);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)

@@ -27,6 +27,10 @@ struct CheckOptions {
   // the reference is MODEL itself under the reference config.
   std::string reference_model_path;
   std::string torch_dir;    // a PyTorch dump (python/parity/torch); empty: none
+  // More dumps of the same model (--torch given again: other sizes, other
+  // seeds): every sample of each is judged by its outputs; layers are
+  // compared on torch_dir's traced sample only.
+  std::vector<std::string> more_torch_dirs;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   RunConfig reference;      // the unfused run (disable)
