@@ -30,7 +30,7 @@ std::string CosineText(double cosine) {
 
 std::string CosineText(const TensorMetrics& m) {
   if (m.count > 0 && m.finite_pairs == 0) return "n/a (no finite pairs)";
-  return CosineText(m);
+  return CosineText(m.cosine);
 }
 
 std::string ShortNumber(double v) {

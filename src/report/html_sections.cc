@@ -24,12 +24,12 @@ std::string NavSection(const CheckReport& r) {
   std::string s =
       "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
       "<a href=\"#samples\">Outputs</a>";
+  if (r.alignment) s += "<a href=\"#alignment\">PyTorch</a>";
   if (!r.layer_curve.empty()) s += "<a href=\"#layers\">Layer error</a>";
   if (r.locate) s += "<a href=\"#locate\">Locate</a>";
   s += "<a href=\"#histograms\">Histograms</a>";
   if (!r.performance.empty()) s += "<a href=\"#performance\">Latency</a>";
   s += "<a href=\"#stages\">Stages</a>";
-  if (r.alignment) s += "<a href=\"#alignment\">Alignment</a>";
   s += "<a href=\"#environment\">Environment</a></nav>\n";
   return s;
 }
@@ -83,13 +83,13 @@ std::string FailedTestsSection(const CheckReport& r) {
   // domain, an anomaly raising under both configs): listed apart, never red.
   const auto refused = r.ExpectedRefusals();
   if (!refused.empty()) {
-    s += fmt::format("<h3>Expected refusals ({}, not failures)</h3>\n<table class=\"refusals\"><thead><tr>"
+    s += fmt::format("<h3>Expected refusals ({}, not failures)</h3>\n<div class=\"table-wrap\"><table class=\"refusals\"><thead><tr>"
                      "<th>sample</th><th>status</th><th>what ONNX Runtime said</th></tr></thead><tbody>\n",
                      refused.size());
     for (const SampleResult* sm : refused)
       s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n", Esc(sm->name),
                        Pill(CheckVerdictName(sm->status)), Esc(sm->error));
-    s += "</tbody></table>\n";
+    s += "</tbody></table></div>\n";
   }
   return s + "</section>\n";
 }
@@ -107,7 +107,12 @@ std::string SamplesSection(const CheckReport& r) {
        "<th class=\"num\">mismatches</th><th class=\"num\">NaN mism.</th><th>tolerance</th><th>reason</th>"
        "</tr></thead><tbody>\n";
   size_t rows = 0;
-  for (const auto& sm : r.samples) {
+  // Failing samples first (a person reads the top of the table), each group in run order.
+  std::vector<const SampleResult*> order;
+  for (const auto& sm : r.samples) order.push_back(&sm);
+  std::stable_partition(order.begin(), order.end(), [](const SampleResult* sm) { return sm->status == Verdict::kFail; });
+  for (const SampleResult* sp : order) {
+    const SampleResult& sm = *sp;
     const bool behaviour_row = !sm.behaviour.empty() && sm.error.empty() && !sm.outputs.empty();
     const size_t span = sm.outputs.empty() || !sm.error.empty() ? 1 : sm.outputs.size() + behaviour_row;
     // The sample's cell spans all its rows; only the first row carries it.
