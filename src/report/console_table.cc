@@ -24,7 +24,9 @@ std::string CosineText(double cosine) {
   if (std::isnan(cosine)) return "nan";
   // A cosine that rounds to 1 on a failing row reads as "identical": show how
   // far from 1 it is instead.
-  if (cosine != 1 && std::fabs(1 - cosine) < 5e-7) return fmt::format("1-{:.1e}", 1 - cosine);
+  // (rounding can put it a hair above 1: "1+2.2e-16", never "1--2.2e-16")
+  if (cosine != 1 && std::fabs(1 - cosine) < 5e-7)
+    return cosine < 1 ? fmt::format("1-{:.1e}", 1 - cosine) : fmt::format("1+{:.1e}", cosine - 1);
   return fmt::format("{:.6f}", cosine);
 }
 

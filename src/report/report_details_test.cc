@@ -94,6 +94,7 @@ TEST(ReportDetails, CosineNeverReadsOneWhenItIsNot) {
   EXPECT_EQ(CosineText(1.0), "1.000000");
   EXPECT_EQ(CosineText(0.93), "0.930000");
   EXPECT_EQ(CosineText(1 - 3e-9), "1-3.0e-09");
+  EXPECT_EQ(CosineText(1 + 2.2e-16), "1+2.2e-16");  // rounding above 1 (issue 28 saw "1--2.2e-16")
   CheckReport r = MakeSampleReport();
   r.samples[1].outputs[1].comparison.metrics.cosine = 1 - 2e-10;
   ConsoleStyle style;
