@@ -37,12 +37,7 @@ struct CheckCmdOptions {
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
-  if (!o.torch.empty()) {
-    options.torch_dir = o.torch.front();
-    options.more_torch_dirs.assign(o.torch.begin() + 1, o.torch.end());
-  }
   options.inputs_path = o.inputs;
-  options.reference_model_path = o.reference_model;
   options.seed = o.seed;
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
@@ -56,7 +51,18 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!o.reference_config.empty()) {
     auto reference = ConfigFromLevelOrFile(o.reference_config, "--reference-config");
     if (!reference) return ReportError(reference.error());
-    options.reference = *reference;
+    options.reference.config = *reference;
+  }
+  if (!o.reference_model.empty()) {
+    options.reference.kind = Reference::Kind::kModel;
+    options.reference.path = o.reference_model;
+  }
+  // The export is judged against PyTorch under the same reference config.
+  // --torch again: more dumps of the same model, their samples judged too.
+  if (!o.torch.empty()) {
+    options.torch =
+        Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch.front()};
+    options.more_torch_dirs.assign(o.torch.begin() + 1, o.torch.end());
   }
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
