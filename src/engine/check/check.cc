@@ -80,6 +80,27 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   return nullptr;
 }
 
+// numerics.locate.top_culprit: the culprit, what it was narrowed from, and its
+// cause: the optimizer whose switching off removes it, or the ablation's note
+// (a model difference names no optimizer).
+CheckFinding TopCulpritFinding(const LocateCulprit& c) {
+  // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
+  const std::string narrowed =
+      c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
+                                c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
+                                c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
+                  : "";
+  const std::string cause =
+      !c.ablation                     ? ""
+      : !c.ablation->optimizer.empty() ? fmt::format("; switching off {} removes it", c.ablation->optimizer)
+      : c.ablation->note.empty()       ? ""
+                                       : "; " + c.ablation->note;
+  return Fail("numerics.locate.top_culprit",
+           fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}{}",
+                       c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
+                       c.inherited.max_abs, cause));
+}
+
 // Runs locate on one sample: the per-layer error curve always, and, when a
 // sample failed, the fused node that departs first goes into the report.
 void Localize(Context& ctx) {
@@ -147,25 +168,7 @@ void Localize(Context& ctx) {
                            d.tensor, d.producer, d.op_type)));
     }
   }
-  if (!report->culprits.empty()) {
-    const auto& c = report->culprits.front();
-    // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
-    const std::string narrowed =
-        c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
-                                  c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
-                                  c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
-                    : "";
-    const std::string cause =
-        !c.ablation                     ? ""
-        : !c.ablation->optimizer.empty() ? fmt::format("; switching off {} removes it", c.ablation->optimizer)
-        : c.ablation->note.empty()       ? ""
-                                         : "; " + c.ablation->note;
-    numerics->findings.push_back(
-        Fail("numerics.locate.top_culprit",
-             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}{}",
-                         c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
-                         c.inherited.max_abs, cause)));
-  }
+  if (!report->culprits.empty()) numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
 }
 
 // Reads a dump and checks that it fits the model: a dump made for another
