@@ -40,8 +40,11 @@ def mobilenet(tmp_path_factory):
     w = next(i for i in m.graph.initializer if i.name == conv.input[1])
     w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 2, w.name))
     onnx.save(m, str(d / "doubled.onnx"), save_as_external_data=True, location="doubled.onnx.data")
-    # The same weights x1.5 instead: the random-init logits move by ~6e-5 of their rms (issue 28).
+    # Issue 28: a weight x1.5 inside, in a squeeze-excitation convolution (the 24th) whose
+    # hardsigmoid damps it: the logits move by ~1e-6 of their rms (within tolerance), the
+    # tensors after it by far more.
     m = onnx.load(str(d / "m.onnx"))
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][23]
     w = next(i for i in m.graph.initializer if i.name == conv.input[1])
     w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1.5, w.name))
     onnx.save(m, str(d / "scaled.onnx"), save_as_external_data=True, location="scaled.onnx.data")
@@ -116,7 +119,7 @@ def test_a_weight_scaled_inside_fails_check_reference_model_though_the_outputs_a
     with open(report_path, encoding="utf-8") as f:
         report = json.load(f)
     findings = {f["id"]: f for s in report["stages"].values() for f in s["findings"]}
-    assert findings["numerics.typical.logits"]["status"] == "PASS"  # the outputs agree
+    assert findings["numerics.typical.logits"]["status"] == "PASS", findings["numerics.typical.logits"]
     shared = findings["numerics.reference_model.tensors"]
     assert shared["status"] == "FAIL"
     assert "the first is '" in shared["message"] and "(Conv)" in shared["message"], shared["message"]
