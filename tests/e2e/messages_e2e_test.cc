@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "core/npz.h"
 #include "e2e_util.h"
@@ -160,6 +162,59 @@ json.dump({'schema': 'parity.torch_dump/1', 'torch_version': '2', 'inputs': {'x'
   auto align = e2e::RunParity({"align", (dir / "m.onnx").string(), "--torch", (dir / "dump").string()});
   EXPECT_NE(align.out.find("after 'head8'"), std::string::npos) << align.out << align.err;
   EXPECT_EQ(align.out.find("after 'head32'"), std::string::npos) << align.out;
+  fs::remove_all(dir);
+}
+
+// A 3x3 convolution without padding refuses the generated 1x1 boundary
+// sample, even unfused: an expected refusal. The report passes, its
+// failed-tests list is empty in every format, the refusal is listed apart,
+// and signature.accepts does not say the model accepts what ORT refused.
+TEST(Messages, APassingCheckWithAnExpectedRefusalListsNoFailedTestInAnyFormat) {
+  const fs::path dir = e2e::MakeTempDir("parity-refusal");
+  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", R"(
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto, numpy_helper
+x = helper.make_tensor_value_info('images', TensorProto.FLOAT, ['n', 3, 'h', 'w'])
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, ['n', 4, 'h2', 'w2'])
+w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((4, 3, 3, 3)).astype(np.float32), 'w')
+g = helper.make_graph([helper.make_node('Conv', ['images', 'w'], ['y'], name='conv', kernel_shape=[3, 3])],
+                      'g', [x], [y], initializer=[w])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1] + '/m.onnx')
+)",
+                                    dir.string()});
+  ASSERT_EQ(gen.exit_code, 0) << gen.err;
+  const fs::path report = dir / "report";
+  auto check = e2e::RunParity({"check", (dir / "m.onnx").string(), "--runs", "1", "--warmup", "0", "--report",
+                               report.string()});
+  ASSERT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_EQ(check.out.find("failed tests"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("expected refusals ("), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("PyTorch was not consulted"), std::string::npos) << check.out;
+  std::ifstream jf(report / "report.json");
+  const auto j = nlohmann::json::parse(jf);
+  EXPECT_TRUE(j["failed_tests"].empty()) << j["failed_tests"].dump();
+  ASSERT_FALSE(j["expected_refusals"].empty());
+  bool accepts_checked = false;
+  for (const auto& f : j["stages"]["signature"]["findings"]) {
+    const std::string id = f["id"];
+    for (const auto& refused : j["expected_refusals"])
+      if (id == "signature.accepts." + refused["sample"].get<std::string>()) {
+        accepts_checked = true;
+        EXPECT_EQ(f["status"], "SKIPPED") << f.dump();
+        EXPECT_NE(f["message"].get<std::string>().find("but ONNX Runtime refused it"), std::string::npos) << f.dump();
+      }
+  }
+  EXPECT_TRUE(accepts_checked) << j["stages"]["signature"].dump();
+  std::stringstream html, junit;
+  html << std::ifstream(report / "report.html").rdbuf();
+  junit << std::ifstream(report / "junit.xml").rdbuf();
+  EXPECT_NE(html.str().find("No failed tests."), std::string::npos);
+  EXPECT_NE(html.str().find("Expected refusals ("), std::string::npos);
+  EXPECT_NE(junit.str().find("<testsuites name=\"parity check\" tests="), std::string::npos);
+  EXPECT_NE(junit.str().find("failures=\"0\" errors"), std::string::npos) << junit.str().substr(0, 400);
+  EXPECT_EQ(junit.str().find("<failure"), std::string::npos);
   fs::remove_all(dir);
 }
 
