@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "report/ansi.h"
+#include "report/check_summary.h"
 
 namespace parity {
 
@@ -40,6 +41,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   const std::string model = r.model ? r.model->path : std::string("model");
   const Verdict overall = r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass;
   out += fmt::format("{} {}\n", paint(StatusColor(overall), CheckVerdictName(overall)), model);
+  out += JudgedAgainst(r) + "\n";
+  for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
 
   out += "stages:";
   for (const auto& s : r.stages)
@@ -78,7 +81,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
     if (c.status != Verdict::kUnchecked)
       out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", ShortNumber(c.metrics.max_abs),
-                         CosineText(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
+                         CosineText(c.metrics), c.metrics.mismatches, c.metrics.count);
     if (!c.reason.empty()) out += paint(ansi::kDim, "  " + c.reason);
     out += "\n";
     if (!c.tolerance.rules_fired.empty()) out += fmt::format("      tolerance: {}\n", c.tolerance.Why());
@@ -92,7 +95,14 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += paint(ansi::kYellow, fmt::format("  warning: {}: {}\n", row.output->output, w));
     }
   for (const auto& s : r.samples)
-    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+    if (!s.error.empty() && s.status == Verdict::kFail)
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+  const auto refused = r.ExpectedRefusals();
+  if (!refused.empty()) {
+    out += fmt::format("expected refusals ({}, not failures):\n", refused.size());
+    for (const SampleResult* s : refused)
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), s->name, s->error);
+  }
 
   for (const auto& p : r.performance)
     out += fmt::format(

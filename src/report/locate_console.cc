@@ -48,12 +48,17 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
       if (c.ablation && !c.ablation->optimizer.empty())
         opt = fmt::format("{} ({:.3f}/{:.3f} ms)", c.ablation->optimizer, c.ablation->latency_ms_with,
                           c.ablation->latency_ms_without);
+      else if (c.ablation && c.ablation->note.starts_with("present with optimizations off"))
+        opt = "none: the models differ here";
       else if (c.ablation)
         opt = "none found";
       fmt::print(out, "    {:<3} {:<36} {:<26} {:>10.3g} {:>10.3g} {:>10.3g}  {}\n", i + 1,
                  c.fused_node.substr(0, 36), c.op_type.substr(0, 26), c.local.score, c.inherited.score,
                  c.local.max_abs, opt);
     }
+    if (const auto& top = r.culprits.front(); top.ablation && top.ablation->optimizer.empty() &&
+                                              !top.ablation->note.empty())
+      fmt::print(out, "    top culprit: {}\n", top.ablation->note);
   }
   for (const auto& c : r.culprits) {
     if (!c.narrowing) continue;

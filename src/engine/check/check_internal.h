@@ -21,6 +21,7 @@ struct Context {
   ModelInfo info;
   std::string label;  // the model's path, for messages
   std::optional<TorchDump> dump;
+  std::vector<TorchDump> more_dumps;  // --torch given again; their samples' outputs are judged too
   std::vector<Sample> samples;
   std::optional<ort::Session> reference;  // absent when ORT could not load the model
   std::optional<ort::Session> target;

@@ -87,6 +87,7 @@ struct CheckConfig {
   std::string samples;  // the inputs' path, or "generated"
   uint32_t seed = 0;    // of generated samples
   std::string torch;    // the PyTorch dump's folder; empty without one
+  std::vector<std::string> more_torch;  // more dumps (--torch given again)
 };
 
 struct CheckReport {
@@ -104,6 +105,17 @@ struct CheckReport {
   std::optional<LocateReport> locate;        // when a numeric check failed
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
+
+  // Samples ORT refused or raised on without that being a failure: a
+  // generated size outside the model's domain (SKIPPED), an anomaly that
+  // raises under both configs (PASS). The failures and nothing else are
+  // FailedTests(); these are listed apart in every format.
+  std::vector<const SampleResult*> ExpectedRefusals() const {
+    std::vector<const SampleResult*> out;
+    for (const auto& s : samples)
+      if (!s.error.empty() && s.status != Verdict::kFail) out.push_back(&s);
+    return out;
+  }
 
   // Every failed finding, as (id, reason).
   std::vector<CheckFinding> FailedTests() const {

@@ -34,7 +34,10 @@
     // Unchecked tensors (a fusion removed them: nothing to compare) are not
     // exact matches: they leave a gap in the line and get a grey mark along
     // the top of the chart instead of sitting at the floor.
-    var pts = data.layer_curve, x = [], ratio = [], fails = [], one = [], unchecked = [], top = 10;
+    // data-source: which curve (the fused-vs-unfused layer_curve, or the
+    // PyTorch layers' torch_curve); the same drawing for both.
+    var pts = data[el.getAttribute("data-source") || "layer_curve"] || [],
+        x = [], ratio = [], fails = [], one = [], unchecked = [], top = 10;
     for (var i = 0; i < pts.length; i++) {
       if (pts[i].status === "unchecked") continue;
       var q = num(pts[i].error_ratio);
@@ -164,4 +167,7 @@
     var kind = charts[i].getAttribute("data-chart");
     if (DRAW[kind]) DRAW[kind](charts[i]);
   }
+  // How wide the page laid out, once drawn: a reader's window of 1400 px must
+  // hold it without a horizontal scroll (html_test.cc checks it).
+  document.documentElement.setAttribute("data-scroll-width", String(document.documentElement.scrollWidth));
 })();
