@@ -7,6 +7,7 @@
 
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
+#include "engine/quant/quant_layers.h"
 #include "onnx/edit.h"
 
 namespace parity {
@@ -247,6 +248,13 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   PARITY_ASSIGN_OR_RETURN(TensorSet target_outputs,
                           TraceTarget(m, p, sample, reference.values, o, scratch.path(), report));
   report.first_divergence = FindFirstDivergence(report, p.target.map);
+  if (target_model && o.precision && IsDerivedPrecision(m.reference(), m.target())) {
+    PARITY_ASSIGN_OR_RETURN(report.quant,
+                            AnalyzePrecision(m.reference(), m.target(), sample,
+                                             {.float_label = o.model_label, .derived_label = m.target_label,
+                                              .policy = o.policy}));
+    report.sessions_created += report.quant->sessions;
+  }
 
   // 4-6. Culprits, ablation, reproduction.
   if (report.first_divergence) {

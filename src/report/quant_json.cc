@@ -1,0 +1,63 @@
+// JSON of the per-layer precision report (docs/quantized.md, the `quant`
+// object of parity.locate/1 and parity.check/1).
+#include "report/json_helpers.h"
+#include "report/quant_report.h"
+
+namespace parity {
+
+namespace {
+
+using nlohmann::json;
+
+json LossJson(const QuantLoss& l, double step) {
+  if (!l.measured) return nullptr;
+  return json{{"sqnr_db", JsonNumber(l.sqnr_db)},
+              {"max_abs", JsonNumber(l.max_abs)},
+              {"max_steps", step > 0 ? JsonNumber(l.max_steps) : json(nullptr)}};
+}
+
+}  // namespace
+
+json QuantLayerToJson(const QuantLayer& l) {
+  json j{{"node", l.node},
+         {"op_type", l.op_type},
+         {"module", JsonStringOrNull(l.module)},
+         {"tensor", l.tensor},
+         {"derived_tensor", l.derived_tensor},
+         {"grid", l.grid},
+         {"step", JsonNumber(l.step)},
+         {"sqnr_db", l.cumulative.measured ? JsonNumber(l.cumulative.sqnr_db) : json(nullptr)},
+         {"steps", l.cumulative.measured && l.step > 0 ? JsonNumber(l.cumulative.max_steps) : json(nullptr)},
+         {"cumulative", LossJson(l.cumulative, l.step)},
+         {"local", LossJson(l.local, l.step)},
+         {"inherited_sqnr_db", JsonNumber(l.inherited_sqnr_db)},
+         {"inputs", l.inputs},
+         {"folded", l.folded},
+         {"compute", l.compute},
+         {"weight", nullptr},
+         {"note", JsonStringOrNull(l.note)}};
+  if (l.weight)
+    j["weight"] = {{"tensor", l.weight->tensor},
+                   {"derived_tensor", l.weight->derived_tensor},
+                   {"step", JsonNumber(l.weight->step)},
+                   {"loss", LossJson(l.weight->loss, l.weight->step)}};
+  return j;
+}
+
+json QuantReportToJson(const QuantReport& r) {
+  json layers = json::array();
+  for (const auto& l : r.layers) layers.push_back(QuantLayerToJson(l));
+  json unmatched = json::array();
+  for (const auto& u : r.unmatched) unmatched.push_back({{"node", u.node}, {"op_type", u.op_type}, {"reason", u.reason}});
+  return json{{"kind", r.kind},
+              {"rule", r.rule},
+              {"layers", std::move(layers)},
+              {"worst_local", r.worst_local ? QuantLayerToJson(r.layers[*r.worst_local]) : json(nullptr)},
+              {"unmatched", std::move(unmatched)},
+              {"compute_layers", r.compute_layers},
+              {"compute_matched", r.compute_matched},
+              {"sessions", r.sessions},
+              {"wall_ms", JsonNumber(r.wall_ms)}};
+}
+
+}  // namespace parity
