@@ -76,3 +76,46 @@ def test_planted_coarse_weight_scale_is_the_top_local_loss(resnet):
     before = next(layer for layer in healthy["quant"]["layers"] if layer["node"] == resnet["planted"])
     assert worst["weight"]["loss"]["sqnr_db"] < before["weight"]["loss"]["sqnr_db"] - 9
     assert worst["local"]["sqnr_db"] < before["local"]["sqnr_db"] - 3
+
+
+@pytest.fixture(scope="module")
+def half(tmp_path_factory):
+    """resnet18 converted to float16 with and without keep_io_types, and a
+    copy whose stem convolution's weights are scaled so its activations pass
+    65504."""
+    import onnx
+    from onnx import numpy_helper
+    d = tmp_path_factory.mktemp("resnet18_fp16")
+    f = quant_models.export_cnn("resnet18", d / "float.onnx")
+    m = onnx.load(str(f))
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][3]
+    w = next(i for i in m.graph.initializer if i.name == conv.input[1])
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1e5, w.name))
+    onnx.save(m, str(d / "hot.onnx"))
+    return {"float": f, "keep_io": quant_models.to_fp16(f, d / "fp16_io.onnx", keep_io_types=True),
+            "all_half": quant_models.to_fp16(f, d / "fp16.onnx", keep_io_types=False),
+            "hot": d / "hot.onnx", "hot_half": quant_models.to_fp16(d / "hot.onnx", d / "hot16.onnx"),
+            "hot_node": conv.name}
+
+
+@pytest.mark.parametrize("variant", ["keep_io", "all_half"])
+def test_float16_layers_are_matched_and_measured_in_float16_steps(half, variant):
+    _, _, report = locate(half["float"], half[variant])
+    quant = report["quant"]
+    assert quant["kind"] == "float16"
+    assert quant["compute_matched"] == quant["compute_layers"] == 21
+    convs = [layer for layer in quant["layers"] if layer["op_type"] == "Conv"]
+    for layer in convs:
+        assert layer["grid"] == "float16" and layer["step"] > 0, layer
+        assert layer["sqnr_db"] > 40, layer  # float16 loses far less than int8
+        assert layer["weight"]["loss"]["max_steps"] <= 0.5 + 1e-6, layer  # one rounding of each weight
+    assert quant["overflow"] is None
+
+
+def test_float16_overflow_names_the_first_layer_past_65504(half):
+    _, text, report = locate(half["hot"], half["hot_half"])
+    overflow = report["quant"]["overflow"]
+    assert overflow is not None, text
+    assert overflow["node"] == half["hot_node"], overflow
+    assert overflow["float_absmax"] > 65504
+    assert "keep '%s' in float" % half["hot_node"] in text

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "report/ansi.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -95,6 +96,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   for (const auto& s : r.samples)
     if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
 
+  if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
+  out += FormatTop1(r.top1);
   for (const auto& p : r.performance)
     out += fmt::format(
         "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "

@@ -71,7 +71,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     }
     if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
   }
-  if (r.quant) PrintQuantTable(*r.quant, out);
+  if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }

@@ -44,6 +44,31 @@ json QuantLayerToJson(const QuantLayer& l) {
   return j;
 }
 
+json StepTensorJson(const std::optional<QuantStepTensor>& t) {
+  if (!t) return nullptr;
+  return json{{"tensor", t->tensor}, {"fused_node", JsonStringOrNull(t->fused_node)}, {"steps", JsonNumber(t->steps)}};
+}
+
+json DeployedJson(const std::optional<QuantDeployed>& d) {
+  if (!d) return nullptr;
+  return json{{"rule", d->rule},         {"judged", d->judged},
+              {"exact", d->exact},       {"rounding", d->rounding},
+              {"failed", d->failed},     {"first_rounding", StepTensorJson(d->first_rounding)},
+              {"first_failure", StepTensorJson(d->first_failure)}};
+}
+
+json Top1ToJson(const std::vector<Top1Agreement>& top1) {
+  json a = json::array();
+  for (const auto& t : top1)
+    a.push_back({{"output", t.output},
+                 {"samples", t.samples},
+                 {"rows", t.rows},
+                 {"agree", t.agree},
+                 {"agreement", JsonNumber(t.agreement())},
+                 {"flipped", JsonNumber(t.flipped())}});
+  return a;
+}
+
 json QuantReportToJson(const QuantReport& r) {
   json layers = json::array();
   for (const auto& l : r.layers) layers.push_back(QuantLayerToJson(l));
@@ -54,6 +79,14 @@ json QuantReportToJson(const QuantReport& r) {
               {"layers", std::move(layers)},
               {"worst_local", r.worst_local ? QuantLayerToJson(r.layers[*r.worst_local]) : json(nullptr)},
               {"unmatched", std::move(unmatched)},
+              {"overflow", r.overflow ? json{{"node", r.overflow->node},
+                                             {"op_type", r.overflow->op_type},
+                                             {"tensor", r.overflow->tensor},
+                                             {"float_absmax", JsonNumber(r.overflow->float_absmax)},
+                                             {"nonfinite", r.overflow->nonfinite},
+                                             {"reason", r.overflow->reason}}
+                                      : json(nullptr)},
+              {"deployed", DeployedJson(r.deployed)},
               {"compute_layers", r.compute_layers},
               {"compute_matched", r.compute_matched},
               {"sessions", r.sessions},

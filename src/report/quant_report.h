@@ -3,11 +3,13 @@
 // parity.locate/1 and parity.check/1, and its console table.
 #pragma once
 
-#include <cstdio>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/quant/quant_result.h"
+#include "engine/quant/top1.h"
 
 namespace parity {
 
@@ -15,6 +17,11 @@ nlohmann::json QuantReportToJson(const QuantReport& report);
 nlohmann::json QuantLayerToJson(const QuantLayer& layer);
 // The table: one row per layer (SQNR, steps, local and inherited), the worst
 // local loss named below it, then the unmatched layers.
-void PrintQuantTable(const QuantReport& report, std::FILE* out, size_t max_rows = 0);
+// check's `top1`: [{output, samples, rows, agree, agreement, flipped}].
+nlohmann::json Top1ToJson(const std::vector<Top1Agreement>& top1);
+// One line per classifier-like output: "top-1 agreement 63/64 (98.4%), 1.6% flipped".
+std::string FormatTop1(const std::vector<Top1Agreement>& top1);
+// max_rows 0: every layer.
+std::string FormatQuantTable(const QuantReport& report, size_t max_rows = 0);
 
 }  // namespace parity

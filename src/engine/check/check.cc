@@ -119,6 +119,7 @@ void Localize(Context& ctx) {
     }
     ctx.report.layer_curve.push_back(std::move(p));
   }
+  if (report->quant) ctx.report.quant = report->quant;
   if (!failed) return;
   ctx.report.locate = *report;
   if (numerics == nullptr) return;

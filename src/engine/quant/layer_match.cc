@@ -53,8 +53,13 @@ void FollowOutput(const GraphView& d, const Names& f, const std::string& out, La
       plan.zero_point = next->inputs.size() > 2 ? next->inputs[2] : "";
       auto dq = d.consumers.find(next->outputs[0]);
       if (dq == d.consumers.end()) return;
-      for (size_t c : dq->second)
-        if (d.nodes[c].op_type == "DequantizeLinear") plan.layer.derived_tensor = d.nodes[c].outputs[0];
+      for (size_t c : dq->second) {
+        if (d.nodes[c].op_type != "DequantizeLinear") continue;
+        plan.layer.derived_tensor = d.nodes[c].outputs[0];
+        // A quantized graph output: the node writes "<output>_QuantizeLinear_Input", the DequantizeLinear the name.
+        if (plan.layer.tensor.empty() && f.tensors.count(plan.layer.derived_tensor))
+          plan.layer.tensor = plan.layer.derived_tensor;
+      }
       return;
     }
     if (next->op_type != "Cast") return;

@@ -62,7 +62,9 @@ Result<QuantLoss> Loss(const std::string& name, const Tensor& ref, const Tensor&
   return QuantLoss{.measured = true,
                    .sqnr_db = j.metrics.snr_db,
                    .max_abs = j.metrics.max_abs,
-                   .max_steps = *step > 0 ? MaxSteps(j.metrics, *step) : 0};
+                   .max_steps = *step > 0 ? MaxSteps(j.metrics, *step) : 0,
+                   .ref_absmax = std::max(std::fabs(j.metrics.ref_min), std::fabs(j.metrics.ref_max)),
+                   .nonfinite = j.metrics.nan_mismatch + j.metrics.inf_mismatch};
 }
 
 // Runs `model` at ORT_DISABLE_ALL with `names` (node outputs) exposed.
@@ -147,6 +149,29 @@ Status MeasureLocal(const Model& dm, const Tensor& ref, const Traces& t, const P
   return {};
 }
 
+// float16's largest finite value.
+constexpr double kFloat16Max = 65504;
+
+void FindOverflow(QuantReport& r) {
+  if (r.kind != "float16") return;
+  for (const auto& l : r.layers) {
+    const QuantLoss& c = l.cumulative;
+    if (!c.measured || (c.ref_absmax <= kFloat16Max && c.nonfinite == 0)) continue;
+    r.overflow = QuantOverflow{
+        .node = l.node,
+        .op_type = l.op_type,
+        .tensor = l.tensor,
+        .float_absmax = c.ref_absmax,
+        .nonfinite = c.nonfinite,
+        .reason = c.ref_absmax > kFloat16Max
+                      ? fmt::format("its float activations reach {:.6g}, past float16's largest value 65504",
+                                    c.ref_absmax)
+                      : fmt::format("{} Inf/NaN elements in the float16 model where the float model is finite",
+                                    c.nonfinite)};
+    return;
+  }
+}
+
 void RankWorst(QuantReport& r) {
   std::unordered_map<std::string, double> sqnr;
   for (const auto& l : r.layers) sqnr[l.tensor] = l.cumulative.measured ? l.cumulative.sqnr_db : kInf;
@@ -202,6 +227,7 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
     r.layers.push_back(std::move(layer));
   }
   RankWorst(r);
+  FindOverflow(r);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
