@@ -78,3 +78,27 @@ def coarsen_weight_scale(src, dst, conv_index, factor=4):
     scale.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(scale) * factor).astype(np.float32), scale.name))
     onnx.save(m, str(dst))
     return conv.name
+
+
+def shift_weight_codes(src, dst, conv_index, delta=3, count=64):
+    """One Conv's int8 weight codes moved by `delta` in its first `count`
+    elements (scales untouched): a model that differs from `src` by several
+    quantization steps at that Conv. Returns the Conv's node name."""
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    producers = {o: n for n in m.graph.node for o in n.output}
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    q = inits[producers[conv.input[1]].input[0]]
+    codes = numpy_helper.to_array(q).copy()
+    flat = codes.reshape(-1)
+    flat[:count] = np.clip(flat[:count].astype(np.int32) + delta, -127, 127).astype(codes.dtype)
+    q.CopyFrom(numpy_helper.from_array(codes, q.name))
+    onnx.save(m, str(dst))
+    return conv.name
+
+
+def classifier_samples(path, n=64, shape=(1, 3, 64, 64), seed=2):
+    """n samples for `parity check --inputs`: SAMPLE/INPUT keys."""
+    rng = np.random.default_rng(seed)
+    np.savez(str(path), **{f"s{i:03d}/input": rng.standard_normal(shape).astype(np.float32) for i in range(n)})
+    return path

@@ -119,3 +119,64 @@ def test_float16_overflow_names_the_first_layer_past_65504(half):
     assert overflow["node"] == half["hot_node"], overflow
     assert overflow["float_absmax"] > 65504
     assert "keep '%s' in float" % half["hot_node"] in text
+
+
+def locate_same(model, *extra):
+    """`parity locate MODEL --json` (deployed `all` against `disable`)."""
+    out = f"{model}.same.{len(extra)}.json"
+    r = subprocess.run([PARITY, "locate", str(model), "--no-ablation", "--json", out, *extra],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    with open(out, encoding="utf-8") as f:
+        return r.returncode, r.stdout, json.load(f)
+
+
+def test_deployed_qlinear_kernels_differ_from_the_qdq_path_by_rounding_only(resnet):
+    code, text, report = locate_same(resnet["qdq"])
+    deployed = report["quant"]["deployed"]
+    assert deployed["judged"] > 20
+    assert deployed["failed"] == 0, (deployed, text)
+    assert code == 0 and report["first_divergence"] is None  # rounding is not a failure
+    assert deployed["exact"] + deployed["rounding"] == deployed["judged"]
+    if deployed["rounding"]:
+        first = deployed["first_rounding"]
+        assert 0 < first["steps"] <= 1 and first["fused_node"], first
+    # The quantized tensors observed at `all` are the QLinear kernels' uint8 outputs: one grid unit each.
+    grid = [t for t in report["tensors"] if t["status"] != "unchecked" and t["name"].endswith("_QuantizeLinear_Output")]
+    assert grid and all(t["tolerance"]["atol"] == 1 and t["tolerance"]["rtol"] == 0 for t in grid), grid[:2]
+    assert "quantized tensors in steps" in text
+
+
+def test_extra_steps_fail_and_are_narrowed_to_the_kernel_where_they_appear(resnet, tmp_path):
+    shifted = tmp_path / "shifted.onnx"
+    node = quant_models.shift_weight_codes(resnet["qdq"], shifted, conv_index=5)
+    code, text, report = locate(resnet["qdq"], shifted)
+    deployed = report["quant"]["deployed"]
+    assert code == 1 and deployed["failed"] > 0, text
+    first = deployed["first_failure"]
+    assert first["steps"] > 1
+    divergence = report["first_divergence"]
+    assert divergence["tensor"] == first["tensor"]
+    assert node in divergence["covers"] or divergence["producer"] == node, (divergence, node)
+
+
+def test_check_reports_top1_agreement_over_64_samples(resnet, tmp_path):
+    samples = quant_models.classifier_samples(tmp_path / "samples.npz", n=64)
+    out = tmp_path / "check.json"
+    r = subprocess.run([PARITY, "check", str(resnet["qdq"]), "--reference-model", str(resnet["float"]),
+                        "--inputs", str(samples), "--runs", "1", "--warmup", "0", "--json", str(out)],
+                       capture_output=True, text=True)
+    assert out.exists(), r.stdout + r.stderr
+    report = json.loads(out.read_text())
+    top1 = {t["output"]: t for t in report["top1"]}
+    assert top1["logits"]["rows"] == 64 and top1["logits"]["samples"] == 64
+    assert 0 <= top1["logits"]["agree"] <= 64
+    assert abs(top1["logits"]["agreement"] + top1["logits"]["flipped"] - 1) < 1e-12
+    assert "top-1 agreement on 'logits'" in r.stdout
+    assert report["quant"]["kind"] == "qdq" and report["quant"]["worst_local"] is not None
+
+
+def test_python_api_returns_the_same_quant_report(resnet):
+    import parity
+    report = parity.locate(str(resnet["float"]), target_model=str(resnet["coarse"]), ablation=False)
+    assert report["quant"]["worst_local"]["node"] == resnet["planted"]
