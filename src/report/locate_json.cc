@@ -58,7 +58,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;
   json reference = RunConfigToJson(r.reference);
-  reference["kind"] = r.reference_kind;
+  reference["kind"] = ReferenceKindName(r.reference_kind);
   reference["label"] = r.reference.Label();
   j["reference"] = reference;
   json target = RunConfigToJson(r.target);
