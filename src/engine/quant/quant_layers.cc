@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "compare/judge.h"
+#include "engine/quant/cast.h"
 #include "engine/quant/layer_match.h"
 #include "engine/run/runner.h"
 #include "onnx/edit.h"
@@ -20,22 +21,6 @@ namespace parity {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// `t` (float32/float16/float64) as `dtype`: the float model's value fed to a
-// float16 region. Other dtypes are returned unchanged.
-Tensor CastFloating(const Tensor& t, DType dtype) {
-  if (t.dtype() == dtype || !IsFloating(t.dtype()) || !IsFloating(dtype)) return t;
-  if (dtype != DType::kFloat16 && dtype != DType::kFloat32) return t;
-  Tensor out(dtype, t.shape());
-  for (int64_t i = 0; i < t.size(); ++i) {
-    const float v = static_cast<float>(t.GetAsDouble(i));
-    if (dtype == DType::kFloat16)
-      out.mutable_view<uint16_t>()[i] = FloatToHalf(v);
-    else
-      out.mutable_view<float>()[i] = v;
-  }
-  return out;
-}
 
 // The largest element of a scale initializer (per-axis: the coarsest channel).
 double ScaleOf(const Model& m, const std::string& name) {
