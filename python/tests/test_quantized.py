@@ -24,6 +24,14 @@ pytestmark = pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason=f"no pari
 CNN_INPUT = {"input": ((1, 3, 64, 64), "float32")}
 
 
+def valid_quant(quant):
+    """The `quant` object against docs/quant.schema.json."""
+    import jsonschema
+    with open(os.path.join(REPO, "docs", "quant.schema.json"), encoding="utf-8") as f:
+        jsonschema.validate(quant, json.load(f))
+    return quant
+
+
 def locate(float_model, derived, *extra):
     """`parity locate FLOAT --target-model DERIVED --json`: (exit code, stdout, parity.locate/1)."""
     out = f"{derived}.{len(extra)}.locate.json"
@@ -47,7 +55,7 @@ def resnet(tmp_path_factory):
 
 def test_healthy_static_qdq_resnet_matches_90_percent_of_conv_layers(resnet):
     _, text, report = locate(resnet["float"], resnet["qdq"])
-    quant = report["quant"]
+    quant = valid_quant(report["quant"])
     assert quant["kind"] == "qdq"
     assert quant["compute_layers"] == 21  # 20 Conv + the Gemm
     assert quant["compute_matched"] >= 0.9 * quant["compute_layers"]
@@ -116,7 +124,7 @@ def test_float16_layers_are_matched_and_measured_in_float16_steps(half):
 
 def test_float16_overflow_names_the_first_layer_past_65504(half):
     _, text, report = locate(half["hot"], half["hot_half"])
-    overflow = report["quant"]["overflow"]
+    overflow = valid_quant(report["quant"])["overflow"]
     assert overflow is not None, text
     assert overflow["node"] == half["hot_node"], overflow
     assert overflow["float_absmax"] > 65504
@@ -135,7 +143,7 @@ def locate_same(model, *extra):
 
 def test_deployed_qlinear_kernels_differ_from_the_qdq_path_by_rounding_only(resnet):
     code, text, report = locate_same(resnet["qdq"])
-    deployed = report["quant"]["deployed"]
+    deployed = valid_quant(report["quant"])["deployed"]
     assert deployed["judged"] > 20
     assert deployed["failed"] == 0, (deployed, text)
     assert code == 0 and report["first_divergence"] is None  # rounding is not a failure
