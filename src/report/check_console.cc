@@ -9,6 +9,7 @@
 
 #include "report/ansi.h"
 #include "report/check_summary.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -104,6 +105,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), s->name, s->error);
   }
 
+  if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
+  out += FormatTop1(r.top1);
   for (const auto& p : r.performance)
     out += fmt::format(
         "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "

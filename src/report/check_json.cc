@@ -11,6 +11,7 @@
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
 #include "report/check_summary.h"
+#include "report/quant_report.h"
 #include "report/torch_json.h"
 
 namespace parity {
@@ -211,6 +212,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"performance", performance},
           {"layer_curve", curve},
           {"locate", r.locate ? LocateReportToJson(*r.locate) : json(nullptr)},
+          {"quant", r.quant ? QuantReportToJson(*r.quant) : json(nullptr)},
+          {"top1", Top1ToJson(r.top1)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"notes", r.notes}};
 }

@@ -121,8 +121,15 @@ json ChartData(const CheckReport& r) {
   }
   json edges = json::array();
   for (double e : kHistogramEdges) edges.push_back(e);
-  return {
-      {"layer_curve", curve}, {"torch_curve", torch_curve}, {"histograms", histograms}, {"latency", latency}, {"histogram_edges", edges}};
+  json sqnr = json::array();
+  if (r.quant)
+    for (const auto& l : r.quant->layers)
+      sqnr.push_back({{"node", l.node},
+                      {"op_type", l.op_type},
+                      {"sqnr_db", l.cumulative.measured ? JsonNumber(l.cumulative.sqnr_db) : json(nullptr)},
+                      {"local_sqnr_db", l.local.measured ? JsonNumber(l.local.sqnr_db) : json(nullptr)}});
+  return {{"layer_curve", curve}, {"torch_curve", torch_curve}, {"histograms", histograms},
+          {"latency", latency},   {"histogram_edges", edges},   {"quant_sqnr", sqnr}};
 }
 
 // Script text may not contain "</script" (it would end the element early).
@@ -149,6 +156,7 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += SamplesSection(r);
   body += AlignmentSection(r);  // against PyTorch: right after the outputs
   body += LayerCurveSection(r);
+  body += QuantSection(r);
   body += LocateSection(r);
   body += HistogramsSection(r);
   body += PerformanceSection(r);

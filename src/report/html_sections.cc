@@ -191,6 +191,26 @@ std::string LayerCurveSection(const CheckReport& r) {
   return s;
 }
 
+std::string QuantSection(const CheckReport& r) {
+  if (!r.quant || r.quant->layers.empty()) return "";
+  const QuantReport& q = *r.quant;
+  std::string s = "<section id=\"quant\">\n<h2>Precision along the graph (SQNR)</h2>\n";
+  s += fmt::format("<p class=\"note\">Each matched layer of the {} model against the float model, in the float "
+                   "model's topological order: its SQNR run end to end (cumulative) and cut out, fed the float "
+                   "model's inputs (local). {} of {} conv/matmul layers matched. Rule: {}.</p>\n",
+                   Esc(q.kind), q.compute_matched, q.compute_layers, Esc(q.rule));
+  if (q.worst_local) {
+    const QuantLayer& w = q.layers[*q.worst_local];
+    s += fmt::format("<p>Worst local loss: <b class=\"mono\">{}</b> ({}), local SQNR {} dB: the layer to keep in "
+                     "float.</p>\n", Esc(w.node), Esc(w.op_type), Num(w.local.sqnr_db));
+  }
+  if (q.overflow)
+    s += fmt::format("<p>float16 overflow first at <b class=\"mono\">{}</b>: {}.</p>\n", Esc(q.overflow->node),
+                     Esc(q.overflow->reason));
+  s += "<div class=\"chart\" id=\"chart-quant\" data-chart=\"quant_sqnr\"></div>\n</section>\n";
+  return s;
+}
+
 std::string HistogramsSection(const CheckReport& r) {
   std::string s = "<section id=\"histograms\">\n<h2>Error histograms</h2>\n";
   s += "<p class=\"note\">|test &minus; reference| over the finite elements of each output, by decade: one "

@@ -59,6 +59,24 @@ TEST(Html, IsSelfContained) {
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
 }
 
+TEST(Html, DrawsSqnrAlongTheGraphForAQuantizedTarget) {
+  CheckReport r = MakeSampleReport();
+  EXPECT_EQ(CheckReportToHtml(r).find("data-chart=\"quant_sqnr\""), std::string::npos);  // no quant report
+  QuantReport q{.kind = "qdq", .rule = "steps of each tensor's QuantizeLinear scale", .compute_layers = 2,
+                .compute_matched = 2};
+  q.layers.push_back({.node = "/conv1/Conv", .op_type = "Conv",
+                      .cumulative = {.measured = true, .sqnr_db = 36.3}, .local = {.measured = true, .sqnr_db = 36.3}});
+  q.layers.push_back({.node = "/fc/Gemm", .op_type = "Gemm",
+                      .cumulative = {.measured = true, .sqnr_db = 30.7}, .local = {.measured = true, .sqnr_db = 21.5}});
+  q.worst_local = 1;
+  r.quant = q;
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("data-chart=\"quant_sqnr\""), std::string::npos);
+  EXPECT_NE(html.find("Worst local loss: <b class=\"mono\">/fc/Gemm</b>"), std::string::npos);
+  EXPECT_NE(html.find("\"local_sqnr_db\":21.5"), std::string::npos);  // the chart's data
+  EXPECT_NE(html.find("function drawSqnr"), std::string::npos);
+}
+
 TEST(Html, OptionalSectionsOnlyWhenPresent) {
   CheckReport r = MakeSampleReport();
   r.locate.reset();

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/locate_report.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -75,6 +76,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     }
     if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
   }
+  if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }

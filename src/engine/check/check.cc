@@ -101,6 +101,22 @@ CheckFinding TopCulpritFinding(const LocateCulprit& c) {
                        c.inherited.max_abs, cause));
 }
 
+// The per-layer error curve of check's report, from locate's tensor table.
+void AddLayerCurve(Context& ctx, const LocateReport& report) {
+  const Model& graph_model = ctx.ReferenceModel();
+  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
+  for (const auto& t : report.tensors) {
+    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
+    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
+                      .op_type = node ? node->op_type : "", .status = t.status};
+    if (t.metrics) {
+      p.max_abs = t.metrics->max_abs;
+      p.error_ratio = t.score;
+    }
+    ctx.report.layer_curve.push_back(std::move(p));
+  }
+}
+
 // Runs locate on one sample: the per-layer error curve always, and, when a
 // sample failed, the fused node that departs first goes into the report.
 void Localize(Context& ctx) {
@@ -128,18 +144,8 @@ void Localize(Context& ctx) {
       numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
     return;
   }
-  const Model& graph_model = ctx.ReferenceModel();
-  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
-  for (const auto& t : report->tensors) {
-    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
-    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
-                      .op_type = node ? node->op_type : "", .status = t.status};
-    if (t.metrics) {
-      p.max_abs = t.metrics->max_abs;
-      p.error_ratio = t.score;
-    }
-    ctx.report.layer_curve.push_back(std::move(p));
-  }
+  AddLayerCurve(ctx, *report);
+  if (report->quant) ctx.report.quant = report->quant;
   if (!failed) return;
   ctx.report.locate = *report;
   if (numerics == nullptr) return;
@@ -158,6 +164,7 @@ void Localize(Context& ctx) {
     LocateOptions unfused = options;
     unfused.target = ctx.options.reference.config;
     unfused.ablation = false;
+    unfused.precision = false;  // the per-layer report was made by the first run
     auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
     if (fine && fine->first_divergence) {
       const auto& d = *fine->first_divergence;

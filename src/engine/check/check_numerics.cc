@@ -115,6 +115,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     f.push_back(Fail(id, cmp.error().message()));
     return true;
   }
+  AddTop1(*ref, *test, ctx.report.top1);
   AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
   AddReferenceFindings(ctx, id, *cmp, f);
   CheckDeclaredSymbols(ctx, sample, *test, f);

@@ -15,6 +15,7 @@
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
 #include "engine/locate/locate_result.h"
+#include "engine/quant/top1.h"
 #include "engine/run/environment.h"
 #include "engine/torch/torch_compare.h"
 #include "onnx/inspect.h"
@@ -103,6 +104,12 @@ struct CheckReport {
   std::vector<PerformanceResult> performance;
   std::vector<LayerErrorPoint> layer_curve;
   std::optional<LocateReport> locate;        // when a numeric check failed
+  // --reference-model with a QDQ / float16 MODEL: its per-layer precision
+  // against the float model (engine/quant/quant_layers.h, docs/quantized.md).
+  std::optional<QuantReport> quant;
+  // Classifier-like outputs: top-1 agreement of the target with the
+  // reference over every sample of the numerics stage (engine/quant/top1.h).
+  std::vector<Top1Agreement> top1;
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 

@@ -8,6 +8,9 @@
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/run/runner.h"
+#include "engine/locate/locate_steps.h"
+#include "engine/quant/quant_layers.h"
+#include "engine/quant/quant_steps.h"
 #include "onnx/edit.h"
 
 namespace parity {
@@ -233,8 +236,18 @@ std::optional<FirstDivergence> FindFirstDivergence(const LocateReport& report, c
 }  // namespace
 
 Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
-                            const LocateOptions& o) {
+                            const LocateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  // A QDQ model against a QDQ reference (itself at another config): its
+  // quantized tensors are judged in steps of their scales (quant_steps.h).
+  std::vector<ToleranceRule> step_rules;
+  if (options.precision) {
+    step_rules = StepRules(target_model ? *target_model : model);
+    if (target_model && StepRules(model).empty()) step_rules.clear();  // a float reference: AnalyzePrecision
+  }
+  LocateOptions with_steps = options;
+  if (!step_rules.empty()) with_steps.policy = WithStepRules(options.policy, step_rules);
+  const LocateOptions& o = with_steps;
   LocateReport report;
   report.model = o.model_label;
   report.target_model = target_model ? o.target_label : "";
@@ -250,6 +263,16 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   PARITY_ASSIGN_OR_RETURN(TensorSet target_outputs,
                           TraceTarget(m, p, sample, reference.values, o, scratch.path(), report));
   report.first_divergence = FindFirstDivergence(report, p.target.map);
+  if (!step_rules.empty()) {
+    report.quant = QuantReport{.kind = "qdq", .rule = "deployed config vs the reference config, in quantization steps"};
+    report.quant->deployed = SummarizeSteps(report, step_rules);
+  } else if (target_model && o.precision && IsDerivedPrecision(m.reference(), m.target())) {
+    PARITY_ASSIGN_OR_RETURN(report.quant,
+                            AnalyzePrecision(m.reference(), m.target(), sample,
+                                             {.float_label = o.model_label, .derived_label = m.target_label,
+                                              .policy = o.policy}));
+    report.sessions_created += report.quant->sessions;
+  }
 
   // 4-6. Culprits, ablation, reproduction.
   if (report.first_divergence) {
