@@ -20,16 +20,11 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
-  return ort::ModelSource::FromBytes(std::move(bytes));
-}
-
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
                                             bool capture_optimizer_log) {
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SerializedSource(model, label));
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SourceOf(model, label));
   return CreatePlannedSession(source, original, std::move(config), label, optimized_path, capture_optimizer_log);
 }
 
