@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "report/ep_report.h"
 #include "report/ansi.h"
 
 namespace parity {
@@ -94,6 +95,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     }
   for (const auto& s : r.samples)
     if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+  if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
+  for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
   for (const auto& p : r.performance)
     out += fmt::format(

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
@@ -66,6 +67,8 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["observer_check"] = r.observer_check;
   j["observer_mode"] = r.observer_mode;
   j["observer_notes"] = r.observer_notes;
+  j["target_assignment"] = AssignmentToJson(r.target_assignment);
+  j["arithmetic"] = ArithmeticToJson(r.arithmetic);
   j["summary"] = {{"original_nodes", r.original_nodes},
                   {"optimized_nodes", r.optimized_nodes},
                   {"fused_nodes", r.fused_nodes.size()},

@@ -5,6 +5,7 @@
 #include "engine/check/check.h"
 
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -172,6 +173,23 @@ CheckedModel ModelFacts(const Context& ctx) {
 
 }  // namespace
 
+namespace {
+
+// The arithmetic of the failing output with the lowest SNR (the clearest
+// error pattern), or none when no output failed.
+std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target) {
+  const TensorComparison* worst = nullptr;
+  for (const SampleResult& s : r.samples)
+    for (const OutputResult& out : s.outputs)
+      if (out.comparison.status == Verdict::kFail && std::isfinite(out.comparison.metrics.snr_db) &&
+          (worst == nullptr || out.comparison.metrics.snr_db < worst->metrics.snr_db))
+        worst = &out.comparison;
+  if (worst == nullptr) return std::nullopt;
+  return DiagnoseArithmetic(worst->metrics.snr_db, target, CurrentEnvironment());
+}
+
+}  // namespace
+
 Result<CheckReport> RunCheck(const CheckOptions& o) {
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o, .model = std::move(model)};
@@ -224,6 +242,8 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageNumerics);
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
+  if (ctx.target) r.target_assignment = ctx.target->ep_assignment();
+  r.arithmetic = WorstArithmetic(r, o.target);
   Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);
