@@ -1,9 +1,11 @@
 #include "cli/command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ort/ep_libraries.h"
 #include "report/text_escape.h"
@@ -127,6 +129,11 @@ Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& defau
     config.session_entries[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
   for (const auto& spec : o.provider_options) PARITY_RETURN_IF_ERROR(AddProviderOption(spec, config));
+  for (const auto& [name, values] : config.provider_options)
+    if (std::find(config.providers.begin(), config.providers.end(), name) == config.providers.end())
+      return InvalidArgument(fmt::format("--provider-option: options for '{}', which is not among the providers ({}); "
+                                         "add --providers {}",
+                                         name, fmt::join(config.providers, ","), name));
   PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries));
   return config;
 }

@@ -53,7 +53,7 @@ TEST_F(OpenVino, EnvListsTheEpDevicesFoundWithoutFlags) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ep device     OpenVINOExecutionProvider (Intel), cpu"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("python package onnxruntime_ep_openvino"), std::string::npos) << r.out;
-  const auto j = ReadJson(Path("env.json"));
+  const auto j = ReadJson(Path("env.json"))["env"];
   bool found = false;
   for (const auto& d : j["ep_devices"])
     found = found || (d["ep_name"] == "OpenVINOExecutionProvider" && d["ep_vendor"] == "Intel" &&
@@ -63,7 +63,7 @@ TEST_F(OpenVino, EnvListsTheEpDevicesFoundWithoutFlags) {
 }
 
 TEST_F(OpenVino, DiscoveryOffMeansNoOpenVinoAndAnExplicitLibraryBringsItBack) {
-  auto off = e2e::RunProgram({"env", "PARITY_EP_DISCOVERY=0", PARITY_BINARY, "check", Path("m.onnx"),
+  auto off = e2e::RunProgram({"env", "PARITY_EP_DISCOVERY=0", PARITY_BINARY, "locate", Path("m.onnx"),
                               "--providers", "openvino"});
   EXPECT_EQ(off.exit_code, 2) << off.err;
   EXPECT_NE(off.err.find("--ep-library"), std::string::npos) << off.err;
