@@ -193,6 +193,10 @@ Status Narrow(Context& ctx, Measured& m) {
     c.fused_node = d.group.nodes[d.group.MainNode()];
     c.op_type = d.group.OpSummary();
     c.fused = !d.group.unchanged;
+    // A compiling EP names its subgraph, not a node: name the group's
+    // first node inside it instead, and keep the EP as its op.
+    if (c.op_type.ends_with("ExecutionProvider") && !c.covers.empty())
+      c.fused_node = c.covers.front();
   }
   c.inherited = {};  // the cut tensors are not observed in the target trace
   for (const auto& t : c.inputs)
