@@ -37,9 +37,7 @@ struct CheckCmdOptions {
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
-  options.torch_dir = o.torch;
   options.inputs_path = o.inputs;
-  options.reference_model_path = o.reference_model;
   options.seed = o.seed;
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
@@ -53,8 +51,15 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!o.reference_config.empty()) {
     auto reference = ConfigFromLevelOrFile(o.reference_config, "--reference-config");
     if (!reference) return ReportError(reference.error());
-    options.reference = *reference;
+    options.reference.config = *reference;
   }
+  if (!o.reference_model.empty()) {
+    options.reference.kind = Reference::Kind::kModel;
+    options.reference.path = o.reference_model;
+  }
+  // The export is judged against PyTorch under the same reference config.
+  if (!o.torch.empty())
+    options.torch = Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch};
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
   options.policy = *policy;

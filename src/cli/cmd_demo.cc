@@ -85,7 +85,7 @@ int RunDemo(const DemoOptions& o) {
   if (auto s = planted->Save(planted_path); !s) return ReportError(s.error());
   CheckOptions faulty = healthy;
   faulty.model_path = planted_path.string();
-  faulty.reference_model_path = reference_path.string();
+  faulty.reference = Reference{.kind = Reference::Kind::kModel, .path = reference_path};
   auto planted_report = CheckCase(fmt::format("a residual CNN whose '{}' weights were scaled by {}, against the "
                                               "healthy model",
                                               kPlantedNode, kPlantedScale),

@@ -10,7 +10,7 @@ nlohmann::json LatencyToJson(const LatencyStats& s) {
 
 nlohmann::json ConfigToJson(const BenchConfigResult& c) {
   nlohmann::json j = {{"label", c.label},
-                      {"config", c.config},
+                      {"config", RunConfigToJson(c.config)},
                       {"session_creation_ms", c.session_creation_ms},
                       {"latency", LatencyToJson(c.latency)},
                       {"peak_rss_bytes", c.peak_rss_bytes},

@@ -63,13 +63,12 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   struct Row {
     const SampleResult* sample;
     const OutputResult* output;
-    double severity;
   };
   std::vector<Row> rows;
   for (const auto& s : r.samples)
-    for (const auto& o : s.outputs) rows.push_back({&s, &o, Severity(o.comparison)});
+    for (const auto& o : s.outputs) rows.push_back({&s, &o});
   std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.severity > b.severity; });
+                   [](const Row& a, const Row& b) { return WorseRow(a.output->comparison, b.output->comparison); });
   const size_t show = std::min<size_t>(rows.size(), std::min<size_t>(style.max_rows, 5));
   if (show > 0) out += "worst outputs:\n";
   for (size_t i = 0; i < show; ++i) {

@@ -34,17 +34,11 @@ std::string ShortNumber(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-double Severity(const TensorComparison& c) {
-  if (c.status == Verdict::kUnchecked) return -1;
-  const auto& m = c.metrics;
-  // Row order only, never printed: the worst element against its own band.
-  // Ordering by the error score (compare/judge.h) instead would reorder the
-  // rows of today's console tables; that is a separate, visible change.
-  const double band = ElementBand(c.tolerance.tolerance, m.ref_at_max);
-  double s = band > 0 ? m.max_abs / band : (m.max_abs > 0 ? 1e300 : 0);
-  s += static_cast<double>(m.nan_mismatch + m.inf_mismatch) * 1e6;
-  if (c.status == Verdict::kFail) s += 1e12;
-  return s;
+bool WorseRow(const TensorComparison& a, const TensorComparison& b) {
+  auto rank = [](Verdict v) { return v == Verdict::kFail ? 2 : v == Verdict::kPass ? 1 : 0; };
+  if (rank(a.status) != rank(b.status)) return rank(a.status) > rank(b.status);
+  if (a.status == Verdict::kUnchecked) return false;
+  return ErrorScore(a.metrics, a.tolerance.tolerance) > ErrorScore(b.metrics, b.tolerance.tolerance);
 }
 
 std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style) {
@@ -60,7 +54,7 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
   std::vector<const TensorComparison*> rows;
   for (const auto& t : s.tensors) rows.push_back(&t);
   std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto* a, const auto* b) { return Severity(*a) > Severity(*b); });
+                   [](const auto* a, const auto* b) { return WorseRow(*a, *b); });
   size_t name_width = 6;
   for (const auto* r : rows) name_width = std::max(name_width, std::min<size_t>(r->name.size(), 48));
   out += fmt::format("{:<6} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n", "status", "tensor",

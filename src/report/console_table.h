@@ -24,10 +24,10 @@ std::string ShortNumber(double v);
 // failing row must not read "cosine 1").
 std::string CosineText(double cosine);
 
-// "how bad" for sorting rows: failures first, then by max_abs relative to the
-// band of the worst element (ElementBand at ref_at_max). A row order, not a
-// score: the one error score parity reports is compare/judge.h's ErrorScore.
-double Severity(const TensorComparison& c);
+// Row order of every console table: whether `a` is shown above `b` —
+// failures first, then passes, then unchecked rows; within each, by the one
+// error score (compare/judge.h's ErrorScore), highest first.
+bool WorseRow(const TensorComparison& a, const TensorComparison& b);
 
 std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style);
 

@@ -58,7 +58,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;
   j["reference"] = RunConfigToJson(r.reference);
-  j["reference"]["kind"] = r.reference_kind;
+  j["reference"]["kind"] = ReferenceKindName(r.reference_kind);
   j["reference"]["label"] = r.reference.Label();
   j["target"] = RunConfigToJson(r.target);
   j["target"]["label"] = r.target.Label();

@@ -94,7 +94,7 @@ nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::st
   nlohmann::json exported = TorchComparisonToJson(r.exported);
   nlohmann::json j = {{"schema", "parity.locate_torch/1"},
                       {"reference", "torch:" + dump_dir},
-                      {"reference_kind", "torch"},
+                      {"reference_kind", ReferenceKindName(Reference::Kind::kTorchDump)},
                       {"export_config", RunConfigToJson(options.reference)},
                       {"target", RunConfigToJson(options.target)},
                       {"model", options.model_label},

@@ -133,3 +133,21 @@ def test_engine_library_links_no_report():
             n = text.count("\n", 0, m.start()) + 1
             bad.append(f"CMakeLists.txt:{n}: parity_engine gets report code: {m.group(0).strip()}")
     assert not bad, "\n".join(bad)
+
+
+# Engine results are typed data: report/ alone turns them into JSON. The one
+# exception is the baseline's manifest, which is a file format the engine
+# writes and reads back (engine/baseline/), not a report.
+JSON_ALLOWED = {"engine/baseline/baseline.h", "engine/baseline/baseline_internal.h", "engine/run/environment_json.h"}
+
+
+def test_engine_result_headers_hold_no_json():
+    bad = []
+    for path in sorted((SRC / "engine").rglob("*.h")):
+        rel = str(path.relative_to(SRC))
+        if rel in JSON_ALLOWED:
+            continue
+        for n, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if "nlohmann" in line:
+                bad.append(f"src/{rel}:{n}: {line.strip()}")
+    assert not bad, "engine headers with JSON inside (report/ writes JSON):\n" + "\n".join(bad)

@@ -22,7 +22,7 @@ Measured MeasureConfig(const ort::ModelSource& source, const BenchConfig& bc, co
                        const LatencyOptions& latency, bool capture_log) {
   Measured m;
   m.result.label = bc.label;
-  m.result.config = RunConfigToJson(bc.config);
+  m.result.config = bc.config;
   const int64_t rss_before = CurrentRssBytes();
   {
     ort::SessionExtras extras;

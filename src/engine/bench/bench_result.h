@@ -1,14 +1,13 @@
 // What `parity bench` measured, as plain data: the engine (engine/bench/bench.h)
 // fills it; report/bench_report.h writes it (schema parity.bench/1, documented
-// in docs/bench.md). Header only, without ONNX or ORT.
+// in docs/bench.md). Plain data, without ONNX, ORT or JSON.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
 
 namespace parity {
@@ -16,7 +15,7 @@ namespace parity {
 // One config measured.
 struct BenchConfigResult {
   std::string label;      // "disable", "all", "all -ConvActivationFusion", a --config file's label
-  nlohmann::json config;  // RunConfigToJson
+  RunConfig config;
   double session_creation_ms = 0;
   LatencyStats latency;
   // The process's peak RSS (high-water mark) after this config ran: it

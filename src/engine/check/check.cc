@@ -90,10 +90,10 @@ void Localize(Context& ctx) {
   if (failed && !ctx.options.locate_on_failure) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options;
-  options.reference = ctx.options.reference;
+  options.reference = ctx.options.reference.config;
   options.target = ctx.options.target;
   options.policy = ctx.options.policy;
-  options.model_label = ctx.reference_model ? ctx.options.reference_model_path : ctx.label;
+  options.model_label = ctx.reference_model ? ctx.options.reference.path.string() : ctx.label;
   options.target_label = ctx.reference_model ? ctx.label : "";
   options.ablation = failed;
   // With --reference-model the reference is that model and MODEL is the
@@ -136,7 +136,7 @@ void Localize(Context& ctx) {
     // only in a fusion: with every optimization off every tensor survives,
     // so the first differing tensor names the original node exactly.
     LocateOptions unfused = options;
-    unfused.target = ctx.options.reference;
+    unfused.target = ctx.options.reference.config;
     unfused.ablation = false;
     auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
     if (fine && fine->first_divergence) {
@@ -167,8 +167,20 @@ void Localize(Context& ctx) {
 CheckedModel ModelFacts(const Context& ctx) {
   CheckedModel m{.path = ctx.label, .info = ctx.info};
   if (auto sha = Sha256FileHex(ctx.label)) m.sha256 = *sha;
-  if (ctx.reference_model) m.reference_model = ctx.options.reference_model_path;
+  if (ctx.reference_model) m.reference_model = ctx.options.reference.path.string();
   return m;
+}
+
+// check judges against a config or a model in ORT, and against PyTorch
+// through `torch`; a baseline directory is `baseline verify`'s.
+Status CheckReferenceKinds(const CheckOptions& o) {
+  if (o.reference.kind != Reference::Kind::kConfig && o.reference.kind != Reference::Kind::kModel)
+    return InvalidArgument(fmt::format("check: a {} reference is not supported here (a config or a reference model)",
+                                       ReferenceKindName(o.reference.kind)));
+  if (o.torch && !o.torch->is_torch())
+    return InvalidArgument(fmt::format("check: the PyTorch reference is a {}, not a dump",
+                                       ReferenceKindName(o.torch->kind)));
+  return {};
 }
 
 }  // namespace
@@ -191,20 +203,21 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
 }  // namespace
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
+  PARITY_RETURN_IF_ERROR(CheckReferenceKinds(o));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o, .model = std::move(model)};
   ctx.label = o.model_path;
   ctx.info = Inspect(ctx.model);
-  if (!o.reference_model_path.empty()) {
-    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference_model_path));
+  if (o.reference.kind == Reference::Kind::kModel) {
+    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference.path.string()));
     ctx.reference_model.emplace(std::move(reference));
   }
-  if (!o.torch_dir.empty()) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch_dir));
+  if (o.torch) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch->path.string()));
     // A dump made for another model is the user's mistake, found before any
     // run (input_check.h); the reference model's export counts as this one's.
     std::string note;
-    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, o.reference_model_path}, &note));
+    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, ctx.reference_model ? o.reference.path.string() : ""}, &note));
     if (!note.empty()) ctx.report.notes.push_back(std::move(note));
     ctx.dump.emplace(std::move(dump));
   }
@@ -222,12 +235,12 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
   r.model = ModelFacts(ctx);
-  r.config = CheckConfig{.reference = o.reference,
+  r.config = CheckConfig{.reference = o.reference.config,
                          .target = o.target,
                          .tolerance = o.policy,
                          .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
                          .seed = o.seed,
-                         .torch = o.torch_dir};
+                         .torch = o.torch ? o.torch->path.string() : ""};
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();

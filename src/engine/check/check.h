@@ -17,19 +17,23 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/check/check_result.h"
+#include "engine/load/reference.h"
 
 namespace parity {
 
 struct CheckOptions {
   std::string model_path;
-  // A model MODEL derives from (simplified, fp16, quantized, patched) that
-  // shares its tensor names: the reference runs it instead of MODEL. Empty:
-  // the reference is MODEL itself under the reference config.
-  std::string reference_model_path;
-  std::string torch_dir;    // a PyTorch dump (python/parity/torch); empty: none
+  // What MODEL's numerics are judged against in ONNX Runtime (reference.h):
+  // kConfig, MODEL itself under `reference.config` (default: disable), or
+  // kModel, a model MODEL derives from (simplified, fp16, quantized, patched)
+  // that shares its tensor names, run under `reference.config` instead of
+  // MODEL. Other kinds are refused (kInvalidArgument).
+  Reference reference;
+  // A PyTorch dump (kTorchDump) MODEL was exported from: its outputs and
+  // layers are judged against PyTorch too. Absent: PyTorch is not consulted.
+  std::optional<Reference> torch;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
-  RunConfig reference;      // the unfused run (disable)
   RunConfig target;         // the deployed config (all)
   TolerancePolicy policy;
   int latency_runs = 20;

@@ -27,7 +27,7 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
   for (const auto& t : cmp.tensors) {
     const std::string oid = fmt::format("{}.{}", id, t.name);
     if (t.status == Verdict::kFail)
-      f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(), ctx.options.reference.Label(),
+      f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}", ctx.options.target.Label(), ctx.options.reference.config.Label(),
                                         t.reason)));
     else
       f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({})", t.metrics.max_abs,
@@ -80,7 +80,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     f.push_back(Fail(id, cmp.error().message()));
     return true;
   }
-  AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.Label());
+  AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
   AddReferenceFindings(ctx, id, *cmp, f);
   ctx.report.samples.push_back(std::move(result));
   return true;
@@ -135,7 +135,7 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
 // exporter problem shows there, apart from any fusion).
 void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
   TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
-  auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.reference, torch_options);
+  auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.torch->config, torch_options);
   if (!layers) {
     f.push_back(Fail("numerics.torch.layers", layers.error().message()));
     return;

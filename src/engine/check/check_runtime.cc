@@ -56,7 +56,7 @@ void StageRuntime(Context& ctx) {
     const RunConfig& config;
     const ort::Session& session;
   };
-  for (const Item& item : {Item{"reference", ctx.options.reference, *ctx.reference},
+  for (const Item& item : {Item{"reference", ctx.options.reference.config, *ctx.reference},
                            Item{"target", ctx.options.target, *ctx.target}}) {
     if (ctx.options.progress) ctx.options.progress("runtime", item.which[0] == 'r' ? 0 : 1, 2);
     PerformanceResult perf{.config = item.config.Label(), .session_creation_ms = item.session.creation_ms()};
@@ -116,13 +116,13 @@ void StageRobustness(Context& ctx) {
     if (ref_behaviour != result.behaviour) {
       result.status = Verdict::kFail;
       f.push_back(Fail(id, fmt::format("[{}] {} but [{}] {}{}", ctx.options.target.Label(), result.behaviour,
-                                       ctx.options.reference.Label(), ref_behaviour,
+                                       ctx.options.reference.config.Label(), ref_behaviour,
                                        test ? "" : ": " + test.error().message())));
     } else if (ref && test) {
       // Same behaviour class; do the outputs still agree (NaN where NaN)?
       auto cmp = CompareSets(*ref, *test, compare);
       if (cmp) {
-        for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.Label(), t});
+        for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.config.Label(), t});
         if (!cmp->passed()) {
           result.status = Verdict::kFail;
           f.push_back(Fail(id, fmt::format("{} under both configs, but the outputs differ silently", result.behaviour)));

@@ -115,7 +115,7 @@ void StageSyntax(Context& ctx) {
       f.push_back(Fail(id, session.error().message()));
     }
   };
-  load(ctx.ReferenceModel(), ctx.options.reference, "reference", ctx.reference);
+  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", ctx.reference);
   load(ctx.model, ctx.options.target, "target", ctx.target);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));

@@ -1,6 +1,6 @@
-// What a target is judged against, instead of branching on strings. `locate`
-// takes it; `check` still takes its reference as CheckOptions' paths and
-// config (issue 23 leaves that move open).
+// What a target is judged against, instead of branching on strings. `check`
+// takes one for ORT (a config or a model) and one for PyTorch (a dump);
+// `locate` parses its --reference into one, and its report says the kind.
 //
 //   kConfig     the same model under another config (--reference disable,
 //               a level, CONFIG.json); the default: disable.

@@ -239,6 +239,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   report.target_model = target_model ? o.target_label : "";
   report.sample = sample.name;
   report.reference = o.reference;
+  report.reference_kind = target_model ? Reference::Kind::kModel : Reference::Kind::kConfig;
   report.target = o.target;
 
   PARITY_ASSIGN_OR_RETURN(NamedModels m, NameModels(model, target_model, o));

@@ -16,6 +16,7 @@
 #include "compare/metrics.h"
 #include "compare/tolerance.h"
 #include "core/run_config.h"
+#include "engine/load/reference.h"
 #include "engine/run/arithmetic.h"
 #include "ort/session.h"
 
@@ -117,7 +118,9 @@ struct LocateReport {
   std::string target_model;  // empty: the same model
   std::string sample;
   RunConfig reference;
-  std::string reference_kind = "config";  // "config" (the same model under a config)
+  // kConfig: the same model under `reference`; kModel: the model a
+  // --target-model derives from, under `reference` (reference.h).
+  Reference::Kind reference_kind = Reference::Kind::kConfig;
   RunConfig target;
   bool observer_check = false;
   std::string observer_mode;  // "exposed" or "optimized_model"

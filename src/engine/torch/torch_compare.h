@@ -17,7 +17,6 @@
 // entries of docs/contract.md ("Reports") and the first divergence).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
