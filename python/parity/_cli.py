@@ -28,8 +28,12 @@ def invoke(args: Sequence[str]) -> Tuple[int, str]:
     Exit 2 raises ParityError and exit 3 ParityRuntimeError, each with the
     CLI's one-line message (``parity: error: `` stripped).
     """
+    # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
+    # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
+    env = dict(os.environ)
+    env.setdefault("VIRTUAL_ENV", sys.prefix)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode in (0, 1):
         return proc.returncode, proc.stdout
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
