@@ -22,11 +22,19 @@ class ParityRuntimeError(RuntimeError):
     """ONNX Runtime failed unexpectedly (the CLI's exit code 3)."""
 
 
-def invoke(args: Sequence[str]) -> Tuple[int, str]:
+# What the files parity.run/check/locate write into their temporary folder
+# hold, for messages: the user gave a dict, not a file.
+_TEMP_FILES = {"inputs.npz": "the inputs given", "tolerance.json": "the tolerance given",
+               "config.json": "the config given"}
+
+
+def invoke(args: Sequence[str], tmpdir: str = "") -> Tuple[int, str]:
     """Runs ``parity ARGS``; returns (exit code 0 or 1, stdout).
 
     Exit 2 raises ParityError and exit 3 ParityRuntimeError, each with the
-    CLI's one-line message (``parity: error: `` stripped).
+    CLI's one-line message (``parity: error: `` stripped). A file of tmpdir
+    that the message names is named by what it holds ("the inputs given"),
+    never by its temporary path.
     """
     # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
     # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
@@ -42,6 +50,10 @@ def invoke(args: Sequence[str]) -> Tuple[int, str]:
         if line.startswith(prefix):
             line = line[len(prefix):]
             break
+    if tmpdir:
+        for name, what in _TEMP_FILES.items():
+            line = line.replace(os.path.join(tmpdir, name), what)
+        line = line.replace(tmpdir + os.sep, "").replace(tmpdir, "a temporary folder")
     if proc.returncode == 2:
         raise ParityError(line)
     raise ParityRuntimeError(line)

@@ -62,7 +62,7 @@ def run(model: PathLike, inputs: Inputs, config: Config = "all", *, all_tensors:
         args = ["run", os.fspath(model), *_inputs_args(inputs, tmp), "-o", out, *config_args(config, tmp)]
         if all_tensors:
             args.append("--all-tensors")
-        invoke(args)
+        invoke(args, tmp)
         with np.load(out, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
 
@@ -95,7 +95,7 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
         args.append("--no-locate")
     out_dir = os.fspath(report_dir) if report_dir is not None else os.path.join(tmp, "report")
     args += ["--report", out_dir]
-    _, stdout = invoke(args)
+    _, stdout = invoke(args, tmp)
     with open(os.path.join(out_dir, "report.json")) as f:
         data = json.load(f)
     report = Report(data, summary=_strip_report_lines(stdout), html=os.path.join(out_dir, "report.html"),
@@ -139,7 +139,7 @@ def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping
             args += ["--repro", os.fspath(repro)]
         if not ablation:
             args.append("--no-ablation")
-        _, stdout = invoke(args)
+        _, stdout = invoke(args, tmp)
         with open(out) as f:
             return Report(json.load(f), summary=stdout)
 

@@ -11,7 +11,8 @@ class Report:
     ``passed`` -- the verdict (check: overall_status PASS; locate: no divergence);
     ``failed_tests`` -- ``[{"id", "reason", ...}]`` (check);
     ``first_divergence`` -- the first tensor where the target departs (tensor,
-    producer, fused node, covered nodes and, against a torch dump, module), or
+    producer, fused node, covered nodes and, against a torch dump, module; a
+    check against a torch dump: its alignment's first divergent layer), or
     None; ``summary`` -- the CLI's console summary; ``data`` -- the whole JSON
     (same fields as ``--json FILE``); ``to_json()``; ``save_html(path)``.
     """
@@ -43,6 +44,9 @@ class Report:
         d = self.data.get("first_divergence")
         if d is None and isinstance(self.data.get("locate"), dict):
             d = self.data["locate"].get("first_divergence")
+        if d is None and isinstance(self.data.get("alignment"), dict):
+            # check --torch: the first PyTorch layer the export departs from
+            d = self.data["alignment"].get("first_divergence")
         return d or None
 
     def to_json(self, indent: Optional[int] = 2) -> str:

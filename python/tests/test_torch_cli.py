@@ -90,6 +90,8 @@ def test_export_failure_exits_3_with_one_line(tmp_dir):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("parity.torch: dynamo export failed: "), r.stderr
     assert "data-dependent" in lines[0]
+    # Issue 28: the user's line that raised is the useful part; it survives the cut.
+    assert "(raised at models.py:" in lines[0] and "in forward: if y.sum() > 0:" in lines[0], lines[0]
     assert r.stdout == ""
     assert not os.path.exists(os.path.join(out, "manifest.json"))
 
@@ -110,3 +112,17 @@ def test_cli_names_the_same_exporters_as_export():
     from parity.torch import cli, exporter
     assert cli.EXPORTERS == exporter.EXPORTERS
 
+
+
+def test_one_line_keeps_the_users_line_when_the_message_is_long():
+    from parity.torch.errors import one_line
+    inner = RuntimeError("Could not guard on data-dependent expression Eq(u0, 1) " + "x" * 600)
+    outer = ValueError("Failed to export the model\n## Exception summary\nlots of advice\n"
+                       "The following call raised this error:\n"
+                       '  File "/home/u/proj/models.py", line 156, in forward\n'
+                       "    if y.sum() > 0:  # a branch\nThe error above occurred")
+    outer.__cause__ = inner
+    text = one_line(outer)
+    assert len(text) <= 400 and "\n" not in text
+    assert text.startswith("ValueError: RuntimeError: Could not guard on data-dependent expression")
+    assert text.endswith("(raised at models.py:156 in forward: if y.sum() > 0:  # a branch)"), text

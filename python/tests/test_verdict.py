@@ -40,6 +40,14 @@ def mobilenet(tmp_path_factory):
     w = next(i for i in m.graph.initializer if i.name == conv.input[1])
     w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 2, w.name))
     onnx.save(m, str(d / "doubled.onnx"), save_as_external_data=True, location="doubled.onnx.data")
+    # Issue 28: a weight x1.5 inside, in a squeeze-excitation convolution (the 24th) whose
+    # hardsigmoid damps it: the logits move by ~1e-6 of their rms (within tolerance), the
+    # tensors after it by far more.
+    m = onnx.load(str(d / "m.onnx"))
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][23]
+    w = next(i for i in m.graph.initializer if i.name == conv.input[1])
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1.5, w.name))
+    onnx.save(m, str(d / "scaled.onnx"), save_as_external_data=True, location="scaled.onnx.data")
     return d
 
 
@@ -98,3 +106,23 @@ def test_the_healthy_export_passes(mobilenet):
     assert torch_verdict(report) == "pass"
     assert report["failed_tests"] == []
     assert out.startswith("PASS"), out
+
+
+def test_a_weight_scaled_inside_fails_check_reference_model_though_the_outputs_agree(mobilenet):
+    # Issue 28: check --reference-model judges every tensor the two models share, as locate
+    # --target-model does, and names the first that departs; the outputs alone pass.
+    report_path = str(mobilenet / "reference-model.json")
+    r = subprocess.run([PARITY, "check", str(mobilenet / "scaled.onnx"), "--reference-model",
+                        str(mobilenet / "m.onnx"), "--runs", "1", "--warmup", "0", "--no-locate",
+                        "--json", report_path], capture_output=True, text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    findings = {f["id"]: f for s in report["stages"].values() for f in s["findings"]}
+    assert findings["numerics.typical.logits"]["status"] == "PASS", findings["numerics.typical.logits"]
+    shared = findings["numerics.reference_model.tensors"]
+    assert shared["status"] == "FAIL"
+    assert "the first is '" in shared["message"] and "(Conv)" in shared["message"], shared["message"]
+    assert [t["id"] for t in report["failed_tests"]] == ["numerics.reference_model.tensors"]
+    assert report["judged_against"]["kind"] == "reference_model"
+    assert "PyTorch was not consulted" in r.stdout

@@ -20,7 +20,7 @@ namespace {
 
 struct CheckCmdOptions {
   std::string model;
-  std::string torch;
+  std::vector<std::string> torch;
   std::string inputs;
   std::string reference_model;
   std::string reference_config;
@@ -58,8 +58,12 @@ int RunCheckCommand(const CheckCmdOptions& o) {
     options.reference.path = o.reference_model;
   }
   // The export is judged against PyTorch under the same reference config.
-  if (!o.torch.empty())
-    options.torch = Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch};
+  // --torch again: more dumps of the same model, their samples judged too.
+  if (!o.torch.empty()) {
+    options.torch =
+        Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch.front()};
+    options.more_torch_dirs.assign(o.torch.begin() + 1, o.torch.end());
+  }
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
   options.policy = *policy;
@@ -97,7 +101,10 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("model", o->model, "the exported .onnx model")->required();
   cmd->add_option("--torch", o->torch,
                   "a PyTorch dump directory (python -m parity.torch dump ...); its fp64 outputs calibrate the "
-                  "tolerance of the outputs against PyTorch");
+                  "tolerance of the outputs against PyTorch; give it again for more dumps (every sample of "
+                  "each is judged)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");

@@ -1,6 +1,9 @@
 // parity run MODEL --inputs FILE -o FILE.npz: runs one config on every
 // sample; --all-tensors also saves every intermediate tensor.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <optional>
 
 #include "cli/command.h"
 #include "core/tensor_files.h"
@@ -46,18 +49,30 @@ int RunRun(const RunOptions& o) {
   auto session = CreateSession(to_run, *config, o.model);
   if (!session) return ReportError(session.error());
 
+  // A sample ORT refuses costs that sample, not the others: they are run and
+  // written, the refused ones named, and the exit code says not all ran.
   std::vector<Sample> results;
+  std::vector<std::string> refused;
+  std::optional<Error> first_error;
   for (const Sample& sample : *samples) {
     auto outputs = RunSample(*session, sample, o.model);
-    if (!outputs) return ReportError(outputs.error());
+    if (!outputs) {
+      refused.push_back(sample.name);
+      if (!first_error) first_error = outputs.error();
+      continue;
+    }
     results.push_back({sample.name, std::move(*outputs)});
   }
+  if (results.empty()) return ReportError(*first_error);
   if (auto s = SaveTensors(o.output, JoinSamples(results)); !s) return ReportError(s.error());
   size_t count = 0;
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,
              config->Label());
-  return 0;
+  if (refused.empty()) return 0;
+  return ReportError(first_error->With(fmt::format(
+      "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal", refused.size(),
+      samples->size(), fmt::join(refused, "', '"), o.output)));
 }
 
 }  // namespace

@@ -16,6 +16,19 @@ double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
   return m.max_abs / band;
 }
 
+double Float16Step(double max_abs_ref) {
+  constexpr double kSmallest = 5.9604644775390625e-08;  // 2^-24, the smallest fp16 subnormal
+  if (!(max_abs_ref > 0) || !std::isfinite(max_abs_ref)) return kSmallest;
+  return std::max(kSmallest, std::ldexp(1.0, std::ilogb(max_abs_ref) - 10));
+}
+
+double MaxSteps(const TensorMetrics& m, double step) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (m.nan_mismatch > 0 || m.inf_mismatch > 0) return kInf;
+  if (m.max_abs == 0) return 0;
+  return step > 0 ? m.max_abs / step : kInf;
+}
+
 Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const Tensor& test,
                                  const TolerancePolicy& policy, const JudgeOptions& options) {
   JudgedTensor j;

@@ -61,4 +61,25 @@ struct JudgedTensor {
 Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const Tensor& test,
                                  const TolerancePolicy& policy, const JudgeOptions& options = {});
 
+// The quantization-step view of a judged tensor (issue 25; docs/quantized.md).
+// A derived model (int8 QDQ, fp16) cannot match its float reference to
+// float32's tolerance: its error is counted in steps of the grid the derived
+// tensor lives on, and its loss as SQNR (TensorMetrics::snr_db).
+//
+//   int8/uint8 QDQ: step = the tensor's QuantizeLinear scale (the largest
+//                   per-channel scale for per-axis weights);
+//   fp16:           step = the spacing of float16 numbers at max|ref|,
+//                   2^(floor(log2 max|ref|) - 10) (unit roundoff 2^-11 is
+//                   half of it), at least the smallest subnormal 2^-24.
+//
+// max_steps = max_abs / step; +inf on NaN/Inf mismatches or a step <= 0 with
+// a nonzero error, 0 for identical tensors. Rounding one value to the grid
+// costs at most 0.5 step; rounding ties resolved the other way cost 1.
+double Float16Step(double max_abs_ref);
+double MaxSteps(const TensorMetrics& m, double step);
+
+// The tolerance of a derived tensor whose grid is `step`, allowing
+// `steps` of it: atol = steps * step, rtol = 0.
+inline Tolerance StepTolerance(double step, double steps) { return {.atol = steps * step, .rtol = 0}; }
+
 }  // namespace parity

@@ -146,5 +146,24 @@ TEST(ErrorScore, IsMaxAbsOverTheBandAtMaxAbsReference) {
   EXPECT_DOUBLE_EQ(ErrorScore(m, {.atol = 1, .rtol = 0.2}), 1.0);  // 3 / (1 + 0.2 * 10)
 }
 
+TEST(QuantSteps, Float16StepIsTheSpacingAtTheLargestReference) {
+  EXPECT_DOUBLE_EQ(Float16Step(1.0), std::ldexp(1.0, -10));
+  EXPECT_DOUBLE_EQ(Float16Step(1.9), std::ldexp(1.0, -10));
+  EXPECT_DOUBLE_EQ(Float16Step(1000.0), 0.5);  // fp16 numbers in [512, 1024) are 0.5 apart
+  EXPECT_DOUBLE_EQ(Float16Step(0.0), std::ldexp(1.0, -24));
+}
+
+TEST(QuantSteps, MaxStepsCountsTheErrorInStepsOfTheScale) {
+  TensorMetrics m;
+  m.max_abs = 0.8;
+  EXPECT_DOUBLE_EQ(MaxSteps(m, 0.4), 2.0);
+  m.max_abs = 0;
+  EXPECT_EQ(MaxSteps(m, 0), 0);
+  m.max_abs = 1;
+  EXPECT_TRUE(std::isinf(MaxSteps(m, 0)));
+  m.nan_mismatch = 1;
+  EXPECT_TRUE(std::isinf(MaxSteps(m, 0.4)));
+}
+
 }  // namespace
 }  // namespace parity

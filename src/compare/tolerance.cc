@@ -153,7 +153,8 @@ bool ApplyRules(std::string_view name, DType ref_dtype, DType dtype, const Toler
       if (!hit) continue;
       Overlay(out.tolerance, out.mode, r);
       atol_set |= r.atol.has_value();
-      out.rules_fired.push_back(fmt::format("{} '{}': {}", exact ? "name" : "glob", r.pattern, Describe(out.tolerance)));
+      out.rules_fired.push_back(fmt::format("{} '{}'{}: {}", exact ? "name" : "glob", r.pattern,
+                                            r.why.empty() ? "" : " (" + r.why + ")", Describe(out.tolerance)));
       if (!exact) break;  // the first matching glob only
     }
   }

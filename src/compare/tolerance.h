@@ -89,6 +89,7 @@ struct ToleranceRule {
   std::optional<double> atol, rtol, quantile;
   std::optional<Statistic> decide_by;
   std::optional<ToleranceMode> mode;
+  std::string why;  // where the rule comes from, for rules_fired ("1 quantization step, scale 0.02"); may be empty
 };
 
 struct TolerancePolicy {

@@ -27,6 +27,7 @@ Result<Model> Model::Load(const fs::path& path, const LoadOptions& options) {
   if (base.empty()) base = ".";
   PARITY_ASSIGN_OR_RETURN(Model m, Parse(bytes, path.string(), base, options.external_data));
   m.path_ = path;
+  m.unmodified_ = true;
   return m;
 }
 

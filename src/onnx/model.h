@@ -97,6 +97,14 @@ class Model {
   const std::filesystem::path& path() const { return path_; }
   // True when Load()/FromBytes() resolved external data.
   bool had_external_data() const { return had_external_data_; }
+  // The file Load() read while the model is still exactly that file's (no
+  // edit has reached it, nor a clone of it); empty otherwise. A runtime
+  // can then read the file itself instead of a serialized copy held in
+  // memory (engine/run/runner.h: SourceOf).
+  const std::filesystem::path& unmodified_file() const {
+    static const std::filesystem::path kNone;
+    return unmodified_ ? path_ : kNone;
+  }
   // False only for a default-constructed Model.
   bool valid() const { return proto_ != nullptr; }
 
@@ -108,6 +116,7 @@ class Model {
   std::unique_ptr<onnx::ModelProto> proto_;
   std::filesystem::path path_;
   bool had_external_data_ = false;
+  bool unmodified_ = false;  // set by Load, cleared by MutableProto (model_internal.h)
 };
 
 }  // namespace parity

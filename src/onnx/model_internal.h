@@ -15,7 +15,10 @@ namespace parity::onnx_adapter {
 
 struct ModelAccess {
   static const onnx::ModelProto& Proto(const Model& m) { return *m.proto_; }
-  static onnx::ModelProto& MutableProto(Model& m) { return *m.proto_; }
+  static onnx::ModelProto& MutableProto(Model& m) {
+    m.unmodified_ = false;  // an edit: the file no longer holds this model
+    return *m.proto_;
+  }
   static Model FromProto(onnx::ModelProto proto) {
     Model m;
     m.proto_ = std::make_unique<onnx::ModelProto>(std::move(proto));

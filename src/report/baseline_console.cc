@@ -24,7 +24,9 @@ std::string FormatSample(const BaselineSample& s, bool several) {
 std::string FormatBaselineWritten(const BaselineResult& r, const std::string& model, const std::string& dir,
                                   const std::string& config_label) {
   std::string out = fmt::format(
-      "{}: baseline written to {} [{}], {} sample(s), {} run(s) per sample of at most {:.1f} MiB observed\n", model,
+      "{}: baseline written to {} [{}], {} sample(s), {} run(s) per sample, each observing tensors up to a budget "
+      "of {:.1f} MiB (a limit, not a measurement)\n",
+      model,
       dir, config_label, r.samples.size(), r.batches, static_cast<double>(r.batch_bytes_limit) / (1 << 20));
   for (const auto& s : r.samples) out += FormatSample(s, r.samples.size() > 1);
   return out;

@@ -9,6 +9,8 @@
 
 #include "report/ep_report.h"
 #include "report/ansi.h"
+#include "report/check_summary.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -41,6 +43,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   const std::string model = r.model ? r.model->path : std::string("model");
   const Verdict overall = r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass;
   out += fmt::format("{} {}\n", paint(StatusColor(overall), CheckVerdictName(overall)), model);
+  out += JudgedAgainst(r) + "\n";
+  for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
 
   out += "stages:";
   for (const auto& s : r.stages)
@@ -79,7 +83,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     out += fmt::format("  {} {}/{}", verdict, rows[i].sample->name, rows[i].output->output);
     if (c.status != Verdict::kUnchecked)
       out += fmt::format("  max_abs {} cosine {} mismatches {}/{}", ShortNumber(c.metrics.max_abs),
-                         CosineText(c.metrics.cosine), c.metrics.mismatches, c.metrics.count);
+                         CosineText(c.metrics), c.metrics.mismatches, c.metrics.count);
     if (!c.reason.empty()) out += paint(ansi::kDim, "  " + c.reason);
     out += "\n";
     if (!c.tolerance.rules_fired.empty()) out += fmt::format("      tolerance: {}\n", c.tolerance.Why());
@@ -93,10 +97,19 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += paint(ansi::kYellow, fmt::format("  warning: {}: {}\n", row.output->output, w));
     }
   for (const auto& s : r.samples)
-    if (!s.error.empty()) out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+    if (!s.error.empty() && s.status == Verdict::kFail)
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), s.name, s.error);
+  const auto refused = r.ExpectedRefusals();
+  if (!refused.empty()) {
+    out += fmt::format("expected refusals ({}, not failures):\n", refused.size());
+    for (const SampleResult* s : refused)
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), s->name, s->error);
+  }
   if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
+  if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
+  out += FormatTop1(r.top1);
   for (const auto& p : r.performance)
     out += fmt::format(
         "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "

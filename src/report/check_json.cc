@@ -11,6 +11,8 @@
 #include "report/inspect_json.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
+#include "report/check_summary.h"
+#include "report/quant_report.h"
 #include "report/torch_json.h"
 
 namespace parity {
@@ -108,6 +110,7 @@ json CheckConfigToJson(const CheckReport& r) {
             {"samples", c.samples},
             {"seed", c.seed}};
   if (!c.torch.empty()) j["torch"] = c.torch;
+  if (!c.more_torch.empty()) j["torch_more"] = c.more_torch;
   return j;
 }
 
@@ -192,7 +195,12 @@ json CheckReportToJson(const CheckReport& r) {
   for (const auto& p : r.performance) performance.push_back(PerformanceToJson(p));
   json curve = json::array();
   for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
+  json refusals = json::array();
+  for (const SampleResult* s : r.ExpectedRefusals())
+    refusals.push_back({{"sample", s->name}, {"status", CheckVerdictName(s->status)}, {"reason", s->error}});
   return {{"schema", "parity.check/1"},
+          {"judged_against", {{"kind", JudgedAgainstKind(r)}, {"text", JudgedAgainst(r)}}},
+          {"expected_refusals", refusals},
           {"tool", {{"name", "parity"}, {"version", r.tool_version}}},
           {"env", CheckEnvToJson(r)},
           {"model", CheckModelToJson(r)},
@@ -205,6 +213,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"performance", performance},
           {"layer_curve", curve},
           {"locate", r.locate ? LocateReportToJson(*r.locate) : json(nullptr)},
+          {"quant", r.quant ? QuantReportToJson(*r.quant) : json(nullptr)},
+          {"top1", Top1ToJson(r.top1)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},

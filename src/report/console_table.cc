@@ -24,8 +24,15 @@ std::string CosineText(double cosine) {
   if (std::isnan(cosine)) return "nan";
   // A cosine that rounds to 1 on a failing row reads as "identical": show how
   // far from 1 it is instead.
-  if (cosine != 1 && std::fabs(1 - cosine) < 5e-7) return fmt::format("1-{:.1e}", 1 - cosine);
+  // (rounding can put it a hair above 1: "1+2.2e-16", never "1--2.2e-16")
+  if (cosine != 1 && std::fabs(1 - cosine) < 5e-7)
+    return cosine < 1 ? fmt::format("1-{:.1e}", 1 - cosine) : fmt::format("1+{:.1e}", cosine - 1);
   return fmt::format("{:.6f}", cosine);
+}
+
+std::string CosineText(const TensorMetrics& m) {
+  if (m.count > 0 && m.finite_pairs == 0) return "n/a (no finite pairs)";
+  return CosineText(m.cosine);
 }
 
 std::string ShortNumber(double v) {
@@ -85,7 +92,7 @@ std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& st
       worst += fmt::format(" nan/inf mismatches {}", m.nan_mismatch + m.inf_mismatch);
     out += fmt::format("{} {:<{}} {:>10} {:>10} {:>10} {:>9} {:>10} {:>12}  {}\n",
                        paint(color, fmt::format("{:<6}", status)), name, name_width, ShortNumber(m.max_abs),
-                       ShortNumber(m.max_rel), ShortNumber(m.rmse), CosineText(m.cosine),
+                       ShortNumber(m.max_rel), ShortNumber(m.rmse), CosineText(m),
                        fmt::format("{}/{}", m.mismatches, m.count),
                        fmt::format("{}/{}", ShortNumber(r->tolerance.tolerance.atol),
                                    ShortNumber(r->tolerance.tolerance.rtol)),

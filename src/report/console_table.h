@@ -23,6 +23,9 @@ std::string ShortNumber(double v);
 // "0.999876", or "1-3.2e-09" when it is within 5e-7 of 1 but not 1 (a
 // failing row must not read "cosine 1").
 std::string CosineText(double cosine);
+// The metrics' cosine, or "n/a (no finite pairs)" when no element is finite on
+// both sides (an all-NaN output): the metric's 1 there means nothing was compared.
+std::string CosineText(const TensorMetrics& m);
 
 // Row order of every console table: whether `a` is shown above `b` —
 // failures first, then passes, then unchecked rows; within each, by the one

@@ -11,6 +11,7 @@
 #include "core/json_out.h"
 #include "report/check_json.h"
 #include "report/compare_json.h"
+#include "compare/judge.h"
 #include "report/html_internal.h"
 #include "report/json_helpers.h"
 #include "report/report_assets.h"
@@ -86,6 +87,21 @@ std::string_view Asset(const unsigned char* data, size_t size) {
 json ChartData(const CheckReport& r) {
   json curve = json::array();
   for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
+  // The PyTorch layers in the dump's execution order, scored as the layer
+  // curve is (compare/judge.h's ErrorScore).
+  json torch_curve = json::array();
+  if (r.alignment)
+    for (size_t k = 0; k < r.alignment->layers.size(); ++k) {
+      const LayerVerdict& v = r.alignment->layers[k];
+      const bool judged = v.status != Verdict::kUnchecked && v.metrics.count > 0;
+      torch_curve.push_back({{"index", k},
+                             {"tensor", v.alignment.module},
+                             {"op_type", v.alignment.type},
+                             {"status", VerdictName(v.status)},
+                             // a shape mismatch has no score: drawn at the top
+                             {"error_ratio", JsonNumber(judged ? ErrorScore(v.metrics, v.tolerance.tolerance)
+                                                        : v.status == Verdict::kFail ? HUGE_VAL : 0.0)}});
+    }
   json histograms = json::array();
   for (auto [s, o] : html::HistogramOutputs(r, html::kMaxHistograms)) {
     const OutputResult& out = r.samples[s].outputs[o];
@@ -105,8 +121,15 @@ json ChartData(const CheckReport& r) {
   }
   json edges = json::array();
   for (double e : kHistogramEdges) edges.push_back(e);
-  return {
-      {"layer_curve", curve}, {"histograms", histograms}, {"latency", latency}, {"histogram_edges", edges}};
+  json sqnr = json::array();
+  if (r.quant)
+    for (const auto& l : r.quant->layers)
+      sqnr.push_back({{"node", l.node},
+                      {"op_type", l.op_type},
+                      {"sqnr_db", l.cumulative.measured ? JsonNumber(l.cumulative.sqnr_db) : json(nullptr)},
+                      {"local_sqnr_db", l.local.measured ? JsonNumber(l.local.sqnr_db) : json(nullptr)}});
+  return {{"layer_curve", curve}, {"torch_curve", torch_curve}, {"histograms", histograms},
+          {"latency", latency},   {"histogram_edges", edges},   {"quant_sqnr", sqnr}};
 }
 
 // Script text may not contain "</script" (it would end the element early).
@@ -131,12 +154,13 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += VerdictSection(r);
   body += FailedTestsSection(r);
   body += SamplesSection(r);
+  body += AlignmentSection(r);  // against PyTorch: right after the outputs
   body += LayerCurveSection(r);
+  body += QuantSection(r);
   body += LocateSection(r);
   body += HistogramsSection(r);
   body += PerformanceSection(r);
   body += StagesSection(r);
-  body += AlignmentSection(r);
   body += EnvironmentSection(r);
   body += fmt::format("<footer>Written by parity {}. Charts: uPlot (MIT), embedded.</footer>\n</main>",
                       Esc(r.tool_version));

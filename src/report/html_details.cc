@@ -8,6 +8,7 @@
 
 #include "core/json_out.h"
 #include "report/check_json.h"
+#include "compare/judge.h"
 #include "report/html_internal.h"
 #include "report/json_helpers.h"
 
@@ -149,25 +150,35 @@ std::string StagesSection(const CheckReport& r) {
 
 std::string AlignmentSection(const CheckReport& r) {
   if (!r.alignment) return "";
-  const std::vector<LayerVerdict>& layers = r.alignment->layers;
-  std::string s = "<section id=\"alignment\">\n<h2>PyTorch layer alignment</h2>\n";
+  const TorchComparison& c = *r.alignment;
+  const std::vector<LayerVerdict>& layers = c.layers;
+  std::string s = "<section id=\"alignment\">\n<h2>Against PyTorch, layer by layer</h2>\n";
   size_t matched = 0;
   for (const auto& v : layers) matched += !v.alignment.tensor.empty();
-  s += fmt::format("<p class=\"note\">{} of {} dumped layers matched to an ONNX tensor.</p>\n", matched,
-                   layers.size());
-  s += "<div class=\"table-wrap\"><table><thead><tr><th>module</th><th>file</th><th>ONNX "
-       "tensor</th><th>how</th>"
+  s += fmt::format("<p class=\"note\">{} of {} dumped layers matched to an ONNX tensor; {} pass, {} fail. {}</p>\n",
+                   matched, layers.size(), c.Count(Verdict::kPass), c.Count(Verdict::kFail), Esc(c.VerdictLine()));
+  s += "<div class=\"chart\" id=\"chart-torch-layers\" data-chart=\"layer_curve\" data-source=\"torch_curve\">"
+       "<div class=\"chart-title\">Error along the graph against PyTorch: each dumped layer in execution order, "
+       "its error divided by the tolerance</div></div>\n";
+  s += "<div class=\"table-wrap\"><table class=\"alignment\"><thead><tr><th>module</th><th>status</th>"
+       "<th class=\"num\">max_abs</th><th class=\"num\">error / tol.</th><th>ONNX tensor</th><th>how</th>"
        "<th>reason</th></tr></thead><tbody>\n";
   size_t rows = 0;
   for (const auto& v : layers) {
     if (++rows > kMaxTableRows) break;
     const LayerAlignment& a = v.alignment;
+    const bool judged = v.status != Verdict::kUnchecked && v.metrics.count > 0;
     s += fmt::format(
-        "<tr><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td><td class=\"name mono\">{}</td>"
-        "<td>{}</td><td>{}</td></tr>\n",
-        Esc(a.module), Esc(a.file), Esc(a.tensor), Esc(AlignHowName(a.how)), Esc(a.reason));
+        "<tr class=\"{}\"><td class=\"name mono\" title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"name mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
+        v.status == Verdict::kFail ? "fail" : "", Esc(a.file), Esc(a.module), Pill(VerdictName(v.status)),
+        judged ? Num(v.metrics.max_abs) : "", judged ? Num(ErrorScore(v.metrics, v.tolerance.tolerance)) : "",
+        Esc(a.tensor), Esc(AlignHowName(a.how)), Esc(v.reason.empty() ? a.reason : v.reason));
   }
-  return s + "</tbody></table></div>\n</section>\n";
+  s += "</tbody></table></div>\n";
+  if (rows > kMaxTableRows)
+    s += fmt::format("<p class=\"note\">First {} layers shown; report.json has all.</p>\n", kMaxTableRows);
+  return s + "</section>\n";
 }
 
 std::string EnvironmentSection(const CheckReport& r) {

@@ -27,6 +27,8 @@ std::string VerdictSection(const CheckReport& r);
 std::string FailedTestsSection(const CheckReport& r);
 std::string SamplesSection(const CheckReport& r);
 std::string LayerCurveSection(const CheckReport& r);
+// The per-layer precision of a QDQ / float16 model (docs/quantized.md): SQNR along the graph.
+std::string QuantSection(const CheckReport& r);
 std::string LocateSection(const CheckReport& r);
 std::string HistogramsSection(const CheckReport& r);
 std::string PerformanceSection(const CheckReport& r);

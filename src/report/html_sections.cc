@@ -8,6 +8,7 @@
 
 #include "report/ep_report.h"
 #include "report/console_table.h"
+#include "report/check_summary.h"
 #include "report/html_internal.h"
 
 namespace parity::html {
@@ -24,12 +25,12 @@ std::string NavSection(const CheckReport& r) {
   std::string s =
       "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
       "<a href=\"#samples\">Outputs</a>";
+  if (r.alignment) s += "<a href=\"#alignment\">PyTorch</a>";
   if (!r.layer_curve.empty()) s += "<a href=\"#layers\">Layer error</a>";
   if (r.locate) s += "<a href=\"#locate\">Locate</a>";
   s += "<a href=\"#histograms\">Histograms</a>";
   if (!r.performance.empty()) s += "<a href=\"#performance\">Latency</a>";
   s += "<a href=\"#stages\">Stages</a>";
-  if (r.alignment) s += "<a href=\"#alignment\">Alignment</a>";
   s += "<a href=\"#environment\">Environment</a></nav>\n";
   return s;
 }
@@ -46,6 +47,9 @@ std::string VerdictSection(const CheckReport& r) {
                               fail ? "fail" : "pass", fail ? "FAIL" : "PASS");
   s += fmt::format("<div class=\"badge\">{}</div>\n<div class=\"what\">\n", fail ? "FAIL" : "PASS");
   s += fmt::format("<h1>parity check</h1><div class=\"model mono\">{}</div>\n", Esc(ModelPath(r)));
+  s += fmt::format("<div class=\"against\" data-against=\"{}\">{}</div>\n", Esc(JudgedAgainstKind(r)),
+                   Esc(JudgedAgainst(r)));
+  for (const auto& n : r.notes) s += fmt::format("<div class=\"note report-note\"><b>note:</b> {}</div>\n", Esc(n));
   s += fmt::format(
       "<div class=\"counts\">{} failed test{} &middot; {} of {} stages passed &middot; {} of {} samples "
       "failed</div>\n",
@@ -74,18 +78,26 @@ std::string FailedTestsSection(const CheckReport& r) {
         rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
                             Esc(f.id), Esc(st.name), Esc(f.message));
       }
-  for (const auto& sm : r.samples)
-    if (!sm.error.empty()) {
-      any = true;
-      rows += fmt::format(
-          "<tr><td class=\"id mono\">sample {}</td><td>runtime</td><td class=\"reason\">ONNX Runtime raised: "
-          "{}</td></tr>\n",
-          Esc(sm.name), Esc(sm.error));
-    }
-  if (!any) return s + "<p class=\"empty\">No failed tests.</p>\n</section>\n";
-  s += "<table "
-       "class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
-  return s + rows + "</tbody></table>\n</section>\n";
+  if (!any) {
+    s += "<p class=\"empty\">No failed tests.</p>\n";
+  } else {
+    s += "<table "
+         "class=\"failed-list\"><thead><tr><th>test</th><th>stage</th><th>reason</th></tr></thead><tbody>\n";
+    s += rows + "</tbody></table>\n";
+  }
+  // Refusals that are not failures (a generated size outside the model's
+  // domain, an anomaly raising under both configs): listed apart, never red.
+  const auto refused = r.ExpectedRefusals();
+  if (!refused.empty()) {
+    s += fmt::format("<h3>Expected refusals ({}, not failures)</h3>\n<div class=\"table-wrap\"><table class=\"refusals\"><thead><tr>"
+                     "<th>sample</th><th>status</th><th>what ONNX Runtime said</th></tr></thead><tbody>\n",
+                     refused.size());
+    for (const SampleResult* sm : refused)
+      s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n", Esc(sm->name),
+                       Pill(CheckVerdictName(sm->status)), Esc(sm->error));
+    s += "</tbody></table></div>\n";
+  }
+  return s + "</section>\n";
 }
 
 std::string SamplesSection(const CheckReport& r) {
@@ -101,7 +113,12 @@ std::string SamplesSection(const CheckReport& r) {
        "<th class=\"num\">mismatches</th><th class=\"num\">NaN mism.</th><th>tolerance</th><th>reason</th>"
        "</tr></thead><tbody>\n";
   size_t rows = 0;
-  for (const auto& sm : r.samples) {
+  // Failing samples first (a person reads the top of the table), each group in run order.
+  std::vector<const SampleResult*> order;
+  for (const auto& sm : r.samples) order.push_back(&sm);
+  std::stable_partition(order.begin(), order.end(), [](const SampleResult* sm) { return sm->status == Verdict::kFail; });
+  for (const SampleResult* sp : order) {
+    const SampleResult& sm = *sp;
     const bool behaviour_row = !sm.behaviour.empty() && sm.error.empty() && !sm.outputs.empty();
     const size_t span = sm.outputs.empty() || !sm.error.empty() ? 1 : sm.outputs.size() + behaviour_row;
     // The sample's cell spans all its rows; only the first row carries it.
@@ -111,7 +128,7 @@ std::string SamplesSection(const CheckReport& r) {
     if (!sm.error.empty() || sm.outputs.empty()) {
       s += fmt::format(
           "<tr class=\"{}\">{}<td></td><td>{}</td><td colspan=\"9\" class=\"reason\">{}</td></tr>\n",
-          sm.error.empty() ? "" : "raised", sample_cell, Pill(CheckVerdictName(sm.status)),
+          sm.error.empty() || sm.status != Verdict::kFail ? "" : "raised", sample_cell, Pill(CheckVerdictName(sm.status)),
           Esc(sm.error.empty() ? (sm.behaviour.empty() ? "no outputs compared" : sm.behaviour)
                                : "ONNX Runtime raised: " + sm.error));
       continue;
@@ -137,7 +154,7 @@ std::string SamplesSection(const CheckReport& r) {
             "<td class=\"num\">{}</td><td class=\"mono\">[{}] {} &rarr; {}</td><td class=\"num\">{}</td>"
             "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{} / {}</td><td "
             "class=\"num\">{}</td>",
-            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m.cosine)),
+            Num(m.max_abs), where, Num(m.ref_at_max), Num(m.test_at_max), Num(m.max_rel), Esc(CosineText(m)),
             Num(m.snr_db), m.mismatches, m.count, m.nan_mismatch);
       }
       // The tolerance, its mode, and why (hover for the rule that decided it);
@@ -177,6 +194,26 @@ std::string LayerCurveSection(const CheckReport& r) {
         "tolerance, max_abs {}.</p>\n",
         Esc(first->tensor), Esc(first->op_type), first->index, Num(first->error_ratio), Num(first->max_abs));
   s += "<div class=\"chart\" id=\"chart-layers\" data-chart=\"layer_curve\"></div>\n</section>\n";
+  return s;
+}
+
+std::string QuantSection(const CheckReport& r) {
+  if (!r.quant || r.quant->layers.empty()) return "";
+  const QuantReport& q = *r.quant;
+  std::string s = "<section id=\"quant\">\n<h2>Precision along the graph (SQNR)</h2>\n";
+  s += fmt::format("<p class=\"note\">Each matched layer of the {} model against the float model, in the float "
+                   "model's topological order: its SQNR run end to end (cumulative) and cut out, fed the float "
+                   "model's inputs (local). {} of {} conv/matmul layers matched. Rule: {}.</p>\n",
+                   Esc(q.kind), q.compute_matched, q.compute_layers, Esc(q.rule));
+  if (q.worst_local) {
+    const QuantLayer& w = q.layers[*q.worst_local];
+    s += fmt::format("<p>Worst local loss: <b class=\"mono\">{}</b> ({}), local SQNR {} dB: the layer to keep in "
+                     "float.</p>\n", Esc(w.node), Esc(w.op_type), Num(w.local.sqnr_db));
+  }
+  if (q.overflow)
+    s += fmt::format("<p>float16 overflow first at <b class=\"mono\">{}</b>: {}.</p>\n", Esc(q.overflow->node),
+                     Esc(q.overflow->reason));
+  s += "<div class=\"chart\" id=\"chart-quant\" data-chart=\"quant_sqnr\"></div>\n</section>\n";
   return s;
 }
 

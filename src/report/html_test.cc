@@ -59,6 +59,24 @@ TEST(Html, IsSelfContained) {
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
 }
 
+TEST(Html, DrawsSqnrAlongTheGraphForAQuantizedTarget) {
+  CheckReport r = MakeSampleReport();
+  EXPECT_EQ(CheckReportToHtml(r).find("data-chart=\"quant_sqnr\""), std::string::npos);  // no quant report
+  QuantReport q{.kind = "qdq", .rule = "steps of each tensor's QuantizeLinear scale", .compute_layers = 2,
+                .compute_matched = 2};
+  q.layers.push_back({.node = "/conv1/Conv", .op_type = "Conv",
+                      .cumulative = {.measured = true, .sqnr_db = 36.3}, .local = {.measured = true, .sqnr_db = 36.3}});
+  q.layers.push_back({.node = "/fc/Gemm", .op_type = "Gemm",
+                      .cumulative = {.measured = true, .sqnr_db = 30.7}, .local = {.measured = true, .sqnr_db = 21.5}});
+  q.worst_local = 1;
+  r.quant = q;
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("data-chart=\"quant_sqnr\""), std::string::npos);
+  EXPECT_NE(html.find("Worst local loss: <b class=\"mono\">/fc/Gemm</b>"), std::string::npos);
+  EXPECT_NE(html.find("\"local_sqnr_db\":21.5"), std::string::npos);  // the chart's data
+  EXPECT_NE(html.find("function drawSqnr"), std::string::npos);
+}
+
 TEST(Html, OptionalSectionsOnlyWhenPresent) {
   CheckReport r = MakeSampleReport();
   r.locate.reset();
@@ -123,12 +141,13 @@ TEST_F(HtmlInChromium, DrawsEveryChartWithoutConsoleErrors) {
   std::string log;
   const std::string dom = Run(page, "--dump-dom", &log);
   ASSERT_NE(dom.find("</html>"), std::string::npos) << "no DOM dumped; chromium said:\n" << log;
-  // Every chart container was drawn: 1 layer curve, 2 histograms (one per
-  // output: logits' two samples share one), 2 latency.
+  // Every chart container was drawn: 1 layer curve, 1 curve against PyTorch
+  // (issue 28), 2 histograms (one per output: logits' two samples share one),
+  // 2 latency.
   const auto [charts, rendered] = ChartsDrawn(dom);
-  EXPECT_EQ(charts, 5u) << dom.substr(0, 2000);
+  EXPECT_EQ(charts, 6u) << dom.substr(0, 2000);
   EXPECT_EQ(rendered, charts);
-  EXPECT_EQ(Count(dom, "<canvas"), 5u);  // one uPlot canvas each
+  EXPECT_EQ(Count(dom, "<canvas"), 6u);  // one uPlot canvas each
   EXPECT_NE(dom.find("<pre id=\"parity-errors\" class=\"script-errors\" hidden=\"\"></pre>"),
             std::string::npos)
       << "script errors reported in the page";
@@ -189,6 +208,30 @@ print(len(set(px)), round(1 - white / len(px), 4), red)
   EXPECT_GT(colours, 50u) << out;
   EXPECT_GT(ink, 0.05) << out;
   EXPECT_GT(red, 200u) << out;
+}
+
+// Issue 28: nothing wider than the page in a 1400 px window, with every
+// section present (the alignment, refusals, long names); screenshots kept
+// in the test's folder for a person to look at.
+TEST_F(HtmlInChromium, NothingIsWiderThanA1400PixelWindow) {
+  if (Chromium().empty()) GTEST_SKIP() << "chromium is not installed (scripts/install-deps.sh installs it)";
+  CheckReport r = MakeSampleReport();
+  SampleResult refused{.name = "boundary_1x1_" + std::string(200, 'w'), .kind = "boundary",
+                       .status = Verdict::kUnchecked, .error = "Invalid input shape " + std::string(300, 'q')};
+  r.samples.push_back(refused);
+  r.notes.push_back("a note " + std::string(400, 'n'));
+  const testing::TempDir dir_tmp("parity_report");
+  const fs::path page = dir_tmp.path() / "report.html";
+  std::ofstream(page, std::ios::binary) << CheckReportToHtml(r);
+  std::string log;
+  const std::string dom = Run(page, "--window-size=1400,900 --dump-dom", &log);
+  const std::smatch m = [&] {
+    std::smatch found;
+    std::regex_search(dom, found, std::regex("data-scroll-width=\"([0-9]+)\""));
+    return found;
+  }();
+  ASSERT_FALSE(m.empty()) << "the page's script did not run:\n" << log;
+  EXPECT_LE(std::stoi(m[1].str()), 1400) << "the page is wider than the window";
 }
 
 TEST_F(HtmlInChromium, PassingReportWithoutOptionalPartsHasNoErrors) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "report/check_summary.h"
 #include "report/text_escape.h"
 
 namespace parity {
@@ -133,6 +134,10 @@ std::string CheckReportToJUnit(const CheckReport& report) {
     seconds += Secs(s.seconds);
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  // "--" may not appear inside an XML comment.
+  std::string against = JudgedAgainst(report);
+  for (size_t at; (at = against.find("--")) != std::string::npos;) against.replace(at, 2, "- -");
+  out += fmt::format("<!-- {} -->\n", XmlEscape(against));
   out += fmt::format(
       "<testsuites name=\"parity check\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
       "time=\"{:.6f}\">\n",

@@ -3,6 +3,7 @@
 
 #include "report/ep_report.h"
 #include "report/locate_report.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -49,12 +50,17 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
       if (c.ablation && !c.ablation->optimizer.empty())
         opt = fmt::format("{} ({:.3f}/{:.3f} ms)", c.ablation->optimizer, c.ablation->latency_ms_with,
                           c.ablation->latency_ms_without);
+      else if (c.ablation && c.ablation->note.starts_with("present with optimizations off"))
+        opt = "none: the models differ here";
       else if (c.ablation)
         opt = "none found";
       fmt::print(out, "    {:<3} {:<36} {:<26} {:>10.3g} {:>10.3g} {:>10.3g}  {}\n", i + 1,
                  c.fused_node.substr(0, 36), c.op_type.substr(0, 26), c.local.score, c.inherited.score,
                  c.local.max_abs, opt);
     }
+    if (const auto& top = r.culprits.front(); top.ablation && top.ablation->optimizer.empty() &&
+                                              !top.ablation->note.empty())
+      fmt::print(out, "    top culprit: {}\n", top.ablation->note);
   }
   for (const auto& c : r.culprits) {
     if (!c.narrowing) continue;
@@ -71,6 +77,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     }
     if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
   }
+  if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
   for (const std::string& line : AssignmentLines(r.target_assignment)) fmt::print(out, "  target EP: {}\n", line);
   if (r.arithmetic) fmt::print(out, "  why: {}\n", ArithmeticLine(*r.arithmetic));
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);

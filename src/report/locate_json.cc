@@ -6,6 +6,7 @@
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
+#include "report/quant_report.h"
 
 namespace parity {
 
@@ -127,6 +128,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   }
   j["culprits"] = culprits;
   j["repro"] = r.repro.empty() ? json(nullptr) : json({{"path", r.repro}});
+  j["quant"] = r.quant ? QuantReportToJson(*r.quant) : json(nullptr);
   j["notes"] = r.notes;
   return j;
 }

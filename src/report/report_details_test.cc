@@ -72,10 +72,29 @@ TEST(ReportDetails, LayerCurveOpTypeIsAnOpTypeAndProducerIsTheNode) {
   EXPECT_TRUE(j.contains("notes"));
 }
 
+// Issue 28: an all-NaN output has no finite pair; its cosine is no "1".
+TEST(ReportDetails, AnAllNanOutputPrintsNoCosine) {
+  TensorMetrics m;
+  m.count = 10;
+  m.finite_pairs = 0;
+  m.nan_ref = m.nan_test = m.nan_equal = 10;
+  m.cosine = 1;
+  EXPECT_EQ(CosineText(m), "n/a (no finite pairs)");
+  m.finite_pairs = 10;
+  EXPECT_EQ(CosineText(m), "1.000000");
+  CheckReport r = MakeSampleReport();
+  auto& c = r.samples[0].outputs[0].comparison;
+  c.metrics.finite_pairs = 0;
+  const std::string console = FormatCheckSummary(r, ConsoleStyle{});
+  EXPECT_NE(console.find("cosine n/a (no finite pairs)"), std::string::npos) << console;
+  EXPECT_NE(CheckReportToHtml(r).find("n/a (no finite pairs)"), std::string::npos);
+}
+
 TEST(ReportDetails, CosineNeverReadsOneWhenItIsNot) {
   EXPECT_EQ(CosineText(1.0), "1.000000");
   EXPECT_EQ(CosineText(0.93), "0.930000");
   EXPECT_EQ(CosineText(1 - 3e-9), "1-3.0e-09");
+  EXPECT_EQ(CosineText(1 + 2.2e-16), "1+2.2e-16");  // rounding above 1 (issue 28 saw "1--2.2e-16")
   CheckReport r = MakeSampleReport();
   r.samples[1].outputs[1].comparison.metrics.cosine = 1 - 2e-10;
   ConsoleStyle style;

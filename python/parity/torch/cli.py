@@ -7,6 +7,7 @@ stderr), 3 the model or the exporter failed (one line on stderr).
 import argparse
 import importlib
 import json
+import os
 import re
 import sys
 
@@ -59,7 +60,12 @@ def build_parser():
                         "(default: torch's own, dynamo from torch 2.9)")
     d.add_argument("--opset", type=int, default=None, help="opset_version for --export")
     d.add_argument("--dynamic", action="append", default=[], metavar="NAME:AXIS:LABEL",
-                   help="dynamic axis for --export, e.g. images:0:batch (both exporters)")
+                   help="dynamic axis for --export, e.g. images:0:batch (both exporters); the dump then "
+                        "also holds the model's outputs at other sizes on each dynamic axis")
+    d.add_argument("--sizes", action="append", default=[], metavar="NAME=SHAPE[,NAME=SHAPE...]",
+                   help="one more sample at these input shapes (repeatable; replaces the sizes picked from "
+                        "--dynamic); 'none': the traced sample only")
+    d.add_argument("--force", action="store_true", help="replace a dump that DIR already holds")
 
     return p
 
@@ -129,6 +135,8 @@ def cmd_dump(a):
     dynamic = parse_dynamic(a.dynamic)
     if (a.opset is not None or dynamic or a.exporter) and not a.export:
         raise UsageError("--opset, --dynamic and --exporter need --export MODEL.onnx")
+    if os.path.exists(os.path.join(a.out, "manifest.json")) and not a.force:
+        raise UsageError(f"-o {a.out}: already holds a dump (manifest.json); give --force to replace it")
 
     import torch  # after the checks above: importing it takes seconds
 
@@ -168,15 +176,37 @@ def cmd_dump(a):
                 record = export(model, args, a.export, exporter=a.exporter, **ex)
         except ValueError as e:  # a request the exporter cannot express
             raise UsageError(str(e)) from None
-        manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record, seed=a.seed,
-                        **dump_names(record, {"input_names": names, "output_names": output_names}))
+        dump_kw = dump_names(record, {"input_names": names, "output_names": output_names})
     else:
-        manifest = dump(model, args, a.out, output_names=output_names, input_names=names,
-                        fp64=a.fp64, seed=a.seed)
+        record, dump_kw = {}, {"input_names": names, "output_names": output_names}
+    sizes = _sizes(a, model, args, dump_kw["input_names"], record)
+    manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record or None, seed=a.seed,
+                    sizes=sizes, **dump_kw)
+    _print_summary(a, manifest, record)
+    return 0
+
+
+def _sizes(a, model, args, input_names, record):
+    """dump()'s sizes: --sizes, else other sizes on the export's dynamic axes."""
+    from .exporter import export_sizes
+    if a.sizes == ["none"]:
+        return []
+    try:
+        return export_sizes(model, args, input_names, record, a.seed, specs=a.sizes or None)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _print_summary(a, manifest, record):
+    sizes = [s["name"] for s in manifest.get("sizes", [])]
     print(f"wrote {a.out}: {len(manifest['layers'])} layer tensors, "
           f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
+          + (f", {len(sizes)} more size(s) ({', '.join(sizes)})" if sizes else "")
           + (f"; exported {a.export} ({record['exporter']})" if a.export else ""))
-    return 0
+    for w in record.get("tracer_warnings", []):
+        print(f"warning: the trace may be wrong for other shapes: {w}")
+    for r in manifest.get("sizes_refused", []):
+        print(f"warning: size '{r['name']}' left out: the model raised {r['error']}")
 
 
 def main(argv=None):

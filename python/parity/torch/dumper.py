@@ -13,6 +13,9 @@ Layout of out_dir:
                               own error from an error in the ops before it
   output_<name>.npy           one per flattened model output
   fp64/output_<name>.npy      the same outputs from a float64 copy (fp64=False: none)
+  sizes/<sample>/input_*.npy, output_*.npy, fp64/output_*.npy
+                              the same model at other input sizes (sizes=; the
+                              manifest's "sizes"): outputs only, no layers
   manifest.json               written last; its presence means the dump is whole
 """
 
@@ -43,7 +46,7 @@ _FASTPATH_TYPES = tuple(
 
 
 def dump(model, args, out_dir, output_names=None, input_names=None,
-         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True):
+         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True, sizes=None):
     """Runs model(*args) once in eval mode and writes the dump directory.
 
     args: a tensor, or a tuple of positional arguments whose last element may
@@ -58,6 +61,11 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     seed: torch's RNG seed during the run (the caller's RNG state is kept).
     fastpath: allow the fused transformer fast path; off by default so that
     every submodule runs (and is dumped) as the exporter traced it.
+    sizes: [(sample name, args)] of the same model at other input sizes
+    (sizes.py picks them from an export's dynamic axes); each is run too and
+    written under sizes/<name>/ with its outputs (and fp64 outputs), listed in
+    the manifest's "sizes". A size the model raises on is left out, named in
+    "sizes_refused" with the error (a warning too).
 
     Returns the manifest (a dict). The model's train/eval flags, torch's
     RNG state and deterministic-algorithms setting are restored afterwards.
@@ -101,6 +109,8 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     }
     if fp64:
         manifest.update(_try_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written))
+    if sizes:
+        manifest.update(_dump_sizes(model, sizes, names, out_names, out_dir, seed, slow, written, fp64))
     if export_info is not None:
         manifest["export"] = export_info
     _remove_stale(out_dir, written)
@@ -134,6 +144,39 @@ def _try_fp64(model, pos_args, kw_args, out_names, out_dir, seed, slow, written)
         error = one_line(e)
         warnings.warn(f"parity.torch.dump: no fp64 outputs: {error}")
         return {"outputs_fp64_error": error}
+
+
+def _dump_sizes(model, sizes, in_names, out_names, out_dir, seed, slow, written, fp64):
+    """The manifest's "sizes" (and "sizes_refused"): each sample run without
+    hooks, its inputs, outputs and fp64 outputs under sizes/<name>/."""
+    entries, refused = [], []
+    for name, args in sizes:
+        base = f"sizes/{sanitize(name)}"
+        pos_args, kw_args = split_args(args)
+        try:
+            with _run_context(model, seed, slow):
+                result = model(*pos_args, **kw_args)
+        except Exception as e:  # noqa: BLE001 -- a size the model does not take
+            refused.append({"name": name, "error": one_line(e)})
+            warnings.warn(f"parity.torch.dump: size '{name}' left out: {one_line(e)}")
+            continue
+        os.makedirs(os.path.join(out_dir, base), exist_ok=True)
+        inputs, input_details = _write_named(out_dir, f"{base}/input", in_names,
+                                             flatten((pos_args, kw_args)), written)
+        outputs, output_details = _write_named(out_dir, f"{base}/output", out_names, flatten(result), written)
+        entry = {"name": name, "inputs": inputs, "outputs": outputs,
+                 "input_details": input_details, "output_details": output_details}
+        if fp64:
+            fp = _try_fp64(model, pos_args, kw_args, out_names, os.path.join(out_dir, base), seed, slow, set())
+            if "outputs_fp64" in fp:
+                fp["outputs_fp64"] = {k: f"{base}/{v}" for k, v in fp["outputs_fp64"].items()}
+                written.update(fp["outputs_fp64"].values())
+            entry.update(fp)
+        entries.append(entry)
+    out = {"sizes": entries}
+    if refused:
+        out["sizes_refused"] = refused
+    return out
 
 
 class _LayerRecorder:
@@ -309,7 +352,8 @@ def _device_of(model, pos_args):
 
 def _remove_stale(out_dir, written):
     """Deletes dump files a previous dump into out_dir left and this one did not write."""
-    for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy", "module_inputs/*.npy"):
+    for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy", "module_inputs/*.npy",
+                    "sizes/*/*.npy", "sizes/*/fp64/*.npy"):
         for path in glob.glob(os.path.join(out_dir, pattern)):
             rel = os.path.relpath(path, out_dir).replace(os.sep, "/")
             if rel not in written:

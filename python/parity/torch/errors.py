@@ -1,6 +1,14 @@
 """One-line messages for failures of the model or the exporter."""
 
+import os
+import re
+
 _LIMIT = 400
+# torch.export names the user's line that raised, below its advice:
+#   The following call raised this error:
+#     File "/path/models.py", line 156, in forward
+#       if y.sum() > 0:
+_USER_FRAME = re.compile(r'The following call raised this error:\s*\n\s*File "([^"]+)", line (\d+), in (\S+)\n\s*(.+)')
 
 
 class ExportError(RuntimeError):
@@ -25,7 +33,22 @@ def one_line(error, limit=_LIMIT):
     text = f"{type(root).__name__}: {_first_line(root)}"
     if root is not error:
         text = f"{type(error).__name__}: {text}"
+    where = _user_frame(chain)
+    if where:  # the most useful part: kept whole, the message shortened before it
+        where = f" (raised at {where})"
+        room = max(limit - len(where), 40)
+        return (text if len(text) <= room else text[:room - 3] + "...") + where
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _user_frame(chain):
+    """'models.py:156 in forward: if y.sum() > 0:' from the first error of the
+    chain that names the user's line, else None."""
+    for e in chain:
+        m = _USER_FRAME.search(str(e))
+        if m:
+            return f"{os.path.basename(m.group(1))}:{m.group(2)} in {m.group(3)}: {m.group(4).strip()}"
+    return None
 
 
 def _first_line(error):

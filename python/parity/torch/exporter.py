@@ -13,6 +13,7 @@ from .dumper import dump, eval_mode, fastpath_disabled
 from .dynamic import dims_in_file, normalize_dynamic_axes, to_dynamic_shapes
 from .errors import ExportError
 from .signature import split_args
+from .sizes import default_sizes, parse_sizes, sized_args
 
 EXPORTERS = ("dynamo", "torchscript")
 
@@ -48,18 +49,58 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
     exporter = resolve_exporter(exporter, kwargs)
     asked_axes = copy.deepcopy(kwargs.get("dynamic_axes"))
     call_args, call_kwargs = _call(model, args, exporter, dict(kwargs))
-    with eval_mode(model), fastpath_disabled(model):
+    with eval_mode(model), fastpath_disabled(model), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         try:
             torch.onnx.export(model, call_args, path, **call_kwargs)
         except Exception as e:  # noqa: BLE001 -- whatever the exporter raises
             raise ExportError(exporter, e) from e
+    for w in caught:  # the caller still sees every warning, as without us
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     record = export_record(dict(kwargs, dynamo=exporter == "dynamo"), path, asked_axes)
+    tracer = tracer_warnings(caught)
+    if tracer:
+        record["tracer_warnings"] = tracer
     if "dynamic_shapes" in call_kwargs and call_kwargs["dynamic_shapes"] is not None:
         record["dynamic_shapes"] = _jsonable_shapes(call_kwargs["dynamic_shapes"])
     if dump_dir is not None:
+        names = dump_names(record, kwargs)
         dump(model, args, dump_dir, export_info=record, fp64=fp64, seed=seed,
-             **dump_names(record, kwargs))
+             sizes=export_sizes(model, args, names["input_names"], record, seed), **names)
     return record
+
+
+def tracer_warnings(caught):
+    """The distinct TracerWarnings among recorded warnings, as
+    "file:line: message" (torch warns when a trace turns a value into a
+    constant: the export may then be wrong at other shapes)."""
+    out = []
+    for w in caught:
+        if w.category.__name__ != "TracerWarning":
+            continue
+        text = f"{os.path.basename(w.filename)}:{w.lineno}: {str(w.message).splitlines()[0]}"
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def export_sizes(model, args, input_names, record, seed, specs=None):
+    """[(sample name, args)] for dump(sizes=): the sizes of `specs` (--sizes)
+    or, by default, other sizes on each dynamic axis of the export record
+    (sizes.py). Empty when the args are not one tensor per input."""
+    from .signature import input_names_for
+    pos_args, kw_args = split_args(args)
+    names = input_names_for(model, pos_args, kw_args, input_names)
+    if kw_args or len(names) != len(pos_args):
+        return []
+    traced = {n: list(a.shape) for n, a in zip(names, pos_args) if isinstance(a, torch.Tensor)}
+    wanted = parse_sizes(specs, names) if specs else default_sizes(traced, record.get("dynamic_axes"))
+    out = []
+    for k, (name, shapes) in enumerate(wanted):
+        sized = sized_args(tuple(pos_args), names, shapes, seed + 1 + k)
+        if sized is not None:
+            out.append((name, sized))
+    return out
 
 
 def resolve_exporter(exporter, kwargs):

@@ -105,6 +105,32 @@ class YoloLike(nn.Module):
         return (_randn(seed, batch, 3, height, width),)
 
 
+class GridDecoder(nn.Module):
+    """A tiny detector head that decodes box centres to fractions of the image
+    width. baked=True writes the width as `float(images.shape[3])`: the
+    TorchScript exporter turns it into the traced constant (with a
+    TracerWarning), so the export is right at the traced width only;
+    baked=False divides by the shape as a tensor op, which stays dynamic."""
+
+    def __init__(self, baked=True):
+        super().__init__()
+        self.baked = baked
+        self.body = ConvBnSiLU(3, 8, 3, 2)
+        self.head = nn.Conv2d(8, 4, 1)
+
+    def forward(self, images):
+        boxes = torch.sigmoid(self.head(self.body(images))) * 2.0 + 0.5
+        if self.baked:
+            width = float(images.shape[3])
+        else:
+            width = images.shape[3] * torch.ones((), dtype=images.dtype)
+        return boxes * (2.0 * images.shape[2]) / width
+
+    @staticmethod
+    def make_inputs(seed=0, batch=1, height=32, width=64):
+        return (_randn(seed, batch, 3, height, width),)
+
+
 class TinyTransformer(nn.Module):
     def __init__(self, d_model=32, nhead=4, layers=2, ff=64):
         super().__init__()

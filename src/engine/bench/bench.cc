@@ -7,6 +7,7 @@
 
 #include "compare/metrics.h"
 #include "core/build_info.h"
+#include "engine/run/runner.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -168,8 +169,7 @@ Status MeasureFusions(const ort::ModelSource& source, const Sample& sample, cons
 Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
                              const BenchOptions& options) {
   if (options.configs.empty() && !options.fusions) return InvalidArgument("bench: no config to measure");
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), model_label));
-  const auto source = ort::ModelSource::FromBytes(std::move(bytes));
+  PARITY_ASSIGN_OR_RETURN(const ort::ModelSource source, SourceOf(model, model_label));
 
   BenchReport report;
   report.tool_version = PARITY_VERSION;

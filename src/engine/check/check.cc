@@ -81,12 +81,49 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   return nullptr;
 }
 
+// numerics.locate.top_culprit: the culprit, what it was narrowed from, and its
+// cause: the optimizer whose switching off removes it, or the ablation's note
+// (a model difference names no optimizer).
+CheckFinding TopCulpritFinding(const LocateCulprit& c) {
+  // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
+  const std::string narrowed =
+      c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
+                                c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
+                                c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
+                  : "";
+  const std::string cause =
+      !c.ablation                     ? ""
+      : !c.ablation->optimizer.empty() ? fmt::format("; switching off {} removes it", c.ablation->optimizer)
+      : c.ablation->note.empty()       ? ""
+                                       : "; " + c.ablation->note;
+  return Fail("numerics.locate.top_culprit",
+           fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}{}",
+                       c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
+                       c.inherited.max_abs, cause));
+}
+
+// The per-layer error curve of check's report, from locate's tensor table.
+void AddLayerCurve(Context& ctx, const LocateReport& report) {
+  const Model& graph_model = ctx.ReferenceModel();
+  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
+  for (const auto& t : report.tensors) {
+    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
+    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
+                      .op_type = node ? node->op_type : "", .status = t.status};
+    if (t.metrics) {
+      p.max_abs = t.metrics->max_abs;
+      p.error_ratio = t.score;
+    }
+    ctx.report.layer_curve.push_back(std::move(p));
+  }
+}
+
 // Runs locate on one sample: the per-layer error curve always, and, when a
 // sample failed, the fused node that departs first goes into the report.
 void Localize(Context& ctx) {
   bool failed = false;
   const Sample* sample = SampleToLocate(ctx, &failed);
-  if (sample == nullptr || !ctx.reference || !ctx.target) return;
+  if (sample == nullptr || !ctx.sessions_loaded) return;
   if (failed && !ctx.options.locate_on_failure) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options;
@@ -108,18 +145,8 @@ void Localize(Context& ctx) {
       numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
     return;
   }
-  const Model& graph_model = ctx.ReferenceModel();
-  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
-  for (const auto& t : report->tensors) {
-    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
-    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
-                      .op_type = node ? node->op_type : "", .status = t.status};
-    if (t.metrics) {
-      p.max_abs = t.metrics->max_abs;
-      p.error_ratio = t.score;
-    }
-    ctx.report.layer_curve.push_back(std::move(p));
-  }
+  AddLayerCurve(ctx, *report);
+  if (report->quant) ctx.report.quant = report->quant;
   if (!failed) return;
   ctx.report.locate = *report;
   if (numerics == nullptr) return;
@@ -138,6 +165,7 @@ void Localize(Context& ctx) {
     LocateOptions unfused = options;
     unfused.target = ctx.options.reference.config;
     unfused.ablation = false;
+    unfused.precision = false;  // the per-layer report was made by the first run
     auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
     if (fine && fine->first_divergence) {
       const auto& d = *fine->first_divergence;
@@ -148,19 +176,46 @@ void Localize(Context& ctx) {
                            d.tensor, d.producer, d.op_type)));
     }
   }
-  if (!report->culprits.empty()) {
-    const auto& c = report->culprits.front();
-    // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
-    const std::string narrowed =
-        c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
-                                  c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
-                                  c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
-                    : "";
-    numerics->findings.push_back(
-        Fail("numerics.locate.top_culprit",
-             fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}",
-                         c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
-                         c.inherited.max_abs)));
+  if (!report->culprits.empty()) numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
+}
+
+// Reads a dump and checks that it fits the model: a dump made for another
+// model is the user's mistake, found before any run (input_check.h); the
+// reference model's export counts as this one's. What a reader should know
+// about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
+// refused) goes into the report's notes.
+Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
+  PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir));
+  std::string note;
+  PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(
+      dump, ctx.info, {ctx.options.model_path, ctx.reference_model ? ctx.options.reference.path.string() : ""},
+      &note));
+  if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+  if (dump.export_record)
+    for (const auto& w : dump.export_record->tracer_warnings)
+      ctx.report.notes.push_back(
+          fmt::format("{}: the exporter warned that the trace may be wrong for other shapes: {}", dir, w));
+  for (const auto& r : dump.sizes_refused)
+    ctx.report.notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
+  return dump;
+}
+
+// The signature stage says "accepts" from the declared shapes, before any
+// run; a sample ORT then refused was not accepted. Its finding follows the
+// sample: FAIL with a failed sample, SKIPPED with an expected refusal.
+void ReconcileAccepts(CheckReport& r) {
+  for (auto& stage : r.stages) {
+    if (stage.name != "signature") continue;
+    for (auto& f : stage.findings) {
+      if (f.status != Verdict::kPass || !f.id.starts_with("signature.accepts.")) continue;
+      const std::string name = f.id.substr(std::string_view("signature.accepts.").size());
+      for (const auto& s : r.samples)
+        if (s.name == name && !s.error.empty()) {
+          f.status = s.status == Verdict::kFail ? Verdict::kFail : Verdict::kUnchecked;
+          f.message = fmt::format("the declared shapes admit sample '{}', but ONNX Runtime refused it{}: {}", name,
+                                  s.status == Verdict::kFail ? "" : " (an expected refusal, not a failure)", s.error);
+        }
+    }
   }
 }
 
@@ -213,13 +268,13 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     ctx.reference_model.emplace(std::move(reference));
   }
   if (o.torch) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(o.torch->path.string()));
-    // A dump made for another model is the user's mistake, found before any
-    // run (input_check.h); the reference model's export counts as this one's.
-    std::string note;
-    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, ctx.info, {o.model_path, ctx.reference_model ? o.reference.path.string() : ""}, &note));
-    if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string()));
     ctx.dump.emplace(std::move(dump));
+  }
+  if (!o.more_torch_dirs.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
+  for (const auto& dir : o.more_torch_dirs) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, dir.string()));
+    ctx.more_dumps.push_back(std::move(dump));
   }
   // A model without outputs, or with outputs that are not tensors, cannot be
   // judged: bad input, not a failed check (docs/security.md).
@@ -240,7 +295,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
                          .tolerance = o.policy,
                          .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
                          .seed = o.seed,
-                         .torch = o.torch ? o.torch->path.string() : ""};
+                         .torch = o.torch ? o.torch->path.string() : "",
+                         .more_torch = {}};
+  for (const auto& dir : o.more_torch_dirs) r.config->more_torch.push_back(dir.string());
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();
@@ -257,9 +314,16 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target) r.target_assignment = ctx.target->ep_assignment();
   r.arithmetic = WorstArithmetic(r, o.target);
-  Localize(ctx);
   timed(StageRuntime);
   timed(StageRobustness);
+  // The check's two sessions (each with its own copy of the weights) are
+  // released before locate creates its own: memory holds one model's
+  // sessions at a time.
+  ctx.sessions_loaded = ctx.reference.has_value() && ctx.target.has_value();
+  ctx.reference.reset();
+  ctx.target.reset();
+  Localize(ctx);
+  ReconcileAccepts(r);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)

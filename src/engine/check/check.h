@@ -9,6 +9,7 @@
 // dump cannot be read, an option is invalid.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -32,6 +33,10 @@ struct CheckOptions {
   // A PyTorch dump (kTorchDump) MODEL was exported from: its outputs and
   // layers are judged against PyTorch too. Absent: PyTorch is not consulted.
   std::optional<Reference> torch;
+  // More dumps of the same model (--torch given again: other sizes, other
+  // seeds): every sample of each is judged by its outputs; layers are
+  // compared on `torch`'s traced sample only. Needs `torch`.
+  std::vector<std::filesystem::path> more_torch_dirs;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   RunConfig target;         // the deployed config (all)

@@ -21,9 +21,11 @@ struct Context {
   ModelInfo info;
   std::string label;  // the model's path, for messages
   std::optional<TorchDump> dump;
+  std::vector<TorchDump> more_dumps;  // --torch given again; their samples' outputs are judged too
   std::vector<Sample> samples;
   std::optional<ort::Session> reference;  // absent when ORT could not load the model
   std::optional<ort::Session> target;
+  bool sessions_loaded = false;  // both sessions were created (set before they are released)
   CheckReport report;
   // Set by a stage when the runtime itself failed (out of memory): the check
   // ends with this error (exit 3) instead of a verdict.

@@ -2,10 +2,14 @@
 // against the unfused reference, and, with a PyTorch dump, against PyTorch
 // (outputs and layer by layer). On a failure, locate names the node.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
 
 #include "compare/compare_sets.h"
 #include "engine/check/check_internal.h"
 #include "engine/inputs/input_check.h"
+#include "engine/locate/locate.h"
 #include "engine/run/runner.h"
 #include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
@@ -39,6 +43,37 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
       f.push_back(Fail(fmt::format("{}.{}", id, finding.name),
                        fmt::format("{}: reference {}, target {}", FindingKindName(finding.kind), finding.reference,
                                    finding.test)));
+}
+
+// One symbol names one size in a run: two values (outputs, or an input and
+// an output) declared with the same symbol but of different sizes contradict
+// the file's own signature, and a consumer sizing buffers by it is wrong.
+void CheckDeclaredSymbols(const Context& ctx, const Sample& sample, const TensorSet& outputs,
+                          std::vector<CheckFinding>& f) {
+  std::map<std::string, std::pair<int64_t, std::string>> bound;  // symbol -> (size, where first seen)
+  std::vector<std::string> clashes;
+  auto bind = [&](const std::vector<ValueInfo>& values, const TensorSet& tensors) {
+    for (const auto& v : values) {
+      const Tensor* t = tensors.Find(v.name);
+      if (t == nullptr || !v.type.has_shape || t->shape().size() != v.type.dims.size()) continue;
+      for (size_t i = 0; i < v.type.dims.size(); ++i) {
+        const Dim& d = v.type.dims[i];
+        if (d.kind != Dim::Kind::kSymbolic) continue;
+        const std::string where = fmt::format("'{}' axis {}", v.name, i);
+        auto [it, fresh] = bound.try_emplace(d.symbol, t->shape()[i], where);
+        if (!fresh && it->second.first != t->shape()[i])
+          clashes.push_back(fmt::format("'{}' is {} at {} but {} at {}", d.symbol, it->second.first,
+                                        it->second.second, t->shape()[i], where));
+      }
+    }
+  };
+  bind(ctx.info.inputs, sample.tensors);
+  bind(ctx.info.outputs, outputs);
+  if (clashes.empty()) return;
+  f.push_back(Fail(fmt::format("numerics.{}.declared_shapes", sample.name),
+                   fmt::format("the model's declared shapes contradict what it computes: symbol {}; one symbol must "
+                               "name one size (fix the export's dynamic axes or output names)",
+                               fmt::join(clashes, "; symbol "))));
 }
 
 // Runs one non-anomalous sample under both configs and compares the outputs.
@@ -80,54 +115,113 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     f.push_back(Fail(id, cmp.error().message()));
     return true;
   }
+  AddTop1(*ref, *test, ctx.report.top1);
   AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
   AddReferenceFindings(ctx, id, *cmp, f);
+  CheckDeclaredSymbols(ctx, sample, *test, f);
   ctx.report.samples.push_back(std::move(result));
   return true;
 }
 
-// The dump's own inputs through the target config, against the dump's
-// outputs. Returns false when the dump's inputs or outputs cannot be read.
-bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f) {
-  auto inputs = LoadTorchInputs(*ctx.dump);
-  auto expected = LoadTorchOutputs(*ctx.dump);
+// How one sample of a dump fared against PyTorch (for numerics.torch.sizes).
+struct SizeOutcome {
+  std::string name;     // the sample's name in the report
+  std::string inputs;   // "images float32 [1, 3, 32, 96]"
+  std::string failure;  // empty when it agrees; else the worst output's reason
+};
+
+// One sample of a dump through the target config against the dump's outputs
+// (result `name`, finding ids under `id`). The dump's float64 outputs
+// calibrate the default band (CalibrateOnTorchFp64); a dump whose float64
+// outputs cannot be read fails the comparison, as in locate. Returns false
+// when the sample's inputs or outputs cannot be read.
+bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample& s, const std::string& name,
+                      const std::string& id, const CompareOptions& compare, std::vector<CheckFinding>& f,
+                      std::vector<SizeOutcome>& outcomes) {
+  auto inputs = LoadTorchFiles(dump, s.inputs);
+  auto expected = LoadTorchFiles(dump, s.outputs);
   if (!inputs || !expected) {
-    f.push_back(Fail("numerics.torch", (!inputs ? inputs.error() : expected.error()).message()));
+    f.push_back(Fail(id, (!inputs ? inputs.error() : expected.error()).message()));
     return false;
   }
-  Sample sample{"torch", std::move(*inputs)};
-  SampleResult result{.name = "torch",
+  Sample sample{name, std::move(*inputs)};
+  SampleResult result{.name = name,
                       .kind = std::string(SampleKindName(SampleKind::kUser)),
                       .input_summary = DescribeTensors(sample.tensors)};
-  auto test = RunSample(*ctx.target, sample, ctx.label);
-  if (!test) {
+  SizeOutcome outcome{.name = name, .inputs = result.input_summary};
+  auto fail = [&](const std::string& fid, std::string why) {
     result.status = Verdict::kFail;
-    result.error = test.error().message();
-    f.push_back(Fail("numerics.torch", result.error));
-    ctx.report.samples.push_back(std::move(result));
-    return true;
-  }
-  // The dump's float64 outputs calibrate the default band
-  // (CalibrateOnTorchFp64); a dump whose float64 outputs cannot be read fails
-  // the comparison with PyTorch, as in locate.
+    result.error = why;
+    outcome.failure = why;
+    f.push_back(Fail(fid, std::move(why)));
+  };
   CompareOptions against_torch = compare;
   TensorSet fp64;
-  if (Status calibrated = CalibrateOnTorchFp64(*ctx.dump, against_torch, &fp64); !calibrated) {
-    result.status = Verdict::kFail;
-    result.error = calibrated.error().message();
-    f.push_back(Fail("numerics.torch.fp64", result.error));
-    ctx.report.samples.push_back(std::move(result));
-    return true;
-  }
-  if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
+  auto test = RunSample(*ctx.target, sample, ctx.label);
+  if (!test) {
+    fail(id, fmt::format("PyTorch takes this sample, the export does not: {}", test.error().message()));
+  } else if (Status calibrated = CalibrateOnTorchFp64(dump, s, against_torch, &fp64); !calibrated) {
+    fail(id + ".fp64", calibrated.error().message());
+  } else if (auto cmp = CompareSets(*expected, *test, against_torch); cmp) {
     AddOutputs(result, *cmp, "torch");
-    for (const auto& t : cmp->tensors)
+    for (const auto& t : cmp->tensors) {
+      if (t.status == Verdict::kFail && outcome.failure.empty()) outcome.failure = t.name + ": " + t.reason;
       f.push_back(t.status == Verdict::kFail
-                      ? Fail("numerics.torch." + t.name, "against PyTorch: " + t.reason)
-                      : Pass("numerics.torch." + t.name, fmt::format("against PyTorch: max_abs {:.3g}; tolerance {}",
-                                                                     t.metrics.max_abs, t.tolerance.Why())));
+                      ? Fail(id + "." + t.name, "against PyTorch: " + t.reason)
+                      : Pass(id + "." + t.name, fmt::format("against PyTorch: max_abs {:.3g}; tolerance {}",
+                                                            t.metrics.max_abs, t.tolerance.Why())));
+    }
+    for (const auto& finding : cmp->findings)
+      if (finding.fatal) {
+        outcome.failure = fmt::format("{}: {}", finding.name, FindingKindName(finding.kind));
+        result.status = Verdict::kFail;
+        f.push_back(Fail(id + "." + finding.name,
+                         fmt::format("against PyTorch: {}: PyTorch {}, ONNX {}", FindingKindName(finding.kind),
+                                     finding.reference, finding.test)));
+      }
+  } else {
+    fail(id, cmp.error().message());
   }
   ctx.report.samples.push_back(std::move(result));
+  outcomes.push_back(std::move(outcome));
+  return true;
+}
+
+// Every sample of every dump against PyTorch; then, when there is more than
+// one, numerics.torch.sizes names the sizes where the export departs.
+// Returns false when the first dump's traced sample cannot be read.
+bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f) {
+  std::vector<SizeOutcome> outcomes;
+  for (size_t k = 0; k <= ctx.more_dumps.size(); ++k) {
+    const TorchDump& dump = k == 0 ? *ctx.dump : ctx.more_dumps[k - 1];
+    const std::string prefix = k == 0 ? "torch" : fmt::format("torch{}", k + 1);
+    for (const TorchDumpSample& s : dump.Samples()) {
+      const bool traced = s.name == "traced";
+      const std::string name = traced ? prefix : prefix + ":" + s.name;
+      const std::string id = "numerics." + prefix + (traced ? "" : "." + s.name);
+      if (!CheckTorchSample(ctx, dump, s, name, id, compare, f, outcomes) && k == 0 && traced) return false;
+    }
+  }
+  if (outcomes.size() < 2) return true;
+  std::vector<std::string> departs, agrees;
+  for (const auto& o : outcomes)
+    (o.failure.empty() ? agrees : departs).push_back(fmt::format("{} ({})", o.name, o.inputs));
+  if (departs.empty()) {
+    f.push_back(Pass("numerics.torch.sizes", fmt::format("the export agrees with PyTorch at every dumped size ({}): {}",
+                                                         outcomes.size(), fmt::join(agrees, ", "))));
+    return true;
+  }
+  std::string worst;
+  for (const auto& o : outcomes)
+    if (!o.failure.empty()) {
+      worst = fmt::format("; at {}: {}", o.name, o.failure);
+      break;
+    }
+  f.push_back(Fail("numerics.torch.sizes",
+                   fmt::format("the export departs from PyTorch at {} of {} sizes: {}{}{}", departs.size(),
+                               outcomes.size(), fmt::join(departs, ", "),
+                               agrees.empty() ? "" : fmt::format("; it agrees at {}", fmt::join(agrees, ", ")),
+                               worst)));
   return true;
 }
 
@@ -152,6 +246,52 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
   }
 }
 
+// With --reference-model: every tensor the two models share, both unfused
+// (as locate --target-model compares them), on the first non-anomalous
+// sample. A fault inside the model that leaves the outputs within tolerance
+// (a weight scaled in a network whose outputs are small) fails here, at the
+// first tensor that departs.
+void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
+  const Sample* sample = nullptr;
+  for (const auto& s : ctx.samples)
+    if (SampleKindOf(s.name) != SampleKind::kAnomaly) {
+      sample = &s;
+      break;
+    }
+  if (sample == nullptr) return;
+  LocateOptions options{.reference = ctx.options.reference.config,
+                        .target = ctx.options.reference.config,
+                        .policy = ctx.options.policy,
+                        .model_label = ctx.options.reference.path.string(),
+                        .target_label = ctx.label,
+                        .ablation = false,
+                        .drilldown = false};
+  auto report = Locate(*ctx.reference_model, &ctx.model, *sample, options);
+  const std::string id = "numerics.reference_model.tensors";
+  if (!report) {
+    f.push_back(Skip(id, "the shared tensors could not be compared: " + report.error().message()));
+    return;
+  }
+  size_t shared = 0, departing = 0;
+  for (const auto& t : report->tensors) {
+    shared += t.status != Verdict::kUnchecked;
+    departing += t.status == Verdict::kFail;
+  }
+  if (!report->first_divergence) {
+    f.push_back(Pass(id, fmt::format("sample '{}': the {} tensors the two models share agree (both unfused)",
+                                     sample->name, shared)));
+    return;
+  }
+  const FirstDivergence& d = *report->first_divergence;
+  std::string error;
+  for (const auto& t : report->tensors)
+    if (t.name == d.tensor && t.metrics)
+      error = fmt::format(": max_abs {:.3g}, {:.3g} x tolerance", t.metrics->max_abs, t.score);
+  f.push_back(Fail(id, fmt::format("sample '{}': {} of the {} tensors the two models share depart (both unfused); "
+                                   "the first is '{}', produced by node '{}' ({}){}",
+                                   sample->name, departing, shared, d.tensor, d.producer, d.op_type, error)));
+}
+
 }  // namespace
 
 void StageNumerics(Context& ctx) {
@@ -174,6 +314,7 @@ void StageNumerics(Context& ctx) {
       return;
     }
   }
+  if (ctx.reference_model) CheckSharedTensors(ctx, f);
   if (ctx.dump) {
     // Against PyTorch: the dump's own inputs through the target config, and
     // layer by layer through the unfused reference.

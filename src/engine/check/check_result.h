@@ -15,6 +15,7 @@
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
 #include "engine/locate/locate_result.h"
+#include "engine/quant/top1.h"
 #include "engine/run/arithmetic.h"
 #include "engine/run/environment.h"
 #include "engine/torch/torch_compare.h"
@@ -89,6 +90,7 @@ struct CheckConfig {
   std::string samples;  // the inputs' path, or "generated"
   uint32_t seed = 0;    // of generated samples
   std::string torch;    // the PyTorch dump's folder; empty without one
+  std::vector<std::string> more_torch;  // more dumps (--torch given again)
 };
 
 struct CheckReport {
@@ -104,6 +106,12 @@ struct CheckReport {
   std::vector<PerformanceResult> performance;
   std::vector<LayerErrorPoint> layer_curve;
   std::optional<LocateReport> locate;        // when a numeric check failed
+  // --reference-model with a QDQ / float16 MODEL: its per-layer precision
+  // against the float model (engine/quant/quant_layers.h, docs/quantized.md).
+  std::optional<QuantReport> quant;
+  // Classifier-like outputs: top-1 agreement of the target with the
+  // reference over every sample of the numerics stage (engine/quant/top1.h).
+  std::vector<Top1Agreement> top1;
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   // Which EP took which nodes of the target (ORT's assignment; empty for a
   // CPU-only target), and the arithmetic the worst failing output's error
@@ -111,6 +119,17 @@ struct CheckReport {
   std::vector<ort::EpAssignment> target_assignment;
   std::optional<ArithmeticVerdict> arithmetic;
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
+
+  // Samples ORT refused or raised on without that being a failure: a
+  // generated size outside the model's domain (SKIPPED), an anomaly that
+  // raises under both configs (PASS). The failures and nothing else are
+  // FailedTests(); these are listed apart in every format.
+  std::vector<const SampleResult*> ExpectedRefusals() const {
+    std::vector<const SampleResult*> out;
+    for (const auto& s : samples)
+      if (!s.error.empty() && s.status != Verdict::kFail) out.push_back(&s);
+    return out;
+  }
 
   // Every failed finding, as (id, reason).
   std::vector<CheckFinding> FailedTests() const {

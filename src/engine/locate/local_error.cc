@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/quant/cast.h"
 #include "engine/run/runner.h"
 #include "onnx/edit.h"
 
@@ -47,6 +48,23 @@ Result<RegionModels> CutRegion(const Model& reference_model, const Model& target
   return r;
 }
 
+namespace {
+
+// The sample with each floating input rounded to the session's input dtype:
+// a float reference's values fed to a float16 target region.
+Sample FitToSession(const ort::Session& s, const Sample& sample) {
+  Sample fitted{sample.name, {}};
+  for (const auto& t : sample.tensors) {
+    Tensor value = t.tensor;
+    for (const auto& info : s.inputs())
+      if (info.name == t.name && info.dtype) value = CastFloating(t.tensor, *info.dtype);
+    fitted.tensors.Set(t.name, std::move(value));
+  }
+  return fitted;
+}
+
+}  // namespace
+
 Result<RegionRun> RunRegion(const RegionModels& region, const RunConfig& reference, const RunConfig& target,
                             const TolerancePolicy& policy, const std::string& label, int* sessions) {
   RegionRun run;
@@ -59,7 +77,7 @@ Result<RegionRun> RunRegion(const RegionModels& region, const RunConfig& referen
   {
     PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(region.target, target, label + " (target)"));
     if (sessions) ++*sessions;
-    PARITY_ASSIGN_OR_RETURN(run.actual, RunSample(s, sample, label));
+    PARITY_ASSIGN_OR_RETURN(run.actual, RunSample(s, FitToSession(s, sample), label));
   }
   for (const auto& [name, ref] : run.expected) {
     const Tensor* test = run.actual.Find(name);

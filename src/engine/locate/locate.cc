@@ -7,6 +7,10 @@
 
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
+#include "engine/run/runner.h"
+#include "engine/locate/locate_steps.h"
+#include "engine/quant/quant_layers.h"
+#include "engine/quant/quant_steps.h"
 #include "onnx/edit.h"
 
 namespace parity {
@@ -111,13 +115,14 @@ struct LocatePlan {
 // optimizes), the report's tensor rows and fused nodes.
 Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, const std::filesystem::path& scratch,
                               LocateReport& report) {
-  // Each model is serialized once; its sessions share the bytes (an 87 MB
-  // model copied per session dominated locate's cost, docs/locate.md). The
-  // bytes are dropped once the exposed copies are made.
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SerializedSource(m.target(), m.target_label));
+  // Each model is read by ORT from its file, or serialized once with its
+  // sessions sharing the bytes (an 87 MB model copied per session dominated
+  // locate's cost, docs/locate.md); the bytes are dropped once the exposed
+  // copies are made.
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SourceOf(m.target(), m.target_label));
   std::optional<ort::ModelSource> reference_bytes_storage;
   if (m.target_model) {
-    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SerializedSource(m.reference(), o.model_label));
+    PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SourceOf(m.reference(), o.model_label));
   }
   PARITY_ASSIGN_OR_RETURN(PlannedSession target_plan,
                           CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
@@ -232,8 +237,18 @@ std::optional<FirstDivergence> FindFirstDivergence(const LocateReport& report, c
 }  // namespace
 
 Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
-                            const LocateOptions& o) {
+                            const LocateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  // A QDQ model against a QDQ reference (itself at another config): its
+  // quantized tensors are judged in steps of their scales (quant_steps.h).
+  std::vector<ToleranceRule> step_rules;
+  if (options.precision) {
+    step_rules = StepRules(target_model ? *target_model : model);
+    if (target_model && StepRules(model).empty()) step_rules.clear();  // a float reference: AnalyzePrecision
+  }
+  LocateOptions with_steps = options;
+  if (!step_rules.empty()) with_steps.policy = WithStepRules(options.policy, step_rules);
+  const LocateOptions& o = with_steps;
   LocateReport report;
   report.model = o.model_label;
   report.target_model = target_model ? o.target_label : "";
@@ -249,6 +264,16 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   PARITY_ASSIGN_OR_RETURN(TensorSet target_outputs,
                           TraceTarget(m, p, sample, reference.values, o, scratch.path(), report));
   report.first_divergence = FindFirstDivergence(report, p.target.map);
+  if (!step_rules.empty()) {
+    report.quant = QuantReport{.kind = "qdq", .rule = "deployed config vs the reference config, in quantization steps"};
+    report.quant->deployed = SummarizeSteps(report, step_rules);
+  } else if (target_model && o.precision && IsDerivedPrecision(m.reference(), m.target())) {
+    PARITY_ASSIGN_OR_RETURN(report.quant,
+                            AnalyzePrecision(m.reference(), m.target(), sample,
+                                             {.float_label = o.model_label, .derived_label = m.target_label,
+                                              .policy = o.policy}));
+    report.sessions_created += report.quant->sessions;
+  }
 
   // 4-6. Culprits, ablation, reproduction.
   if (report.first_divergence) {

@@ -17,6 +17,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/load/reference.h"
+#include "engine/quant/quant_result.h"
 #include "engine/run/arithmetic.h"
 #include "ort/session.h"
 
@@ -132,6 +133,9 @@ struct LocateReport {
   std::optional<FirstDivergence> first_divergence;
   std::vector<LocateCulprit> culprits;  // by local score, largest first
   std::string repro;                    // directory, when written
+  // A target derived by a quantizer or a float16 converter: its per-layer
+  // precision (engine/quant/quant_layers.h, docs/quantized.md).
+  std::optional<QuantReport> quant;
   std::vector<std::string> notes;
   int sessions_created = 0;
   double wall_ms = 0;

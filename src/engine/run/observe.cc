@@ -52,8 +52,16 @@ std::string_view ObserverModeName(ObserverMode mode) {
 
 Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
                                        const std::vector<std::string>& tensors, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes,
-                          WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
+  if (!serialized.is_file()) {
+    PARITY_ASSIGN_OR_RETURN(std::string bytes,
+                            WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
+    return ort::ModelSource::FromBytes(std::move(bytes));
+  }
+  // ORT reads the unexposed model from its file; the exposed one is
+  // serialized once here, the extra outputs appended to it in place.
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
+  PARITY_ASSIGN_OR_RETURN(std::string extra, WithContext(SerializeWithExtraOutputs(model, "", tensors), label));
+  bytes += extra;
   return ort::ModelSource::FromBytes(std::move(bytes));
 }
 

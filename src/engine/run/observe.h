@@ -53,9 +53,10 @@ struct Observation {
   double untouched_run_ms = 0;
 };
 
-// The model with `tensors` exposed (WithExtraOutputs), serialized, from
-// `serialized` (the bytes of `model` itself) without copying the model: one
-// copy shared by every session that observes the same tensors of the model.
+// The model with `tensors` exposed (WithExtraOutputs), serialized: from
+// `serialized` (the bytes of `model` itself, or its file: runner.h SourceOf)
+// without another copy of the model; one copy shared by every session that
+// observes the same tensors of the model.
 Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
                                        const std::vector<std::string>& tensors, const std::string& label);
 

@@ -22,11 +22,6 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
-  return ort::ModelSource::FromBytes(std::move(bytes));
-}
-
 namespace {
 
 // A compiling EP: no optimized model to save; the plan is ORT's node
@@ -57,7 +52,7 @@ Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView&
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
                                             bool capture_optimizer_log) {
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SerializedSource(model, label));
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SourceOf(model, label));
   return CreatePlannedSession(source, original, std::move(config), label, optimized_path, capture_optimizer_log);
 }
 

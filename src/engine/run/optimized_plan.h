@@ -65,9 +65,6 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
 // from the side file), for running it.
 Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label);
 
-// `model` serialized for ORT, errors naming `label`.
-Result<ort::ModelSource> SerializedSource(const Model& model, const std::string& label);
-
 // The optimized model of `model` under `config` and its map, without keeping
 // the session.
 Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const RunConfig& config,

@@ -7,10 +7,16 @@
 
 namespace parity {
 
+Result<ort::ModelSource> SourceOf(const Model& model, const std::string& label) {
+  if (!model.unmodified_file().empty()) return ort::ModelSource::FromFile(model.unmodified_file().string());
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
+  return ort::ModelSource::FromBytes(std::move(bytes));
+}
+
 Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, const std::string& label,
                                    const ort::SessionExtras& extras) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
-  return WithContext(ort::Session::Create(ort::ModelSource::FromBytes(std::move(bytes)), config, extras),
+  PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SourceOf(model, label));
+  return WithContext(ort::Session::Create(source, config, extras),
                      fmt::format("{} [{}]", label, config.Label()));
 }
 

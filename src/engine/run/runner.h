@@ -15,6 +15,11 @@
 
 namespace parity {
 
+// What ORT loads for `model`: the file itself while the model is that file's
+// (Model::unmodified_file), so no serialized copy of its weights is held;
+// else the model serialized, errors naming `label`.
+Result<ort::ModelSource> SourceOf(const Model& model, const std::string& label);
+
 // A session over `model` under `config`. `label` names the model in errors
 // (usually its path). Errors are the session's, with the label as context.
 Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, const std::string& label,

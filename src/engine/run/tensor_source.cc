@@ -26,6 +26,48 @@ bool IsPbDirectory(const fs::path& dir) {
   return false;
 }
 
+// The input_<X>.npy files of one folder, sorted by name, under `prefix`.
+Status AddInputFiles(const fs::path& dir, const std::string& prefix, TensorSet& out) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.starts_with("input_") && HasExtension(entry.path(), ".npy"))
+      files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(f));
+    PARITY_RETURN_IF_ERROR(out.Add(prefix + f.stem().string(), std::move(t)));
+  }
+  return {};
+}
+
+// A PyTorch dump (python -m parity.torch dump -o DIR): manifest.json beside
+// input_<X>.npy files, which bind to input X (docs/errors.md); its outputs
+// and layers are no inputs. The samples it holds at other sizes
+// (sizes/NAME/input_<X>.npy) are samples of their own, the traced one
+// "traced".
+bool IsTorchDumpDirectory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "manifest.json", ec)) return false;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().filename().string().starts_with("input_") && HasExtension(entry.path(), ".npy")) return true;
+  return false;
+}
+
+Result<TensorSet> LoadTorchDumpInputs(const fs::path& dir) {
+  std::vector<fs::path> sizes;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / "sizes", ec))
+    if (entry.is_directory()) sizes.push_back(entry.path());
+  std::sort(sizes.begin(), sizes.end());
+  TensorSet out;
+  PARITY_RETURN_IF_ERROR(AddInputFiles(dir, sizes.empty() ? "" : "traced/", out));
+  for (const auto& d : sizes) PARITY_RETURN_IF_ERROR(AddInputFiles(d, d.filename().string() + "/", out));
+  return out;
+}
+
 Result<TensorSet> LoadPbDirectory(const fs::path& dir, const TensorSourceOptions& o) {
   PARITY_ASSIGN_OR_RETURN(TestDataSet data, ReadTestDataSet(dir, o.input_names, o.output_names));
   return o.pb_outputs ? std::move(data.outputs) : std::move(data.inputs);
@@ -39,6 +81,7 @@ Result<TensorSet> LoadTensors(const fs::path& path, const TensorSourceOptions& o
   if (ec || !fs::exists(status)) return NotFound(fmt::format("{}: no such file or directory", path.string()));
   if (fs::is_directory(status)) {
     if (IsPbDirectory(path)) return LoadPbDirectory(path, o);
+    if (IsTorchDumpDirectory(path)) return LoadTorchDumpInputs(path);
     return ReadNpyDir(path);
   }
   if (HasExtension(path, ".npz")) return ReadNpz(path);

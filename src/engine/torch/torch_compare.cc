@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "compare/judge.h"
 #include "engine/run/runner.h"
+#include "onnx/graph.h"
 
 namespace parity {
 namespace {
@@ -83,11 +85,29 @@ Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const 
   return {};
 }
 
-std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c) {
+// Every tensor the given outputs are computed from (the outputs included).
+std::set<std::string> Ancestors(const GraphView& graph, const std::vector<std::string>& outputs) {
+  std::set<std::string> seen(outputs.begin(), outputs.end());
+  std::vector<std::string> todo(outputs.begin(), outputs.end());
+  while (!todo.empty()) {
+    const std::string t = std::move(todo.back());
+    todo.pop_back();
+    if (const GraphNode* n = graph.Producer(t))
+      for (const auto& in : n->inputs)
+        if (!in.empty() && seen.insert(in).second) todo.push_back(in);
+  }
+  return seen;
+}
+
+// `feeds`: the tensors the failing outputs are computed from (empty when the
+// graph could not be read): the last agreeing layer is searched among those,
+// so that a head8 output is not said to depart "after 'head32'".
+std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c, const std::set<std::string>& feeds) {
   if (c.first_divergence || c.outputs.passed()) return std::nullopt;
   UnexplainedDivergence u;
   size_t from = 0;
   for (size_t k = c.layers.size(); k-- > 0;) {
+    if (!feeds.empty() && !feeds.contains(c.layers[k].alignment.tensor)) continue;
     if (c.layers[k].status == Verdict::kPass) {
       u.after_module = TorchDump::Describe(TorchLayerOf(c.layers[k].alignment));
       from = k + 1;
@@ -95,7 +115,8 @@ std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c) {
     }
   }
   for (size_t k = from; k < c.layers.size(); ++k)
-    if (c.layers[k].status == Verdict::kUnchecked && !c.layers[k].alignment.folded)
+    if (c.layers[k].status == Verdict::kUnchecked && !c.layers[k].alignment.folded &&
+        (feeds.empty() || c.layers[k].alignment.tensor.empty() || feeds.contains(c.layers[k].alignment.tensor)))
       u.unchecked_modules.push_back(TorchDump::Describe(TorchLayerOf(c.layers[k].alignment)));
   for (const auto& t : c.outputs.tensors)
     if (t.status == Verdict::kFail) u.failing_outputs.push_back(t.name);
@@ -230,14 +251,27 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   CompareOptions compare;
   compare.policy = options.policy;
   PARITY_ASSIGN_OR_RETURN(c.outputs, CompareSets(ref_outputs, test_outputs, compare));
-  c.unexplained = Unexplained(c);
+  std::set<std::string> feeds;
+  if (!c.outputs.passed() && !c.first_divergence) {
+    std::vector<std::string> failing;
+    for (const auto& t : c.outputs.tensors)
+      if (t.status == Verdict::kFail) failing.push_back(t.name);
+    if (auto graph = BuildGraphView(model, {.infer_shapes = false}); graph && !failing.empty())
+      feeds = Ancestors(*graph, failing);
+  }
+  c.unexplained = Unexplained(c, feeds);
   return c;
 }
 
 Status CalibrateOnTorchFp64(const TorchDump& dump, CompareOptions& options, TensorSet* fp64) {
-  if (dump.outputs_fp64.empty() || options.policy.mode != ToleranceMode::kScaled || options.policy.global.atol)
+  return CalibrateOnTorchFp64(dump, dump.Samples().front(), options, fp64);
+}
+
+Status CalibrateOnTorchFp64(const TorchDump& dump, const TorchDumpSample& sample, CompareOptions& options,
+                            TensorSet* fp64) {
+  if (sample.outputs_fp64.empty() || options.policy.mode != ToleranceMode::kScaled || options.policy.global.atol)
     return {};
-  PARITY_ASSIGN_OR_RETURN(*fp64, WithContext(LoadTorchOutputsFp64(dump), "the dump's float64 outputs"));
+  PARITY_ASSIGN_OR_RETURN(*fp64, WithContext(LoadTorchFiles(dump, sample.outputs_fp64), "the dump's float64 outputs"));
   options.noise_reference = fp64;
   options.policy.mode = ToleranceMode::kCalibrated;
   return {};

@@ -122,5 +122,8 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerA
 // outputs are: parity never silently judges by another band than the one
 // the dump asks for.
 Status CalibrateOnTorchFp64(const TorchDump& dump, CompareOptions& options, TensorSet* fp64);
+// The same for one sample of the dump (TorchDump::Samples): its own float64 outputs.
+Status CalibrateOnTorchFp64(const TorchDump& dump, const TorchDumpSample& sample, CompareOptions& options,
+                            TensorSet* fp64);
 
 }  // namespace parity

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -186,6 +187,9 @@ Result<TorchExportRecord> ParseExport(const Json& v) {
   if (const Json* names = r.Optional("output_names")) {
     PARITY_ASSIGN_OR_RETURN(rec.output_names, AsStrings(r.Key("output_names"), *names));
   }
+  if (const Json* warnings = r.Optional("tracer_warnings")) {
+    PARITY_ASSIGN_OR_RETURN(rec.tracer_warnings, AsStrings(r.Key("tracer_warnings"), *warnings));
+  }
   if (const Json* axes = r.Optional("dynamic_axes")) {
     if (!axes->is_object()) return WrongType(r.Key("dynamic_axes"), "an object", *axes);
     for (const auto& [input, dims] : axes->items()) {
@@ -197,6 +201,47 @@ Result<TorchExportRecord> ParseExport(const Json& v) {
     }
   }
   return rec;
+}
+
+Result<TorchDumpSample> ParseSize(const std::string& key, const Json& v) {
+  if (!v.is_object()) return WrongType(key, "an object", v);
+  Reader r(v, key);
+  TorchDumpSample s;
+  PARITY_ASSIGN_OR_RETURN(const Json* name, r.Required("name"));
+  PARITY_ASSIGN_OR_RETURN(s.name, AsString(r.Key("name"), *name));
+  PARITY_ASSIGN_OR_RETURN(const Json* inputs, r.Required("inputs"));
+  PARITY_ASSIGN_OR_RETURN(s.inputs, AsFileMap(r.Key("inputs"), *inputs));
+  PARITY_ASSIGN_OR_RETURN(const Json* outputs, r.Required("outputs"));
+  PARITY_ASSIGN_OR_RETURN(s.outputs, AsFileMap(r.Key("outputs"), *outputs));
+  if (s.outputs.empty()) return InvalidArgument(fmt::format("{}: the sample records no output", r.Key("outputs")));
+  if (const Json* fp64 = r.Optional("outputs_fp64")) {
+    PARITY_ASSIGN_OR_RETURN(s.outputs_fp64, AsFileMap(r.Key("outputs_fp64"), *fp64));
+  }
+  return s;
+}
+
+// `sizes` and `sizes_refused` (both optional: a dump made before them has one sample).
+Status ParseSizes(const Reader& r, TorchDump& dump) {
+  if (const Json* sizes = r.Optional("sizes")) {
+    if (!sizes->is_array()) return WrongType("sizes", "an array", *sizes);
+    for (size_t i = 0; i < sizes->size(); ++i) {
+      PARITY_ASSIGN_OR_RETURN(TorchDumpSample s, ParseSize(fmt::format("sizes[{}]", i), (*sizes)[i]));
+      if (s.name == "traced" || std::any_of(dump.sizes.begin(), dump.sizes.end(),
+                                            [&](const TorchDumpSample& o) { return o.name == s.name; }))
+        return InvalidArgument(fmt::format("sizes[{}].name: '{}' names another sample too", i, s.name));
+      dump.sizes.push_back(std::move(s));
+    }
+  }
+  if (const Json* refused = r.Optional("sizes_refused")) {
+    if (!refused->is_array()) return WrongType("sizes_refused", "an array", *refused);
+    for (const Json& e : *refused) {
+      if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
+      const bool said = e.contains("error") && e["error"].is_string();
+      dump.sizes_refused.push_back(
+          fmt::format("{}: {}", e["name"].get<std::string>(), said ? e["error"].get<std::string>() : "refused"));
+    }
+  }
+  return {};
 }
 
 Result<TorchDump> ParseManifest(const Json& j) {
@@ -225,6 +270,7 @@ Result<TorchDump> ParseManifest(const Json& j) {
   if (const Json* rec = r.Optional("export")) {
     PARITY_ASSIGN_OR_RETURN(dump.export_record, ParseExport(*rec));
   }
+  PARITY_RETURN_IF_ERROR(ParseSizes(r, dump));
   // A dump without outputs would make every comparison against it vacuous.
   if (dump.outputs.empty()) return InvalidArgument("outputs: the dump records no output");
   return dump;
@@ -260,6 +306,10 @@ std::string TorchDump::Describe(const TorchLayer& layer) {
 
 Result<TorchDump> LoadTorchDump(const fs::path& dir) {
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    return InvalidArgument(fmt::format(
+        "{}: is a file, not a PyTorch dump directory (a dump is the folder python -m parity.torch dump -o DIR writes)",
+        dir.string()));
   if (!fs::is_directory(dir, ec))
     return NotFound(fmt::format("{}: not a PyTorch dump directory (no such directory)", dir.string()));
   const fs::path manifest = dir / "manifest.json";
@@ -298,6 +348,13 @@ Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& inpu
   return t;
 }
 
+std::vector<TorchDumpSample> TorchDump::Samples() const {
+  std::vector<TorchDumpSample> all{{"traced", inputs, outputs, outputs_fp64}};
+  all.insert(all.end(), sizes.begin(), sizes.end());
+  return all;
+}
+
+Result<TensorSet> LoadTorchFiles(const TorchDump& dump, const TorchFiles& files) { return LoadNamed(dump, files); }
 Result<TensorSet> LoadTorchInputs(const TorchDump& dump) { return LoadNamed(dump, dump.inputs); }
 Result<TensorSet> LoadTorchOutputs(const TorchDump& dump) { return LoadNamed(dump, dump.outputs); }
 Result<TensorSet> LoadTorchOutputsFp64(const TorchDump& dump) { return LoadNamed(dump, dump.outputs_fp64); }

@@ -55,6 +55,22 @@ struct TorchExportRecord {
   std::vector<std::string> input_names;
   std::vector<std::string> output_names;
   std::map<std::string, std::map<std::string, std::string>> dynamic_axes;  // input -> axis -> label
+  // `tracer_warnings`: what the exporter warned about values it turned into
+  // constants ("models.py:124: Converting a tensor to a Python float ...").
+  std::vector<std::string> tracer_warnings;
+};
+
+// ONNX name -> file, in the manifest's order.
+using TorchFiles = std::vector<std::pair<std::string, std::string>>;
+
+// One sample of a dump: the traced one (the top-level inputs/outputs, named
+// "traced") or one of `sizes` (the same model at other input sizes; outputs
+// only, no layers).
+struct TorchDumpSample {
+  std::string name;
+  TorchFiles inputs;
+  TorchFiles outputs;
+  TorchFiles outputs_fp64;  // empty when not dumped
 };
 
 struct TorchDump {
@@ -62,11 +78,18 @@ struct TorchDump {
   std::string schema;
   std::string torch_version;
   // ONNX name -> file, in the manifest's order.
-  std::vector<std::pair<std::string, std::string>> inputs;
-  std::vector<std::pair<std::string, std::string>> outputs;
-  std::vector<std::pair<std::string, std::string>> outputs_fp64;  // empty when not dumped
+  TorchFiles inputs;
+  TorchFiles outputs;
+  TorchFiles outputs_fp64;  // empty when not dumped
   std::vector<TorchLayer> layers;  // execution order (module forwards finishing)
   std::optional<TorchExportRecord> export_record;
+  // `sizes`: the samples at other sizes (none in a dump made before them).
+  std::vector<TorchDumpSample> sizes;
+  // `sizes_refused`: "width4: <the error PyTorch raised>" per size left out.
+  std::vector<std::string> sizes_refused;
+
+  // Every sample: the traced one first, then `sizes`.
+  std::vector<TorchDumpSample> Samples() const;
 
   // Whether layer i's module has no submodules: the manifest's `is_leaf` when
   // given, else no other dumped module lies under its path.
@@ -92,6 +115,9 @@ Result<Tensor> LoadLayer(const TorchDump& dump, const TorchLayer& layer);
 // The dump's inputs / outputs, named by their ONNX names, in manifest order.
 // The tensor of one module input; errors as LoadLayer.
 Result<Tensor> LoadLayerInput(const TorchDump& dump, const TorchLayerInput& input);
+
+// The tensors of one file list of the dump (a sample's inputs, outputs...).
+Result<TensorSet> LoadTorchFiles(const TorchDump& dump, const TorchFiles& files);
 
 Result<TensorSet> LoadTorchInputs(const TorchDump& dump);
 Result<TensorSet> LoadTorchOutputs(const TorchDump& dump);

@@ -94,6 +94,47 @@ TEST_F(TorchDumpTest, RejectsMissingKeysOtherSchemasAndEscapingPaths) {
   EXPECT_EQ(LoadTorchDump(dir_ / "nope").error().code(), ErrorCode::kNotFound);
 }
 
+// Issue 28: a dump holds the traced sample and others at other sizes; a dump
+// made before them is one sample.
+TEST_F(TorchDumpTest, ReadsSamplesAtOtherSizesAndTracerWarnings) {
+  WriteManifest(Manifest("", R"( "export": {"exporter": "torchscript", "tracer_warnings": ["m.py:3: float"]},
+      "sizes": [{"name": "batch2", "inputs": {"x": "sizes/batch2/input_x.npy"},
+                 "outputs": {"y": "sizes/batch2/output_y.npy"},
+                 "outputs_fp64": {"y": "sizes/batch2/fp64/output_y.npy"}}],
+      "sizes_refused": [{"name": "x1", "error": "too small"}],)"));
+  auto dump = LoadTorchDump(dir_);
+  ASSERT_TRUE(dump) << dump.error().message();
+  const auto samples = dump->Samples();
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].name, "traced");
+  EXPECT_EQ(samples[0].inputs, dump->inputs);
+  EXPECT_EQ(samples[1].name, "batch2");
+  EXPECT_EQ(samples[1].outputs_fp64[0].second, "sizes/batch2/fp64/output_y.npy");
+  EXPECT_EQ(dump->sizes_refused, (std::vector<std::string>{"x1: too small"}));
+  EXPECT_EQ(dump->export_record->tracer_warnings, (std::vector<std::string>{"m.py:3: float"}));
+
+  WriteManifest(Manifest(""));
+  auto old = LoadTorchDump(dir_);
+  ASSERT_TRUE(old) << old.error().message();
+  EXPECT_EQ(old->Samples().size(), 1u);
+
+  WriteManifest(Manifest("", R"( "sizes": [{"name": "b", "inputs": {"x": "../x.npy"}, "outputs": {"y": "y.npy"}}],)"));
+  auto escape = LoadTorchDump(dir_);
+  ASSERT_FALSE(escape);
+  EXPECT_NE(escape.error().message().find("sizes[0].inputs.x"), std::string::npos) << escape.error().message();
+  WriteManifest(Manifest("", R"( "sizes": [{"name": "traced", "inputs": {}, "outputs": {"y": "y.npy"}}],)"));
+  EXPECT_FALSE(LoadTorchDump(dir_));
+}
+
+TEST_F(TorchDumpTest, AFileIsNotADumpAndTheMessageSaysSo) {
+  std::ofstream(dir_ / "dump.json") << "{}";
+  auto dump = LoadTorchDump(dir_ / "dump.json");
+  ASSERT_FALSE(dump);
+  EXPECT_EQ(dump.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(dump.error().message().find("is a file, not a PyTorch dump directory"), std::string::npos);
+  EXPECT_EQ(dump.error().message().find("no such directory"), std::string::npos);
+}
+
 TEST_F(TorchDumpTest, LoadLayerChecksTheManifest) {
   WriteManifest(Manifest(""));
   auto dump = LoadTorchDump(dir_);

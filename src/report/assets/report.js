@@ -34,7 +34,10 @@
     // Unchecked tensors (a fusion removed them: nothing to compare) are not
     // exact matches: they leave a gap in the line and get a grey mark along
     // the top of the chart instead of sitting at the floor.
-    var pts = data.layer_curve, x = [], ratio = [], fails = [], one = [], unchecked = [], top = 10;
+    // data-source: which curve (the fused-vs-unfused layer_curve, or the
+    // PyTorch layers' torch_curve); the same drawing for both.
+    var pts = data[el.getAttribute("data-source") || "layer_curve"] || [],
+        x = [], ratio = [], fails = [], one = [], unchecked = [], top = 10;
     for (var i = 0; i < pts.length; i++) {
       if (pts[i].status === "unchecked") continue;
       var q = num(pts[i].error_ratio);
@@ -157,11 +160,35 @@
                axes: [{ label: "timed run" }, { label: "ms", values: function (u, s) { return s.map(fmt); } }] }, rows);
   }
 
-  var DRAW = { layer_curve: drawLayers, histogram: drawHistogram,
+  function drawSqnr(el) {
+    // SQNR in dB per matched layer (higher is better); an exact layer (+inf) leaves a gap.
+    var pts = data.quant_sqnr, x = [], cum = [], loc = [];
+    function db(v) { var d = num(v); return v == null || !isFinite(d) ? null : d; }
+    for (var i = 0; i < pts.length; i++) {
+      x.push(i);
+      cum.push(db(pts[i].sqnr_db));
+      loc.push(db(pts[i].local_sqnr_db));
+    }
+    plot(el, {
+      scales: { x: { time: false } },
+      series: [
+        { label: "layer", value: function (u, v, s, idx) {
+            return idx == null || !pts[idx] ? "" : pts[idx].node + " (" + pts[idx].op_type + ")"; } },
+        { label: "SQNR, cumulative (dB)", stroke: "#2f5fb3", width: 1.5, value: function (u, v) { return fmt(v); } },
+        { label: "SQNR, local (dB)", stroke: "#d9822b", width: 1.5, value: function (u, v) { return fmt(v); } }
+      ],
+      axes: [{ label: "matched layer, topological order" }, { label: "dB", size: 50 }]
+    }, [x, cum, loc]);
+  }
+
+  var DRAW = { layer_curve: drawLayers, quant_sqnr: drawSqnr, histogram: drawHistogram,
                latency_quantiles: drawLatencyQuantiles, latency_runs: drawLatencyRuns };
   var charts = document.querySelectorAll("[data-chart]");
   for (var i = 0; i < charts.length; i++) {
     var kind = charts[i].getAttribute("data-chart");
     if (DRAW[kind]) DRAW[kind](charts[i]);
   }
+  // How wide the page laid out, once drawn: a reader's window of 1400 px must
+  // hold it without a horizontal scroll (html_test.cc checks it).
+  document.documentElement.setAttribute("data-scroll-width", String(document.documentElement.scrollWidth));
 })();

@@ -1,0 +1,104 @@
+"""Float, int8 QDQ and float16 models made in the test run (issue 25):
+torchvision CNNs and a small BERT with random weights, quantized with
+onnxruntime.quantization on generated calibration data, converted with
+onnxruntime.transformers.float16. No download, no hub."""
+
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+
+
+def export_cnn(name, path, size=64):
+    import torchvision
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    torch.onnx.export(model, torch.randn(1, 3, size, size), str(path), input_names=["input"],
+                      output_names=["logits"], opset_version=17, dynamo=False)
+    return path
+
+
+class _Reader:
+    """Calibration data: seeded standard-normal samples for each input."""
+
+    def __init__(self, feeds):
+        self._feeds = iter(feeds)
+
+    def get_next(self):
+        return next(self._feeds, None)
+
+    def rewind(self):  # not needed: quantize_static reads once
+        pass
+
+
+def calibration(inputs, n=8, seed=1):
+    rng = np.random.default_rng(seed)
+    return [{k: (rng.standard_normal(shape).astype(dtype) if dtype == np.float32 else
+                 rng.integers(0, 100, size=shape).astype(dtype)) for k, (shape, dtype) in inputs.items()}
+            for _ in range(n)]
+
+
+def quantize_qdq(src, dst, inputs, per_channel=False):
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Reader(_Reader, CalibrationDataReader):
+        pass
+
+    quantize_static(str(src), str(dst), Reader(calibration(inputs)), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, per_channel=per_channel)
+    return dst
+
+
+def quantize_dynamic_qdq(src, dst):
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8)
+    return dst
+
+
+def to_fp16(src, dst, keep_io_types=True, node_block_list=None):
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+    m = convert_float_to_float16(onnx.load(str(src)), keep_io_types=keep_io_types, node_block_list=node_block_list)
+    onnx.save(m, str(dst))
+    return dst
+
+
+def coarsen_weight_scale(src, dst, conv_index, factor=4):
+    """One Conv's weight requantized on a grid `factor` times coarser (the
+    planted quantization fault): W_q <- round(W_q / factor), scale *= factor.
+    Returns the Conv's node name."""
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    producers = {o: n for n in m.graph.node for o in n.output}
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    dq = producers[conv.input[1]]
+    assert dq.op_type == "DequantizeLinear"
+    q, scale = inits[dq.input[0]], inits[dq.input[1]]
+    q_values = numpy_helper.to_array(q)
+    q.CopyFrom(numpy_helper.from_array(np.round(q_values / factor).astype(q_values.dtype), q.name))
+    scale.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(scale) * factor).astype(np.float32), scale.name))
+    onnx.save(m, str(dst))
+    return conv.name
+
+
+def shift_weight_codes(src, dst, conv_index, delta=3, count=64):
+    """One Conv's int8 weight codes moved by `delta` in its first `count`
+    elements (scales untouched): a model that differs from `src` by several
+    quantization steps at that Conv. Returns the Conv's node name."""
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    producers = {o: n for n in m.graph.node for o in n.output}
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    q = inits[producers[conv.input[1]].input[0]]
+    codes = numpy_helper.to_array(q).copy()
+    flat = codes.reshape(-1)
+    flat[:count] = np.clip(flat[:count].astype(np.int32) + delta, -127, 127).astype(codes.dtype)
+    q.CopyFrom(numpy_helper.from_array(codes, q.name))
+    onnx.save(m, str(dst))
+    return conv.name
+
+
+def classifier_samples(path, n=64, shape=(1, 3, 64, 64), seed=2):
+    """n samples for `parity check --inputs`: SAMPLE/INPUT keys."""
+    rng = np.random.default_rng(seed)
+    np.savez(str(path), **{f"s{i:03d}/input": rng.standard_normal(shape).astype(np.float32) for i in range(n)})
+    return path

@@ -1,0 +1,193 @@
+"""Quantized (int8 QDQ) and float16 models against their float model, layer
+by layer (issue 25, docs/quantized.md): `parity locate FLOAT --target-model
+DERIVED` reports each matched layer's SQNR and error in quantization steps,
+its local and inherited loss, and names the layer that loses the most on its
+own (`worst_local`).
+
+Needs torchvision, onnxruntime's quantization tools and the built parity
+binary (PARITY_BINARY, else build/parity); skipped otherwise."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+torchvision = pytest.importorskip("torchvision")
+pytest.importorskip("onnxruntime.quantization")
+import quant_models  # noqa: E402
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PARITY = os.environ.get("PARITY_BINARY", os.path.join(REPO, "build", "parity"))
+pytestmark = pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason=f"no parity binary at {PARITY}")
+
+CNN_INPUT = {"input": ((1, 3, 64, 64), "float32")}
+
+
+def valid_quant(quant):
+    """The `quant` object against docs/quant.schema.json."""
+    import jsonschema
+    with open(os.path.join(REPO, "docs", "quant.schema.json"), encoding="utf-8") as f:
+        jsonschema.validate(quant, json.load(f))
+    return quant
+
+
+def locate(float_model, derived, *extra):
+    """`parity locate FLOAT --target-model DERIVED --json`: (exit code, stdout, parity.locate/1)."""
+    out = f"{derived}.{len(extra)}.locate.json"
+    r = subprocess.run([PARITY, "locate", str(float_model), "--target-model", str(derived), "--no-ablation",
+                        "--json", out, *extra], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    with open(out, encoding="utf-8") as f:
+        return r.returncode, r.stdout, json.load(f)
+
+
+@pytest.fixture(scope="module")
+def resnet(tmp_path_factory):
+    import numpy as np
+    d = tmp_path_factory.mktemp("resnet18")
+    f = quant_models.export_cnn("resnet18", d / "float.onnx")
+    inputs = {"input": ((1, 3, 64, 64), np.float32)}
+    q = quant_models.quantize_qdq(f, d / "qdq.onnx", inputs)
+    planted = quant_models.coarsen_weight_scale(q, d / "coarse.onnx", conv_index=7)
+    return {"float": f, "qdq": q, "coarse": d / "coarse.onnx", "planted": planted}
+
+
+def test_healthy_static_qdq_resnet_matches_90_percent_of_conv_layers(resnet):
+    _, text, report = locate(resnet["float"], resnet["qdq"])
+    quant = valid_quant(report["quant"])
+    assert quant["kind"] == "qdq"
+    assert quant["compute_layers"] == 21  # 20 Conv + the Gemm
+    assert quant["compute_matched"] >= 0.9 * quant["compute_layers"]
+    convs = [layer for layer in quant["layers"] if layer["op_type"] == "Conv"]
+    assert len(convs) == 20
+    for layer in convs:
+        assert layer["grid"] == "uint8" and layer["step"] > 0, layer
+        assert 5 < layer["sqnr_db"] < 60, layer  # lossy but not broken
+        assert layer["local"]["sqnr_db"] >= 10, layer
+        # round to nearest: half a step at most (plus float32's rounding of the scaled value)
+        assert layer["weight"]["loss"]["max_steps"] <= 0.5 + 1e-3, layer
+    # A Conv whose Relu the quantizer folded into its QuantizeLinear is compared on the Relu's output.
+    stem = next(layer for layer in convs if layer["node"] == "/conv1/Conv")
+    assert stem["tensor"] == "/relu/Relu_output_0" and stem["folded"] == ["/relu/Relu"]
+    assert stem["module"] == "conv1"
+    assert report["quant"]["worst_local"] is not None
+    assert "precision per layer (qdq" in text and "worst local loss" in text
+
+
+def test_planted_coarse_weight_scale_is_the_top_local_loss(resnet):
+    _, text, report = locate(resnet["float"], resnet["coarse"])
+    quant = report["quant"]
+    worst = quant["worst_local"]
+    assert worst["node"] == resnet["planted"], (worst, text)
+    # Its weight is 4x coarser: about 12 dB below the healthy model's same weight.
+    _, _, healthy = locate(resnet["float"], resnet["qdq"])
+    before = next(layer for layer in healthy["quant"]["layers"] if layer["node"] == resnet["planted"])
+    assert worst["weight"]["loss"]["sqnr_db"] < before["weight"]["loss"]["sqnr_db"] - 9
+    assert worst["local"]["sqnr_db"] < before["local"]["sqnr_db"] - 3
+
+
+@pytest.fixture(scope="module")
+def half(tmp_path_factory):
+    """resnet18 converted to float16 with and without keep_io_types, and a
+    copy whose stem convolution's weights are scaled so its activations pass
+    65504."""
+    import onnx
+    from onnx import numpy_helper
+    d = tmp_path_factory.mktemp("resnet18_fp16")
+    f = quant_models.export_cnn("resnet18", d / "float.onnx")
+    m = onnx.load(str(f))
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][3]
+    w = next(i for i in m.graph.initializer if i.name == conv.input[1])
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1e5, w.name))
+    onnx.save(m, str(d / "hot.onnx"))
+    return {"float": f, "keep_io": quant_models.to_fp16(f, d / "fp16_io.onnx", keep_io_types=True),
+            "all_half": quant_models.to_fp16(f, d / "fp16.onnx", keep_io_types=False),
+            "hot": d / "hot.onnx", "hot_half": quant_models.to_fp16(d / "hot.onnx", d / "hot16.onnx"),
+            "hot_node": conv.name}
+
+
+def test_float16_layers_are_matched_and_measured_in_float16_steps(half):
+    # keep_io_types=True: locate feeds both models the float sample (a float16-input model is refused by
+    # locate's own trace before the per-layer report: "expected float16, given float32").
+    _, _, report = locate(half["float"], half["keep_io"])
+    quant = report["quant"]
+    assert quant["kind"] == "float16"
+    assert quant["compute_matched"] == quant["compute_layers"] == 21
+    convs = [layer for layer in quant["layers"] if layer["op_type"] == "Conv"]
+    for layer in convs:
+        assert layer["grid"] == "float16" and layer["step"] > 0, layer
+        assert layer["sqnr_db"] > 40, layer  # float16 loses far less than int8
+        assert layer["weight"]["loss"]["max_steps"] <= 0.5 + 1e-3, layer  # one rounding of each weight
+    assert quant["overflow"] is None
+
+
+def test_float16_overflow_names_the_first_layer_past_65504(half):
+    _, text, report = locate(half["hot"], half["hot_half"])
+    overflow = valid_quant(report["quant"])["overflow"]
+    assert overflow is not None, text
+    assert overflow["node"] == half["hot_node"], overflow
+    assert overflow["float_absmax"] > 65504
+    assert "keep '%s' in float" % half["hot_node"] in text
+
+
+def locate_same(model, *extra):
+    """`parity locate MODEL --json` (deployed `all` against `disable`)."""
+    out = f"{model}.same.{len(extra)}.json"
+    r = subprocess.run([PARITY, "locate", str(model), "--no-ablation", "--json", out, *extra],
+                       capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    with open(out, encoding="utf-8") as f:
+        return r.returncode, r.stdout, json.load(f)
+
+
+def test_deployed_qlinear_kernels_differ_from_the_qdq_path_by_rounding_only(resnet):
+    code, text, report = locate_same(resnet["qdq"])
+    deployed = valid_quant(report["quant"])["deployed"]
+    assert deployed["judged"] > 20
+    assert deployed["failed"] == 0, (deployed, text)
+    assert code == 0 and report["first_divergence"] is None  # rounding is not a failure
+    assert deployed["exact"] + deployed["rounding"] == deployed["judged"]
+    if deployed["rounding"]:
+        first = deployed["first_rounding"]
+        assert 0 < first["steps"] <= 1 and first["fused_node"], first
+    # The quantized tensors observed at `all` are the QLinear kernels' uint8 outputs: one grid unit each.
+    grid = [t for t in report["tensors"] if t["status"] != "unchecked" and t["name"].endswith("_QuantizeLinear_Output")]
+    assert grid and all(t["tolerance"]["atol"] == 1 and t["tolerance"]["rtol"] == 0 for t in grid), grid[:2]
+    assert "quantized tensors in steps" in text
+
+
+def test_extra_steps_fail_and_are_narrowed_to_the_kernel_where_they_appear(resnet, tmp_path):
+    shifted = tmp_path / "shifted.onnx"
+    node = quant_models.shift_weight_codes(resnet["qdq"], shifted, conv_index=5)
+    code, text, report = locate(resnet["qdq"], shifted)
+    deployed = report["quant"]["deployed"]
+    assert code == 1 and deployed["failed"] > 0, text
+    first = deployed["first_failure"]
+    assert first["steps"] > 1
+    divergence = report["first_divergence"]
+    assert divergence["tensor"] == first["tensor"]
+    assert node in divergence["covered_nodes"] or divergence["producer"] == node, (divergence, node)
+
+
+def test_check_reports_top1_agreement_over_64_samples(resnet, tmp_path):
+    samples = quant_models.classifier_samples(tmp_path / "samples.npz", n=64)
+    out = tmp_path / "check.json"
+    r = subprocess.run([PARITY, "check", str(resnet["qdq"]), "--reference-model", str(resnet["float"]),
+                        "--inputs", str(samples), "--runs", "1", "--warmup", "0", "--json", str(out)],
+                       capture_output=True, text=True)
+    assert out.exists(), r.stdout + r.stderr
+    report = json.loads(out.read_text())
+    top1 = {t["output"]: t for t in report["top1"]}
+    assert top1["logits"]["rows"] == 64 and top1["logits"]["samples"] == 64
+    assert 0 <= top1["logits"]["agree"] <= 64
+    assert abs(top1["logits"]["agreement"] + top1["logits"]["flipped"] - 1) < 1e-12
+    assert "top-1 agreement on 'logits'" in r.stdout
+    assert report["quant"]["kind"] == "qdq" and report["quant"]["worst_local"] is not None
+
+
+def test_python_api_returns_the_same_quant_report(resnet):
+    pytest.importorskip("parity._core", reason="the parity package is not installed (pip install .)")
+    import parity
+    report = parity.locate(str(resnet["float"]), target_model=str(resnet["coarse"]), ablation=False)
+    assert report["quant"]["worst_local"]["node"] == resnet["planted"]

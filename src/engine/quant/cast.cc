@@ -1,0 +1,23 @@
+#include "engine/quant/cast.h"
+
+#include <cstdint>
+
+namespace parity {
+
+Tensor CastFloating(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype || !IsFloating(t.dtype()) || !IsFloating(dtype)) return t;
+  if (dtype != DType::kFloat16 && dtype != DType::kFloat32 && dtype != DType::kFloat64) return t;
+  Tensor out(dtype, t.shape());
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const double v = t.GetAsDouble(i);
+    if (dtype == DType::kFloat16)
+      out.mutable_view<uint16_t>()[i] = FloatToHalf(static_cast<float>(v));
+    else if (dtype == DType::kFloat32)
+      out.mutable_view<float>()[i] = static_cast<float>(v);
+    else
+      out.mutable_view<double>()[i] = v;
+  }
+  return out;
+}
+
+}  // namespace parity

@@ -1,0 +1,33 @@
+#include "report/check_summary.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace parity {
+
+std::string_view JudgedAgainstKind(const CheckReport& r) {
+  if (r.config && !r.config->torch.empty()) return "torch";
+  if (r.model && !r.model->reference_model.empty()) return "reference_model";
+  return "config";
+}
+
+std::string JudgedAgainst(const CheckReport& r) {
+  const std::string config = r.config ? r.config->reference.Label() : std::string("disable");
+  const std::string_view kind = JudgedAgainstKind(r);
+  const std::string model_ref =
+      r.model && !r.model->reference_model.empty()
+          ? fmt::format("the reference model {} under [{}]", r.model->reference_model, config)
+          : fmt::format("the same model under [{}]", config);
+  if (kind != "torch")
+    return fmt::format("judged against: {} only; PyTorch was not consulted (give --torch DIR, a dump of "
+                       "python -m parity.torch dump, to judge against PyTorch)",
+                       model_ref);
+  size_t torch_samples = 0;
+  for (const auto& s : r.samples) torch_samples += s.name.starts_with("torch");
+  std::vector<std::string> dumps{r.config->torch};
+  dumps.insert(dumps.end(), r.config->more_torch.begin(), r.config->more_torch.end());
+  return fmt::format("judged against: the PyTorch dump{} {} ({} sample{}) and {}", dumps.size() > 1 ? "s" : "",
+                     fmt::join(dumps, ", "), torch_samples, torch_samples == 1 ? "" : "s", model_ref);
+}
+
+}  // namespace parity

@@ -1,0 +1,78 @@
+// Console table of the per-layer precision report (docs/quantized.md).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "report/quant_report.h"
+
+namespace parity {
+
+namespace {
+
+std::string Db(const QuantLoss& l) {
+  if (!l.measured) return "-";
+  return std::isinf(l.sqnr_db) ? "exact" : fmt::format("{:.1f}", l.sqnr_db);
+}
+
+std::string Steps(const QuantLoss& l, double step) {
+  if (!l.measured || step <= 0) return "-";
+  return fmt::format("{:.2f}", l.max_steps);
+}
+
+std::string Short(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - n + 3); }
+
+}  // namespace
+
+std::string FormatDeployed(const QuantDeployed& d) {
+  std::string out = fmt::format("  quantized tensors in steps ({}): {} judged, {} exact, {} rounding (<= 1 step, not a "
+                                "failure), {} failed\n", d.rule, d.judged, d.exact, d.rounding, d.failed);
+  if (d.first_rounding)
+    out += fmt::format("    first step at '{}' (kernel '{}'): {:.2f} step\n", d.first_rounding->tensor,
+                       d.first_rounding->fused_node, d.first_rounding->steps);
+  if (d.first_failure)
+    out += fmt::format("    first failure at '{}' (kernel '{}'): {:.3g} steps\n", d.first_failure->tensor,
+                       d.first_failure->fused_node, d.first_failure->steps);
+  return out;
+}
+
+std::string FormatTop1(const std::vector<Top1Agreement>& top1) {
+  std::string out;
+  for (const auto& t : top1)
+    out += fmt::format("top-1 agreement on '{}': {}/{} rows ({:.1f}%) over {} samples; {:.1f}% flipped\n", t.output,
+                       t.agree, t.rows, 100 * t.agreement(), t.samples, 100 * t.flipped());
+  return out;
+}
+
+std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
+  if (r.deployed && r.layers.empty()) return FormatDeployed(*r.deployed);
+  std::string out;
+  out += fmt::format("  precision per layer ({}; rule: {}); {} of {} conv/matmul layers matched\n", r.kind, r.rule,
+             r.compute_matched, r.compute_layers);
+  out += fmt::format("    {:<36} {:<17} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9}\n", "node", "op", "sqnr_dB", "steps",
+             "local_dB", "l_steps", "inh_dB", "weight_dB");
+  size_t shown = 0;
+  for (size_t i = 0; i < r.layers.size(); ++i) {
+    const auto& l = r.layers[i];
+    if (max_rows > 0 && shown == max_rows) {
+      out += fmt::format("    ... {} more layers (--json for all)\n", r.layers.size() - shown);
+      break;
+    }
+    ++shown;
+    const std::string inh = std::isinf(l.inherited_sqnr_db) ? "exact" : fmt::format("{:.1f}", l.inherited_sqnr_db);
+    out += fmt::format("    {:<36} {:<17} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9}{}\n", Short(l.node, 36), l.op_type,
+               Db(l.cumulative), Steps(l.cumulative, l.step), Db(l.local), Steps(l.local, l.step), inh,
+               l.weight ? Db(l.weight->loss) : "-", r.worst_local && *r.worst_local == i ? "  <- worst local" : "");
+  }
+  if (r.worst_local) {
+    const auto& w = r.layers[*r.worst_local];
+    out += fmt::format("  worst local loss: {} ({}{}) local SQNR {} dB, {} steps: the layer to keep in float\n", w.node,
+               w.op_type, w.module.empty() ? "" : ", module " + w.module, Db(w.local), Steps(w.local, w.step));
+  }
+  if (r.overflow)
+    out += fmt::format("  float16 overflow: first at {} ({}), tensor '{}': {}; keep '{}' in float (node_block_list)\n",
+                       r.overflow->node, r.overflow->op_type, r.overflow->tensor, r.overflow->reason, r.overflow->node);
+  for (const auto& u : r.unmatched) out += fmt::format("  unmatched: {} ({}): {}\n", u.node, u.op_type, u.reason);
+  return out;
+}
+
+}  // namespace parity

@@ -1,0 +1,118 @@
+// Issue 28: the four formats of one check report agree with themselves and
+// each other: "failed tests" are the failures and nothing else, expected
+// refusals have a section of their own, and every format says first what the
+// model was judged against.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/check_console.h"
+#include "report/check_json.h"
+#include "report/check_summary.h"
+#include "report/html.h"
+#include "report/junit.h"
+
+namespace parity {
+namespace {
+
+// A passing report with a generated boundary sample ORT refused (SKIPPED, an
+// expected refusal) and an anomaly that raises under both configs (PASS).
+CheckReport PassingReportWithRefusals() {
+  CheckReport r;
+  r.overall = Verdict::kPass;
+  r.model = CheckedModel{.path = "m.onnx"};
+  r.config = CheckConfig{};
+  StageResult numerics{.name = "numerics", .status = Verdict::kPass};
+  numerics.findings.push_back({"numerics.typical.y", Verdict::kPass, "max_abs 0"});
+  numerics.findings.push_back({"numerics.boundary_1x1", Verdict::kUnchecked, "the model refuses this sample"});
+  r.stages.push_back(numerics);
+  SampleResult typical{.name = "typical", .kind = "typical"};
+  SampleResult refused{.name = "boundary_1x1", .kind = "boundary", .status = Verdict::kUnchecked,
+                       .error = "Invalid input shape"};
+  SampleResult raised{.name = "anomaly_nan", .kind = "anomaly", .status = Verdict::kPass,
+                      .error = "NaN input", .behaviour = "raised"};
+  r.samples = {typical, refused, raised};
+  return r;
+}
+
+TEST(ReportAgreement, APassingReportListsNoFailedTestInAnyFormat) {
+  const CheckReport r = PassingReportWithRefusals();
+  ASSERT_TRUE(r.FailedTests().empty());
+  ASSERT_EQ(r.ExpectedRefusals().size(), 2u);
+
+  const std::string console = FormatCheckSummary(r, ConsoleStyle{});
+  EXPECT_EQ(console.find("failed tests"), std::string::npos) << console;
+  EXPECT_EQ(console.find("raised"), console.find("raised anomaly")) << console;
+  EXPECT_NE(console.find("expected refusals (2, not failures):"), std::string::npos) << console;
+
+  const nlohmann::json j = CheckReportToJson(r);
+  EXPECT_TRUE(j["failed_tests"].empty());
+  ASSERT_EQ(j["expected_refusals"].size(), 2u);
+  EXPECT_EQ(j["expected_refusals"][0]["sample"], "boundary_1x1");
+
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("0 failed tests"), std::string::npos);
+  EXPECT_NE(html.find("No failed tests."), std::string::npos);
+  EXPECT_EQ(html.find("class=\"failed-list\""), std::string::npos);
+  EXPECT_EQ(html.find("<tr class=\"raised\">"), std::string::npos);
+  EXPECT_NE(html.find("Expected refusals (2, not failures)"), std::string::npos);
+
+  const std::string junit = CheckReportToJUnit(r);
+  EXPECT_NE(junit.find("failures=\"0\""), std::string::npos) << junit;
+  EXPECT_EQ(junit.find("<failure"), std::string::npos) << junit;
+}
+
+TEST(ReportAgreement, FailedTestCountsMatchTheirRows) {
+  CheckReport r = PassingReportWithRefusals();
+  r.overall = Verdict::kFail;
+  r.stages[0].findings.push_back({"numerics.typical.z", Verdict::kFail, "max_abs 1"});
+  r.stages[0].findings.push_back({"numerics.typical.w", Verdict::kFail, "max_abs 2"});
+  r.samples.push_back({.name = "user0", .kind = "user", .status = Verdict::kFail, .error = "ORT raised"});
+  r.stages[0].findings.push_back({"numerics.user0", Verdict::kFail, "ORT raised"});
+  const size_t failed = r.FailedTests().size();
+  ASSERT_EQ(failed, 3u);
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_NE(html.find("3 failed tests"), std::string::npos);
+  const std::string list = html.substr(html.find("class=\"failed-list\""));
+  const std::string rows = list.substr(0, list.find("</table>"));
+  size_t count = 0;
+  for (size_t at = rows.find("<tr><td class=\"id"); at != std::string::npos; at = rows.find("<tr><td class=\"id", at + 1))
+    ++count;
+  EXPECT_EQ(count, failed);
+  EXPECT_EQ(CheckReportToJson(r)["failed_tests"].size(), failed);
+  const std::string console = FormatCheckSummary(r, ConsoleStyle{});
+  EXPECT_NE(console.find("failed tests (3):"), std::string::npos) << console;
+}
+
+TEST(ReportAgreement, EveryFormatSaysWhatItWasJudgedAgainstFirst) {
+  CheckReport r = PassingReportWithRefusals();
+  r.notes.push_back("d/: the dump was made with an export of sha256 abc..., judging a model changed since the export");
+  const std::string plain = JudgedAgainst(r);
+  EXPECT_NE(plain.find("the same model under [disable] only; PyTorch was not consulted"), std::string::npos)
+      << plain;
+  const std::string console = FormatCheckSummary(r, ConsoleStyle{});
+  const size_t second_line = console.find('\n') + 1;
+  EXPECT_EQ(console.compare(second_line, plain.size(), plain), 0) << console;
+  EXPECT_NE(console.find("note: d/: the dump was made"), std::string::npos) << console;
+  EXPECT_EQ(CheckReportToJson(r)["judged_against"]["kind"], "config");
+  const std::string html = CheckReportToHtml(r);
+  EXPECT_LT(html.find("PyTorch was not consulted"), html.find("id=\"failed\""));
+  EXPECT_NE(html.find("changed since the export"), std::string::npos);
+  const std::string junit = CheckReportToJUnit(r);
+  EXPECT_LT(junit.find("PyTorch was not consulted"), junit.find("<testsuites"));
+
+  r.model->reference_model = "orig.onnx";
+  EXPECT_NE(JudgedAgainst(r).find("the reference model orig.onnx under [disable] only; PyTorch was not consulted"),
+            std::string::npos);
+  EXPECT_EQ(CheckReportToJson(r)["judged_against"]["kind"], "reference_model");
+
+  r.config->torch = "dump/";
+  r.samples.push_back({.name = "torch"});
+  r.samples.push_back({.name = "torch:width32"});
+  EXPECT_NE(JudgedAgainst(r).find("judged against: the PyTorch dump dump/ (2 samples)"), std::string::npos)
+      << JudgedAgainst(r);
+  EXPECT_EQ(JudgedAgainst(r).find("not consulted"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity
