@@ -35,6 +35,24 @@ std::string Bytes(int64_t b) {
 
 }  // namespace
 
+namespace {
+
+// One line per config's latency, the non-deterministic ones marked.
+template <typename Paint>
+std::string LatencyLines(const CheckReport& r, const Paint& paint) {
+  std::string out;
+  for (const auto& p : r.performance)
+    out += fmt::format(
+        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
+        "peak RSS {}{}\n",
+        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
+        p.session_creation_ms, Bytes(p.peak_rss_bytes),
+        p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
+  return out;
+}
+
+}  // namespace
+
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
   auto paint = [&](const char* color, std::string_view text) {
     return style.color ? fmt::format("{}{}{}", color, text, ansi::kReset) : std::string(text);
@@ -110,13 +128,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
   out += FormatTop1(r.top1);
-  for (const auto& p : r.performance)
-    out += fmt::format(
-        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
-        "peak RSS {}{}\n",
-        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
-        p.session_creation_ms, Bytes(p.peak_rss_bytes),
-        p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
+  out += LatencyLines(r, paint);
   return out;
 }
 
