@@ -36,8 +36,12 @@ def invoke(args: Sequence[str], tmpdir: str = "") -> Tuple[int, str]:
     that the message names is named by what it holds ("the inputs given"),
     never by its temporary path.
     """
+    # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
+    # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
+    env = dict(os.environ)
+    env.setdefault("VIRTUAL_ENV", sys.prefix)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+                          stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode in (0, 1):
         return proc.returncode, proc.stdout
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]

@@ -31,6 +31,9 @@ struct BenchCliOptions {
   double max_seconds = 10;
   bool fusions = false;
   std::string json;
+  std::vector<std::string> providers;
+  std::vector<std::string> provider_options;
+  std::vector<std::string> ep_libraries;
 };
 
 Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
@@ -59,6 +62,19 @@ int RunBenchCommand(const BenchCliOptions& o) {
     if (!levels) return ReportError(levels.error());
     options.configs = std::move(*levels);
   }
+  // --providers: each level again on those providers, beside the CPU ones
+  // (the CPU `disable` stays the reference every output is compared with).
+  if (!o.providers.empty()) {
+    const size_t levels = options.configs.size();
+    for (size_t i = 0; i < levels; ++i) {
+      RunConfig config = options.configs[i].config;
+      config.providers = o.providers;
+      for (const auto& spec : o.provider_options)
+        if (auto s = AddProviderOption(spec, config); !s) return ReportError(s.error());
+      options.configs.push_back({config.Label(), config});
+    }
+  }
+  if (auto s = UseEpLibraries(o.ep_libraries); !s) return ReportError(s.error());
   for (const auto& file : o.config_files) {
     auto config = LoadRunConfig(file);
     if (!config) return ReportError(config.error());
@@ -97,6 +113,10 @@ void RegisterBench(CLI::App& app) {
                   "disable,all; '' for none)");
   cmd->add_option("--config", o->config_files, "also measure a run config JSON file (repeatable)")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--providers", o->providers, "execution providers of the --configs levels: cpu, openvino, cuda")
+      ->delimiter(',');
+  cmd->add_option("--provider-option", o->provider_options, "an execution provider's option EP:KEY=VALUE");
+  AddEpLibraryOption(cmd, &o->ep_libraries);
   cmd->add_option("--inputs", o->inputs, "input tensors (default: a generated typical sample)");
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the generated sample (default 0)");

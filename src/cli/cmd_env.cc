@@ -16,8 +16,18 @@ void RegisterEnv(CLI::App& app) {
   auto* cmd = app.add_subcommand("env", "versions (parity, ONNX Runtime, ONNX, compiler), execution providers, CPU, OS");
   auto json_path = std::make_shared<std::string>();
   cmd->add_option("--json", *json_path, "also write the facts as JSON to FILE");
-  cmd->callback([json_path] {
+  auto ep_libraries = std::make_shared<std::vector<std::string>>();
+  AddEpLibraryOption(cmd, ep_libraries.get());
+  cmd->callback([json_path, ep_libraries] {
+    if (auto s = UseEpLibraries(*ep_libraries); !s) {
+      ExitCode() = ReportError(s.error());
+      return;
+    }
     const Environment& e = CurrentEnvironment();
+    if (!e.ep_error.empty()) {  // a library the user named (or PARITY_EP_LIBRARY) did not load
+      ExitCode() = ReportError(Error(ErrorCode::kInvalidArgument, e.ep_error));
+      return;
+    }
     fmt::print("{}", FormatEnvironment(e));
     if (!json_path->empty()) {
       if (auto s = WriteJsonFile(*json_path, EnvReportToJson(e)); !s) {

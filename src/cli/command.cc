@@ -1,10 +1,13 @@
 #include "cli/command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "ort/ep_libraries.h"
 #include "report/text_escape.h"
 
 namespace parity::cli {
@@ -66,6 +69,33 @@ void AddConfigOptions(CLI::App* app, ConfigOptions* o, const std::string& defaul
                   "switch off an ORT optimizer by name (repeatable, or comma-separated)")
       ->delimiter(',');
   app->add_option("--session-config", o->session_entries, "any ORT session config entry KEY=VALUE");
+  AddEpLibraryOption(app, &o->ep_libraries);
+  app->add_option("--provider-option", o->provider_options,
+                  "an execution provider's option EP:KEY=VALUE (repeatable), e.g. "
+                  "openvino:load_config='{\"CPU\":{\"INFERENCE_PRECISION_HINT\":\"f32\"}}'");
+}
+
+void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs) {
+  app->add_option("--ep-library", *specs,
+                  "register a plugin execution provider library NAME=PATH (repeatable; docs/providers.md)");
+}
+
+Status UseEpLibraries(const std::vector<std::string>& specs) {
+  for (const std::string& spec : specs) {
+    PARITY_ASSIGN_OR_RETURN(ort::EpLibrary lib, ort::ParseEpLibrary(spec, "--ep-library"));
+    ort::AddEpLibrary(std::move(lib));
+  }
+  return {};
+}
+
+// EP:KEY=VALUE into config.provider_options.
+Status AddProviderOption(const std::string& spec, RunConfig& config) {
+  const size_t colon = spec.find(':');
+  const size_t eq = spec.find('=', colon == std::string::npos ? 0 : colon);
+  if (colon == std::string::npos || colon == 0 || eq == std::string::npos || eq == colon + 1)
+    return InvalidArgument(fmt::format("--provider-option '{}': expected EP:KEY=VALUE", spec));
+  config.provider_options[spec.substr(0, colon)][spec.substr(colon + 1, eq - colon - 1)] = spec.substr(eq + 1);
+  return {};
 }
 
 Result<RunConfig> ConfigFromLevelOrFile(const std::string& spec, std::string_view option, ConfigOrigin origin) {
@@ -98,6 +128,13 @@ Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& defau
       return InvalidArgument(fmt::format("--session-config '{}': expected KEY=VALUE", entry));
     config.session_entries[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
+  for (const auto& spec : o.provider_options) PARITY_RETURN_IF_ERROR(AddProviderOption(spec, config));
+  for (const auto& [name, values] : config.provider_options)
+    if (std::find(config.providers.begin(), config.providers.end(), name) == config.providers.end())
+      return InvalidArgument(fmt::format("--provider-option: options for '{}', which is not among the providers ({}); "
+                                         "add --providers {}",
+                                         name, fmt::join(config.providers, ","), name));
+  PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries));
   return config;
 }
 

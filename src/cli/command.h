@@ -28,7 +28,8 @@ const CLI::Validator& Positive();
 
 // The shared config option group (docs/contract.md (""config"")): --config FILE, --opt,
 // --providers, --threads, --inter-threads, --parallel, --disable-optimizer,
-// --session-config KEY=VALUE. Call ResolveConfig after parsing.
+// --session-config KEY=VALUE, --ep-library NAME=PATH, --provider-option
+// EP:KEY=VALUE. Call ResolveConfig after parsing.
 struct ConfigOptions {
   std::string config_file;
   std::string opt;
@@ -38,6 +39,8 @@ struct ConfigOptions {
   bool parallel = false;
   std::vector<std::string> disabled_optimizers;
   std::vector<std::string> session_entries;
+  std::vector<std::string> ep_libraries;      // --ep-library NAME=PATH
+  std::vector<std::string> provider_options;  // --provider-option EP:KEY=VALUE
   // kStored for a config file that travels with a repro (locate --target):
   // it may not name files to write (docs/security.md).
   ConfigOrigin origin = ConfigOrigin::kUser;
@@ -45,6 +48,15 @@ struct ConfigOptions {
 void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& default_opt);
 // The config file first, then each flag given on the command line on top.
 Result<RunConfig> ResolveConfig(const ConfigOptions& options, const std::string& default_opt);
+
+// --ep-library NAME=PATH (repeatable) on a command that runs no config of its
+// own options group (env, bench); AddConfigOptions adds it too.
+void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs);
+// Hands each NAME=PATH to the ORT adapter (registered on first need).
+Status UseEpLibraries(const std::vector<std::string>& specs);
+
+// --provider-option EP:KEY=VALUE into config.provider_options.
+Status AddProviderOption(const std::string& spec, RunConfig& config);
 
 // A config given as one value: a level name (disable, basic, extended, all)
 // or a JSON file (docs/config.md). Errors name `option`.

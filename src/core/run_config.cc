@@ -74,6 +74,37 @@ Result<std::map<std::string, std::string>> GetEntries(std::string_view key, cons
   return out;
 }
 
+// "providers": names, or {"name": ..., "options": {...}} objects.
+Status GetProviders(const json& v, RunConfig& config) {
+  if (!v.is_array()) return WrongType("providers", "an array of names or {\"name\", \"options\"} objects", v);
+  config.providers.clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    const std::string key = fmt::format("providers[{}]", i);
+    if (v[i].is_string()) {
+      config.providers.push_back(v[i].get<std::string>());
+      continue;
+    }
+    if (!v[i].is_object()) return WrongType(key, "a name or an object", v[i]);
+    std::string name;
+    for (const auto& [k, value] : v[i].items()) {
+      if (k == "name") {
+        PARITY_ASSIGN_OR_RETURN(name, GetString(key + ".name", value));
+      } else if (k != "options") {
+        return InvalidArgument(fmt::format("config key '{}.{}': unknown; expected name or options", key, k));
+      }
+    }
+    if (name.empty()) return InvalidArgument(fmt::format("config key '{}': needs a \"name\"", key));
+    if (v[i].contains("options")) {
+      PARITY_ASSIGN_OR_RETURN(auto options, GetEntries(key + ".options", v[i]["options"]));
+      if (!options.empty()) config.provider_options[name] = std::move(options);
+    }
+    config.providers.push_back(name);
+  }
+  if (config.providers.empty())
+    return InvalidArgument("config key 'providers': expected at least one execution provider");
+  return {};
+}
+
 }  // namespace
 
 std::string_view OptLevelName(OptLevel level) {
@@ -107,8 +138,20 @@ std::string RunConfig::Label() const {
   if (inter_op_threads != 0) parts.push_back(fmt::format("inter_threads={}", inter_op_threads));
   if (parallel_execution) parts.push_back("parallel");
   for (const auto& [key, value] : session_entries) parts.push_back(fmt::format("{}={}", key, value));
-  if (providers != std::vector<std::string>{"cpu"})
-    parts.push_back(fmt::format("{}", fmt::join(providers, ",")));
+  if (providers != std::vector<std::string>{"cpu"}) {
+    std::vector<std::string> names;
+    for (const std::string& name : providers) {
+      auto it = provider_options.find(name);
+      if (it == provider_options.end()) {
+        names.push_back(name);
+        continue;
+      }
+      std::vector<std::string> kv;
+      for (const auto& [key, value] : it->second) kv.push_back(fmt::format("{}={}", key, value));
+      names.push_back(fmt::format("{}[{}]", name, fmt::join(kv, ",")));
+    }
+    parts.push_back(fmt::format("{}", fmt::join(names, ",")));
+  }
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
@@ -149,6 +192,16 @@ Status CheckStored(const RunConfig& config) {
       return InvalidArgument("config key 'disable_optimizers': a name is not printable ASCII or holds ';'");
   for (const std::string& name : config.providers)
     if (!Printable(name)) return InvalidArgument("config key 'providers': a name is not printable ASCII");
+  for (const auto& [name, options] : config.provider_options)
+    for (const auto& [key, value] : options) {
+      const bool known = std::find(std::begin(kStoredProviderOptionKeys), std::end(kStoredProviderOptionKeys),
+                                   key) != std::end(kStoredProviderOptionKeys);
+      if (!known || !Printable(value) || (key == "load_config" && !value.starts_with("{")))
+        return InvalidArgument(fmt::format(
+            "config key 'providers' ({} option '{}'): not allowed in a stored config (baseline manifest, repro "
+            "target); only options that cannot name a file are (docs/security.md)",
+            Printable(name) ? name : "(unprintable)", Printable(key) ? key : "(unprintable)"));
+    }
   return {};
 }
 
@@ -163,9 +216,7 @@ Result<RunConfig> RunConfigFromJson(const json& j, ConfigOrigin origin) {
       PARITY_ASSIGN_OR_RETURN(std::string name, GetString(key, value));
       PARITY_ASSIGN_OR_RETURN(config.opt_level, WithContext(OptLevelFromName(name), "config key 'opt'"));
     } else if (key == "providers") {
-      PARITY_ASSIGN_OR_RETURN(config.providers, GetStringList(key, value));
-      if (config.providers.empty())
-        return InvalidArgument("config key 'providers': expected at least one execution provider");
+      PARITY_RETURN_IF_ERROR(GetProviders(value, config));
     } else if (key == "intra_op_threads") {
       PARITY_ASSIGN_OR_RETURN(config.intra_op_threads, GetThreads(key, value));
     } else if (key == "inter_op_threads") {
@@ -199,9 +250,18 @@ Result<RunConfig> RunConfigFromJson(const json& j, ConfigOrigin origin) {
 }
 
 json RunConfigToJson(const RunConfig& config) {
+  json providers = json::array();
+  for (const std::string& name : config.providers) {
+    auto it = config.provider_options.find(name);
+    if (it == config.provider_options.end()) {
+      providers.push_back(name);
+    } else {
+      providers.push_back({{"name", name}, {"options", it->second}});
+    }
+  }
   json j = {
       {"opt", std::string(OptLevelName(config.opt_level))},
-      {"providers", config.providers},
+      {"providers", providers},
       {"intra_op_threads", config.intra_op_threads},
       {"inter_op_threads", config.inter_op_threads},
       {"execution_mode", config.parallel_execution ? "parallel" : "sequential"},

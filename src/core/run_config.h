@@ -22,7 +22,10 @@ Result<OptLevel> OptLevelFromName(std::string_view name);
 
 struct RunConfig {
   OptLevel opt_level = OptLevel::kDisable;
-  std::vector<std::string> providers = {"cpu"};  // "cpu", "cuda", "tensorrt", ...
+  std::vector<std::string> providers = {"cpu"};  // "cpu", "cuda", "tensorrt", "openvino", ...
+  // Options per provider, keyed by the name as written in `providers`
+  // ("openvino" -> {"load_config": "{...}"}); ORT takes every value as a string.
+  std::map<std::string, std::map<std::string, std::string>> provider_options;
   int intra_op_threads = 0;                      // 0: ORT's default
   int inter_op_threads = 0;
   bool parallel_execution = false;                     // ORT_PARALLEL vs ORT_SEQUENTIAL
@@ -45,6 +48,13 @@ enum class ConfigOrigin { kUser, kStored };
 
 // Session config entries a stored config may carry: each only changes how
 // ORT computes (threads, spinning, denormals, fusion switches), none names a file.
+// Provider options a stored config may carry (as with session entries: none
+// names a file; OpenVINO's load_config only as inline JSON, starting with '{').
+inline constexpr std::string_view kStoredProviderOptionKeys[] = {
+    "device_type", "precision", "num_of_threads", "num_streams", "load_config", "enable_qdq_optimizer",
+    "disable_dynamic_shapes", "device_id", "cudnn_conv_algo_search", "use_tf32", "do_copy_in_default_stream",
+};
+
 inline constexpr std::string_view kStoredSessionConfigKeys[] = {
     "session.intra_op.allow_spinning",
     "session.inter_op.allow_spinning",
@@ -76,6 +86,8 @@ int MaxStoredThreads();
 // {"opt": "all", "providers": ["cpu"], "intra_op_threads": 1, "inter_op_threads": 0,
 //  "execution_mode": "sequential"|"parallel", "disable_optimizers": ["BiasGeluFusion"],
 //  "session_config": {"key": "value"}, "optimized_model_path": "opt.onnx"}
+// A "providers" element is a name or {"name": "openvino", "options": {"load_config": "..."}}
+// (option values: strings, numbers or booleans, as session_config's).
 // Every key is optional (defaults as in RunConfig). session_config values may
 // be strings, numbers or booleans (ORT takes them as strings). Unknown keys and
 // wrong types are kInvalidArgument errors naming the key and the expected type.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_config.h"
 #include "core/status.h"
 
 namespace parity::ort {
@@ -16,6 +17,14 @@ namespace parity::ort {
 // provider this ORT build lacks, naming the available ones. CPU is ORT's
 // implicit fallback: it is only registered explicitly when listed ahead of
 // another provider. May throw Ort::Exception.
-Status AppendProviders(Ort::SessionOptions& options, const std::vector<std::string>& providers);
+// A provider ORT does not have built in is looked up among the EP devices of
+// the plugin libraries (ep_libraries.h), registered on first need, by ORT's EP
+// name or by the library's registration name, and appended with
+// SessionOptionsAppendExecutionProvider_V2 and its config.provider_options.
+Status AppendProviders(Ort::SessionOptions& options, const RunConfig& config);
+
+// The EP names a registered plugin library brought (ep_libraries.cc); empty
+// when `name` is not a registered library.
+std::vector<std::string> EpNamesOfLibrary(const std::string& name);
 
 }  // namespace parity::ort

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
 #include <cstdio>
 #include <unordered_map>
@@ -88,6 +90,12 @@ void LogCapture::Append(const char* message) {
 }
 
 std::string OrtVersion() { return Ort::GetVersionString(); }
+
+std::string OrtLibraryPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return "";
+  return info.dli_fname;
+}
 
 std::vector<std::string> AvailableProviders() {
   try {

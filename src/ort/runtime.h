@@ -13,6 +13,10 @@ namespace parity::ort {
 // The linked ORT's version string, e.g. "1.29.0".
 std::string OrtVersion();
 
+// The libonnxruntime file the process runs (where OrtGetApiBase lives);
+// empty when the loader cannot say.
+std::string OrtLibraryPath();
+
 // Execution providers compiled into the linked ORT, by ORT's names
 // ("CPUExecutionProvider", "CUDAExecutionProvider", ...), in ORT's priority
 // order. CPU is always present.

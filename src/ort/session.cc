@@ -49,6 +49,28 @@ void AppendOptimizerNames(std::string_view list, std::vector<std::string>& out) 
   }
 }
 
+constexpr char kRecordAssignmentKey[] = "session.record_ep_graph_assignment_info";
+
+bool RecordsAssignment(const RunConfig& config) { return config.providers != std::vector<std::string>{"cpu"}; }
+
+// Which EP took which node; empty when ORT cannot say (an older ORT).
+std::vector<EpAssignment> ReadAssignment(const Ort::Session& session) {
+  std::vector<EpAssignment> out;
+  try {
+    for (const Ort::ConstEpAssignedSubgraph& sub : session.GetEpGraphAssignmentInfo()) {
+      EpAssignment a{.ep = sub.GetEpName()};
+      for (const Ort::ConstEpAssignedNode& node : sub.GetNodes()) {
+        a.nodes.push_back(node.GetName());
+        a.op_types.push_back(node.GetOperatorType());
+      }
+      out.push_back(std::move(a));
+    }
+  } catch (const Ort::Exception&) {
+    return {};
+  }
+  return out;
+}
+
 // Fills `options` from the config. May throw Ort::Exception (for example a
 // session config entry ORT rejects).
 Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::SessionOptions& options) {
@@ -74,7 +96,8 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
   if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
-  return AppendProviders(options, config.providers);
+  if (RecordsAssignment(config)) options.AddConfigEntry(kRecordAssignmentKey, "1");
+  return AppendProviders(options, config);
 }
 
 TensorInfo ReadInfo(const std::string& name, const Ort::TypeInfo& type) {
@@ -162,6 +185,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
       impl->modified_optimizers = ModifiedOptimizers(impl->optimizer_log);
     }
     impl->profiling = !extras.profile_prefix.empty();
+    if (RecordsAssignment(config)) impl->ep_assignment = ReadAssignment(impl->session);
 
     const std::vector<std::string> input_names = impl->session.GetInputNames();
     for (size_t i = 0; i < input_names.size(); ++i)
@@ -198,6 +222,7 @@ std::vector<std::string> Session::output_names() const {
 }
 
 double Session::creation_ms() const { return impl_->creation_ms; }
+const std::vector<EpAssignment>& Session::ep_assignment() const { return impl_->ep_assignment; }
 const std::vector<std::string>& Session::optimizer_log() const { return impl_->optimizer_log; }
 const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
 

@@ -48,6 +48,15 @@ struct SessionExtras {
   std::string profile_prefix;
 };
 
+// The nodes one EP took, from ORT's own assignment
+// (Session_GetEpGraphAssignmentInfo): a compiling EP (OpenVINO) reports one
+// entry per compiled subgraph, a kernel EP (CPU) one entry per node.
+struct EpAssignment {
+  std::string ep;                     // "OpenVINOExecutionProvider", "CPUExecutionProvider"
+  std::vector<std::string> nodes;     // node names, in ORT's order
+  std::vector<std::string> op_types;  // beside `nodes`
+};
+
 class Session {
  public:
   // Loads the model under `config`. Errors keep ORT's message (callers add the
@@ -76,6 +85,10 @@ class Session {
   const std::vector<TensorInfo>& outputs() const;
   std::vector<std::string> input_names() const;
   std::vector<std::string> output_names() const;
+
+  // Which EP took which nodes; recorded only when the config names a
+  // provider other than CPU (empty otherwise, or when this ORT cannot say).
+  const std::vector<EpAssignment>& ep_assignment() const;
 
   // Wall time of ORT's session construction (load + optimize + prepare), ms.
   double creation_ms() const;

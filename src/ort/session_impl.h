@@ -19,6 +19,7 @@ struct Session::Impl {
   std::vector<std::string> optimizer_log;
   std::vector<std::string> modified_optimizers;
   bool profiling = false;
+  std::vector<EpAssignment> ep_assignment;
 };
 
 }  // namespace parity::ort

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "report/ep_report.h"
 #include "report/ansi.h"
 #include "report/text_escape.h"
 #include "report/check_summary.h"
@@ -31,6 +32,24 @@ const char* StatusColor(Verdict s) {
 std::string Bytes(int64_t b) {
   if (b <= 0) return "n/a";
   return fmt::format("{:.1f} MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+namespace {
+
+// One line per config's latency, the non-deterministic ones marked.
+template <typename Paint>
+std::string LatencyLines(const CheckReport& r, const Paint& paint) {
+  std::string out;
+  for (const auto& p : r.performance)
+    out += fmt::format(
+        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
+        "peak RSS {}{}\n",
+        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
+        p.session_creation_ms, Bytes(p.peak_rss_bytes),
+        p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
+  return out;
 }
 
 }  // namespace
@@ -106,16 +125,12 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), ConsoleName(s->name),
                          s->error);
   }
+  if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
+  for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
   out += FormatTop1(r.top1);
-  for (const auto& p : r.performance)
-    out += fmt::format(
-        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
-        "peak RSS {}{}\n",
-        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
-        p.session_creation_ms, Bytes(p.peak_rss_bytes),
-        p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
+  out += LatencyLines(r, paint);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/run/environment_json.h"
+#include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/inspect_json.h"
 #include "report/json_helpers.h"
@@ -215,6 +216,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"quant", r.quant ? QuantReportToJson(*r.quant) : json(nullptr)},
           {"top1", Top1ToJson(r.top1)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
+          {"target_assignment", AssignmentToJson(r.target_assignment)},
+          {"arithmetic", ArithmeticToJson(r.arithmetic)},
           {"notes", r.notes}};
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/ep_report.h"
 #include "report/console_table.h"
 #include "report/check_summary.h"
 #include "report/html_internal.h"
@@ -57,7 +58,12 @@ std::string VerdictSection(const CheckReport& r) {
   s += "<div class=\"stages\">";
   for (const auto& st : r.stages)
     s += fmt::format("<span class=\"stage-chip\">{} {}</span>", Esc(st.name), Pill(CheckVerdictName(st.status)));
-  s += "</div>\n</div>\n</section>\n";
+  s += "</div>\n";
+  if (r.arithmetic)
+    s += fmt::format("<div class=\"why\" id=\"arithmetic\"><b>Why:</b> {}</div>\n", Esc(ArithmeticLine(*r.arithmetic)));
+  for (const std::string& line : AssignmentLines(r.target_assignment))
+    s += fmt::format("<div class=\"ep mono\">target EP: {}</div>\n", Esc(line));
+  s += "</div>\n</section>\n";
   return s;
 }
 

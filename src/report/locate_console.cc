@@ -1,6 +1,7 @@
 // Console writer of the locate report: what a person reads first.
 #include <fmt/format.h>
 
+#include "report/ep_report.h"
 #include "report/locate_report.h"
 #include "report/text_escape.h"
 #include "report/quant_report.h"
@@ -81,6 +82,8 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     if (!n.note.empty()) fmt::print(out, "    {}\n", n.note);
   }
   if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
+  for (const std::string& line : AssignmentLines(r.target_assignment)) fmt::print(out, "  target EP: {}\n", line);
+  if (r.arithmetic) fmt::print(out, "  why: {}\n", ArithmeticLine(*r.arithmetic));
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }

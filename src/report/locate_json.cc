@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
@@ -57,16 +58,16 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["model"] = r.model;
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;
-  json reference = RunConfigToJson(r.reference);
-  reference["kind"] = ReferenceKindName(r.reference_kind);
-  reference["label"] = r.reference.Label();
-  j["reference"] = reference;
-  json target = RunConfigToJson(r.target);
-  target["label"] = r.target.Label();
-  j["target"] = target;
+  j["reference"] = RunConfigToJson(r.reference);
+  j["reference"]["kind"] = ReferenceKindName(r.reference_kind);
+  j["reference"]["label"] = r.reference.Label();
+  j["target"] = RunConfigToJson(r.target);
+  j["target"]["label"] = r.target.Label();
   j["observer_check"] = r.observer_check;
   j["observer_mode"] = r.observer_mode;
   j["observer_notes"] = r.observer_notes;
+  j["target_assignment"] = AssignmentToJson(r.target_assignment);
+  j["arithmetic"] = ArithmeticToJson(r.arithmetic);
   j["summary"] = {{"original_nodes", r.original_nodes},
                   {"optimized_nodes", r.optimized_nodes},
                   {"fused_nodes", r.fused_nodes.size()},

@@ -5,6 +5,7 @@
 #include "engine/check/check.h"
 
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -251,6 +252,23 @@ Status CheckReferenceKinds(const CheckOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// The arithmetic of the failing output with the lowest SNR (the clearest
+// error pattern), or none when no output failed.
+std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target) {
+  const TensorComparison* worst = nullptr;
+  for (const SampleResult& s : r.samples)
+    for (const OutputResult& out : s.outputs)
+      if (out.comparison.status == Verdict::kFail && std::isfinite(out.comparison.metrics.snr_db) &&
+          (worst == nullptr || out.comparison.metrics.snr_db < worst->metrics.snr_db))
+        worst = &out.comparison;
+  if (worst == nullptr) return std::nullopt;
+  return DiagnoseArithmetic(worst->metrics.snr_db, target, CurrentEnvironment());
+}
+
+}  // namespace
+
 Result<CheckReport> RunCheck(const CheckOptions& o) {
   PARITY_RETURN_IF_ERROR(CheckReferenceKinds(o));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
@@ -306,6 +324,8 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageNumerics);
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
+  if (ctx.target) r.target_assignment = ctx.target->ep_assignment();
+  r.arithmetic = WorstArithmetic(r, o.target);
   timed(StageRuntime);
   timed(StageRobustness);
   // The check's two sessions (each with its own copy of the weights) are

@@ -16,9 +16,11 @@
 #include "engine/bench/latency_stats.h"
 #include "engine/locate/locate_result.h"
 #include "engine/quant/top1.h"
+#include "engine/run/arithmetic.h"
 #include "engine/run/environment.h"
 #include "engine/torch/torch_compare.h"
 #include "onnx/inspect.h"
+#include "ort/session.h"
 
 namespace parity {
 
@@ -111,6 +113,11 @@ struct CheckReport {
   // reference over every sample of the numerics stage (engine/quant/top1.h).
   std::vector<Top1Agreement> top1;
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
+  // Which EP took which nodes of the target (ORT's assignment; empty for a
+  // CPU-only target), and the arithmetic the worst failing output's error
+  // is consistent with (engine/run/arithmetic.h), when an output failed.
+  std::vector<ort::EpAssignment> target_assignment;
+  std::optional<ArithmeticVerdict> arithmetic;
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 
   // Samples ORT refused or raised on without that being a failure: a

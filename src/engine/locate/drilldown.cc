@@ -2,6 +2,8 @@
 // culprit region, run under both configs, narrowed step by step.
 #include "engine/locate/drilldown.h"
 
+#include "engine/run/compiled_plan.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -165,6 +167,13 @@ Result<DrillResult> DrillDown(const RegionModels& region, const ErrorSummary& lo
   // 1. The groups: the target's plan of the region without layout renaming.
   RunConfig grouping = o.target;
   grouping.optimized_model_path.clear();
+  if (PlansFromAssignment(grouping)) {
+    // A compiling EP (OpenVINO) shows no groups of its own: CPU's fused
+    // groups of the same region stand in for them (the halves still run on
+    // the target's EP).
+    grouping.providers = {"cpu"};
+    grouping.provider_options.clear();
+  }
   for (const auto& name : o.layout_optimizers)
     if (std::find(grouping.disabled_optimizers.begin(), grouping.disabled_optimizers.end(), name) ==
         grouping.disabled_optimizers.end())

@@ -18,7 +18,8 @@ ErrorSummary Summarize(const std::string& name, const JudgedTensor& j) {
           .max_rel = j.metrics.max_rel,
           .mismatches = j.metrics.mismatches,
           .score = j.score,
-          .pass = j.reason.empty()};
+          .pass = j.reason.empty(),
+          .snr_db = j.metrics.snr_db};
 }
 
 void KeepWorst(ErrorSummary& worst, const ErrorSummary& c) {

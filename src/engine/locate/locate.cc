@@ -128,6 +128,7 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
                           CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
                                                scratch / "target_optimized.onnx", o.ablation));
   LocatePlan p{.target = std::move(target_plan)};
+  report.target_assignment = p.target.session.ep_assignment();
   ++report.sessions_created;
   report.original_nodes = m.target_view().nodes.size();
   report.optimized_nodes = p.target.optimized_view.nodes.size();

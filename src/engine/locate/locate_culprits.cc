@@ -6,6 +6,8 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/run/arithmetic.h"
+#include "engine/run/environment.h"
 #include "engine/locate/ablation.h"
 #include "engine/locate/drilldown.h"
 #include "engine/locate/local_error.h"
@@ -42,7 +44,8 @@ ErrorSummary SummaryOf(const std::string& tensor, const LocateTensor& e) {
           .max_rel = e.metrics->max_rel,
           .mismatches = e.metrics->mismatches,
           .score = e.score,
-          .pass = e.status != Verdict::kFail};
+          .pass = e.status != Verdict::kFail,
+          .snr_db = e.metrics->snr_db};
 }
 
 std::string RegionLabel(const LocateOptions& o, const std::string& fused_node) {
@@ -145,6 +148,9 @@ struct Measured {
 // More than one computing optimized node: the region may hold several fused
 // groups (an NCHWc chain), worth a drill-down.
 bool MayHoldSeveralGroups(const FusedRegion& r) {
+  // A subgraph a compiling EP took (OpenVINO) is one node over many.
+  for (const auto& op : r.op_types)
+    if (op.ends_with("ExecutionProvider")) return r.covers.size() > 1;
   size_t computing = 0;
   for (const auto& op : r.op_types)
     computing += op != "ReorderInput" && op != "ReorderOutput" && op != "Reshape" && op != "Transpose" &&
@@ -187,6 +193,10 @@ Status Narrow(Context& ctx, Measured& m) {
     c.fused_node = d.group.nodes[d.group.MainNode()];
     c.op_type = d.group.OpSummary();
     c.fused = !d.group.unchanged;
+    // A compiling EP names its subgraph, not a node: name the group's
+    // first node inside it instead, and keep the EP as its op.
+    if (c.op_type.ends_with("ExecutionProvider") && !c.covers.empty())
+      c.fused_node = c.covers.front();
   }
   c.inherited = {};  // the cut tensors are not observed in the target trace
   for (const auto& t : c.inputs)
@@ -350,6 +360,9 @@ Status FindCulprits(Context& ctx) {
   if (o.ablation) PARITY_RETURN_IF_ERROR(AblateCulprits(ctx, measured));
   if (!o.repro_dir.empty()) PARITY_RETURN_IF_ERROR(WriteReproduction(ctx, measured));
   for (auto& m : measured) ctx.report.culprits.push_back(std::move(m.culprit));
+  if (!ctx.report.culprits.empty())
+    ctx.report.arithmetic =
+        DiagnoseArithmetic(ctx.report.culprits.front().local.snr_db, ctx.report.target, CurrentEnvironment());
   return {};
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@
 #include "core/run_config.h"
 #include "engine/load/reference.h"
 #include "engine/quant/quant_result.h"
+#include "engine/run/arithmetic.h"
+#include "ort/session.h"
 
 namespace parity {
 
@@ -29,6 +32,7 @@ struct ErrorSummary {
   int64_t mismatches = 0;
   double score = 0;
   bool pass = true;
+  double snr_db = std::numeric_limits<double>::infinity();  // the error pattern (engine/run/arithmetic.h)
 };
 
 struct LocateFusedNode {
@@ -135,6 +139,11 @@ struct LocateReport {
   std::vector<std::string> notes;
   int sessions_created = 0;
   double wall_ms = 0;
+  // Which EP took which nodes of the target (ORT's assignment; empty for a
+  // CPU-only target), and the arithmetic the top culprit's local error is
+  // consistent with (engine/run/arithmetic.h).
+  std::vector<ort::EpAssignment> target_assignment;
+  std::optional<ArithmeticVerdict> arithmetic;
 
   size_t CountStatus(Verdict v) const {
     size_t n = 0;

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/build_info.h"
+#include "ort/ep_libraries.h"
 #include "ort/runtime.h"
 
 namespace parity {
@@ -45,7 +46,18 @@ Environment Collect() {
   e.ort_version = ort::OrtVersion();
   e.onnx_version = PARITY_ONNX_VERSION;
   e.compiler = PARITY_COMPILER;
+  e.ort_library = ort::OrtLibraryPath();
   e.providers = ort::AvailableProviders();
+  for (const ort::EpLibrary& lib : ort::EpLibraries()) e.ep_libraries.push_back({lib.name, lib.path, lib.origin});
+  if (auto devices = ort::EpDevices()) {
+    for (const ort::EpDeviceInfo& d : *devices) {
+      auto caps = d.metadata.find("OPTIMIZATION_CAPABILITIES");
+      e.ep_devices.push_back({d.ep_name, d.ep_vendor, d.device_type, d.library,
+                              caps == d.metadata.end() ? "" : caps->second});
+    }
+  } else {
+    e.ep_error = devices.error().message();
+  }
   e.cpu = ReadCpuModel();
   e.cpu_count = static_cast<int>(std::thread::hardware_concurrency());
   e.os = ReadOs();

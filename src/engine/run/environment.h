@@ -9,9 +9,23 @@
 
 namespace parity {
 
+// A plugin EP library parity registers (ort/ep_libraries.h), and the EP
+// devices of the process's ORT environment.
+struct EpLibraryFact {
+  std::string name, path, origin;
+};
+struct EpDeviceFact {
+  std::string ep_name, ep_vendor, device_type, library;
+  std::string capabilities;  // OPTIMIZATION_CAPABILITIES when the EP says ("BF16 FP32 FP16 ..."), else empty
+};
+
 struct Environment {
   std::string parity_version;
   std::string ort_version;
+  std::string ort_library;  // the libonnxruntime file that ran
+  std::vector<EpLibraryFact> ep_libraries;
+  std::vector<EpDeviceFact> ep_devices;
+  std::string ep_error;  // a plugin library that failed to register, else empty
   std::string onnx_version;
   std::string compiler;
   std::vector<std::string> providers;

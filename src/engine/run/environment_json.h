@@ -13,7 +13,10 @@
 namespace parity {
 
 // {"parity_version", "ort_version", "onnx_version", "compiler", "providers",
-// "cpu", "cpu_count", "os", "memory_bytes", "hostname"}. Never fails.
+// "cpu", "cpu_count", "os", "memory_bytes", "hostname", "ort_library",
+// "ep_libraries": [{"name", "path", "origin"}], "ep_devices": [{"ep_name",
+// "ep_vendor", "device_type", "library", "capabilities"}], "ep_error" (only
+// when a plugin library failed)}. Never fails.
 nlohmann::json EnvironmentToJson(const Environment& env);
 
 }  // namespace parity

@@ -96,6 +96,16 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
     return obs;
   }
 
+  // A compiling EP (OpenVINO) has no saved optimized model to fall back on
+  // (compiled_plan.h): the exposed observation is kept, and not trusted.
+  if (plan.optimized_path.empty()) {
+    obs.mode = ObserverMode::kExposed;
+    obs.notes.push_back("the target EP compiles subgraphs, so ORT saves no optimized model to fall back on; "
+                        "the exposed observation is kept (observer_check false)");
+    PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
+    return obs;
+  }
+
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
   obs.mode = ObserverMode::kOptimizedModel;
   PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));

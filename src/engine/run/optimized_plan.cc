@@ -1,5 +1,7 @@
 #include "engine/run/optimized_plan.h"
 
+#include "engine/run/compiled_plan.h"
+
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -20,6 +22,32 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+namespace {
+
+// A compiling EP: no optimized model to save; the plan is ORT's node
+// assignment (compiled_plan.h), and `optimized` stays empty.
+Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
+                                             RunConfig config, const std::string& label,
+                                             bool capture_optimizer_log) {
+  const std::string config_label = config.Label();
+  config.optimized_model_path.clear();
+  ort::SessionExtras extras;
+  extras.capture_optimizer_log = capture_optimizer_log;
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(model, config, extras),
+                                      fmt::format("{} [{}]", label, config_label)));
+  if (session.ep_assignment().empty())
+    return Unsupported(fmt::format("{} [{}]: this ONNX Runtime does not say which EP took which node "
+                                   "(Session_GetEpGraphAssignmentInfo, ORT >= 1.24)",
+                                   label, config_label));
+  GraphView view = AssignedView(original, session.ep_assignment());
+  FusionMap map = BuildFusionMap(original, view);
+  std::vector<std::string> modified = session.modified_optimizers();
+  return PlannedSession{std::move(session), Model(), {}, std::move(view), std::move(map), std::move(modified)};
+}
+
+}  // namespace
+
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
@@ -33,6 +61,7 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
                                             const std::filesystem::path& optimized_path,
                                             bool capture_optimizer_log) {
   const std::string config_label = config.Label();  // as the caller gave it
+  if (PlansFromAssignment(config)) return CreateAssignedSession(model, original, config, label, capture_optimizer_log);
   config.optimized_model_path = optimized_path.string();
   // Only the graph's structure is read back: the weights go to a side file
   // (ORT resolves its name against the optimized model's directory) instead
@@ -60,6 +89,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
 }
 
 Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label) {
+  if (plan.optimized_path.empty())
+    return Unsupported(fmt::format("{}: the target EP compiles subgraphs, so ORT saves no optimized model to "
+                                   "observe instead",
+                                   label));
   auto m = Model::Load(plan.optimized_path);
   if (!m)
     return RuntimeError(

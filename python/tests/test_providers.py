@@ -1,0 +1,49 @@
+"""The OpenVINO plugin EP through the Python API (issue 24): parity.check with a
+config dict naming the provider and its options; the bf16 diagnosis in the
+report; the f32 hint passes. Skips where onnxruntime-ep-openvino is absent."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import parity
+
+F32 = '{"CPU":{"INFERENCE_PRECISION_HINT":"f32"}}'
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("onnxruntime_ep_openvino") is None,
+                                reason="onnxruntime-ep-openvino is not installed")
+
+
+@pytest.fixture(scope="module")
+def conv_relu(tmp_path_factory):
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = np.random.default_rng(0).standard_normal((16, 8, 3, 3)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"], name="relu")],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 32, 32])], [numpy_helper.from_array(w, "w")])
+    path = tmp_path_factory.mktemp("ep") / "conv_relu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9), path)
+    return path
+
+
+def _bf16_cpu():
+    import subprocess
+    from parity._cli import binary_path
+    return "capabilities BF16" in subprocess.run([binary_path(), "env"], capture_output=True, text=True).stdout
+
+
+def test_check_on_openvino_names_bf16_and_the_f32_hint_passes(conv_relu):
+    default = parity.check(conv_relu, config={"opt": "all", "providers": ["openvino"]}, runs=2)
+    assert default.data["target_assignment"][0]["ep"] == "OpenVINOExecutionProvider"
+    if _bf16_cpu():
+        assert not default.passed
+        assert default.data["arithmetic"]["arithmetic"] == "bf16"
+        assert "INFERENCE_PRECISION_HINT" in default.data["arithmetic"]["fix"]
+    f32 = parity.check(conv_relu, config={"opt": "all", "providers": [{"name": "openvino", "options": {"load_config": F32}}]},
+                       runs=2)
+    assert not [t for t in f32.data["failed_tests"] if t["id"].startswith("numerics.typical")]
+    assert f32.data["env"]["ep_devices"], "the report's env lists the EP devices"
