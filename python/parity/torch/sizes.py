@@ -71,15 +71,23 @@ def parse_sizes(specs, input_names):
 
 
 def make_like(reference, shape, generator):
-    """A random tensor of `shape` with reference's dtype: normal for floating
-    types, integers within reference's own range (token ids stay valid)."""
+    """A tensor of `shape` with reference's dtype: random normal for floating
+    types; for integer and bool inputs (token ids, attention masks) the traced
+    values tiled and cropped to the new shape, so a mask keeps its pattern. A
+    random 0/1 mask can mask a whole row (GPT-2's first position), where
+    PyTorch and ONNX Runtime legitimately differ, and would be a false alarm."""
     if reference.is_floating_point():
         return torch.randn(*shape, generator=generator).to(reference.dtype)
-    if reference.dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=generator).bool()
-    low = int(reference.min()) if reference.numel() else 0
-    high = int(reference.max()) + 1 if reference.numel() else 10
-    return torch.randint(low, max(high, low + 1), shape, generator=generator).to(reference.dtype)
+    if reference.dim() != len(shape) or reference.numel() == 0:
+        low = int(reference.min()) if reference.numel() else 0
+        high = int(reference.max()) + 1 if reference.numel() else 10
+        return torch.randint(low, max(high, low + 1), shape, generator=generator).to(reference.dtype)
+    t = reference
+    for axis, size in enumerate(shape):
+        reps = [1] * t.dim()
+        reps[axis] = -(-size // t.shape[axis])
+        t = t.repeat(*reps).narrow(axis, 0, size)
+    return t.clone()
 
 
 def sized_args(args, input_names, shapes, seed):

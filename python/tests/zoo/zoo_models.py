@@ -117,7 +117,11 @@ ZOO = {m.name: m for m in (
     ZooModel("mobilevit_xxs", _timm("mobilevit_xxs"), _images(64), ("images",), ("logits",), None,
              "timm MobileViT: convolutions and transformer blocks (unfold/fold of patches)"),
     ZooModel("yolo_like", _own(models.YoloLike), lambda: models.YoloLike.make_inputs(0),
-             ("images",), ("p3", "p4", "p5"), {"images": {0: "batch", 2: "height", 3: "width"}},
+             ("images",), ("p3", "p4", "p5"),
+             # The heads named per stride: left to TorchScript's own naming, p4 and p5 were declared
+             # with p3's symbols though they are 1/2 and 1/4 its size (check's declared_shapes finding).
+             {"images": {0: "batch", 2: "height", 3: "width"}, "p3": {0: "batch", 2: "h8", 3: "w8"},
+              "p4": {0: "batch", 2: "h16", 3: "w16"}, "p5": {0: "batch", 2: "h32", 3: "w32"}},
              "zoo.models.YoloLike: 3 heads, dynamic batch/height/width (multiples of 32)",
              lambda: models.YoloLike.make_inputs(1, batch=2, height=96, width=128)),
     ZooModel("tuple_twice", _own(models.TupleTwice), lambda: models.TupleTwice.make_inputs(0),
