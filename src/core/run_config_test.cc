@@ -116,8 +116,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{R"({"opt": 3})", "'opt': expected a string, got an integer"},
         BadCase{R"({"opt": "fast"})", "unknown optimization level 'fast'"},
-        BadCase{R"({"providers": "cpu"})", "'providers': expected an array of strings"},
-        BadCase{R"({"providers": ["cpu", 1]})", "'providers[1]': expected a string"},
+        BadCase{R"({"providers": "cpu"})", "'providers': expected an array of names or {\"name\", \"options\"} objects"},
+        BadCase{R"({"providers": ["cpu", 1]})", "'providers[1]': expected a name or an object, got an integer"},
         BadCase{R"({"providers": []})", "at least one execution provider"},
         BadCase{R"({"intra_op_threads": "2"})", "'intra_op_threads': expected a non-negative integer"},
         BadCase{R"({"inter_op_threads": -1})", "'inter_op_threads'"},
