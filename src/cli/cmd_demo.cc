@@ -66,6 +66,10 @@ Result<CheckReport> CheckCase(const std::string& title, const CheckOptions& opti
     report.model->path = Unstaged(report.model->path, staged);
     report.model->reference_model = Unstaged(report.model->reference_model, staged);
   }
+  if (report.locate) {
+    report.locate->model = Unstaged(report.locate->model, staged);
+    report.locate->target_model = Unstaged(report.locate->target_model, staged);
+  }
   PrintCheckSummary(report, stdout);
   PARITY_RETURN_IF_ERROR(WriteCheckReport(report, staged.path() / name));
   fmt::print("report: {}\n", (staged.target() / name / "report.html").string());

@@ -153,7 +153,8 @@ TEST(SecurityStaged, DemoInterruptedLeavesTheEarlierDemoWhole) {
   for (const char* f : {".parity-output", "models/conv_bn_relu.onnx", "models/residual_cnn_planted.onnx",
                         "conv_bn_relu/report.json", "planted_fault/report.html", "planted_fault/junit.xml"})
     EXPECT_TRUE(before.contains(f)) << f;
-  EXPECT_EQ(Read(out / "conv_bn_relu" / "report.json").find("parity-staging"), std::string::npos);
+  // The reports name the models where they are, not where they were staged.
+  for (const auto& [name, bytes] : before) EXPECT_EQ(bytes.find("parity-staging"), std::string::npos) << name;
   EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
 
   e2e::Child c = e2e::StartParity({"demo", "--out", out.string(), "--runs", "3000"});
