@@ -98,6 +98,16 @@ TEST(SecurityStaged, CheckReportIsWholeAndAnEarlierReportIsKeptOnFailure) {
   EXPECT_EQ(Snapshot(tmp / "report"), before);
   EXPECT_TRUE(fs::is_directory(tmp / "report" / "report.html"));
   EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+
+  // A symlink as DIR would be replaced by the new folder, not written through.
+  fs::remove_all(tmp / "report" / "report.html");
+  fs::create_directory_symlink(tmp / "report", tmp / "link");
+  before = Snapshot(tmp / "report");
+  r = RunParity({"check", (tmp / "m.onnx").string(), "--runs", "1", "--report", (tmp / "link").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("is a symbolic link"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_symlink(tmp / "link"));
+  EXPECT_EQ(Snapshot(tmp / "report"), before);
 }
 
 // locate --repro: complete after success; a second locate that fails half-way
