@@ -46,7 +46,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.locate_on_failure = !o.no_locate;
   // The report folder is checked before anything runs (docs/security.md).
   if (!o.report_dir.empty())
-    if (auto s = CheckOutputDir(o.report_dir, kReportKind); !s) return ReportError(s.error().With("--report"));
+    if (auto s = CheckReportDir(o.report_dir); !s) return ReportError(s.error());
   auto target = ResolveConfig(o.target, "all");
   if (!target) return ReportError(target.error());
   options.target = *target;

@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "core/output_dir.h"
+#include "core/staged_dir.h"
 #include "engine/check/check.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
@@ -40,13 +41,38 @@ Result<Model> PlantFault(const Model& model, const std::string& node, double fac
   return ScaleInitializer(model, graph.nodes[*index].inputs.at(1), factor);
 }
 
-// Runs check and writes its reports; returns the report.
-Result<CheckReport> CheckCase(const std::string& title, const CheckOptions& options, const fs::path& dir) {
+// Everything a demo folder holds besides its marker (CheckReplaceableOutputDir).
+constexpr std::string_view kDemoFiles[] = {
+    "models/conv_bn_relu.onnx",      "models/residual_cnn.onnx", "models/residual_cnn_planted.onnx",
+    "conv_bn_relu/.parity-output",   "conv_bn_relu/report.json", "conv_bn_relu/report.html",
+    "conv_bn_relu/junit.xml",        "planted_fault/.parity-output", "planted_fault/report.json",
+    "planted_fault/report.html",     "planted_fault/junit.xml"};
+
+// `path` under the staging folder, named where it will be once committed.
+std::string Unstaged(const std::string& path, const StagedDir& staged) {
+  const std::string from = staged.path().string();
+  if (!path.starts_with(from)) return path;
+  return staged.target().string() + path.substr(from.size());
+}
+
+// Runs check and writes its reports into `name` under the staging folder;
+// returns the report.
+Result<CheckReport> CheckCase(const std::string& title, const CheckOptions& options, const StagedDir& staged,
+                              const std::string& name) {
   fmt::print("\n== {}\n", title);
   PARITY_ASSIGN_OR_RETURN(CheckReport report, RunCheck(options));
+  // The report names the models where they will be, not in the staging folder.
+  if (report.model) {
+    report.model->path = Unstaged(report.model->path, staged);
+    report.model->reference_model = Unstaged(report.model->reference_model, staged);
+  }
+  if (report.locate) {
+    report.locate->model = Unstaged(report.locate->model, staged);
+    report.locate->target_model = Unstaged(report.locate->target_model, staged);
+  }
   PrintCheckSummary(report, stdout);
-  PARITY_RETURN_IF_ERROR(WriteCheckReport(report, dir));
-  fmt::print("report: {}\n", (dir / "report.html").string());
+  PARITY_RETURN_IF_ERROR(WriteCheckReport(report, staged.path() / name));
+  fmt::print("report: {}\n", (staged.target() / name / "report.html").string());
   return report;
 }
 
@@ -58,29 +84,32 @@ bool ReportNames(const CheckReport& report, const std::string& node) {
 
 int RunDemo(const DemoOptions& o) {
   const fs::path out(o.out);
-  // Only a new, empty or earlier demo folder is written (docs/security.md).
-  if (auto s = ClaimOutputDir(out, "parity.demo"); !s) return ReportError(s.error().With("--out"));
+  // Only a new, empty or earlier demo folder is replaced (docs/security.md),
+  // and only whole: everything goes to a staging folder beside it first.
+  auto staged = StageOutputDir(out, "parity.demo", kDemoFiles);
+  if (!staged) return ReportError(staged.error().With("--out"));
+  const fs::path models = staged->path() / "models";
   std::error_code ec;
-  fs::create_directories(out / "models", ec);
+  fs::create_directories(models, ec);
   if (ec) return ReportError(Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", o.out, ec.message())));
 
   // 1. The healthy seed model, as deployed.
-  const fs::path seed_path = out / "models" / "conv_bn_relu.onnx";
+  const fs::path seed_path = models / "conv_bn_relu.onnx";
   if (auto s = ConvBnRelu().Save(seed_path); !s) return ReportError(s.error());
   CheckOptions healthy;
   healthy.model_path = seed_path.string();
   healthy.target.opt_level = OptLevel::kAll;
   healthy.latency_runs = o.runs;
   auto seed_report = CheckCase("the seed's Conv+BN+ReLU at ORT `all` against the unfused run", healthy,
-                               out / "conv_bn_relu");
+                               *staged, "conv_bn_relu");
   if (!seed_report) return ReportError(seed_report.error());
 
   // 2. A planted fault, checked against the healthy model it derives from.
   const Model reference = ResidualCnn();
   auto planted = PlantFault(reference, kPlantedNode, kPlantedScale);
   if (!planted) return ReportError(planted.error());
-  const fs::path reference_path = out / "models" / "residual_cnn.onnx";
-  const fs::path planted_path = out / "models" / "residual_cnn_planted.onnx";
+  const fs::path reference_path = models / "residual_cnn.onnx";
+  const fs::path planted_path = models / "residual_cnn_planted.onnx";
   if (auto s = reference.Save(reference_path); !s) return ReportError(s.error());
   if (auto s = planted->Save(planted_path); !s) return ReportError(s.error());
   CheckOptions faulty = healthy;
@@ -89,8 +118,9 @@ int RunDemo(const DemoOptions& o) {
   auto planted_report = CheckCase(fmt::format("a residual CNN whose '{}' weights were scaled by {}, against the "
                                               "healthy model",
                                               kPlantedNode, kPlantedScale),
-                                  faulty, out / "planted_fault");
+                                  faulty, *staged, "planted_fault");
   if (!planted_report) return ReportError(planted_report.error());
+  if (auto s = staged->Commit(/*replace=*/true); !s) return ReportError(s.error().With("--out"));
 
   const bool seed_ok = seed_report->overall == Verdict::kPass;
   const bool fault_found = planted_report->overall == Verdict::kFail && ReportNames(*planted_report, kPlantedNode);

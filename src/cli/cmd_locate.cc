@@ -99,7 +99,7 @@ int RunLocate(const LocateCliOptions& o) {
   LocateOptions options;
   // The output folder is checked before anything runs (docs/security.md).
   if (!o.repro.empty())
-    if (auto s = CheckOutputDir(o.repro, kReproKind); !s) return ReportError(s.error().With("--repro"));
+    if (auto s = CheckReproDir(o.repro); !s) return ReportError(s.error());
   ConfigOptions config = o.config;
   if (!o.target_file.empty()) {
     config.config_file = o.target_file;

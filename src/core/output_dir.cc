@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <unordered_set>
 
 #include "core/atomic_file.h"
+#include "core/input_files.h"
 #include "core/regular_file.h"
 
 namespace parity {
@@ -40,6 +42,45 @@ Status ClaimOutputDir(const fs::path& dir, std::string_view kind) {
   // an input: it is left as it is.
   if (fs::exists(dir / kOutputMarker, ec)) return {};
   return WriteFileAtomic(dir / kOutputMarker, std::string(kind) + "\n");
+}
+
+Status CheckReplaceableOutputDir(const fs::path& dir, std::string_view kind, std::span<const std::string_view> files) {
+  PARITY_RETURN_IF_ERROR(CheckOutputDir(dir, kind));
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(dir, ec)))
+    return InvalidArgument(fmt::format(
+        "{}: is a symbolic link; parity puts the folder in place whole, so give the folder itself", dir.string()));
+  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return {};
+  std::unordered_set<std::string> listed{std::string(kOutputMarker)};
+  std::unordered_set<std::string> folders;
+  for (std::string_view f : files) {
+    listed.insert(std::string(f));
+    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
+  }
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    const fs::file_status st = it->symlink_status(ec);
+    if (fs::is_directory(st) && folders.contains(rel)) continue;
+    if (fs::is_regular_file(st) && listed.contains(rel)) {
+      // The marker was read by CheckOutputDir itself; any other listed file
+      // that is an input of this command is never deleted.
+      if (rel != kOutputMarker) PARITY_RETURN_IF_ERROR(CheckNotAnInput(it->path()));
+      continue;
+    }
+    return InvalidArgument(fmt::format(
+        "{}: '{}' is not a file parity writes there, and the folder is replaced whole; move it away or give "
+        "another folder",
+        dir.string(), rel));
+  }
+  if (ec) return InvalidArgument(fmt::format("{}: cannot list the folder: {}", dir.string(), ec.message()));
+  return {};
+}
+
+Result<StagedDir> StageOutputDir(const fs::path& dir, std::string_view kind, std::span<const std::string_view> files) {
+  PARITY_RETURN_IF_ERROR(CheckReplaceableOutputDir(dir, kind, files));
+  PARITY_ASSIGN_OR_RETURN(StagedDir staged, StagedDir::Create(dir));
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(staged.path() / kOutputMarker, std::string(kind) + "\n"));
+  return staged;
 }
 
 }  // namespace parity

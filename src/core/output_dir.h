@@ -7,8 +7,10 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string_view>
 
+#include "core/staged_dir.h"
 #include "core/status.h"
 
 namespace parity {
@@ -23,5 +25,21 @@ Status CheckOutputDir(const std::filesystem::path& dir, std::string_view kind);
 
 // CheckOutputDir, then creates `dir` if needed and writes the marker (whole).
 Status ClaimOutputDir(const std::filesystem::path& dir, std::string_view kind);
+
+// Whether `dir` may be replaced whole by output of `kind` that consists of
+// `files` (paths relative to dir, '/'-separated): CheckOutputDir, `dir` is
+// not a symbolic link, and a non-empty `dir` holds nothing but the marker,
+// `files` and their folders, none of them an input of this command, so that
+// replacing it deletes only what parity wrote there. Touches nothing.
+Status CheckReplaceableOutputDir(const std::filesystem::path& dir, std::string_view kind,
+                                 std::span<const std::string_view> files);
+
+// Folders written whole or not at all (core/staged_dir.h): checks
+// CheckReplaceableOutputDir, then makes the staging folder beside `dir` with
+// the marker of `kind` in it. The caller writes `files` into path() and calls
+// Commit(/*replace=*/true); an error or an interrupt before that leaves `dir`
+// as it was.
+Result<StagedDir> StageOutputDir(const std::filesystem::path& dir, std::string_view kind,
+                                 std::span<const std::string_view> files);
 
 }  // namespace parity

@@ -1,8 +1,6 @@
 #include "report/report_writer.h"
 
 #include <string>
-#include <system_error>
-#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/json_out.h"
@@ -13,6 +11,10 @@
 
 namespace parity {
 
+Status CheckReportDir(const std::filesystem::path& dir) {
+  return WithContext(CheckReplaceableOutputDir(dir, kReportKind, kReportFiles), "--report");
+}
+
 Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir) {
   // Everything is rendered before the first byte is written.
   const std::pair<const char*, std::string> files[] = {
@@ -20,27 +22,14 @@ Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& 
       {kReportHtmlName, CheckReportToHtml(report)},
       {kReportJUnitName, CheckReportToJUnit(report)},
   };
-
-  // Only a new, empty or earlier report folder is written (docs/security.md).
-  PARITY_RETURN_IF_ERROR(WithContext(ClaimOutputDir(dir, kReportKind), "--report"));
-  std::error_code ec;
-
-  std::vector<AtomicFile> pending;
-  for (const auto& [name, text] : files) {
-    auto file = AtomicFile::Create(dir / name);
-    if (!file) return std::unexpected(file.error().With("writing the report"));
-    PARITY_RETURN_IF_ERROR(file->Write(text));
-    pending.push_back(std::move(*file));
-  }
-  std::vector<std::filesystem::path> committed;
-  for (auto& file : pending) {
-    auto status = file.Commit();
-    if (!status) {
-      for (const auto& path : committed) std::filesystem::remove(path, ec);
-      return std::unexpected(status.error().With("writing the report"));
-    }
-    committed.push_back(file.path());
-  }
+  // Only a new, empty or earlier report folder is replaced (docs/security.md),
+  // and only whole: the files go to a staging folder beside it first.
+  auto staged = StageOutputDir(dir, kReportKind, kReportFiles);
+  if (!staged) return std::unexpected(staged.error().With("--report"));
+  for (const auto& [name, text] : files)
+    if (auto s = WriteFileAtomic(staged->path() / name, text); !s)
+      return std::unexpected(s.error().With("writing the report " + (dir / name).string()));
+  if (auto s = staged->Commit(/*replace=*/true); !s) return std::unexpected(s.error().With("writing the report"));
   return {};
 }
 

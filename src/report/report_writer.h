@@ -16,14 +16,22 @@ inline constexpr const char* kReportJUnitName = "junit.xml";
 // The output-folder marker's kind (core/output_dir.h).
 inline constexpr std::string_view kReportKind = "parity.report";
 
-// Renders all three files in memory, then writes them through AtomicFile.
-// Creates `dir` (and its parents) when missing; refuses (kInvalidArgument) a
-// folder holding files parity did not write (core/output_dir.h: new, empty or
-// an earlier report only) and marks it as a report. Either all three files are
-// written whole, or the call fails and leaves none of them (a file it had
-// already committed is removed again; an earlier report's file that it had
-// replaced is then gone too). Errors: kNotFound / kInvalidArgument naming the
-// path that could not be written. Not safe to call concurrently on one dir.
+// The files of a report folder besides the marker, for
+// CheckReplaceableOutputDir (core/output_dir.h).
+inline constexpr std::string_view kReportFiles[] = {kReportJsonName, kReportHtmlName, kReportJUnitName};
+
+// Whether `dir` may receive the report (core/output_dir.h): new, empty, or an
+// earlier report holding nothing but its own files. Touches nothing; `check`
+// calls it before it runs.
+Status CheckReportDir(const std::filesystem::path& dir);
+
+// Renders all three files in memory, then writes them, with the marker, into
+// a staging folder beside `dir` and puts it in place whole (core/staged_dir.h):
+// a missing or empty `dir` (parents created) or an earlier report that
+// CheckReportDir accepts is replaced; an error or an interrupt before that
+// leaves `dir` exactly as it was and no staging folder behind. Errors:
+// kInvalidArgument naming the folder refused or the path that could not be
+// written. Not safe to call concurrently on one dir.
 Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir);
 
 }  // namespace parity

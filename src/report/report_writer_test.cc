@@ -52,7 +52,8 @@ TEST(WriteCheckReport, UnwritableDirectoryFailsAndLeavesNothing) {
 TEST(WriteCheckReport, FailingLastFileRemovesTheOthers) {
   const testing::TempDir dir_tmp("parity_report");
   const fs::path dir = dir_tmp.path();
-  // junit.xml is committed last; a directory in its place makes the rename fail.
+  // A directory where junit.xml goes: the folder cannot be replaced whole, so
+  // it is refused before anything is written and left as it was.
   fs::create_directories(dir / kReportJUnitName / "occupied");
   std::ofstream(dir / ".parity-output") << "parity.report\n";  // an earlier report's folder
   const auto status = WriteCheckReport(MakeSampleReport(), dir);

@@ -30,6 +30,10 @@ TensorSet AsOneSample(const TensorSet& tensors) {
 
 }  // namespace
 
+Status CheckReproDir(const std::filesystem::path& dir) {
+  return WithContext(CheckReplaceableOutputDir(dir, kReproKind, kReproFiles), "--repro");
+}
+
 Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
   // Everything small is rendered before the first file is written, so a
   // failure there leaves no partial folder.
@@ -70,15 +74,19 @@ Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
                                              "model)"
                                            : "");
 
-  PARITY_RETURN_IF_ERROR(WithContext(ClaimOutputDir(dir, kReproKind), "--repro"));
-  PARITY_RETURN_IF_ERROR(c.region->reference.Save(dir / "model.onnx"));
-  if (c.separate_target_model) PARITY_RETURN_IF_ERROR(c.region->target.Save(dir / "target_model.onnx"));
-  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "inputs.npz", AsOneSample(c.region->inputs)));
-  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "expected.npz", c.run->expected));
-  PARITY_RETURN_IF_ERROR(SaveTensors(dir / "actual.npz", c.run->actual));
-  PARITY_RETURN_IF_ERROR(WriteFileAtomic(dir / "target.json", target_json));
-  if (!reference_json.empty()) PARITY_RETURN_IF_ERROR(WriteFileAtomic(dir / "reference.json", reference_json));
-  return WriteFileAtomic(dir / "README.md", readme);
+  // Staged beside `dir`, put in place whole once every file is written.
+  auto staged = StageOutputDir(dir, kReproKind, kReproFiles);
+  if (!staged) return std::unexpected(staged.error().With("--repro"));
+  const std::filesystem::path& out = staged->path();
+  PARITY_RETURN_IF_ERROR(c.region->reference.Save(out / "model.onnx"));
+  if (c.separate_target_model) PARITY_RETURN_IF_ERROR(c.region->target.Save(out / "target_model.onnx"));
+  PARITY_RETURN_IF_ERROR(SaveTensors(out / "inputs.npz", AsOneSample(c.region->inputs)));
+  PARITY_RETURN_IF_ERROR(SaveTensors(out / "expected.npz", c.run->expected));
+  PARITY_RETURN_IF_ERROR(SaveTensors(out / "actual.npz", c.run->actual));
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(out / "target.json", target_json));
+  if (!reference_json.empty()) PARITY_RETURN_IF_ERROR(WriteFileAtomic(out / "reference.json", reference_json));
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(out / "README.md", readme));
+  return WithContext(staged->Commit(/*replace=*/true), "--repro");
 }
 
 }  // namespace parity

@@ -34,6 +34,19 @@ struct ReproContent {
 
 inline constexpr std::string_view kReproKind = "parity.repro";
 
+// Every file a repro folder may hold besides the marker.
+inline constexpr std::string_view kReproFiles[] = {"model.onnx",   "target_model.onnx", "inputs.npz",
+                                                   "expected.npz", "actual.npz",        "target.json",
+                                                   "reference.json", "README.md"};
+
+// Whether `dir` may receive the repro (core/output_dir.h): new, empty, or an
+// earlier repro holding nothing but its own files. Touches nothing; `locate`
+// calls it before it runs.
+Status CheckReproDir(const std::filesystem::path& dir);
+
+// Writes the repro into a staging folder beside `dir` and puts it in place
+// whole (core/staged_dir.h): an error or an interrupt before that leaves
+// `dir` exactly as it was and no staging folder behind.
 Status WriteRepro(const std::filesystem::path& dir, const ReproContent& content);
 
 }  // namespace parity
