@@ -190,4 +190,4 @@ def test_python_api_returns_the_same_quant_report(resnet):
     pytest.importorskip("parity._core", reason="the parity package is not installed (pip install .)")
     import parity
     report = parity.locate(str(resnet["float"]), target_model=str(resnet["coarse"]), ablation=False)
-    assert report["quant"]["worst_local"]["node"] == resnet["planted"]
+    assert report.data["quant"]["worst_local"]["node"] == resnet["planted"]
