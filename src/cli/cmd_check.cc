@@ -64,7 +64,8 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!o.torch.empty()) {
     options.torch =
         Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch.front()};
-    options.more_torch_dirs.assign(o.torch.begin() + 1, o.torch.end());
+    for (auto it = o.torch.begin() + 1; it != o.torch.end(); ++it)
+      options.more_torch.push_back({.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = *it});
   }
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());

@@ -247,6 +247,10 @@ Status CheckReferenceKinds(const CheckOptions& o) {
   if (o.torch && !o.torch->is_torch())
     return InvalidArgument(fmt::format("check: the PyTorch reference is a {}, not a dump",
                                        ReferenceKindName(o.torch->kind)));
+  for (const auto& more : o.more_torch)
+    if (!more.is_torch())
+      return InvalidArgument(fmt::format("check: a further PyTorch reference is a {}, not a dump",
+                                         ReferenceKindName(more.kind)));
   return {};
 }
 
@@ -283,9 +287,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string()));
     ctx.dump.emplace(std::move(dump));
   }
-  if (!o.more_torch_dirs.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
-  for (const auto& dir : o.more_torch_dirs) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, dir.string()));
+  if (!o.more_torch.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
+  for (const auto& more : o.more_torch) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, more.path.string()));
     ctx.more_dumps.push_back(std::move(dump));
   }
   // A model without outputs, or with outputs that are not tensors, cannot be
@@ -309,7 +313,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
                          .seed = o.seed,
                          .torch = o.torch ? o.torch->path.string() : "",
                          .more_torch = {}};
-  for (const auto& dir : o.more_torch_dirs) r.config->more_torch.push_back(dir.string());
+  for (const auto& more : o.more_torch) r.config->more_torch.push_back(more.path.string());
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();

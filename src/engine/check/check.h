@@ -40,8 +40,9 @@ struct CheckOptions {
   bool allow_symlinks = false;  // follow symlinks inside the PyTorch dump (torch_dump.h)
   // More dumps of the same model (--torch given again: other sizes, other
   // seeds): every sample of each is judged by its outputs; layers are
-  // compared on `torch`'s traced sample only. Needs `torch`.
-  std::vector<std::filesystem::path> more_torch_dirs;
+  // compared on `torch`'s traced sample only. Needs `torch`; each is a
+  // kTorchDump (else kInvalidArgument).
+  std::vector<Reference> more_torch;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   RunConfig target;         // the deployed config (all)

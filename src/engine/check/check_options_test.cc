@@ -29,5 +29,16 @@ TEST(CheckOptions, ThePyTorchReferenceMustBeADump) {
       << r.error().message();
 }
 
+TEST(CheckOptions, EveryFurtherPyTorchReferenceMustBeADump) {
+  CheckOptions o;
+  o.model_path = "/nonexistent/model.onnx";
+  o.torch = Reference{.kind = Reference::Kind::kTorchDump, .path = "/nonexistent/dump"};
+  o.more_torch.push_back(Reference{.kind = Reference::Kind::kConfig});
+  auto r = RunCheck(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message().find("a further PyTorch reference is a config, not a dump"), std::string::npos)
+      << r.error().message();
+}
+
 }  // namespace
 }  // namespace parity
