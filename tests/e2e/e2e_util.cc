@@ -1,5 +1,9 @@
 #include "e2e_util.h"
 
+#include <optional>
+
+#include "onnx/builder.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -97,6 +101,25 @@ std::vector<std::string> Lines(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) lines.push_back(line);
   return lines;
+}
+
+Model AddReluModel(float c, const std::string& output, const std::string& scope) {
+  ModelBuilder b;
+  auto x = b.Input("input", DType::kFloat32, {1, 4});
+  std::string y;
+  {
+    std::optional<ModelBuilder::ScopeGuard> guard;
+    if (!scope.empty()) guard.emplace(b.Scope(scope));
+    y = b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, c)));
+  }
+  b.Output(y, output);
+  return *b.Build();
+}
+
+Tensor AddReluInput() {
+  Tensor t(DType::kFloat32, {1, 4});
+  for (float& v : t.mutable_view<float>()) v = 1.0f;
+  return t;
 }
 
 }  // namespace parity::e2e

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "core/tensor.h"
 #include "core/testing/temp_dir.h"
+#include "onnx/model.h"
 
 namespace parity::e2e {
 
@@ -65,5 +67,12 @@ using testing::TempDir;
 
 // Lines of `text` (no trailing empty line).
 std::vector<std::string> Lines(const std::string& text);
+
+// The small model the security tests write, refuse and run again:
+// input[1,4] -> Add c -> Relu -> `output`, its nodes in `scope` when one is
+// given (the intermediate is then a PyTorch-like layer).
+Model AddReluModel(float c = 0.5f, const std::string& output = "output", const std::string& scope = "");
+// The input it takes: float32 [1, 4] of ones.
+Tensor AddReluInput();
 
 }  // namespace parity::e2e

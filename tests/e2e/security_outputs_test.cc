@@ -34,25 +34,11 @@ void ExpectExit(const e2e::ProcessResult& r, int code) {
   EXPECT_EQ(r.exit_code, code) << r.out << r.err;
 }
 
-// input[1,4] -> Add 0.5 -> Relu -> `output`.
-Model ReluModel(const std::string& output = "output") {
-  ModelBuilder b;
-  auto x = b.Input("input", DType::kFloat32, {1, 4});
-  b.Output(b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, 0.5f))), output);
-  return *b.Build();
-}
-
-Tensor Ones() {
-  Tensor t(DType::kFloat32, {1, 4});
-  for (float& v : t.mutable_view<float>()) v = 1.0f;
-  return t;
-}
-
 // Probe 3: `check m.onnx --json m.onnx` replaced the model with its report;
 // a symlink or a hard link to the model is the same file.
 TEST(SecurityOutputs, ReportPathsThatAreTheModelAreRefusedAndTheModelKept) {
   TempDir tmp("parity_outputs");
-  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
   const std::string model = Read(tmp / "m.onnx");
   fs::create_symlink(tmp / "m.onnx", tmp / "soft.json");
   fs::create_hard_link(tmp / "m.onnx", tmp / "hard.json");
@@ -72,10 +58,10 @@ TEST(SecurityOutputs, ReportPathsThatAreTheModelAreRefusedAndTheModelKept) {
 // DIR/output.npy, and `-o x.npz` over the inputs' archive.
 TEST(SecurityOutputs, RunNeverWritesOverItsInputsNorIntoTheUsersFolder) {
   TempDir tmp("parity_outputs");
-  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
   fs::create_directories(tmp / "data");
-  ASSERT_TRUE(WriteNpy(tmp / "data" / "input.npy", Ones()));
-  ASSERT_TRUE(WriteNpy(tmp / "data" / "output.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "data" / "input.npy", e2e::AddReluInput()));
+  ASSERT_TRUE(WriteNpy(tmp / "data" / "output.npy", e2e::AddReluInput()));
   const std::string mine = Read(tmp / "data" / "output.npy");
   auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "data").string(), "-o",
                       (tmp / "data").string()});
@@ -84,7 +70,7 @@ TEST(SecurityOutputs, RunNeverWritesOverItsInputsNorIntoTheUsersFolder) {
   EXPECT_EQ(Read(tmp / "data" / "output.npy"), mine);
 
   TensorSet in;
-  in.Set("input", Ones());
+  in.Set("input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "x.npz", in));
   const std::string archive = Read(tmp / "x.npz");
   r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
@@ -109,10 +95,10 @@ TEST(SecurityOutputs, RunNeverWritesOverItsInputsNorIntoTheUsersFolder) {
 // left files behind, and every rerun was then refused.
 TEST(SecurityOutputs, BaselineRefusedHalfWayLeavesNothingAndARerunWorks) {
   TempDir tmp("parity_outputs");
-  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
   TensorSet clash;
-  clash.Set("a b/input", Ones());
-  clash.Set("a_b/input", Ones());
+  clash.Set("a b/input", e2e::AddReluInput());
+  clash.Set("a_b/input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "clash.npz", clash));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "clash.npz").string(), "-o",
                       (tmp / "bl").string()});
@@ -120,7 +106,7 @@ TEST(SecurityOutputs, BaselineRefusedHalfWayLeavesNothingAndARerunWorks) {
   EXPECT_NE(r.err.find("two samples map to directory 'a_b'"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp / "bl"));
   TensorSet good;
-  good.Set("input", Ones());
+  good.Set("input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "in.npz", good));
   r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(), "-o",
                  (tmp / "bl").string()});
@@ -135,9 +121,9 @@ TEST(SecurityOutputs, BaselineRefusedHalfWayLeavesNothingAndARerunWorks) {
 // the old baseline is never deleted.
 TEST(SecurityOutputs, BaselineOverwriteKeepsUnlistedFilesAndInputs) {
   TempDir tmp("parity_outputs");
-  ASSERT_TRUE(ReluModel().Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
   TensorSet good;
-  good.Set("input", Ones());
+  good.Set("input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "in.npz", good));
   const std::vector<std::string> make = {"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(),
                                          "-o", (tmp / "bl").string()};
@@ -177,7 +163,7 @@ TEST(SecurityOutputs, HostileNodeNamesAreEscapedInTheReadmeTheConsoleAndHtml) {
   };
   ASSERT_TRUE(model(0.5f).Save(tmp / "m.onnx"));
   ASSERT_TRUE(model(0.75f).Save(tmp / "t.onnx"));
-  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "--target-model",
                       (tmp / "t.onnx").string(), "--repro", (tmp / "repro").string(), "--no-ablation"});
   ExpectExit(r, 1);

@@ -48,26 +48,12 @@ std::vector<std::string> Staging(const fs::path& dir) {
   return out;
 }
 
-// input[1,4] -> Add c -> Relu -> `output`.
-Model AddRelu(float c) {
-  ModelBuilder b;
-  auto x = b.Input("input", DType::kFloat32, {1, 4});
-  b.Output(b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, c))), "output");
-  return *b.Build();
-}
-
-Tensor Ones() {
-  Tensor t(DType::kFloat32, {1, 4});
-  for (float& v : t.mutable_view<float>()) v = 1.0f;
-  return t;
-}
-
 // check --report: complete after success; an earlier report whose folder
 // cannot be replaced whole (a user's file in it, a folder where a report file
 // goes) is kept byte for byte, refused with a message, and nothing is staged.
 TEST(SecurityStaged, CheckReportIsWholeAndAnEarlierReportIsKeptOnFailure) {
   TempDir tmp("parity_staged");
-  ASSERT_TRUE(AddRelu(0.5f).Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.5f).Save(tmp / "m.onnx"));
   const std::vector<std::string> check = {"check", (tmp / "m.onnx").string(), "--runs", "1", "--report",
                                           (tmp / "report").string()};
   auto r = RunParity(check);
@@ -116,11 +102,11 @@ TEST(SecurityStaged, CheckReportIsWholeAndAnEarlierReportIsKeptOnFailure) {
 // the earlier repro is kept byte for byte and nothing is staged.
 TEST(SecurityStaged, LocateReproIsWholeAndAnEarlierReproIsKeptOnFailure) {
   TempDir tmp("parity_staged");
-  ASSERT_TRUE(AddRelu(0.5f).Save(tmp / "m.onnx"));
-  ASSERT_TRUE(AddRelu(0.75f).Save(tmp / "t.onnx"));
-  ASSERT_TRUE(AddRelu(0.25f).Save(tmp / "m2.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.5f).Save(tmp / "m.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.75f).Save(tmp / "t.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.25f).Save(tmp / "m2.onnx"));
   TensorSet in;
-  in.Set("input", Ones());
+  in.Set("input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "in.npz", in));
   auto locate = [&](const char* model) {
     return RunParity({"locate", (tmp / model).string(), "--inputs", (tmp / "in.npz").string(), "--target-model",

@@ -39,29 +39,13 @@ void Write(const fs::path& p, const std::string& s) {
 Json ReadJson(const fs::path& p) { return Json::parse(Read(p)); }
 void WriteJson(const fs::path& p, const Json& j) { Write(p, j.dump(2)); }
 
-// input[1,4] -> Add c -> Relu (in `scope`) -> output; the intermediate is a layer.
-Model SmallModel(const std::string& scope = "blk", const std::string& output = "output", float c = 0.5f) {
-  ModelBuilder b;
-  auto x = b.Input("input", DType::kFloat32, {1, 4});
-  std::string y;
-  {
-    auto s = b.Scope(scope);
-    y = b.Relu(b.Add(x, b.ConstWeight("c", {1, 4}, c)));
-  }
-  b.Output(y, output);
-  return *b.Build();
-}
-
-Tensor Ones() {
-  Tensor t(DType::kFloat32, {1, 4});
-  for (float& v : t.mutable_view<float>()) v = 1.0f;
-  return t;
-}
+// The small model in scope "blk": its intermediate is a layer.
+Model SmallModel() { return e2e::AddReluModel(0.5f, "output", "blk"); }
 
 // A model, its inputs and its baseline in `tmp`.
 void MakeBaseline(const TempDir& tmp) {
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
-  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
                       (tmp / "bl").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -157,7 +141,7 @@ TEST(SecurityBaseline, ListedFileThatIsASymlinkOutOfTheFolderIsNotRead) {
 TEST(SecurityBaseline, VerifyAgainstAnotherModelComparesNothingAndFails) {
   TempDir tmp("parity_security");
   MakeBaseline(tmp);
-  ASSERT_TRUE(SmallModel("other", "logits").Save(tmp / "other.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.5f, "logits", "other").Save(tmp / "other.onnx"));
   auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "other.onnx").string()});
   ExpectExit(r, 1);
   EXPECT_EQ(r.out.find("PASS"), std::string::npos) << r.out;
@@ -166,10 +150,10 @@ TEST(SecurityBaseline, VerifyAgainstAnotherModelComparesNothingAndFails) {
 TEST(SecurityBaseline, OverwriteLeavesAFolderParityDidNotWrite) {
   TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
-  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   fs::create_directories(tmp / "dump");
   WriteJson(tmp / "dump" / "manifest.json", {{"schema", "parity.torch_dump/1"}});
-  ASSERT_TRUE(WriteNpy(tmp / "dump" / "layer_0000_conv.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "dump" / "layer_0000_conv.npy", e2e::AddReluInput()));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
                       (tmp / "dump").string(), "--overwrite"});
   ExpectExit(r, 2);
@@ -211,7 +195,7 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
   Pb model;
   model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
   Write(tmp / "m.onnx", model.bytes);
-  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
                       (tmp / "bl").string()});
   ExpectExit(r, 0);
@@ -241,7 +225,7 @@ TEST(SecurityModel, StringInitializerDeclaringMoreThanItHoldsExitsTwoAtOnce) {
   model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
   Write(tmp / "m.onnx", model.bytes);
   ASSERT_LT(model.bytes.size(), 200u);
-  ASSERT_TRUE(WriteNpy(tmp / "in.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   for (std::vector<std::string> args :
        {std::vector<std::string>{"check", (tmp / "m.onnx").string()},
         {"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o", (tmp / "o.npz").string()},
@@ -284,7 +268,7 @@ TEST(SecurityFiles, FifoAndDevZeroAsInputsOrConfigAreRefusedQuickly) {
                       (tmp / "o.npz").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
-  ASSERT_TRUE(WriteNpy(tmp / "ok.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "ok.npy", e2e::AddReluInput()));
   r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "ok.npy").string(), "-o",
                  (tmp / "o.npz").string(), "--config", (tmp / "zero.json").string()});
   ExpectExit(r, 2);
@@ -338,7 +322,7 @@ TEST(SecurityTorch, DumpWithoutOutputsIsRefusedNotPassed) {
   TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
   fs::create_directories(tmp / "dump");
-  ASSERT_TRUE(WriteNpy(tmp / "dump" / "input.npy", Ones()));
+  ASSERT_TRUE(WriteNpy(tmp / "dump" / "input.npy", e2e::AddReluInput()));
   WriteJson(tmp / "dump" / "manifest.json", {{"schema", "parity.torch_dump/1"},
                                              {"torch_version", "2"},
                                              {"inputs", {{"input", "input.npy"}}},
