@@ -13,46 +13,24 @@
 #include <utility>
 
 #include "core/input_files.h"
+#include "core/signal_safe_paths.h"
 
 namespace parity {
 namespace {
 
-// The registry is a fixed array so that a signal handler can walk it without
-// allocating or locking: a slot is free (0), being filled (1) or live (2).
-constexpr int kMaxPending = 64;
-constexpr size_t kMaxPathBytes = 4096;
-struct PendingSlot {
-  std::atomic<int> state{0};
-  char path[kMaxPathBytes];
-};
-static_assert(std::atomic<int>::is_always_lock_free);
-PendingSlot g_pending[kMaxPending];
+// The temporary files a signal handler unlinks (signal_safe_paths.h).
+core_internal::SignalSafePaths<64> g_pending;
 std::atomic<unsigned> g_temp_counter{0};
 
-int Register(const std::string& path) {
-  if (path.size() >= kMaxPathBytes) return -1;
-  for (int i = 0; i < kMaxPending; ++i) {
-    int expected = 0;
-    if (g_pending[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
-      std::memcpy(g_pending[i].path, path.c_str(), path.size() + 1);
-      g_pending[i].state.store(2, std::memory_order_release);
-      return i;
-    }
-  }
-  return -1;
-}
-
-void Unregister(int slot) {
-  if (slot >= 0) g_pending[slot].state.store(0, std::memory_order_release);
-}
+int Register(const std::string& path) { return g_pending.Register(path); }
+void Unregister(int slot) { g_pending.Unregister(slot); }
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 }  // namespace
 
 void RemovePendingTempFiles() {
-  for (auto& slot : g_pending)
-    if (slot.state.load(std::memory_order_acquire) == 2) ::unlink(slot.path);
+  g_pending.ForEachLive([](const char* path) { ::unlink(path); });
 }
 
 Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {

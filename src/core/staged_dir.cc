@@ -1,5 +1,7 @@
 #include "core/staged_dir.h"
 
+#include "core/signal_safe_paths.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -18,33 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// As atomic_file.cc's registry: a fixed array a signal handler can walk
-// without allocating or locking; a slot is free (0), being filled (1) or live (2).
-constexpr int kMaxStaged = 16;
-constexpr size_t kMaxPathBytes = 4096;
-struct StagedSlot {
-  std::atomic<int> state{0};
-  char path[kMaxPathBytes];
-};
-StagedSlot g_staged[kMaxStaged];
+// The staging folders a signal handler removes (signal_safe_paths.h).
+core_internal::SignalSafePaths<16> g_staged;
 std::atomic<unsigned> g_staged_counter{0};
 
-int Register(const std::string& path) {
-  if (path.size() >= kMaxPathBytes) return -1;
-  for (int i = 0; i < kMaxStaged; ++i) {
-    int expected = 0;
-    if (g_staged[i].state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
-      std::memcpy(g_staged[i].path, path.c_str(), path.size() + 1);
-      g_staged[i].state.store(2, std::memory_order_release);
-      return i;
-    }
-  }
-  return -1;
-}
-
-void Unregister(int slot) {
-  if (slot >= 0) g_staged[slot].state.store(0, std::memory_order_release);
-}
+int Register(const std::string& path) { return g_staged.Register(path); }
+void Unregister(int slot) { g_staged.Unregister(slot); }
 
 // The kernel's record of getdents64(2).
 struct LinuxDirent64 {
@@ -104,8 +85,7 @@ bool IsMissingOrEmptyDir(const fs::path& p) {
 }  // namespace
 
 void RemovePendingStagedDirs() {
-  for (auto& slot : g_staged)
-    if (slot.state.load(std::memory_order_acquire) == 2) RemoveTreeAt(AT_FDCWD, slot.path, 8);
+  g_staged.ForEachLive([](const char* path) { RemoveTreeAt(AT_FDCWD, path, 8); });
 }
 
 Result<StagedDir> StagedDir::Create(const fs::path& target) {
