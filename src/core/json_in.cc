@@ -82,6 +82,10 @@ Result<Json> Parse(std::string_view text, const std::string& what) {
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() carries the position: "parse error at line 3, column 5: ...".
     return InvalidArgument(fmt::format("{}: not valid JSON: {}", what, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number past double's range (1e999) is out_of_range.406, not a
+    // parse_error (found by fuzz/baseline_manifest_fuzz.cc).
+    return InvalidArgument(fmt::format("{}: not valid JSON: {}", what, e.what()));
   }
 }
 

@@ -19,6 +19,20 @@ TEST(JsonIn, ParsesOrdinaryJsonAndNamesThePositionOfAnError) {
   EXPECT_NE(bad.error().message().find("line 1"), std::string::npos) << bad.error().message();
 }
 
+// nlohmann throws out_of_range, not parse_error, for a number past double's
+// range; it must come back as an error, not escape as an exception (the
+// baseline_manifest fuzz target aborted on "path": 41015e2171).
+TEST(JsonIn, ANumberPastDoublesRangeIsAnErrorNotAnException) {
+  for (const char* text : {R"({"path": 41015e2171})", "[1e999]", "-1e400"}) {
+    auto r = ParseJsonBounded(text, "m.json");
+    ASSERT_FALSE(r) << text;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(r.error().message().find("m.json: not valid JSON: "), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("number overflow"), std::string::npos) << r.error().message();
+    EXPECT_FALSE(ParseOrderedJsonBounded(text, "m.json")) << text;
+  }
+}
+
 TEST(JsonIn, DeepNestingIsRefusedBeforeParsing) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   EXPECT_EQ(EstimateJsonCost(deep).max_depth, 100000);

@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -22,10 +23,11 @@ std::shared_ptr<std::byte[]> AllocateAligned(size_t bytes) {
 
 Result<int64_t> ElementCount(const Shape& shape, int64_t limit) {
   int64_t n = 1;
-  for (int64_t d : shape) {
+  // Every dim is checked before a zero ends the count: [0, -5] is no shape
+  // (found by fuzz/string_tensor_fuzz.cc).
+  for (int64_t d : shape)
     if (d < 0) return InvalidArgument(fmt::format("negative dimension {} in shape {}", d, ShapeToString(shape)));
-    if (d == 0) return 0;
-  }
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   for (int64_t d : shape) {
     if (n > limit / d)
       return InvalidArgument(fmt::format("shape {} has more than {} elements", ShapeToString(shape), limit));

@@ -17,5 +17,15 @@ TEST(TensorCreate, AnAllocationThatFailsNamesTheShapeAndSize) {
   EXPECT_EQ(t.error().message(), "cannot allocate a float32 tensor of shape [536870912, 1024] (2199023255552 bytes)");
 }
 
+// A zero dim ends no check: a negative dim after it is still refused (the
+// string_tensor fuzz target loaded a STRING tensor of dims [0, -5]).
+TEST(ElementCount, RefusesANegativeDimAfterAZero) {
+  auto n = ElementCount({0, -5});
+  ASSERT_FALSE(n) << "counted " << *n;
+  EXPECT_EQ(n.error().message(), "negative dimension -5 in shape [0, -5]");
+  EXPECT_EQ(ElementCount({3, 0, 7}).value(), 0);
+  EXPECT_EQ(ElementCount({3, 7}).value(), 21);
+}
+
 }  // namespace
 }  // namespace parity
