@@ -21,8 +21,6 @@
 namespace parity::cli {
 namespace {
 
-constexpr std::string_view kRunOutputKind = "parity.run";
-
 // ORT refusing a model the ONNX checker refuses too is the user's mistake
 // (exit 2, as `check` calls it), not a runtime failure (exit 3). The checker
 // runs only once ORT has failed, so a good model pays nothing for it.
@@ -55,7 +53,7 @@ int RunRun(const RunOptions& o) {
   // A folder of .npy outputs is parity's own: new, empty, or an earlier
   // run's (its marker), never a folder of the user's files (docs/security.md).
   if (to_dir)
-    if (auto s = CheckOutputDir(o.output, kRunOutputKind); !s) return ReportError(s.error().With("-o"));
+    if (auto s = CheckOutputDir(o.output, kTensorDirKind); !s) return ReportError(s.error().With("-o"));
 
   // The inputs are checked against the model before any session exists: a
   // wrong name, dtype or shape is the user's mistake (exit 2), not ORT's.
@@ -64,6 +62,13 @@ int RunRun(const RunOptions& o) {
   // `-o x.npz` must not be the inputs' file; found now, not after the runs.
   if (!to_dir)
     if (auto s = CheckNotAnInput(o.output); !s) return ReportError(s.error().With("-o"));
+  // A folder holds one NAME.npy per output: several samples (SAMPLE/NAME
+  // keys) have no file names there; said now, not after the runs.
+  if (to_dir && !(samples->size() == 1 && (*samples)[0].name == "default"))
+    return ReportError(Error(ErrorCode::kInvalidArgument,
+                             fmt::format("-o: {}: {} sample(s) ('{}', ...) give SAMPLE/OUTPUT names, which a folder "
+                                         "of NAME.npy files cannot hold; write FILE.npz instead",
+                                         o.output, samples->size(), (*samples)[0].name)));
 
   Model to_run;
   if (o.all_tensors) {
@@ -92,11 +97,9 @@ int RunRun(const RunOptions& o) {
   }
   if (results.empty()) return ReportError(*first_error);
   const TensorSet joined = JoinSamples(results);
-  if (to_dir) {
-    // WriteNpyDir checks every target against the inputs before writing any.
-    if (auto s = ClaimOutputDir(o.output, kRunOutputKind); !s) return ReportError(s.error().With("-o"));
-  }
-  if (auto s = SaveTensors(o.output, joined); !s) return ReportError(s.error());
+  // A folder is staged and put in place whole (SaveTensors): a refusal here
+  // leaves an earlier one as it was.
+  if (auto s = SaveTensors(o.output, joined); !s) return ReportError(to_dir ? s.error().With("-o") : s.error());
   size_t count = 0;
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,

@@ -1,5 +1,6 @@
 // Issue 29, folders written whole or not at all (docs/security.md, promise
-// 2): `check --report DIR`, `locate --repro DIR` and `demo --out DIR` write
+// 2): `check --report DIR`, `locate --repro DIR`, `demo --out DIR` and `run -o
+// DIR` write
 // into a staging folder beside DIR and rename it into place once complete. A
 // refusal, a failure half-way or an interrupt leaves an earlier DIR exactly as
 // it was and no staging folder behind. Each test drives the real binary.
@@ -168,6 +169,92 @@ TEST(SecurityStaged, DemoInterruptedLeavesTheEarlierDemoWhole) {
   EXPECT_EQ(done.exit_code, 143) << done.out << done.err;
   EXPECT_EQ(e2e::Lines(done.err).back(), "parity: interrupted (SIGTERM); no partial files left");
   EXPECT_EQ(Snapshot(out), before) << "the earlier demo was touched";
+  EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+}
+
+// run -o DIR: the old code claimed DIR (marker) and wrote one .npy after the
+// other into it. A refusal after the runs (outputs of several samples) left a
+// new DIR behind; a failure between two files (a folder where the second goes)
+// left the first one replaced by the new run's; a user's file in an earlier
+// run's folder was kept among the new outputs. Now DIR is staged beside and
+// put in place whole, or kept byte for byte.
+// y = Relu(x + c) and the sum itself as a second output "sum" (written first).
+Model TwoOutputs(float c) {
+  ModelBuilder b;
+  auto x = b.Input("input", DType::kFloat32, {1, 4});
+  auto sum = b.Add(x, b.ConstWeight("c", {1, 4}, c));
+  b.Output(b.Identity(sum), "sum");
+  b.Output(b.Relu(sum), "output");
+  auto model = b.Build();
+  EXPECT_TRUE(model) << model.error().message();
+  return model ? std::move(*model) : Model();
+}
+
+TEST(SecurityStaged, RunOutputFolderIsWholeAndAnEarlierOneIsKeptOnFailure) {
+  TempDir tmp("parity_staged");
+  ASSERT_TRUE(TwoOutputs(0.5f).Save(tmp / "m.onnx"));
+  ASSERT_TRUE(TwoOutputs(0.25f).Save(tmp / "m2.onnx"));
+  TensorSet in;
+  in.Set("input", e2e::AddReluInput());
+  ASSERT_TRUE(WriteNpz(tmp / "in.npz", in));
+  TensorSet two;
+  two.Set("a/input", e2e::AddReluInput());
+  two.Set("b/input", e2e::AddReluInput());
+  ASSERT_TRUE(WriteNpz(tmp / "two.npz", two));
+  const fs::path out = tmp / "out";
+  auto run = [&](const char* model, const char* inputs, const fs::path& dir) {
+    return RunParity({"run", (tmp / model).string(), "--inputs", (tmp / inputs).string(), "-o", dir.string()});
+  };
+
+  // Several samples cannot go into one folder of NAME.npy: refused, nothing made.
+  auto r = run("m.onnx", "two.npz", tmp / "new");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("FILE.npz"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(tmp / "new"));
+  EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+
+  r = run("m.onnx", "in.npz", out);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto before = Snapshot(out);
+  ASSERT_EQ(before.size(), 3u) << "the marker and the two outputs";
+  EXPECT_EQ(before.at(".parity-output"), "parity.run\n");
+  EXPECT_TRUE(before.contains("output.npy"));
+  EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+
+  // A folder where the output goes: refused before any file is written.
+  fs::remove(out / "output.npy");
+  fs::create_directory(out / "output.npy");
+  before = Snapshot(out);
+  r = run("m2.onnx", "in.npz", out);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("'output.npy' is not a file parity writes there"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(out), before) << "the earlier run's folder was touched";
+  EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+  fs::remove(out / "output.npy");
+
+  // A user's file among an earlier run's outputs is refused, named, and kept.
+  { std::ofstream(out / "notes.txt") << "mine"; }
+  before = Snapshot(out);
+  r = run("m2.onnx", "in.npz", out);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("'notes.txt'"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(out), before);
+  fs::remove(out / "notes.txt");
+
+  // One of the folder's files as this run's input: refused, the file kept.
+  ASSERT_TRUE(WriteNpy(out / "output.npy", e2e::AddReluInput()));
+  before = Snapshot(out);
+  r = RunParity({"run", (tmp / "m2.onnx").string(), "--inputs", (out / "output.npy").string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshot(out), before);
+
+  // Otherwise the earlier run's folder is replaced whole by the new outputs.
+  r = run("m2.onnx", "in.npz", out);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto after = Snapshot(out);
+  EXPECT_EQ(after.size(), 3u);
+  EXPECT_NE(after.at("output.npy"), before.at("output.npy"));
   EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/output_dir.h"
 #include "core/tensor_files.h"
 #include "engine/inputs/input_check.h"
 #include "onnx/tensor_proto.h"
@@ -115,7 +116,22 @@ Result<std::vector<Sample>> LoadSamples(const fs::path& path, const TensorSource
 
 Status SaveTensors(const fs::path& path, const TensorSet& tensors) {
   if (HasExtension(path, ".npz")) return WriteNpz(path, tensors);
-  return WriteNpyDir(path, tensors);
+  // The folder is staged whole (core/output_dir.h): a refusal (a name that
+  // is no file name, one of the files an input, a user's file in an earlier
+  // folder), a failure half-way or an interrupt leaves `path` as it was.
+  std::vector<std::string> names;
+  names.reserve(tensors.size());
+  for (const NamedTensor& nt : tensors) {
+    if (nt.name.empty() || nt.name == "." || nt.name == ".." ||
+        nt.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos)
+      return InvalidArgument(fmt::format("{}: tensor name '{}' cannot be a file name; write FILE.npz instead",
+                                         path.string(), nt.name));
+    names.push_back(nt.name + ".npy");
+  }
+  const std::vector<std::string_view> files(names.begin(), names.end());
+  PARITY_ASSIGN_OR_RETURN(StagedDir staged, StageOutputDir(path, kTensorDirKind, files));
+  PARITY_RETURN_IF_ERROR(WriteNpyDir(staged.path(), tensors));
+  return staged.Commit(/*replace=*/true);
 }
 
 }  // namespace parity

@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -37,8 +38,16 @@ Result<TensorSet> LoadTensors(const std::filesystem::path& path, const TensorSou
 Result<std::vector<Sample>> LoadSamples(const std::filesystem::path& path,
                                         const TensorSourceOptions& options = {});
 
-// Writes a tensor set: `.npz` (deflated) by extension, else a directory of
-// .npy files. Whole files only.
+// The marker (core/output_dir.h) of a folder SaveTensors filled.
+inline constexpr std::string_view kTensorDirKind = "parity.run";
+
+// Writes a tensor set: `.npz` (deflated, one whole file) by extension, else a
+// folder of NAME.npy files written whole or not at all: staged beside `path`
+// with the marker kTensorDirKind and put in place once complete
+// (StageOutputDir). `path` must be new, empty, or an earlier such folder
+// holding nothing but the marker and these files, none of them an input
+// (kInvalidArgument naming what is in the way); it is then left as it was on
+// any error. Names must be file names (no '/').
 Status SaveTensors(const std::filesystem::path& path, const TensorSet& tensors);
 
 }  // namespace parity
