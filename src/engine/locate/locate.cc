@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_set>
 
@@ -95,21 +96,38 @@ Result<NamedModels> NameModels(const Model& model, const Model* target_model, co
   return m;
 }
 
-// Both plans, the tensors both sides observe, and the models with those
-// tensors exposed (without a target model, the reference and the target
-// observe the same bytes).
+// Both plans, the tensors both sides observe, the models' bytes, and the
+// models with the tensors of the current round exposed (without a target
+// model, the reference and the target observe the same bytes).
 struct LocatePlan {
   PlannedSession target;
   std::optional<PlannedSession> reference;  // when the reference optimizes
   std::vector<std::string> observed;        // surviving both plans, reference topological order
   std::unordered_map<std::string, size_t> row;  // tensor -> index in report.tensors
+  ort::ModelSource target_bytes;
+  std::optional<ort::ModelSource> reference_bytes_copy;  // only with a target model
+  std::vector<std::string> round;                        // the tensors exposed now
   ort::ModelSource reference_exposed;
   std::optional<ort::ModelSource> target_exposed_copy;  // only with a target model
 
+  const ort::ModelSource& reference_bytes() const {
+    return reference_bytes_copy ? *reference_bytes_copy : target_bytes;
+  }
   const ort::ModelSource& target_exposed() const {
     return target_exposed_copy ? *target_exposed_copy : reference_exposed;
   }
 };
+
+// The models with `tensors` exposed, for one round of observation.
+Status Expose(const NamedModels& m, LocatePlan& p, std::vector<std::string> tensors, const LocateOptions& o) {
+  p.round = std::move(tensors);
+  PARITY_ASSIGN_OR_RETURN(p.reference_exposed, ExposedSource(m.reference(), p.reference_bytes(), p.round,
+                                                             o.model_label + " (reference)"));
+  if (m.target_model) {
+    PARITY_ASSIGN_OR_RETURN(p.target_exposed_copy, ExposedSource(m.target(), p.target_bytes, p.round, m.target_label));
+  }
+  return {};
+}
 
 // Steps 1 and the table: the target's plan (and the reference's, when it
 // optimizes), the report's tensor rows and fused nodes.
@@ -117,8 +135,7 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
                               LocateReport& report) {
   // Each model is read by ORT from its file, or serialized once with its
   // sessions sharing the bytes (an 87 MB model copied per session dominated
-  // locate's cost, docs/locate.md); the bytes are dropped once the exposed
-  // copies are made.
+  // locate's cost, docs/locate.md).
   PARITY_ASSIGN_OR_RETURN(ort::ModelSource target_bytes, SourceOf(m.target(), m.target_label));
   std::optional<ort::ModelSource> reference_bytes_storage;
   if (m.target_model) {
@@ -127,7 +144,9 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
   PARITY_ASSIGN_OR_RETURN(PlannedSession target_plan,
                           CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
                                                scratch / "target_optimized.onnx", o.ablation));
-  LocatePlan p{.target = std::move(target_plan)};
+  LocatePlan p{.target = std::move(target_plan),
+               .target_bytes = std::move(target_bytes),
+               .reference_bytes_copy = std::move(reference_bytes_storage)};
   report.target_assignment = p.target.session.ep_assignment();
   ++report.sessions_created;
   report.original_nodes = m.target_view().nodes.size();
@@ -135,19 +154,12 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
   for (const auto* r : p.target.map.Fused()) report.fused_nodes.push_back(ToReport(*r));
 
   // A reference that optimizes has a plan of its own; observe only what survives both.
-  const ort::ModelSource& reference_bytes = m.target_model ? *reference_bytes_storage : target_bytes;
   if (o.reference.opt_level != OptLevel::kDisable) {
-    PARITY_ASSIGN_OR_RETURN(p.reference, CreatePlannedSession(reference_bytes, m.reference_view, o.reference,
+    PARITY_ASSIGN_OR_RETURN(p.reference, CreatePlannedSession(p.reference_bytes(), m.reference_view, o.reference,
                                                               o.model_label, scratch / "reference_optimized.onnx"));
     ++report.sessions_created;
   }
   p.observed = PlanTable(m.reference_view, p.target.map, p.reference ? &p.reference->map : nullptr, report, p.row);
-  PARITY_ASSIGN_OR_RETURN(p.reference_exposed, ExposedSource(m.reference(), reference_bytes, p.observed,
-                                                             o.model_label + " (reference)"));
-  if (m.target_model) {
-    PARITY_ASSIGN_OR_RETURN(p.target_exposed_copy,
-                            ExposedSource(m.target(), target_bytes, p.observed, m.target_label));
-  }
   return p;
 }
 
@@ -172,14 +184,14 @@ Result<ReferenceTrace> TraceReference(const NamedModels& m, const LocatePlan& p,
     PARITY_ASSIGN_OR_RETURN(
         Observation obs,
         ObserveTarget({.plan = *p.reference, .exposed = p.reference_exposed, .view = m.reference_view,
-                       .config = o.reference, .tensors = p.observed, .scratch = scratch, .label = label},
+                       .config = o.reference, .tensors = p.round, .scratch = scratch, .label = label},
                       sample, keep));
     report.sessions_created += obs.sessions;
     trace.outputs = std::move(obs.untouched_outputs);
     for (auto& n : obs.notes) report.observer_notes.push_back("reference: " + n);
     return trace;
   }
-  PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(p.reference_exposed, o.reference, p.observed, sample,
+  PARITY_ASSIGN_OR_RETURN(TensorSet outs, ObserveUnoptimized(p.reference_exposed, o.reference, p.round, sample,
                                                              label, keep, &report.sessions_created));
   for (const auto& info : m.reference_view.outputs)
     if (const Tensor* t = outs.Find(info)) trace.outputs.Set(info, *t);
@@ -209,13 +221,82 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
   PARITY_ASSIGN_OR_RETURN(
       Observation obs,
       ObserveTarget({.plan = p.target, .exposed = p.target_exposed(), .view = m.target_view(), .config = o.target,
-                     .tensors = p.observed, .scratch = scratch, .label = m.target_label, .options = o.observe},
+                     .tensors = p.round, .scratch = scratch, .label = m.target_label, .options = o.observe},
                     sample, compare));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;
   report.observer_mode = ObserverModeName(obs.mode);
   for (auto& n : obs.notes) report.observer_notes.push_back(std::move(n));
   return std::move(obs.untouched_outputs);
+}
+
+// The indexes a round observes of the window [lo, hi): all when they fit in
+// `k`, else every step-th one, the window's last included.
+std::vector<size_t> RoundOf(size_t lo, size_t hi, size_t k) {
+  std::vector<size_t> out;
+  if (hi - lo <= k) {
+    for (size_t i = lo; i < hi; ++i) out.push_back(i);
+    return out;
+  }
+  const size_t step = (hi - lo + k - 1) / k;
+  for (size_t i = hi - 1;; i -= step) {
+    out.push_back(i);
+    if (i < lo + step) break;
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+struct Traced {
+  ReferenceTrace reference;  // of the last round
+  TensorSet target_outputs;
+};
+
+// Steps 2 and 3 in rounds of at most max_observed exposed tensors (docs/locate.md
+// "Long graphs"). When every observed tensor fits, one round observes them
+// all. Else a round observes every step-th tensor of the window (in the
+// reference's topological order), and the next round the window from the last
+// of them that passed to the first that failed, until a window fits whole: a
+// graph of N tensors costs about log(N)/log(max_observed) observed runs of each
+// side, none with more than max_observed extra outputs, instead of one run
+// exposing N. It assumes an error shows in the tensors downstream of it (exact
+// on a chain); a departure that no later sampled tensor sees can be missed.
+Result<Traced> TraceInRounds(const NamedModels& m, LocatePlan& p, const Sample& sample, const LocateOptions& o,
+                             const std::filesystem::path& scratch, LocateReport& report) {
+  const size_t k = std::max<size_t>(o.max_observed, 16);  // a window shrinks each round
+  size_t lo = 0, hi = p.observed.size(), rounds = 0;
+  std::vector<bool> seen(p.observed.size(), false);
+  Traced t;
+  for (;;) {
+    const std::vector<size_t> idx = RoundOf(lo, hi, k);
+    std::vector<std::string> names;
+    for (size_t i : idx) {
+      names.push_back(p.observed[i]);
+      seen[i] = true;
+    }
+    PARITY_RETURN_IF_ERROR(Expose(m, p, std::move(names), o));
+    PARITY_ASSIGN_OR_RETURN(t.reference, TraceReference(m, p, sample, o, scratch, report));
+    PARITY_ASSIGN_OR_RETURN(t.target_outputs, TraceTarget(m, p, sample, t.reference.values, o, scratch, report));
+    ++rounds;
+    if (idx.size() == hi - lo) break;
+    const auto fail = std::find_if(idx.begin(), idx.end(), [&](size_t i) {
+      return report.tensors[p.row.at(p.observed[i])].status == Verdict::kFail;
+    });
+    if (fail == idx.end()) break;  // no observed tensor departs
+    hi = *fail + 1;
+    if (fail != idx.begin()) lo = *(fail - 1);
+  }
+  if (rounds == 1) return t;
+  size_t observed = 0;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    observed += seen[i];
+    if (!seen[i]) report.tensors[p.row.at(p.observed[i])].reason = "not observed (a long graph is searched in rounds)";
+  }
+  report.observer_notes.push_back(fmt::format(
+      "{} of {} surviving tensors observed, in {} rounds of at most {} (a graph above {} surviving tensors is "
+      "searched for its first divergence, not observed whole)",
+      observed, p.observed.size(), rounds, k, k));
+  return t;
 }
 
 // The first failing tensor, in the reference's topological order.
@@ -260,9 +341,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   PARITY_ASSIGN_OR_RETURN(NamedModels m, NameModels(model, target_model, o));
   PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("locate"));
   PARITY_ASSIGN_OR_RETURN(LocatePlan p, PlanLocate(m, o, scratch.path(), report));
-  PARITY_ASSIGN_OR_RETURN(ReferenceTrace reference, TraceReference(m, p, sample, o, scratch.path(), report));
-  PARITY_ASSIGN_OR_RETURN(TensorSet target_outputs,
-                          TraceTarget(m, p, sample, reference.values, o, scratch.path(), report));
+  PARITY_ASSIGN_OR_RETURN(Traced traced, TraceInRounds(m, p, sample, o, scratch.path(), report));
   report.first_divergence = FindFirstDivergence(report, p.target.map);
   if (!step_rules.empty()) {
     report.quant = QuantReport{.kind = "qdq", .rule = "deployed config vs the reference config, in quantization steps"};
@@ -285,9 +364,9 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
                 .target_view = m.target_view(),
                 .plan = p.target,
                 .scratch = scratch.path(),
-                .reference_values = std::move(reference.values),
-                .reference_outputs = std::move(reference.outputs),
-                .target_outputs = std::move(target_outputs),
+                .reference_values = std::move(traced.reference.values),
+                .reference_outputs = std::move(traced.reference.outputs),
+                .target_outputs = std::move(traced.target_outputs),
                 .tensor_row = std::move(p.row),
                 .report = report};
     PARITY_RETURN_IF_ERROR(locate_internal::FindCulprits(ctx));

@@ -48,6 +48,10 @@ struct LocateOptions {
   int latency_runs = 5;
   size_t max_suspects = 6;  // regions whose local error is measured
   size_t max_ablated = 3;   // top culprits that get an ablation
+  // Tensors exposed in one observed run (at least 16). A graph with more
+  // surviving tensors is searched for its first divergence in rounds
+  // (docs/locate.md "Long graphs"): cost linear in the graph, not in N outputs.
+  size_t max_observed = 4096;
   std::filesystem::path repro_dir;  // empty: no reproduction
   ObserveOptions observe;
 };
