@@ -4,6 +4,8 @@
 // binary.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -138,6 +140,50 @@ TEST(SecurityGraphSize, APassingCheckOnALongChainDoesNotTraceEveryTensor) {
   bool noted = false;
   for (const auto& n : j["notes"]) noted = noted || n.get<std::string>().find("layer_curve not computed: the model has 10001 nodes") != std::string::npos;
   EXPECT_TRUE(noted) << j["notes"].dump();
+}
+
+// Probe 5, failing: a failing check localizes, and observing every tensor of
+// a 10,500-node chain was one run with 10,500 extra outputs, refused (more
+// than kMaxGraphOutputs): "locate could not run" after minutes. Now the
+// first divergence is searched in rounds of at most 4096 tensors and found at
+// the planted node; the check's CPU time stays within a loose multiple of a
+// plain run's (measured ratios in docs/security.md; bench/chain_check.py).
+TEST(SecurityGraphSize, AFailingCheckOnALongChainFindsThePlantedNodeInBoundedTime) {
+  TempDir tmp("parity_inputs");
+  const auto chain = [&](float c, const char* file) {
+    ModelBuilder b;
+    std::string x = b.Input("x", DType::kFloat32, {1, 4});
+    const std::string k = b.ConstWeight("c", {1, 4}, c);
+    for (int i = 0; i < 10'500; ++i) x = i == 5'000 ? b.Add(x, k) : b.Relu(x);
+    b.Output(x, "y");
+    ASSERT_TRUE(b.Build()->Save(tmp / file));
+  };
+  chain(0.0f, "ref.onnx");
+  chain(1.0f, "bad.onnx");
+  Tensor half(DType::kFloat32, {1, 4});
+  for (float& v : half.mutable_view<float>()) v = 0.5f;
+  ASSERT_TRUE(WriteNpy(tmp / "x.npy", half));
+  auto run = RunParity({"run", (tmp / "ref.onnx").string(), "--inputs", (tmp / "x.npy").string(), "-o",
+                        (tmp / "o.npz").string(), "--threads", "1"});
+  ExpectExit(run, 0);
+  auto r = RunParity({"check", (tmp / "bad.onnx").string(), "--reference-model", (tmp / "ref.onnx").string(),
+                      "--runs", "1", "--warmup", "0", "--threads", "1", "--json", (tmp / "r.json").string()});
+  ExpectExit(r, 1);
+  std::ifstream in(tmp / "r.json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out << r.err;
+  ASSERT_TRUE(j["locate"].is_object()) << j["stages"].dump();
+  EXPECT_EQ(j["locate"]["first_divergence"]["op_type"], "Add") << j["locate"]["first_divergence"].dump();
+  bool rounds = false;
+  for (const auto& n : j["locate"]["observer_notes"])
+    rounds = rounds || n.get<std::string>().find("rounds of at most 4096") != std::string::npos;
+  EXPECT_TRUE(rounds) << j["locate"]["observer_notes"].dump();
+  EXPECT_EQ(j.dump().find("locate could not run"), std::string::npos);
+  // Loose: a passing check alone is about 1.3x a run's CPU, this one ~15x
+  // (two localizations, each a few sessions of the whole graph).
+  std::printf("failing check %.1f s CPU, plain run %.1f s CPU: %.1fx\n", r.cpu_seconds, run.cpu_seconds,
+              r.cpu_seconds / std::max(run.cpu_seconds, 0.01));
+  EXPECT_LT(r.cpu_seconds, 60 * run.cpu_seconds + 30) << "run " << run.cpu_seconds << " s";
 }
 
 }  // namespace
