@@ -64,7 +64,7 @@ int RunRun(const RunOptions& o) {
     if (auto s = CheckNotAnInput(o.output); !s) return ReportError(s.error().With("-o"));
   // A folder holds one NAME.npy per output: several samples (SAMPLE/NAME
   // keys) have no file names there; said now, not after the runs.
-  if (to_dir && !(samples->size() == 1 && (*samples)[0].name == "default"))
+  if (to_dir && (samples->size() > 1 || (samples->size() == 1 && (*samples)[0].name != "default")))
     return ReportError(Error(ErrorCode::kInvalidArgument,
                              fmt::format("-o: {}: {} sample(s) ('{}', ...) give SAMPLE/OUTPUT names, which a folder "
                                          "of NAME.npy files cannot hold; write FILE.npz instead",
