@@ -121,12 +121,14 @@ std::vector<DatasetPick> PickSamplesToLocate(const DatasetReport& report, size_t
     if (r.cells.empty() || r.cells[WorstCell(r)].score == 0) break;  // identical samples say nothing
     picks.push_back({.row = order[n], .worst = true, .flipped = AnyFlip(r)});
   }
-  size_t flips = 0;
+  // The cap counts every flipped sample located, the worst ones among them.
+  size_t flips = std::count_if(picks.begin(), picks.end(), [](const DatasetPick& p) { return p.flipped; });
   for (size_t i = 0; i < report.rows.size() && flips < flip_cap; ++i) {
     if (!AnyFlip(report.rows[i])) continue;
-    ++flips;
     auto it = std::find_if(picks.begin(), picks.end(), [&](const DatasetPick& p) { return p.row == i; });
-    if (it == picks.end()) picks.push_back({.row = i, .worst = false, .flipped = true});
+    if (it != picks.end()) continue;
+    picks.push_back({.row = i, .worst = false, .flipped = true});
+    ++flips;
   }
   return picks;
 }

@@ -19,8 +19,10 @@ double Quantile(const std::vector<double>& sorted, double q);
 // report.rows and report.outputs.
 void SummarizeDataset(DatasetReport& report);
 
-// The ids to locate: the `worst` highest-scoring samples, then flipped
-// samples not already chosen, at most `flip_cap` of them, in stream order.
+// The ids to locate: the `worst` highest-scoring samples (a sample with a
+// zero score is never among them), then flipped samples in stream order
+// until `flip_cap` flipped samples are chosen (the worst ones that flipped
+// count towards the cap).
 // Each entry: (index into report.rows, is worst, is flipped).
 struct DatasetPick {
   size_t row = 0;
