@@ -201,3 +201,40 @@ def test_ray_engine_agrees_with_the_local_engine_bit_for_bit(models, tmp_path):
     assert ray["samples"] == local["samples"]  # every metric of every sample, exactly
     for key in ("outputs", "worst", "ranking", "headline", "locate"):
         assert ray[key] == local[key], key
+
+
+def _package():
+    try:
+        import parity
+        from parity import _core  # noqa: F401  (the compiled extension: parity.check needs the package)
+        return parity
+    except ImportError:
+        if os.environ.get("PARITY_REQUIRE_PACKAGE"):
+            raise
+        pytest.skip("parity.check needs the built package (make python-package)")
+
+
+def _samples(n, seed):
+    rng = np.random.default_rng(seed)
+    return [{"input": rng.standard_normal((1, 3, SIZE, SIZE)).astype(np.float32)} for _ in range(n)]
+
+
+def test_python_check_takes_an_iterable_of_dicts(models):
+    parity = _package()
+    report = parity.check(models["int8"], reference_model=models["float"], dataset=iter(_samples(50, 5)))
+    assert report.kind == "dataset" and report.data["count"] == 50 and not report.passed
+    assert report.data["samples"][0]["id"] == "sample000000"
+    with pytest.raises(ValueError, match="no samples"):
+        parity.check(models["float"], dataset=[])
+
+
+@pytest.mark.ray
+def test_python_check_takes_a_ray_dataset_on_the_ray_engine(models):
+    parity = _package()
+    ray = pytest.importorskip("ray")
+    samples = _samples(40, 6)
+    local = parity.check(models["int8"], reference_model=models["float"], dataset=samples)
+    on_ray = parity.check(models["int8"], reference_model=models["float"], engine="ray", ray_actors=2,
+                          dataset=ray.data.from_items(samples))
+    assert on_ray.data["engine"] == "ray" and on_ray.data["count"] == 40
+    assert on_ray.data["samples"] == local.data["samples"]
