@@ -20,6 +20,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from typing import Dict, List
 
 import numpy as np
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"parity: error: --engine ray needs the ray package (pip install 'ray[data]'): {e}", file=sys.stderr)
         return 2
     items = _entries(args.entries)
+    start = time.perf_counter()
     if args.address:
         ray.init(address=args.address, log_to_driver=False)
     else:
@@ -92,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         total = int(ray.cluster_resources().get("CPU", 1))
         cpus = args.cpus_per_actor or max(1, total // args.actors)
         batch = args.batch_size or max(1, min(64, len(items) // (4 * args.actors) or 1))
+        started = time.perf_counter()
         ctx = ray.data.DataContext.get_current()
         ctx.enable_progress_bars = False
         ds = ray.data.from_items(items).map_batches(
@@ -101,8 +104,11 @@ def run(args: argparse.Namespace) -> int:
         for b in ds.iter_batches(batch_format="numpy", batch_size=None):
             for index, lines in zip(b["index"], b["lines"]):
                 by_index[int(index)] = lines
+        mapped = time.perf_counter()
     finally:
         ray.shutdown()
+    print(f"parity: ray: cluster up in {started - start:.2f} s; {len(items)} entries on {args.actors} actors "
+          f"({cpus} CPUs each) in {mapped - started:.2f} s", file=sys.stderr)
     missing = [i["index"] for i in items if i["index"] not in by_index]
     if missing:
         print(f"parity: error: the Ray engine lost {len(missing)} entries (first: {missing[0]})", file=sys.stderr)
