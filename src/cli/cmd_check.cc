@@ -87,6 +87,8 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
+  if (o.dataset.engine != "local" || !o.dataset.ray_address.empty())
+    return ReportError(Error(ErrorCode::kInvalidArgument, "--engine and --ray-address need --dataset SRC"));
   // One bar per stage's own steps; stderr only, and only on a terminal.
   ProgressBar progress(100);
   options.progress = [&progress](const std::string& stage, int done, int total) {
