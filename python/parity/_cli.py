@@ -1,8 +1,10 @@
 """The ``parity`` command: execs the C++ binary installed beside this module."""
+import glob
+import importlib.util
 import os
 import subprocess
 import sys
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ._core import ParityError
 
@@ -12,10 +14,41 @@ def binary_path() -> str:
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "parity")
 
 
+def wheel_ort_library() -> Optional[str]:
+    """The libonnxruntime of the environment's ``onnxruntime`` (or ``onnxruntime-gpu``:
+    both install the package ``onnxruntime``) wheel, found without importing it;
+    None when no such wheel is importable (docs/providers.md, "Which ONNX Runtime")."""
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        libs = sorted(glob.glob(os.path.join(folder, "capi", "libonnxruntime.so.*")))
+        if libs:
+            return libs[-1]
+    return None
+
+
+def binary_environ() -> Dict[str, str]:
+    """The environment the bundled binary runs in: this Python environment's.
+
+    Its plugin EP packages (onnxruntime_ep_*) are found under VIRTUAL_ENV; its
+    onnxruntime wheel's library is the ORT that runs (PARITY_ORT_LIBRARY),
+    unless PARITY_ORT_LIBRARY is set already; without a wheel, parity's own.
+    """
+    env = dict(os.environ)
+    env.setdefault("VIRTUAL_ENV", sys.prefix)
+    if not env.get("PARITY_ORT_LIBRARY"):
+        lib = wheel_ort_library()
+        if lib:
+            env["PARITY_ORT_LIBRARY"] = lib
+    return env
+
+
 def main() -> None:
     """Console entry point: the same CLI, same arguments, same exit codes."""
     exe = binary_path()
-    os.execv(exe, [exe] + sys.argv[1:])
+    os.execve(exe, [exe] + sys.argv[1:], binary_environ())
 
 
 class ParityRuntimeError(RuntimeError):
@@ -36,12 +69,8 @@ def invoke(args: Sequence[str], tmpdir: str = "") -> Tuple[int, str]:
     that the message names is named by what it holds ("the inputs given"),
     never by its temporary path.
     """
-    # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
-    # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
-    env = dict(os.environ)
-    env.setdefault("VIRTUAL_ENV", sys.prefix)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, env=env)
+                          stderr=subprocess.PIPE, text=True, env=binary_environ())
     if proc.returncode in (0, 1):
         return proc.returncode, proc.stdout
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/run/environment_json.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
@@ -55,6 +56,7 @@ json NarrowingJson(const LocateNarrowing& n) {
 nlohmann::json LocateReportToJson(const LocateReport& r) {
   json j;
   j["schema"] = "parity.locate/1";
+  j["ort"] = OrtToJson(r.ort);
   j["model"] = r.model;
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;
