@@ -54,9 +54,7 @@ json NarrowingJson(const LocateNarrowing& n) {
 }  // namespace
 
 nlohmann::json LocateReportToJson(const LocateReport& r) {
-  json j;
-  j["schema"] = "parity.locate/1";
-  j["ort"] = OrtToJson(r.ort);
+  json j = {{"schema", "parity.locate/1"}, {"ort", OrtToJson(r.ort)}};
   j["model"] = r.model;
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;
