@@ -10,7 +10,7 @@ from ._core import ParityError
 
 
 def binary_path() -> str:
-    """The bundled ``parity`` binary (its rpath finds libonnxruntime beside it)."""
+    """The bundled ``parity`` binary (its rpath finds the bundled libonnxruntime beside it)."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "parity")
 
 
