@@ -8,6 +8,8 @@ The C++ engine bound for Python. Functions mirror the command line:
 - :func:`check` -- the whole validation (``parity check``); a :class:`Report`.
 - :func:`locate` -- where the target config departs from the reference
   (``parity locate``); a :class:`Report`.
+- :func:`env` -- ``parity env``'s facts as a dict, among them which ONNX
+  Runtime runs (the environment's ``onnxruntime`` wheel's when importable).
 
 ``parity.torch`` is the PyTorch side (dumps and exports; ``python -m
 parity.torch dump ...``); ``parity.testing.assert_export_matches`` is the
@@ -23,13 +25,13 @@ import importlib
 
 __all__ = [
     "__version__", "ParityError", "ParityRuntimeError", "Comparison", "TensorResult", "Report",
-    "compare", "run", "check", "locate", "binary",
+    "compare", "run", "check", "locate", "env", "binary",
 ]
 
 # name -> the submodule that defines it (each needs parity._core but report)
 _LAZY = {
     "ParityError": "._core", "Comparison": ".compare", "TensorResult": ".compare", "compare": ".compare",
-    "ParityRuntimeError": ".engine", "check": ".engine", "locate": ".engine", "run": ".engine",
+    "ParityRuntimeError": ".engine", "env": ".engine", "check": ".engine", "locate": ".engine", "run": ".engine",
     "Report": ".report",
 }
 

@@ -1,4 +1,6 @@
 """The ``parity`` command: execs the C++ binary installed beside this module."""
+import glob
+import importlib.util
 import os
 import subprocess
 import sys
@@ -8,14 +10,45 @@ from ._core import ParityError
 
 
 def binary_path() -> str:
-    """The bundled ``parity`` binary (its rpath finds libonnxruntime beside it)."""
+    """The bundled ``parity`` binary (its rpath finds the bundled libonnxruntime beside it)."""
     return os.path.join(os.path.dirname(os.path.abspath(__file__)), "parity")
+
+
+def wheel_ort_library() -> Optional[str]:
+    """The libonnxruntime of the environment's ``onnxruntime`` (or ``onnxruntime-gpu``:
+    both install the package ``onnxruntime``) wheel, found without importing it;
+    None when no such wheel is importable (docs/providers.md, "Which ONNX Runtime")."""
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        libs = sorted(glob.glob(os.path.join(folder, "capi", "libonnxruntime.so.*")))
+        if libs:
+            return libs[-1]
+    return None
+
+
+def binary_environ() -> Dict[str, str]:
+    """The environment the bundled binary runs in: this Python environment's.
+
+    Its plugin EP packages (onnxruntime_ep_*) are found under VIRTUAL_ENV; its
+    onnxruntime wheel's library is the ORT that runs (PARITY_ORT_LIBRARY),
+    unless PARITY_ORT_LIBRARY is set already; without a wheel, parity's own.
+    """
+    env = dict(os.environ)
+    env.setdefault("VIRTUAL_ENV", sys.prefix)
+    if not env.get("PARITY_ORT_LIBRARY"):
+        lib = wheel_ort_library()
+        if lib:
+            env["PARITY_ORT_LIBRARY"] = lib
+    return env
 
 
 def main() -> None:
     """Console entry point: the same CLI, same arguments, same exit codes."""
     exe = binary_path()
-    os.execv(exe, [exe] + sys.argv[1:])
+    os.execve(exe, [exe] + sys.argv[1:], binary_environ())
 
 
 class ParityRuntimeError(RuntimeError):
@@ -36,12 +69,9 @@ def invoke(args: Sequence[str], tmpdir: str = "", env: Optional[Dict[str, str]] 
     that the message names is named by what it holds ("the inputs given"),
     never by its temporary path. ``env``: variables added to the environment.
     """
-    # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
-    # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
     extra = env or {}
-    env = dict(os.environ)
+    env = binary_environ()
     env.update(extra)
-    env.setdefault("VIRTUAL_ENV", sys.prefix)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env)
     if proc.returncode in (0, 1):

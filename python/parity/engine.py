@@ -15,7 +15,7 @@ import numpy as np
 from ._cli import ParityRuntimeError, config_args, invoke
 from .report import Report
 
-__all__ = ["run", "check", "locate", "ParityRuntimeError"]
+__all__ = ["run", "check", "locate", "env", "ParityRuntimeError"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Inputs = Union[None, PathLike, Mapping[str, Any]]
@@ -47,6 +47,19 @@ def _tolerance_args(tolerance: Union[None, float, Mapping[str, Any]], tmp: str) 
             json.dump(dict(tolerance), f)
         return ["--tolerance", path]
     return ["--atol", repr(float(tolerance))]
+
+
+def env() -> Dict[str, Any]:
+    """The facts ``parity env --json`` reports, as a dict: parity's and ONNX Runtime's
+    versions, ``ort_library`` (the libonnxruntime file that runs: this environment's
+    onnxruntime wheel's when one is importable, else parity's own), ``ort_origin``,
+    the execution providers and EP devices, CPU and OS (docs/env.schema.json).
+    """
+    with tempfile.TemporaryDirectory(prefix="parity-env-") as tmp:
+        out = os.path.join(tmp, "env.json")
+        invoke(["env", "--json", out], tmp)
+        with open(out, encoding="utf-8") as f:
+            return json.load(f)["env"]
 
 
 def run(model: PathLike, inputs: Inputs, config: Config = "all", *, all_tensors: bool = False) -> Dict[str, np.ndarray]:

@@ -34,6 +34,7 @@ struct BenchCliOptions {
   std::vector<std::string> providers;
   std::vector<std::string> provider_options;
   std::vector<std::string> ep_libraries;
+  std::string ort_library;
 };
 
 Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
@@ -74,7 +75,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
       options.configs.push_back({config.Label(), config});
     }
   }
-  if (auto s = UseEpLibraries(o.ep_libraries); !s) return ReportError(s.error());
+  if (auto s = UseEpLibraries(o.ep_libraries, o.ort_library); !s) return ReportError(s.error());
   for (const auto& file : o.config_files) {
     auto config = LoadRunConfig(file);
     if (!config) return ReportError(config.error());
@@ -116,7 +117,7 @@ void RegisterBench(CLI::App& app) {
   cmd->add_option("--providers", o->providers, "execution providers of the --configs levels: cpu, openvino, cuda")
       ->delimiter(',');
   cmd->add_option("--provider-option", o->provider_options, "an execution provider's option EP:KEY=VALUE");
-  AddEpLibraryOption(cmd, &o->ep_libraries);
+  AddEpLibraryOption(cmd, &o->ep_libraries, &o->ort_library);
   cmd->add_option("--inputs", o->inputs, "input tensors (default: a generated typical sample)");
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the generated sample (default 0)");

@@ -17,9 +17,10 @@ void RegisterEnv(CLI::App& app) {
   auto json_path = std::make_shared<std::string>();
   cmd->add_option("--json", *json_path, "also write the facts as JSON to FILE");
   auto ep_libraries = std::make_shared<std::vector<std::string>>();
-  AddEpLibraryOption(cmd, ep_libraries.get());
-  cmd->callback([json_path, ep_libraries] {
-    if (auto s = UseEpLibraries(*ep_libraries); !s) {
+  auto ort_library = std::make_shared<std::string>();
+  AddEpLibraryOption(cmd, ep_libraries.get(), ort_library.get());
+  cmd->callback([json_path, ep_libraries, ort_library] {
+    if (auto s = UseEpLibraries(*ep_libraries, *ort_library); !s) {
       ExitCode() = ReportError(s.error());
       return;
     }

@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
+#include "engine/run/environment.h"
 #include "engine/run/runner.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
@@ -104,6 +105,8 @@ int RunRun(const RunOptions& o) {
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,
              config->Label());
+  const OrtFact ort = CurrentOrt();
+  fmt::print("onnxruntime {} ({})\n", ort.version, ort.library);
   if (refused.empty()) return 0;
   return ReportError(first_error->With(fmt::format(
       "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal", refused.size(),

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "ort/ep_libraries.h"
+#include "ort/ort_library.h"
 #include "report/text_escape.h"
 
 namespace parity::cli {
@@ -69,18 +70,22 @@ void AddConfigOptions(CLI::App* app, ConfigOptions* o, const std::string& defaul
                   "switch off an ORT optimizer by name (repeatable, or comma-separated)")
       ->delimiter(',');
   app->add_option("--session-config", o->session_entries, "any ORT session config entry KEY=VALUE");
-  AddEpLibraryOption(app, &o->ep_libraries);
+  AddEpLibraryOption(app, &o->ep_libraries, &o->ort_library);
   app->add_option("--provider-option", o->provider_options,
                   "an execution provider's option EP:KEY=VALUE (repeatable), e.g. "
                   "openvino:load_config='{\"CPU\":{\"INFERENCE_PRECISION_HINT\":\"f32\"}}'");
 }
 
-void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs) {
+void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs, std::string* ort_library) {
   app->add_option("--ep-library", *specs,
                   "register a plugin execution provider library NAME=PATH (repeatable; docs/providers.md)");
+  app->add_option("--ort-library", *ort_library,
+                  "the libonnxruntime to run (default: PARITY_ORT_LIBRARY, else the bundled one; docs/providers.md)");
 }
 
-Status UseEpLibraries(const std::vector<std::string>& specs) {
+Status UseEpLibraries(const std::vector<std::string>& specs, const std::string& ort_library) {
+  if (!ort_library.empty()) PARITY_RETURN_IF_ERROR(ort::SelectOrtLibrary(ort_library, "--ort-library"));
+  PARITY_RETURN_IF_ERROR(ort::LoadedOrtLibrary());
   for (const std::string& spec : specs) {
     PARITY_ASSIGN_OR_RETURN(ort::EpLibrary lib, ort::ParseEpLibrary(spec, "--ep-library"));
     ort::AddEpLibrary(std::move(lib));
@@ -134,7 +139,7 @@ Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& defau
       return InvalidArgument(fmt::format("--provider-option: options for '{}', which is not among the providers ({}); "
                                          "add --providers {}",
                                          name, fmt::join(config.providers, ","), name));
-  PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries));
+  PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries, o.ort_library));
   return config;
 }
 

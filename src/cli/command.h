@@ -29,7 +29,7 @@ const CLI::Validator& Positive();
 // The shared config option group (docs/contract.md (""config"")): --config FILE, --opt,
 // --providers, --threads, --inter-threads, --parallel, --disable-optimizer,
 // --session-config KEY=VALUE, --ep-library NAME=PATH, --provider-option
-// EP:KEY=VALUE. Call ResolveConfig after parsing.
+// EP:KEY=VALUE, --ort-library PATH. Call ResolveConfig after parsing.
 struct ConfigOptions {
   std::string config_file;
   std::string opt;
@@ -41,6 +41,7 @@ struct ConfigOptions {
   std::vector<std::string> session_entries;
   std::vector<std::string> ep_libraries;      // --ep-library NAME=PATH
   std::vector<std::string> provider_options;  // --provider-option EP:KEY=VALUE
+  std::string ort_library;                    // --ort-library PATH
   // kStored for a config file that travels with a repro (locate --target):
   // it may not name files to write (docs/security.md).
   ConfigOrigin origin = ConfigOrigin::kUser;
@@ -49,11 +50,15 @@ void AddConfigOptions(CLI::App* app, ConfigOptions* options, const std::string& 
 // The config file first, then each flag given on the command line on top.
 Result<RunConfig> ResolveConfig(const ConfigOptions& options, const std::string& default_opt);
 
-// --ep-library NAME=PATH (repeatable) on a command that runs no config of its
-// own options group (env, bench); AddConfigOptions adds it too.
-void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs);
-// Hands each NAME=PATH to the ORT adapter (registered on first need).
-Status UseEpLibraries(const std::vector<std::string>& specs);
+// --ep-library NAME=PATH (repeatable) and --ort-library PATH on a command
+// that runs no config of its own options group (env, bench); AddConfigOptions
+// adds them too.
+void AddEpLibraryOption(CLI::App* app, std::vector<std::string>* specs, std::string* ort_library);
+// Loads the ORT (--ort-library PATH when given, else PARITY_ORT_LIBRARY's,
+// else the bundled one: ort/ort_library.h), so that a file that is no usable
+// ORT is refused (exit 2) before anything runs; then hands each NAME=PATH to
+// the ORT adapter (registered on first need).
+Status UseEpLibraries(const std::vector<std::string>& specs, const std::string& ort_library);
 
 // --provider-option EP:KEY=VALUE into config.provider_options.
 Status AddProviderOption(const std::string& spec, RunConfig& config);

@@ -17,7 +17,17 @@
 
 namespace parity::ort {
 
-// Created on first use (thread-safe) at WARNING severity with parity's logging
+// The C API of the process's ORT (ort_library.h), loaded on first use; every
+// Ort:: call needs it first (the wrapper is built with ORT_API_MANUAL_INIT).
+// Throws Ort::Exception (ORT_INVALID_ARGUMENT for a PARITY_ORT_LIBRARY that
+// is no usable ORT, ORT_FAIL for a missing bundled one).
+const OrtApi& OrtApiOrThrow();
+
+// SessionOptions::AppendExecutionProvider_CPU without its link-time symbol:
+// the loaded library's OrtSessionOptionsAppendExecutionProvider_CPU.
+void AppendCpuProvider(Ort::SessionOptions& options, int use_arena);
+
+// Loads the ORT first (OrtApiOrThrow), then created on first use (thread-safe) at WARNING severity with parity's logging
 // callback; lives until the process exits. Never fails except by throwing
 // Ort::Exception, which callers convert.
 Ort::Env& GlobalEnv();

@@ -11,10 +11,6 @@
 
 #include "ort/ort_providers.h"
 
-// Declares OrtSessionOptionsAppendExecutionProvider_CPU, which
-// SessionOptions::AppendExecutionProvider_CPU calls.
-#include <cpu_provider_factory.h>
-
 #include "ort/ep_libraries.h"
 #include "ort/ort_env.h"
 #include "ort/runtime.h"
@@ -97,7 +93,7 @@ void AppendBuiltIn(Ort::SessionOptions& options, const ProviderEntry& e, const O
   if (e.short_name == "cpu") {
     // ORT appends CPU as the last fallback by itself; registering it
     // explicitly only matters when it should win over a later provider.
-    if (!cpu_last) options.AppendExecutionProvider_CPU(/*use_arena=*/1);
+    if (!cpu_last) AppendCpuProvider(options, /*use_arena=*/1);
   } else if (e.short_name == "cuda") {
     // device_id, cudnn_conv_algo_search, use_tf32, ...: ORT parses them.
     Ort::CUDAProviderOptions cuda;

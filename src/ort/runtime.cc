@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdio>
 #include <unordered_map>
 
 #include "ort/ort_env.h"
+#include "ort/ort_library.h"
 
 namespace parity::ort {
 namespace {
@@ -62,6 +61,7 @@ void ORT_API_CALL LogCallback(void* /*param*/, OrtLoggingLevel severity, const c
 Ort::Env& GlobalEnv() {
   // Leaked like the registry, so no session can outlive it at exit. C++
   // guarantees the initialisation runs once even under concurrent first use.
+  OrtApiOrThrow();
   static Ort::Env* env = new Ort::Env(ORT_LOGGING_LEVEL_WARNING, "parity", LogCallback, nullptr);
   return *env;
 }
@@ -89,16 +89,19 @@ void LogCapture::Append(const char* message) {
   lines_.emplace_back(message);
 }
 
-std::string OrtVersion() { return Ort::GetVersionString(); }
+std::string OrtVersion() {
+  auto lib = LoadedOrtLibrary();
+  return lib ? lib->version : "";
+}
 
 std::string OrtLibraryPath() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&OrtGetApiBase), &info) == 0 || info.dli_fname == nullptr) return "";
-  return info.dli_fname;
+  auto lib = LoadedOrtLibrary();
+  return lib ? lib->path : "";
 }
 
 std::vector<std::string> AvailableProviders() {
   try {
+    OrtApiOrThrow();
     return Ort::GetAvailableProviders();
   } catch (const Ort::Exception&) {
     return {"CPUExecutionProvider"};  // CPU is always compiled in

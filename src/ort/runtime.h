@@ -1,4 +1,4 @@
-// Process-wide facts about the linked ONNX Runtime, and how its log reaches
+// Process-wide facts about the loaded ONNX Runtime (ort_library.h), and how its log reaches
 // the console. The ORT environment itself lives in ort_env.h (internal to
 // src/ort/); nothing here exposes ORT types.
 //
@@ -10,11 +10,12 @@
 
 namespace parity::ort {
 
-// The linked ORT's version string, e.g. "1.29.0".
+// The process's ORT's version string, e.g. "1.29.0" (ort_library.h: loaded
+// now if not yet); empty when no ORT could be loaded.
 std::string OrtVersion();
 
 // The libonnxruntime file the process runs (where OrtGetApiBase lives);
-// empty when the loader cannot say.
+// empty when no ORT could be loaded.
 std::string OrtLibraryPath();
 
 // Execution providers compiled into the linked ORT, by ORT's names

@@ -14,6 +14,7 @@ std::string Err(double v) { return v < 0 ? "-" : fmt::format("{:.3g}", v); }
 void PrintConfigs(const BenchReport& r, std::FILE* out) {
   fmt::print(out, "{}: sample '{}' ({}), {} timed run(s) after {} warm-up\n", r.model, r.sample,
              r.input_summary, r.runs, r.warmup);
+  fmt::print(out, "onnxruntime {} ({})\n", r.ort.version, r.ort.library);
   fmt::print(out, "{:<28} {:>10} {:>9} {:>9} {:>9} {:>9} {:>10} {:>11} {:>12}\n", "config", "create ms",
              "mean ms", "p50 ms", "p95 ms", "p99 ms", "peak MiB", "session MiB",
              r.reference.empty() ? "max_abs" : "max_abs vs " + r.reference);

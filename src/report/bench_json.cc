@@ -1,5 +1,7 @@
 #include "report/bench_report.h"
 
+#include "engine/run/environment_json.h"
+
 namespace parity {
 namespace {
 
@@ -31,6 +33,7 @@ nlohmann::json BenchReportToJson(const BenchReport& r) {
   nlohmann::json j = {
       {"schema", "parity.bench/1"},
       {"tool", {{"name", "parity"}, {"version", r.tool_version}}},
+      {"ort", OrtToJson(r.ort)},
       {"model", r.model},
       {"sample", {{"name", r.sample}, {"inputs", r.input_summary}}},
       {"reference", r.reference.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.reference)},

@@ -63,6 +63,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   const Verdict overall = r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass;
   out += fmt::format("{} {}\n", paint(StatusColor(overall), CheckVerdictName(overall)), model);
   out += JudgedAgainst(r) + "\n";
+  if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
   for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
 
   out += "stages:";

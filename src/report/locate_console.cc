@@ -23,6 +23,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
   fmt::print(out, "locate {}{}: reference [{}], target [{}], sample '{}'\n", r.model,
              r.target_model.empty() ? "" : " -> " + r.target_model, r.reference.Label(), r.target.Label(),
              r.sample);
+  fmt::print(out, "  onnxruntime: {} ({})\n", r.ort.version, r.ort.library);
   fmt::print(out, "  graph: {} original nodes, {} optimized nodes, {} fused nodes\n", r.original_nodes,
              r.optimized_nodes, r.fused_nodes.size());
   fmt::print(out, "  observer_check: {} (mode {})\n", r.observer_check ? "true" : "FALSE", r.observer_mode);

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/run/environment_json.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
@@ -53,8 +54,7 @@ json NarrowingJson(const LocateNarrowing& n) {
 }  // namespace
 
 nlohmann::json LocateReportToJson(const LocateReport& r) {
-  json j;
-  j["schema"] = "parity.locate/1";
+  json j = {{"schema", "parity.locate/1"}, {"ort", OrtToJson(r.ort)}};
   j["model"] = r.model;
   j["target_model"] = r.target_model.empty() ? json(nullptr) : json(r.target_model);
   j["sample"] = r.sample;

@@ -173,6 +173,7 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
 
   BenchReport report;
   report.tool_version = PARITY_VERSION;
+  report.ort = CurrentOrt();
   report.model = model_label;
   report.sample = sample.name;
   report.input_summary = DescribeTensors(sample.tensors);

@@ -9,6 +9,7 @@
 
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
+#include "engine/run/environment.h"
 
 namespace parity {
 
@@ -46,6 +47,7 @@ struct FusionTrade {
 
 struct BenchReport {
   std::string tool_version;
+  OrtFact ort;  // which ONNX Runtime ran
   std::string model;
   std::string sample;         // the sample's name
   std::string input_summary;  // "input float32 [1, 3, 64, 64]"

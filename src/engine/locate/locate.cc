@@ -331,6 +331,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   if (!step_rules.empty()) with_steps.policy = WithStepRules(options.policy, step_rules);
   const LocateOptions& o = with_steps;
   LocateReport report;
+  report.ort = CurrentOrt();
   report.model = o.model_label;
   report.target_model = target_model ? o.target_label : "";
   report.sample = sample.name;

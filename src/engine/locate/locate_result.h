@@ -115,6 +115,7 @@ struct LocateCulprit {
 };
 
 struct LocateReport {
+  OrtFact ort;  // which ONNX Runtime ran (engine/run/environment.h)
   std::string model;
   std::string target_model;  // empty: the same model
   std::string sample;

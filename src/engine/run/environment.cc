@@ -9,6 +9,7 @@
 
 #include "core/build_info.h"
 #include "ort/ep_libraries.h"
+#include "ort/ort_library.h"
 #include "ort/runtime.h"
 
 namespace parity {
@@ -43,10 +44,12 @@ std::string ReadOs() {
 Environment Collect() {
   Environment e;
   e.parity_version = PARITY_VERSION;
-  e.ort_version = ort::OrtVersion();
+  const OrtFact ort = CurrentOrt();
+  e.ort_version = ort.version;
+  e.ort_library = ort.library;
+  e.ort_origin = ort.origin;
   e.onnx_version = PARITY_ONNX_VERSION;
   e.compiler = PARITY_COMPILER;
-  e.ort_library = ort::OrtLibraryPath();
   e.providers = ort::AvailableProviders();
   for (const ort::EpLibrary& lib : ort::EpLibraries()) e.ep_libraries.push_back({lib.name, lib.path, lib.origin});
   if (auto devices = ort::EpDevices()) {
@@ -68,6 +71,12 @@ Environment Collect() {
 }
 
 }  // namespace
+
+OrtFact CurrentOrt() {
+  auto lib = ort::LoadedOrtLibrary();
+  if (!lib) return {};
+  return {lib->version, lib->path, lib->origin};
+}
 
 const Environment& CurrentEnvironment() {
   static const Environment env = Collect();

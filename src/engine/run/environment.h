@@ -19,10 +19,21 @@ struct EpDeviceFact {
   std::string capabilities;  // OPTIMIZATION_CAPABILITIES when the EP says ("BF16 FP32 FP16 ..."), else empty
 };
 
+// Which ONNX Runtime ran (ort/ort_library.h): the one source of every
+// report's ORT facts. Empty strings when no ORT could be loaded.
+struct OrtFact {
+  std::string version;  // its own GetVersionString(): "1.31.1"
+  std::string library;  // the libonnxruntime file (dladdr of OrtGetApiBase)
+  std::string origin;   // "--ort-library", "PARITY_ORT_LIBRARY", "bundled"
+};
+// Loads the ORT if no command has yet (ort::LoadedOrtLibrary); cheap after.
+OrtFact CurrentOrt();
+
 struct Environment {
   std::string parity_version;
   std::string ort_version;
   std::string ort_library;  // the libonnxruntime file that ran
+  std::string ort_origin;   // how it was chosen (OrtFact::origin)
   std::vector<EpLibraryFact> ep_libraries;
   std::vector<EpDeviceFact> ep_devices;
   std::string ep_error;  // a plugin library that failed to register, else empty

@@ -14,6 +14,10 @@ nlohmann::json EnvironmentCore(const Environment& e) {
 
 }  // namespace
 
+nlohmann::json OrtToJson(const OrtFact& o) {
+  return {{"version", o.version}, {"library", o.library}, {"origin", o.origin}};
+}
+
 nlohmann::json EnvironmentToJson(const Environment& e) {
   nlohmann::json libraries = nlohmann::json::array();
   for (const EpLibraryFact& l : e.ep_libraries)
@@ -27,6 +31,7 @@ nlohmann::json EnvironmentToJson(const Environment& e) {
                        {"capabilities", d.capabilities}});
   nlohmann::json j = EnvironmentCore(e);
   j["ort_library"] = e.ort_library;
+  j["ort_origin"] = e.ort_origin;
   j["ep_libraries"] = libraries;
   j["ep_devices"] = devices;
   if (!e.ep_error.empty()) j["ep_error"] = e.ep_error;
