@@ -43,8 +43,16 @@ std::string FormatTop1(const std::vector<Top1Agreement>& top1) {
   return out;
 }
 
+// One line per output: the rule its verdict band came from.
+std::string FormatOutputRules(const QuantReport& r) {
+  std::string out;
+  for (const auto& o : r.outputs) out += fmt::format("  output '{}' judged by rule {}: {}\n", o.output, o.rule, o.why);
+  return out;
+}
+
 std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
-  if (r.deployed && r.layers.empty()) return FormatDeployed(*r.deployed);
+  if (r.deployed && r.layers.empty()) return FormatDeployed(*r.deployed) + FormatOutputRules(r);
+  if (r.layers.empty() && !r.outputs.empty()) return FormatOutputRules(r);
   std::string out;
   out += fmt::format("  precision per layer ({}; rule: {}); {} of {} conv/matmul layers matched\n", r.kind, r.rule,
              r.compute_matched, r.compute_layers);
@@ -72,7 +80,7 @@ std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
     out += fmt::format("  float16 overflow: first at {} ({}), tensor '{}': {}; keep '{}' in float (node_block_list)\n",
                        r.overflow->node, r.overflow->op_type, r.overflow->tensor, r.overflow->reason, r.overflow->node);
   for (const auto& u : r.unmatched) out += fmt::format("  unmatched: {} ({}): {}\n", u.node, u.op_type, u.reason);
-  return out;
+  return out + FormatOutputRules(r);
 }
 
 }  // namespace parity

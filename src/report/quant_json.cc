@@ -57,6 +57,21 @@ json DeployedJson(const std::optional<QuantDeployed>& d) {
               {"first_failure", StepTensorJson(d->first_failure)}};
 }
 
+json OutputRulesJson(const std::vector<QuantOutputRule>& rules) {
+  json a = json::array();
+  for (const auto& r : rules)
+    a.push_back({{"output", r.output},
+                 {"rule", r.rule},
+                 {"source", JsonStringOrNull(r.source)},
+                 {"scale", r.rule == "qdq_steps" ? JsonNumber(r.scale) : json(nullptr)},
+                 {"atol", JsonNumber(r.atol)},
+                 {"rtol", JsonNumber(r.rtol)},
+                 {"decide_by", JsonStringOrNull(r.decide_by)},
+                 {"quantile", r.decide_by == "quantile" ? JsonNumber(r.quantile) : json(nullptr)},
+                 {"why", r.why}});
+  return a;
+}
+
 json Top1ToJson(const std::vector<Top1Agreement>& top1) {
   json a = json::array();
   for (const auto& t : top1)
@@ -87,6 +102,7 @@ json QuantReportToJson(const QuantReport& r) {
                                              {"reason", r.overflow->reason}}
                                       : json(nullptr)},
               {"deployed", DeployedJson(r.deployed)},
+              {"outputs", OutputRulesJson(r.outputs)},
               {"compute_layers", r.compute_layers},
               {"compute_matched", r.compute_matched},
               {"sessions", r.sessions},

@@ -86,6 +86,19 @@ struct QuantDeployed {
   std::optional<QuantStepTensor> first_failure;   // where extra steps first appear
 };
 
+// The default verdict band of one output of a derived model against its
+// float model (engine/quant/output_tolerance.h), and the rule that made it.
+struct QuantOutputRule {
+  std::string output;
+  std::string rule;    // "qdq_steps", "float16_roundoff", "quantized_default" or "user"
+  std::string source;  // qdq_steps: the DequantizeLinear output whose scale is used ("" otherwise)
+  double scale = 0;    // qdq_steps: that scale (the coarsest channel)
+  double atol = 0, rtol = 0;
+  std::string decide_by;  // "quantile", "max", ... (tolerance.h StatisticName)
+  double quantile = 0;    // for "quantile"
+  std::string why;        // one line: the rule in words
+};
+
 struct QuantReport {
   std::string kind;  // "qdq", "float16" or "float" (no quantization found)
   std::string rule;  // how steps and verdict bands were chosen (docs/quantized.md)
@@ -94,6 +107,7 @@ struct QuantReport {
   std::optional<size_t> worst_local;  // index in layers: the lowest local SQNR
   std::optional<QuantOverflow> overflow;  // float16 only
   std::optional<QuantDeployed> deployed;  // a QDQ model against itself at another config
+  std::vector<QuantOutputRule> outputs;   // check: the rule of each output's verdict band
   size_t compute_layers = 0;          // Conv/Gemm/MatMul nodes of the float model
   size_t compute_matched = 0;         // of those, matched
   int sessions = 0;
