@@ -62,14 +62,14 @@ def to_fp16(src, dst, keep_io_types=True, node_block_list=None):
     return dst
 
 
-def coarsen_weight_scale(src, dst, conv_index, factor=4):
-    """One Conv's weight requantized on a grid `factor` times coarser (the
-    planted quantization fault): W_q <- round(W_q / factor), scale *= factor.
-    Returns the Conv's node name."""
+def coarsen_weight_scale(src, dst, conv_index, factor=4, op_type="Conv"):
+    """One Conv's (or Gemm's) weight requantized on a grid `factor` times
+    coarser (the planted quantization fault): W_q <- round(W_q / factor),
+    scale *= factor. Returns the node's name."""
     m = onnx.load(str(src))
     inits = {i.name: i for i in m.graph.initializer}
     producers = {o: n for n in m.graph.node for o in n.output}
-    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    conv = [n for n in m.graph.node if n.op_type == op_type][conv_index]
     dq = producers[conv.input[1]]
     assert dq.op_type == "DequantizeLinear"
     q, scale = inits[dq.input[0]], inits[dq.input[1]]

@@ -9,6 +9,7 @@
 #include "engine/locate/locate_internal.h"
 #include "engine/run/runner.h"
 #include "engine/locate/locate_steps.h"
+#include "engine/quant/cast.h"
 #include "engine/quant/quant_layers.h"
 #include "engine/quant/quant_steps.h"
 #include "onnx/edit.h"
@@ -210,7 +211,7 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
       Observation obs,
       ObserveTarget({.plan = p.target, .exposed = p.target_exposed(), .view = m.target_view(), .config = o.target,
                      .tensors = p.observed, .scratch = scratch, .label = m.target_label, .options = o.observe},
-                    sample, compare));
+                    FitToGraph(m.target_view(), sample), compare));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;
   report.observer_mode = ObserverModeName(obs.mode);

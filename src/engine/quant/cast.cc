@@ -35,6 +35,15 @@ Sample FitToSession(const ort::Session& s, const Sample& sample) {
   return fitted;
 }
 
+Sample FitToGraph(const GraphView& view, const Sample& sample) {
+  Sample fitted{sample.name, {}};
+  for (const auto& t : sample.tensors) {
+    const TensorType* type = view.Type(t.name);
+    fitted.tensors.Set(t.name, type && type->dtype ? CastFloating(t.tensor, *type->dtype) : t.tensor);
+  }
+  return fitted;
+}
+
 TensorSet CastLike(const TensorSet& test, const TensorSet& ref) {
   TensorSet out;
   for (const auto& t : test) {

@@ -62,11 +62,7 @@ Result<TensorSet> TraceAll(const Model& model, const GraphView& view, const std:
   PARITY_ASSIGN_OR_RETURN(Model m, WithContext(WithExtraOutputs(model, exposed), label));
   PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(m, RunConfig{}, label));
   // A float16 model without keep_io_types takes float16 inputs: the float sample, rounded.
-  Sample fed{sample.name, {}};
-  for (const auto& t : sample.tensors) {
-    const TensorType* type = view.Type(t.name);
-    fed.tensors.Set(t.name, type && type->dtype ? CastFloating(t.tensor, *type->dtype) : t.tensor);
-  }
+  const Sample fed = FitToGraph(view, sample);
   PARITY_ASSIGN_OR_RETURN(TensorSet out, RunSample(s, fed, label));
   for (const auto& t : fed.tensors) out.Set(t.name, t.tensor);
   return out;
