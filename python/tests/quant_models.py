@@ -102,3 +102,28 @@ def classifier_samples(path, n=64, shape=(1, 3, 64, 64), seed=2):
     rng = np.random.default_rng(seed)
     np.savez(str(path), **{f"s{i:03d}/input": rng.standard_normal(shape).astype(np.float32) for i in range(n)})
     return path
+
+
+def export_bert(path, seq=16):
+    """A 2-layer BERT (hidden 64, 2 heads, random weights) exported with
+    torch.onnx.export: inputs input_ids / attention_mask (int64 [1, seq]),
+    output last_hidden_state."""
+    from transformers import BertConfig, BertModel
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=128, max_position_embeddings=64)
+    model = BertModel(config).eval()
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self, bert):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask):
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    ids = torch.randint(0, 100, (1, seq))
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    torch.onnx.export(Wrapper(model), (ids, mask), str(path), input_names=["input_ids", "attention_mask"],
+                      output_names=["last_hidden_state"], opset_version=17, dynamo=False)
+    return path

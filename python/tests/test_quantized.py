@@ -259,3 +259,52 @@ def test_check_judges_a_float16_model_without_keep_io_types_by_float16_roundoff(
     findings = numerics_findings(report, "logits")
     assert len(findings) == 8 and all("rule float16_roundoff" in f["message"] for f in findings)
     assert report["quant"]["kind"] == "float16" and report["quant"]["compute_matched"] == 21
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    """A 2-layer BERT (hidden 64, random weights) and its quantize_dynamic
+    model (MatMulInteger on DynamicQuantizeLinear activations, int8 Gather
+    tables), with token ids in range and an all-ones attention mask."""
+    pytest.importorskip("transformers")
+    import numpy as np
+    d = tmp_path_factory.mktemp("bert")
+    f = quant_models.export_bert(d / "bert.onnx")
+    q = quant_models.quantize_dynamic_qdq(f, d / "bert_dyn.onnx")
+    rng = np.random.default_rng(3)
+    np.savez(str(d / "inputs.npz"), **{f"s{i:02d}/{k}": v for i in range(4) for k, v in
+                                      {"input_ids": rng.integers(0, 100, (1, 16)).astype(np.int64),
+                                       "attention_mask": np.ones((1, 16), np.int64)}.items()})
+    np.savez(str(d / "one.npz"), input_ids=rng.integers(0, 100, (1, 16)).astype(np.int64),
+             attention_mask=np.ones((1, 16), np.int64))
+    return {"float": f, "dynamic": q, "inputs": d / "inputs.npz", "one": d / "one.npz"}
+
+
+def test_dynamic_quantized_bert_matches_every_matmul_through_matmulinteger(bert):
+    _, text, report = locate(bert["float"], bert["dynamic"], "--inputs", str(bert["one"]))
+    quant = valid_quant(report["quant"])
+    assert quant["compute_layers"] == 16 and quant["compute_matched"] == 16, quant["unmatched"]
+    dense = [layer for layer in quant["layers"] if layer["grid"] == "dynamic"]
+    assert len(dense) == 12  # query, key, value, attention output, intermediate, output; two layers
+    for layer in dense:
+        assert "MatMulInteger" in layer["note"] and "DynamicQuantizeLinear" in layer["note"], layer
+        assert layer["steps"] is None  # its activation scale is computed at run time
+        assert 20 < layer["sqnr_db"] < 60 and layer["local"]["sqnr_db"] > layer["sqnr_db"], layer
+        # The int8 weight dequantized with its scale and zero point: a correct rounding.
+        assert layer["weight"]["derived_tensor"].endswith("_quantized")
+        assert layer["weight"]["loss"]["max_steps"] <= 0.5 + 1e-3, layer
+    # The two attention products stay float MatMuls, matched by name.
+    assert sum(1 for layer in quant["layers"] if layer["op_type"] == "MatMul" and layer["grid"] == "float") == 4
+    gathers = [layer for layer in quant["layers"] if layer["op_type"] == "Gather"]
+    assert len(gathers) == 3 and all(layer["grid"] == "uint8" for layer in gathers), gathers
+    assert quant["worst_local"]["grid"] == "dynamic"
+    assert quant["unmatched"] == []
+
+
+def test_check_of_a_dynamic_bert_says_no_constant_scale_reaches_its_output(bert, tmp_path):
+    code, text, report = check(bert["dynamic"], bert["float"], bert["inputs"], tmp_path / "check.json")
+    rule = valid_quant(report["quant"])["outputs"][0]
+    assert rule["rule"] == "quantized_default" and "LayerNormalization" in rule["why"], rule
+    assert report["stages"]["numerics"]["status"] == "PASS", text
+    assert report["quant"]["compute_matched"] == 16
+    assert "judged by rule quantized_default" in text
