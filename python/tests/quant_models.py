@@ -127,3 +127,15 @@ def export_bert(path, seq=16):
     torch.onnx.export(Wrapper(model), (ids, mask), str(path), input_names=["input_ids", "attention_mask"],
                       output_names=["last_hidden_state"], opset_version=17, dynamo=False)
     return path
+
+
+def export_conv_chain(path, convs=4, size=32):
+    """convs x (Conv 3x3 + Relu), 16 channels: at ORT_ENABLE_ALL its QDQ model
+    becomes one NhwcTransformer chain, Transpose + QLinearConv x convs + Transpose."""
+    torch.manual_seed(0)
+    layers = []
+    for i in range(convs):
+        layers += [torch.nn.Conv2d(3 if i == 0 else 16, 16, 3, padding=1), torch.nn.ReLU()]
+    torch.onnx.export(torch.nn.Sequential(*layers).eval(), torch.randn(1, 3, size, size), str(path),
+                      input_names=["input"], output_names=["out"], opset_version=17, dynamo=False)
+    return path

@@ -308,3 +308,20 @@ def test_check_of_a_dynamic_bert_says_no_constant_scale_reaches_its_output(bert,
     assert report["stages"]["numerics"]["status"] == "PASS", text
     assert report["quant"]["compute_matched"] == 16
     assert "judged by rule quantized_default" in text
+
+
+def test_a_fused_qlinearconv_chain_is_narrowed_to_the_kernel_where_the_steps_appear(tmp_path):
+    import numpy as np
+    f = quant_models.export_conv_chain(tmp_path / "chain.onnx")
+    q = quant_models.quantize_qdq(f, tmp_path / "chain_q.onnx", {"input": ((1, 3, 32, 32), np.float32)})
+    shifted = tmp_path / "chain_shifted.onnx"
+    node = quant_models.shift_weight_codes(q, shifted, conv_index=2)  # the third of four kernels
+    code, text, report = locate(q, shifted)
+    first = report["quant"]["deployed"]["first_failure"]
+    assert code == 1 and first is not None, text
+    # One fused node covers the four kernels: the NHWC tensors between them cannot be observed.
+    assert len(first["chain"]) == 4, first
+    assert first["chain"][0]["steps"] == 0 and first["chain"][1]["steps"] == 0, first["chain"]
+    assert first["chain"][2]["node"] == node and first["chain"][2]["steps"] > 1
+    assert first["kernel"] == node, first
+    assert "narrowed to '%s'" % node in text

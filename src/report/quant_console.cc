@@ -1,5 +1,6 @@
 // Console table of the per-layer precision report (docs/quantized.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -23,15 +24,25 @@ std::string Short(const std::string& s, size_t n) { return s.size() <= n ? s : "
 
 }  // namespace
 
+// A fused chain narrowed to its kernel (engine/locate/step_chain.h).
+std::string Chain(const QuantStepTensor& t) {
+  if (t.chain.empty()) return "";
+  std::vector<std::string> steps;
+  for (const auto& k : t.chain) steps.push_back(fmt::format("{} {:.3g}", k.node, k.steps));
+  return fmt::format("      the fused node covers {} kernels, each alone: {}; {}\n", t.chain.size(), fmt::join(steps, ", "),
+                     t.kernel.empty() ? "no kernel alone shows it: the steps add up along the chain"
+                                      : fmt::format("narrowed to '{}'", t.kernel));
+}
+
 std::string FormatDeployed(const QuantDeployed& d) {
   std::string out = fmt::format("  quantized tensors in steps ({}): {} judged, {} exact, {} rounding (<= 1 step, not a "
                                 "failure), {} failed\n", d.rule, d.judged, d.exact, d.rounding, d.failed);
   if (d.first_rounding)
-    out += fmt::format("    first step at '{}' (kernel '{}'): {:.2f} step\n", d.first_rounding->tensor,
-                       d.first_rounding->fused_node, d.first_rounding->steps);
+    out += fmt::format("    first step at '{}' (kernel '{}'): {:.2f} step\n{}", d.first_rounding->tensor,
+                       d.first_rounding->fused_node, d.first_rounding->steps, Chain(*d.first_rounding));
   if (d.first_failure)
-    out += fmt::format("    first failure at '{}' (kernel '{}'): {:.3g} steps\n", d.first_failure->tensor,
-                       d.first_failure->fused_node, d.first_failure->steps);
+    out += fmt::format("    first failure at '{}' (kernel '{}'): {:.3g} steps\n{}", d.first_failure->tensor,
+                       d.first_failure->fused_node, d.first_failure->steps, Chain(*d.first_failure));
   return out;
 }
 

@@ -46,7 +46,14 @@ json QuantLayerToJson(const QuantLayer& l) {
 
 json StepTensorJson(const std::optional<QuantStepTensor>& t) {
   if (!t) return nullptr;
-  return json{{"tensor", t->tensor}, {"fused_node", JsonStringOrNull(t->fused_node)}, {"steps", JsonNumber(t->steps)}};
+  json chain = json::array();
+  for (const auto& k : t->chain)
+    chain.push_back({{"node", k.node}, {"tensor", k.tensor}, {"steps", JsonNumber(k.steps)}});
+  return json{{"tensor", t->tensor},
+              {"fused_node", JsonStringOrNull(t->fused_node)},
+              {"steps", JsonNumber(t->steps)},
+              {"chain", std::move(chain)},
+              {"kernel", JsonStringOrNull(t->kernel)}};
 }
 
 json DeployedJson(const std::optional<QuantDeployed>& d) {

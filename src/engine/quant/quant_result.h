@@ -70,10 +70,23 @@ struct QuantOverflow {
 
 // A QDQ model at the deployed config against its unfused QDQ path, in steps
 // (engine/quant/quant_steps.h).
+// One kernel of a fused chain run alone (fed the reference values of its
+// quantized inputs) under both configs: its own difference, in grid units.
+struct QuantKernelSteps {
+  std::string node;    // the original Conv / Gemm / MatMul
+  std::string tensor;  // its QuantizeLinear output
+  double steps = 0;
+};
+
 struct QuantStepTensor {
   std::string tensor;
   std::string fused_node;  // the optimized node that produces it (the kernel)
   double steps = 0;        // max difference in steps of its scale
+  // When fused_node covers several kernels (the NhwcTransformer chain of
+  // QLinearConvs): each kernel alone, and the first whose own difference
+  // reaches this entry's band (rounding: > 0 steps; failure: > 1 step).
+  std::vector<QuantKernelSteps> chain;
+  std::string kernel;  // "" when no kernel alone shows it (the steps add up along the chain)
 };
 
 struct QuantDeployed {
