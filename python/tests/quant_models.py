@@ -62,14 +62,14 @@ def to_fp16(src, dst, keep_io_types=True, node_block_list=None):
     return dst
 
 
-def coarsen_weight_scale(src, dst, conv_index, factor=4):
-    """One Conv's weight requantized on a grid `factor` times coarser (the
-    planted quantization fault): W_q <- round(W_q / factor), scale *= factor.
-    Returns the Conv's node name."""
+def coarsen_weight_scale(src, dst, conv_index, factor=4, op_type="Conv"):
+    """One Conv's (or Gemm's) weight requantized on a grid `factor` times
+    coarser (the planted quantization fault): W_q <- round(W_q / factor),
+    scale *= factor. Returns the node's name."""
     m = onnx.load(str(src))
     inits = {i.name: i for i in m.graph.initializer}
     producers = {o: n for n in m.graph.node for o in n.output}
-    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    conv = [n for n in m.graph.node if n.op_type == op_type][conv_index]
     dq = producers[conv.input[1]]
     assert dq.op_type == "DequantizeLinear"
     q, scale = inits[dq.input[0]], inits[dq.input[1]]
@@ -101,4 +101,41 @@ def classifier_samples(path, n=64, shape=(1, 3, 64, 64), seed=2):
     """n samples for `parity check --inputs`: SAMPLE/INPUT keys."""
     rng = np.random.default_rng(seed)
     np.savez(str(path), **{f"s{i:03d}/input": rng.standard_normal(shape).astype(np.float32) for i in range(n)})
+    return path
+
+
+def export_bert(path, seq=16):
+    """A 2-layer BERT (hidden 64, 2 heads, random weights) exported with
+    torch.onnx.export: inputs input_ids / attention_mask (int64 [1, seq]),
+    output last_hidden_state."""
+    from transformers import BertConfig, BertModel
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=100, hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=128, max_position_embeddings=64)
+    model = BertModel(config).eval()
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self, bert):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, input_ids, attention_mask):
+            return self.bert(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    ids = torch.randint(0, 100, (1, seq))
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    torch.onnx.export(Wrapper(model), (ids, mask), str(path), input_names=["input_ids", "attention_mask"],
+                      output_names=["last_hidden_state"], opset_version=17, dynamo=False)
+    return path
+
+
+def export_conv_chain(path, convs=4, size=32):
+    """convs x (Conv 3x3 + Relu), 16 channels: at ORT_ENABLE_ALL its QDQ model
+    becomes one NhwcTransformer chain, Transpose + QLinearConv x convs + Transpose."""
+    torch.manual_seed(0)
+    layers = []
+    for i in range(convs):
+        layers += [torch.nn.Conv2d(3 if i == 0 else 16, 16, 3, padding=1), torch.nn.ReLU()]
+    torch.onnx.export(torch.nn.Sequential(*layers).eval(), torch.randn(1, 3, size, size), str(path),
+                      input_names=["input"], output_names=["out"], opset_version=17, dynamo=False)
     return path

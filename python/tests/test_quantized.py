@@ -107,10 +107,10 @@ def half(tmp_path_factory):
             "hot_node": conv.name}
 
 
-def test_float16_layers_are_matched_and_measured_in_float16_steps(half):
-    # keep_io_types=True: locate feeds both models the float sample (a float16-input model is refused by
-    # locate's own trace before the per-layer report: "expected float16, given float32").
-    _, _, report = locate(half["float"], half["keep_io"])
+@pytest.mark.parametrize("variant", ["keep_io", "all_half"])
+def test_float16_layers_are_matched_and_measured_in_float16_steps(half, variant):
+    # all_half (keep_io_types=False) takes and returns float16: the float sample is cast to its inputs.
+    _, _, report = locate(half["float"], half[variant])
     quant = report["quant"]
     assert quant["kind"] == "float16"
     assert quant["compute_matched"] == quant["compute_layers"] == 21
@@ -191,3 +191,137 @@ def test_python_api_returns_the_same_quant_report(resnet):
     import parity
     report = parity.locate(str(resnet["float"]), target_model=str(resnet["coarse"]), ablation=False)
     assert report.data["quant"]["worst_local"]["node"] == resnet["planted"]
+
+
+def check(model, reference, samples, out, *extra):
+    """`parity check MODEL --reference-model FLOAT --json`: (exit code, stdout, parity.check/1)."""
+    r = subprocess.run([PARITY, "check", str(model), "--reference-model", str(reference), "--inputs", str(samples),
+                        "--runs", "1", "--warmup", "0", "--json", str(out), *extra], capture_output=True, text=True)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    return r.returncode, r.stdout, json.loads(out.read_text())
+
+
+def output_dq_scale(model, output):
+    """The scale of the DequantizeLinear that writes `output`."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(str(model))
+    dq = next(n for n in m.graph.node if n.op_type == "DequantizeLinear" and n.output[0] == output)
+    return float(next(numpy_helper.to_array(i) for i in m.graph.initializer if i.name == dq.input[1]))
+
+
+def numerics_findings(report, output):
+    return [f for f in report["stages"]["numerics"]["findings"] if f["id"].endswith("." + output)]
+
+
+def test_check_judges_a_qdq_output_in_steps_of_its_own_scale(resnet, tmp_path):
+    samples = quant_models.classifier_samples(tmp_path / "samples.npz", n=16)
+    code, text, report = check(resnet["qdq"], resnet["float"], samples, tmp_path / "check.json")
+    rules = {r["output"]: r for r in valid_quant(report["quant"])["outputs"]}
+    rule = rules["logits"]
+    assert rule["rule"] == "qdq_steps" and rule["source"] == "logits"
+    scale = output_dq_scale(resnet["qdq"], "logits")
+    assert rule["scale"] == pytest.approx(scale, rel=1e-6)
+    assert rule["atol"] == pytest.approx(4 * scale, rel=1e-6) and rule["rtol"] == 0
+    assert rule["decide_by"] == "quantile" and rule["quantile"] == 0.999
+    # The healthy model passes its derived band on all 16 samples, each finding naming the rule.
+    findings = numerics_findings(report, "logits")
+    assert len(findings) == 16 and all(f["status"] == "PASS" for f in findings), findings
+    assert all("rule qdq_steps: 4 quantization steps of scale" in f["message"] for f in findings)
+    assert report["stages"]["numerics"]["status"] == "PASS", text
+    assert "output 'logits' judged by rule qdq_steps" in text
+    tolerance = report["samples"][0]["outputs"][0]["tolerance"]
+    assert "qdq_steps" in " ".join(tolerance["rules_fired"]), tolerance
+
+
+def test_check_fails_a_planted_coarse_scale_at_the_output_by_the_derived_band(resnet, tmp_path):
+    # The last layer's weight on a grid 4x coarser: a third of the logits move by more than 4 steps.
+    coarse = tmp_path / "fc_coarse.onnx"
+    quant_models.coarsen_weight_scale(resnet["qdq"], coarse, conv_index=0, op_type="Gemm")
+    samples = quant_models.classifier_samples(tmp_path / "samples.npz", n=16)
+    code, text, report = check(coarse, resnet["float"], samples, tmp_path / "check.json")
+    assert code == 1 and report["stages"]["numerics"]["status"] == "FAIL", text
+    failed = [f for f in numerics_findings(report, "logits") if f["status"] == "FAIL"]
+    assert len(failed) >= 12, failed  # of 16 samples
+    assert all("allowed by quantile 0.999; rule qdq_steps" in f["message"] for f in failed), failed[:1]
+
+
+def test_check_judges_a_float16_model_without_keep_io_types_by_float16_roundoff(half, tmp_path):
+    # keep_io_types=False: float16 inputs and outputs against a float32 model. The float32 samples are cast
+    # to the target's inputs and its outputs compared in float32.
+    samples = quant_models.classifier_samples(tmp_path / "samples.npz", n=8)
+    code, text, report = check(half["all_half"], half["float"], samples, tmp_path / "check.json")
+    assert report["stages"]["signature"]["status"] == "PASS", text
+    assert report["stages"]["numerics"]["status"] == "PASS", text
+    rule = valid_quant(report["quant"])["outputs"][0]
+    assert rule["rule"] == "float16_roundoff" and rule["decide_by"] == "max"
+    assert rule["rtol"] == 16 * 2.0 ** -11 and rule["atol"] == 2.0 ** -24
+    findings = numerics_findings(report, "logits")
+    assert len(findings) == 8 and all("rule float16_roundoff" in f["message"] for f in findings)
+    assert report["quant"]["kind"] == "float16" and report["quant"]["compute_matched"] == 21
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    """A 2-layer BERT (hidden 64, random weights) and its quantize_dynamic
+    model (MatMulInteger on DynamicQuantizeLinear activations, int8 Gather
+    tables), with token ids in range and an all-ones attention mask."""
+    pytest.importorskip("transformers")
+    import numpy as np
+    d = tmp_path_factory.mktemp("bert")
+    f = quant_models.export_bert(d / "bert.onnx")
+    q = quant_models.quantize_dynamic_qdq(f, d / "bert_dyn.onnx")
+    rng = np.random.default_rng(3)
+    np.savez(str(d / "inputs.npz"), **{f"s{i:02d}/{k}": v for i in range(4) for k, v in
+                                      {"input_ids": rng.integers(0, 100, (1, 16)).astype(np.int64),
+                                       "attention_mask": np.ones((1, 16), np.int64)}.items()})
+    np.savez(str(d / "one.npz"), input_ids=rng.integers(0, 100, (1, 16)).astype(np.int64),
+             attention_mask=np.ones((1, 16), np.int64))
+    return {"float": f, "dynamic": q, "inputs": d / "inputs.npz", "one": d / "one.npz"}
+
+
+def test_dynamic_quantized_bert_matches_every_matmul_through_matmulinteger(bert):
+    _, text, report = locate(bert["float"], bert["dynamic"], "--inputs", str(bert["one"]))
+    quant = valid_quant(report["quant"])
+    assert quant["compute_layers"] == 16 and quant["compute_matched"] == 16, quant["unmatched"]
+    dense = [layer for layer in quant["layers"] if layer["grid"] == "dynamic"]
+    assert len(dense) == 12  # query, key, value, attention output, intermediate, output; two layers
+    for layer in dense:
+        assert "MatMulInteger" in layer["note"] and "DynamicQuantizeLinear" in layer["note"], layer
+        assert layer["steps"] is None  # its activation scale is computed at run time
+        assert 20 < layer["sqnr_db"] < 60 and layer["local"]["sqnr_db"] > layer["sqnr_db"], layer
+        # The int8 weight dequantized with its scale and zero point: a correct rounding.
+        assert layer["weight"]["derived_tensor"].endswith("_quantized")
+        assert layer["weight"]["loss"]["max_steps"] <= 0.5 + 1e-3, layer
+    # The two attention products stay float MatMuls, matched by name.
+    assert sum(1 for layer in quant["layers"] if layer["op_type"] == "MatMul" and layer["grid"] == "float") == 4
+    gathers = [layer for layer in quant["layers"] if layer["op_type"] == "Gather"]
+    assert len(gathers) == 3 and all(layer["grid"] == "uint8" for layer in gathers), gathers
+    assert quant["worst_local"]["grid"] == "dynamic"
+    assert quant["unmatched"] == []
+
+
+def test_check_of_a_dynamic_bert_says_no_constant_scale_reaches_its_output(bert, tmp_path):
+    code, text, report = check(bert["dynamic"], bert["float"], bert["inputs"], tmp_path / "check.json")
+    rule = valid_quant(report["quant"])["outputs"][0]
+    assert rule["rule"] == "quantized_default" and "LayerNormalization" in rule["why"], rule
+    assert report["stages"]["numerics"]["status"] == "PASS", text
+    assert report["quant"]["compute_matched"] == 16
+    assert "judged by rule quantized_default" in text
+
+
+def test_a_fused_qlinearconv_chain_is_narrowed_to_the_kernel_where_the_steps_appear(tmp_path):
+    import numpy as np
+    f = quant_models.export_conv_chain(tmp_path / "chain.onnx")
+    q = quant_models.quantize_qdq(f, tmp_path / "chain_q.onnx", {"input": ((1, 3, 32, 32), np.float32)})
+    shifted = tmp_path / "chain_shifted.onnx"
+    node = quant_models.shift_weight_codes(q, shifted, conv_index=2)  # the third of four kernels
+    code, text, report = locate(q, shifted)
+    first = report["quant"]["deployed"]["first_failure"]
+    assert code == 1 and first is not None, text
+    # One fused node covers the four kernels: the NHWC tensors between them cannot be observed.
+    assert len(first["chain"]) == 4, first
+    assert first["chain"][0]["steps"] == 0 and first["chain"][1]["steps"] == 0, first["chain"]
+    assert first["chain"][2]["node"] == node and first["chain"][2]["steps"] > 1
+    assert first["kernel"] == node, first
+    assert "narrowed to '%s'" % node in text

@@ -28,7 +28,7 @@ void AddToleranceOptions(CLI::App* app, ToleranceOptions* o) {
   app->add_option("--by", o->by, "which statistic decides: elementwise (default), max, mean, quantile");
   app->add_option("--quantile", o->quantile, "with --by quantile: the quantile of the error that must pass")
       ->check(CLI::Range(0.0, 1.0));
-  app->add_flag("--quantized", o->quantized, "the test side is int8-quantized: looser float defaults (1e-1)");
+  app->add_flag("--quantized", o->quantized, "the test side is int8-quantized: looser float defaults (1e-1) where nothing better is known (check --reference-model derives each output's band from the model's scales: docs/quantized.md)");
 }
 
 Result<TolerancePolicy> ResolveTolerance(const ToleranceOptions& o) {

@@ -197,10 +197,26 @@ std::string LayerCurveSection(const CheckReport& r) {
   return s;
 }
 
+// The rule each output's verdict band came from (engine/quant/output_tolerance.h).
+std::string OutputRulesTable(const QuantReport& q) {
+  if (q.outputs.empty()) return "";
+  std::string s = "<table class=\"rules\">\n<tr><th>output</th><th>rule</th><th>band</th></tr>\n";
+  for (const auto& o : q.outputs)
+    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{}</td></tr>\n", Esc(o.output), Esc(o.rule),
+                     Esc(o.why));
+  return s + "</table>\n";
+}
+
 std::string QuantSection(const CheckReport& r) {
-  if (!r.quant || r.quant->layers.empty()) return "";
+  if (!r.quant) return "";
   const QuantReport& q = *r.quant;
+  if (q.layers.empty()) {
+    if (q.outputs.empty()) return "";
+    return "<section id=\"quant\">\n<h2>Verdict bands of a derived model</h2>\n" + OutputRulesTable(q) +
+           "</section>\n";
+  }
   std::string s = "<section id=\"quant\">\n<h2>Precision along the graph (SQNR)</h2>\n";
+  s += OutputRulesTable(q);
   s += fmt::format("<p class=\"note\">Each matched layer of the {} model against the float model, in the float "
                    "model's topological order: its SQNR run end to end (cumulative) and cut out, fed the float "
                    "model's inputs (local). {} of {} conv/matmul layers matched. Rule: {}.</p>\n",

@@ -1,5 +1,6 @@
 // Console table of the per-layer precision report (docs/quantized.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -23,15 +24,25 @@ std::string Short(const std::string& s, size_t n) { return s.size() <= n ? s : "
 
 }  // namespace
 
+// A fused chain narrowed to its kernel (engine/locate/step_chain.h).
+std::string Chain(const QuantStepTensor& t) {
+  if (t.chain.empty()) return "";
+  std::vector<std::string> steps;
+  for (const auto& k : t.chain) steps.push_back(fmt::format("{} {:.3g}", k.node, k.steps));
+  return fmt::format("      the fused node covers {} kernels, each alone: {}; {}\n", t.chain.size(), fmt::join(steps, ", "),
+                     t.kernel.empty() ? "no kernel alone shows it: the steps add up along the chain"
+                                      : fmt::format("narrowed to '{}'", t.kernel));
+}
+
 std::string FormatDeployed(const QuantDeployed& d) {
   std::string out = fmt::format("  quantized tensors in steps ({}): {} judged, {} exact, {} rounding (<= 1 step, not a "
                                 "failure), {} failed\n", d.rule, d.judged, d.exact, d.rounding, d.failed);
   if (d.first_rounding)
-    out += fmt::format("    first step at '{}' (kernel '{}'): {:.2f} step\n", d.first_rounding->tensor,
-                       d.first_rounding->fused_node, d.first_rounding->steps);
+    out += fmt::format("    first step at '{}' (kernel '{}'): {:.2f} step\n{}", d.first_rounding->tensor,
+                       d.first_rounding->fused_node, d.first_rounding->steps, Chain(*d.first_rounding));
   if (d.first_failure)
-    out += fmt::format("    first failure at '{}' (kernel '{}'): {:.3g} steps\n", d.first_failure->tensor,
-                       d.first_failure->fused_node, d.first_failure->steps);
+    out += fmt::format("    first failure at '{}' (kernel '{}'): {:.3g} steps\n{}", d.first_failure->tensor,
+                       d.first_failure->fused_node, d.first_failure->steps, Chain(*d.first_failure));
   return out;
 }
 
@@ -43,8 +54,16 @@ std::string FormatTop1(const std::vector<Top1Agreement>& top1) {
   return out;
 }
 
+// One line per output: the rule its verdict band came from.
+std::string FormatOutputRules(const QuantReport& r) {
+  std::string out;
+  for (const auto& o : r.outputs) out += fmt::format("  output '{}' judged by rule {}: {}\n", o.output, o.rule, o.why);
+  return out;
+}
+
 std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
-  if (r.deployed && r.layers.empty()) return FormatDeployed(*r.deployed);
+  if (r.deployed && r.layers.empty()) return FormatDeployed(*r.deployed) + FormatOutputRules(r);
+  if (r.layers.empty() && !r.outputs.empty()) return FormatOutputRules(r);
   std::string out;
   out += fmt::format("  precision per layer ({}; rule: {}); {} of {} conv/matmul layers matched\n", r.kind, r.rule,
              r.compute_matched, r.compute_layers);
@@ -72,7 +91,7 @@ std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
     out += fmt::format("  float16 overflow: first at {} ({}), tensor '{}': {}; keep '{}' in float (node_block_list)\n",
                        r.overflow->node, r.overflow->op_type, r.overflow->tensor, r.overflow->reason, r.overflow->node);
   for (const auto& u : r.unmatched) out += fmt::format("  unmatched: {} ({}): {}\n", u.node, u.op_type, u.reason);
-  return out;
+  return out + FormatOutputRules(r);
 }
 
 }  // namespace parity

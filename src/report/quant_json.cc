@@ -46,7 +46,14 @@ json QuantLayerToJson(const QuantLayer& l) {
 
 json StepTensorJson(const std::optional<QuantStepTensor>& t) {
   if (!t) return nullptr;
-  return json{{"tensor", t->tensor}, {"fused_node", JsonStringOrNull(t->fused_node)}, {"steps", JsonNumber(t->steps)}};
+  json chain = json::array();
+  for (const auto& k : t->chain)
+    chain.push_back({{"node", k.node}, {"tensor", k.tensor}, {"steps", JsonNumber(k.steps)}});
+  return json{{"tensor", t->tensor},
+              {"fused_node", JsonStringOrNull(t->fused_node)},
+              {"steps", JsonNumber(t->steps)},
+              {"chain", std::move(chain)},
+              {"kernel", JsonStringOrNull(t->kernel)}};
 }
 
 json DeployedJson(const std::optional<QuantDeployed>& d) {
@@ -55,6 +62,21 @@ json DeployedJson(const std::optional<QuantDeployed>& d) {
               {"exact", d->exact},       {"rounding", d->rounding},
               {"failed", d->failed},     {"first_rounding", StepTensorJson(d->first_rounding)},
               {"first_failure", StepTensorJson(d->first_failure)}};
+}
+
+json OutputRulesJson(const std::vector<QuantOutputRule>& rules) {
+  json a = json::array();
+  for (const auto& r : rules)
+    a.push_back({{"output", r.output},
+                 {"rule", r.rule},
+                 {"source", JsonStringOrNull(r.source)},
+                 {"scale", r.rule == "qdq_steps" ? JsonNumber(r.scale) : json(nullptr)},
+                 {"atol", JsonNumber(r.atol)},
+                 {"rtol", JsonNumber(r.rtol)},
+                 {"decide_by", JsonStringOrNull(r.decide_by)},
+                 {"quantile", r.decide_by == "quantile" ? JsonNumber(r.quantile) : json(nullptr)},
+                 {"why", r.why}});
+  return a;
 }
 
 json Top1ToJson(const std::vector<Top1Agreement>& top1) {
@@ -87,6 +109,7 @@ json QuantReportToJson(const QuantReport& r) {
                                              {"reason", r.overflow->reason}}
                                       : json(nullptr)},
               {"deployed", DeployedJson(r.deployed)},
+              {"outputs", OutputRulesJson(r.outputs)},
               {"compute_layers", r.compute_layers},
               {"compute_matched", r.compute_matched},
               {"sessions", r.sessions},

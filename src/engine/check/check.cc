@@ -17,6 +17,7 @@
 #include "engine/inputs/sample_gen.h"
 #include "engine/load/samples.h"
 #include "engine/locate/locate.h"
+#include "engine/quant/output_tolerance.h"
 #include "engine/run/environment.h"
 #include "engine/run/tensor_source.h"
 #include "engine/torch/dump_check.h"
@@ -61,6 +62,21 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const M
   SampleGenOptions gen;
   gen.seed = o.seed;
   return GenerateSamples(model, gen);
+}
+
+// The model the samples are made for: MODEL, or the float --reference-model
+// when MODEL takes a floating input in another dtype (a float16 model
+// converted without keep_io_types): the samples are then float32 and cast
+// for MODEL when it runs (RunOn).
+const Model& SampleModel(const Context& ctx) {
+  if (!ctx.reference_model) return ctx.model;
+  const ModelInfo reference = Inspect(*ctx.reference_model);
+  for (const auto& in : ctx.info.inputs)
+    for (const auto& r : reference.inputs)
+      if (r.name == in.name && r.type.dtype && in.type.dtype && *r.type.dtype != *in.type.dtype &&
+          IsFloating(*r.type.dtype) && IsFloating(*in.type.dtype))
+        return *ctx.reference_model;
+  return ctx.model;
 }
 
 // The first sample whose numerics failed, else the first non-anomalous one.
@@ -141,7 +157,7 @@ void Localize(Context& ctx) {
   LocateOptions options;
   options.reference = ctx.options.reference.config;
   options.target = ctx.options.target;
-  options.policy = ctx.options.policy;
+  options.policy = ctx.policy;
   options.model_label = ctx.reference_model ? ctx.options.reference.path.string() : ctx.label;
   options.target_label = ctx.reference_model ? ctx.label : "";
   options.ablation = failed;
@@ -189,6 +205,18 @@ void Localize(Context& ctx) {
     }
   }
   if (!report->culprits.empty()) numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
+}
+
+// The rule of each output's band goes into `quant`, made here when locate
+// made none (a model past the layer curve's size).
+void AttachOutputRules(Context& ctx) {
+  if (ctx.output_rules.empty()) return;
+  auto& q = ctx.report.quant;
+  if (!q) {
+    const bool half = ctx.output_rules.front().rule == "float16_roundoff";
+    q = QuantReport{.kind = half ? "float16" : "qdq", .rule = "the outputs' verdict bands only (no per-layer report)"};
+  }
+  q->outputs = ctx.output_rules;
 }
 
 // Reads a dump and checks that it fits the model: a dump made for another
@@ -300,7 +328,12 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
       return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
                                      out.name, out.type.dtype_name));
-  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, ctx.model));
+  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, SampleModel(ctx)));
+  ctx.policy = o.policy;
+  if (ctx.reference_model) {
+    ctx.output_rules = DeriveOutputRules(*ctx.reference_model, ctx.model, o.policy);
+    ctx.policy = WithOutputRules(o.policy, ctx.output_rules);
+  }
 
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
@@ -339,6 +372,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ctx.reference.reset();
   ctx.target.reset();
   Localize(ctx);
+  AttachOutputRules(ctx);
   ReconcileAccepts(r);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.overall = Verdict::kPass;

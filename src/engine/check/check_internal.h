@@ -7,6 +7,7 @@
 
 #include "engine/check/check.h"
 #include "engine/inputs/sample_gen.h"
+#include "engine/quant/quant_result.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -33,6 +34,11 @@ struct Context {
   // A user's mistake found while a stage ran (a PyTorch dump none of whose
   // layers align with the model): RunCheck returns it instead of a report.
   std::optional<Error> input_error;
+  // The policy every judgment of the check uses: the user's, with the
+  // derived bands of a quantized / float16 MODEL's outputs against its
+  // --reference-model (engine/quant/output_tolerance.h), and those bands.
+  TolerancePolicy policy;
+  std::vector<QuantOutputRule> output_rules;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
@@ -44,6 +50,12 @@ inline bool IsOutOfMemory(const Error& e) {
   return m.find("Failed to allocate memory") != std::string::npos || m.find("bad_alloc") != std::string::npos ||
          m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
 }
+
+// Runs `sample` on one of the check's sessions. With --reference-model the
+// floating inputs are first cast to the dtypes the session declares (a
+// float16 model converted without keep_io_types takes float16 inputs, its
+// float model float32).
+Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
 
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);

@@ -8,6 +8,7 @@
 #include "compare/compare_sets.h"
 #include "engine/bench/latency.h"
 #include "engine/check/check_internal.h"
+#include "engine/quant/cast.h"
 #include "engine/run/runner.h"
 
 namespace parity::check_internal {
@@ -61,8 +62,8 @@ void StageRuntime(Context& ctx) {
     if (ctx.options.progress) ctx.options.progress("runtime", item.which[0] == 'r' ? 0 : 1, 2);
     PerformanceResult perf{.config = item.config.Label(), .session_creation_ms = item.session.creation_ms()};
     const std::string id = fmt::format("runtime.{}", item.which);
-    auto first = RunSample(item.session, *sample, ctx.label);
-    auto second = RunSample(item.session, *sample, ctx.label);
+    auto first = RunOn(ctx, item.session, *sample);
+    auto second = RunOn(ctx, item.session, *sample);
     if (!first || !second) {
       f.push_back(Fail(id, (!first ? first : second).error().message()));
       continue;
@@ -74,7 +75,8 @@ void StageRuntime(Context& ctx) {
                            fmt::format("[{}]: two runs of sample '{}' differ: ORT is not deterministic under this "
                                        "config (threads? parallel execution?)",
                                        perf.config, sample->name)));
-    auto stats = MeasureLatency(item.session, sample->tensors, latency);
+    const Sample fed = ctx.reference_model ? FitToSession(item.session, *sample) : *sample;
+    auto stats = MeasureLatency(item.session, fed.tensors, latency);
     if (!stats) {
       f.push_back(Fail(id + ".latency", stats.error().message()));
       continue;
@@ -101,14 +103,14 @@ void StageRobustness(Context& ctx) {
     return;
   }
   CompareOptions compare;
-  compare.policy = ctx.options.policy;
+  compare.policy = ctx.policy;
   for (const auto& sample : ctx.samples) {
     if (SampleKindOf(sample.name) != SampleKind::kAnomaly) continue;
     SampleResult result{.name = sample.name,
                         .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
                         .input_summary = DescribeTensors(sample.tensors)};
-    auto ref = RunSample(*ctx.reference, sample, ctx.label);
-    auto test = RunSample(*ctx.target, sample, ctx.label);
+    auto ref = RunOn(ctx, *ctx.reference, sample);
+    auto test = RunOn(ctx, *ctx.target, sample);
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();
@@ -120,7 +122,7 @@ void StageRobustness(Context& ctx) {
                                        test ? "" : ": " + test.error().message())));
     } else if (ref && test) {
       // Same behaviour class; do the outputs still agree (NaN where NaN)?
-      auto cmp = CompareSets(*ref, *test, compare);
+      auto cmp = CompareSets(*ref, ctx.reference_model ? CastLike(*test, *ref) : *test, compare);
       if (cmp) {
         for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.config.Label(), t});
         if (!cmp->passed()) {

@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/check/check_internal.h"
+#include "engine/quant/cast.h"
 #include "engine/run/runner.h"
 #include "onnx/validate.h"
 #include "ort/runtime.h"
@@ -149,7 +150,9 @@ void StageSignature(Context& ctx) {
   if (ctx.target) {
     for (const auto& sample : ctx.samples) {
       if (SampleKindOf(sample.name) == SampleKind::kAnomaly) continue;
-      auto status = ort::CheckInputs(ctx.target->inputs(), sample.tensors);
+      // With --reference-model the sample is cast to MODEL's floating input dtypes first (RunOn).
+      const Sample fed = ctx.reference_model ? FitToSession(*ctx.target, sample) : sample;
+      auto status = ort::CheckInputs(ctx.target->inputs(), fed.tensors);
       const std::string id = fmt::format("signature.accepts.{}", sample.name);
       if (status)
         f.push_back(Pass(id, fmt::format("accepts {}", DescribeTensors(sample.tensors))));

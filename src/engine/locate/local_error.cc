@@ -48,23 +48,6 @@ Result<RegionModels> CutRegion(const Model& reference_model, const Model& target
   return r;
 }
 
-namespace {
-
-// The sample with each floating input rounded to the session's input dtype:
-// a float reference's values fed to a float16 target region.
-Sample FitToSession(const ort::Session& s, const Sample& sample) {
-  Sample fitted{sample.name, {}};
-  for (const auto& t : sample.tensors) {
-    Tensor value = t.tensor;
-    for (const auto& info : s.inputs())
-      if (info.name == t.name && info.dtype) value = CastFloating(t.tensor, *info.dtype);
-    fitted.tensors.Set(t.name, std::move(value));
-  }
-  return fitted;
-}
-
-}  // namespace
-
 Result<RegionRun> RunRegion(const RegionModels& region, const RunConfig& reference, const RunConfig& target,
                             const TolerancePolicy& policy, const std::string& label, int* sessions) {
   RegionRun run;

@@ -10,6 +10,9 @@
 #include "engine/locate/locate_internal.h"
 #include "engine/run/runner.h"
 #include "engine/locate/locate_steps.h"
+#include "engine/locate/step_chain.h"
+#include "engine/quant/layer_match.h"
+#include "engine/quant/cast.h"
 #include "engine/quant/quant_layers.h"
 #include "engine/quant/quant_steps.h"
 #include "onnx/edit.h"
@@ -222,7 +225,7 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
       Observation obs,
       ObserveTarget({.plan = p.target, .exposed = p.target_exposed(), .view = m.target_view(), .config = o.target,
                      .tensors = p.round, .scratch = scratch, .label = m.target_label, .options = o.observe},
-                    sample, compare));
+                    FitToGraph(m.target_view(), sample), compare));
   report.sessions_created += obs.sessions;
   report.observer_check = obs.observer_check;
   report.observer_mode = ObserverModeName(obs.mode);
@@ -315,6 +318,31 @@ std::optional<FirstDivergence> FindFirstDivergence(const LocateReport& report, c
   return std::nullopt;
 }
 
+// A first step or failure at a fused node covering several kernels (the
+// NhwcTransformer chain of QLinearConvs): narrowed to the kernel where it
+// first appears, each kernel run alone (step_chain.h).
+Status NarrowStepChains(const NamedModels& m, const FusionMap& map, const TensorSet& values, const Sample& sample,
+                        const LocateOptions& o, LocateReport& report) {
+  QuantDeployed& d = *report.quant->deployed;
+  const StepChainInputs in{.reference_model = m.reference(), .target_model = m.target(),
+                           .target_view = m.target_view(), .reference_values = values, .sample = sample,
+                           .reference = o.reference, .target = o.target, .label = m.target_label};
+  for (auto [entry, above] : {std::pair{&d.first_failure, 1.0}, std::pair{&d.first_rounding, 0.0}}) {
+    if (!*entry) continue;
+    const FusedRegion* r = map.RegionOf((*entry)->tensor);
+    if (r == nullptr) continue;
+    size_t kernels = 0;
+    for (const auto& name : r->covers)
+      if (auto at = m.target_view().FindNode(name)) kernels += IsComputeOp(m.target_view().nodes[*at].op_type);
+    if (kernels < 2) continue;
+    int sessions = 0;
+    PARITY_ASSIGN_OR_RETURN((*entry)->chain, MeasureChain(in, r->covers, &sessions));
+    report.sessions_created += sessions;
+    NarrowToKernel(**entry, above);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
@@ -347,6 +375,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   if (!step_rules.empty()) {
     report.quant = QuantReport{.kind = "qdq", .rule = "deployed config vs the reference config, in quantization steps"};
     report.quant->deployed = SummarizeSteps(report, step_rules);
+    PARITY_RETURN_IF_ERROR(NarrowStepChains(m, p.target.map, reference.values, sample, o, report));
   } else if (target_model && o.precision && IsDerivedPrecision(m.reference(), m.target())) {
     PARITY_ASSIGN_OR_RETURN(report.quant,
                             AnalyzePrecision(m.reference(), m.target(), sample,

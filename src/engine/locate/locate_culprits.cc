@@ -13,6 +13,7 @@
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/locate/repro.h"
+#include "engine/quant/cast.h"
 #include "engine/run/runner.h"
 
 namespace parity::locate_internal {
@@ -246,11 +247,12 @@ Status Ablate(Context& ctx, Ablator& ablator, Measured& m) {
   const std::string label = ctx.options.model_label + " (-" + a.optimizer + ")";
   PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(ctx.target_model, without, label));
   ++ctx.report.sessions_created;
-  PARITY_ASSIGN_OR_RETURN(TensorSet outs, RunSample(s, ctx.sample, label));
+  const Sample fed = FitToSession(s, ctx.sample);  // a float16 target without keep_io_types
+  PARITY_ASSIGN_OR_RETURN(TensorSet outs, RunSample(s, fed, label));
   PARITY_ASSIGN_OR_RETURN(a.output_with, OutputError(ctx, ctx.target_outputs));
   PARITY_ASSIGN_OR_RETURN(a.output_without, OutputError(ctx, outs));
-  PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(ctx.plan.session, ctx.sample, ctx.options.latency_runs));
-  PARITY_ASSIGN_OR_RETURN(a.latency_ms_without, MedianLatencyMs(s, ctx.sample, ctx.options.latency_runs));
+  PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(ctx.plan.session, fed, ctx.options.latency_runs));
+  PARITY_ASSIGN_OR_RETURN(a.latency_ms_without, MedianLatencyMs(s, fed, ctx.options.latency_runs));
   a.local_with = m.culprit.local;
   if (m.models) {
     PARITY_ASSIGN_OR_RETURN(RegionRun r, RunRegion(*m.models, ctx.options.reference, without, ctx.options.policy,

@@ -21,3 +21,36 @@ Tensor CastFloating(const Tensor& t, DType dtype) {
 }
 
 }  // namespace parity
+
+namespace parity {
+
+Sample FitToSession(const ort::Session& s, const Sample& sample) {
+  Sample fitted{sample.name, {}};
+  for (const auto& t : sample.tensors) {
+    Tensor value = t.tensor;
+    for (const auto& info : s.inputs())
+      if (info.name == t.name && info.dtype) value = CastFloating(t.tensor, *info.dtype);
+    fitted.tensors.Set(t.name, std::move(value));
+  }
+  return fitted;
+}
+
+Sample FitToGraph(const GraphView& view, const Sample& sample) {
+  Sample fitted{sample.name, {}};
+  for (const auto& t : sample.tensors) {
+    const TensorType* type = view.Type(t.name);
+    fitted.tensors.Set(t.name, type && type->dtype ? CastFloating(t.tensor, *type->dtype) : t.tensor);
+  }
+  return fitted;
+}
+
+TensorSet CastLike(const TensorSet& test, const TensorSet& ref) {
+  TensorSet out;
+  for (const auto& t : test) {
+    const Tensor* r = ref.Find(t.name);
+    out.Set(t.name, r != nullptr ? CastFloating(t.tensor, r->dtype()) : t.tensor);
+  }
+  return out;
+}
+
+}  // namespace parity

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_set>
 
 namespace parity {
@@ -62,6 +63,14 @@ void FollowOutput(const GraphView& d, const Names& f, const std::string& out, La
       }
       return;
     }
+    if (next->op_type == "DequantizeLinear") {
+      // A node computing on codes (quantize_dynamic's Gather of an int8 table): its DequantizeLinear.
+      plan.scale = next->inputs.size() > 1 ? next->inputs[1] : "";
+      plan.zero_point = next->inputs.size() > 2 ? next->inputs[2] : "";
+      plan.layer.derived_tensor = next->outputs[0];
+      if (plan.layer.tensor.empty() && f.tensors.count(next->outputs[0])) plan.layer.tensor = next->outputs[0];
+      return;
+    }
     if (next->op_type != "Cast") return;
     cur = next->outputs[0];
     if (plan.layer.tensor.empty() && f.tensors.count(cur)) {
@@ -118,7 +127,43 @@ std::string KindOf(const GraphView& d, const Names& f) {
     half = half || n.op_type == "Cast";
   }
   for (const auto& [name, type] : d.types) half = half || type.dtype == DType::kFloat16;
+  for (const auto& n : d.nodes) qdq = qdq || n.op_type == "DynamicQuantizeLinear";
   return qdq ? "qdq" : half ? "float16" : "float";
+}
+
+// quantize_dynamic's "N_quant" (MatMulInteger / MatMulIntegerToFloat /
+// ConvInteger) for the float node N, compared on N's output name (see the
+// header); nullopt when there is none.
+std::optional<LayerPlan> MatchDynamic(const GraphView& fv, const GraphView& d, const Names& f, const Names& dn,
+                                      const GraphNode& fnode) {
+  const auto at = d.FindNode(fnode.name + "_quant");
+  if (!at || fnode.outputs.empty() || !dn.tensors.count(fnode.outputs[0])) return std::nullopt;
+  const GraphNode& q = d.nodes[*at];
+  if (q.op_type != "MatMulInteger" && q.op_type != "MatMulIntegerToFloat" && q.op_type != "ConvInteger")
+    return std::nullopt;
+  LayerPlan plan;
+  plan.layer.node = fnode.name;
+  plan.layer.op_type = fnode.op_type;
+  plan.layer.module = ModuleFromNodeName(fnode.name);
+  plan.layer.compute = IsComputeOp(fnode.op_type);
+  plan.layer.tensor = plan.layer.derived_tensor = fnode.outputs[0];
+  plan.layer.note = fmt::format("dynamic quantization: {} '{}' on activations quantized at run time "
+                                "(DynamicQuantizeLinear), so no constant scale and no steps",
+                                q.op_type, q.name);
+  for (size_t i = 0; i < fnode.inputs.size(); ++i) {
+    const std::string& in = fnode.inputs[i];
+    if (f.initializers.count(in)) {
+      if (!plan.weight && dn.initializers.count(in + "_quantized") && dn.initializers.count(in + "_scale"))
+        plan.weight = LayerPlan::Weight{.float_tensor = in, .derived_tensor = in + "_quantized",
+                                        .derived_is_initializer = true, .scale = in + "_scale",
+                                        .zero_point = dn.initializers.count(in + "_zero_point") ? in + "_zero_point" : "",
+                                        .codes = true};
+    } else if (dn.tensors.count(in)) {
+      plan.layer.inputs.push_back(in);
+    }
+  }
+  (void)fv;
+  return plan;
 }
 
 }  // namespace
@@ -159,6 +204,12 @@ LayerMatch MatchLayers(const GraphView& fv, const GraphView& dv) {
     m.compute_layers += compute;
     const auto at = dv.FindNode(fnode.name);
     if (!at) {
+      if (auto dynamic = MatchDynamic(fv, dv, f, dn, fnode); dynamic && !dynamic->layer.inputs.empty() &&
+                                                              compared.insert(dynamic->layer.tensor).second) {
+        m.compute_matched += compute;
+        m.layers.push_back(std::move(*dynamic));
+        continue;
+      }
       const GraphNode* p = fnode.outputs.empty() ? nullptr : dv.Producer(fnode.outputs[0]);
       if (p == nullptr || !f.nodes.count(p->name))
         m.unmatched.push_back({fnode.name, fnode.op_type,

@@ -12,6 +12,13 @@
 //   at the graph's edges (graph_input_cast_0 -> ..., ... -> graph_output_cast_0
 //   -> Cast -> the output's name).
 //
+// - onnxruntime.quantization.quantize_dynamic (QOperator): a MatMul N becomes
+//   DynamicQuantizeLinear(X) -> MatMulInteger "N_quant"(X_q, W_quantized) ->
+//   Cast -> Mul by the scales, which writes N's output name again; the layer
+//   is compared on that name, its weight is W_quantized dequantized with
+//   W_scale / W_zero_point, and its grid "dynamic" (its activation scales
+//   are computed at run time: no steps).
+//
 // A float node N matches the derived node of the same name and op type. Its
 // compared tensor is the derived node's output followed through a
 // QuantizeLinear -> DequantizeLinear pair or an inserted Cast, and named in
@@ -39,6 +46,10 @@ struct LayerPlan {
     std::string derived_tensor;  // a DequantizeLinear output, or an initializer of the derived model
     bool derived_is_initializer = false;
     std::string scale;           // the DequantizeLinear's scale ("" for fp16)
+    // Dynamic quantization: derived_tensor is the int8 codes, dequantized
+    // with `scale` and this zero point (initializers) before comparing.
+    std::string zero_point;
+    bool codes = false;
   };
   std::optional<Weight> weight;
 };

@@ -62,11 +62,7 @@ Result<TensorSet> TraceAll(const Model& model, const GraphView& view, const std:
   PARITY_ASSIGN_OR_RETURN(Model m, WithContext(WithExtraOutputs(model, exposed), label));
   PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(m, RunConfig{}, label));
   // A float16 model without keep_io_types takes float16 inputs: the float sample, rounded.
-  Sample fed{sample.name, {}};
-  for (const auto& t : sample.tensors) {
-    const TensorType* type = view.Type(t.name);
-    fed.tensors.Set(t.name, type && type->dtype ? CastFloating(t.tensor, *type->dtype) : t.tensor);
-  }
+  const Sample fed = FitToGraph(view, sample);
   PARITY_ASSIGN_OR_RETURN(TensorSet out, RunSample(s, fed, label));
   for (const auto& t : fed.tensors) out.Set(t.name, t.tensor);
   return out;
@@ -92,11 +88,34 @@ Result<Traces> TraceBoth(const Model& fm, const GraphView& fv, const Model& dm, 
   return t;
 }
 
+// Dynamic quantization's weight: (codes - zero point) x scale, per tensor
+// (quantize_dynamic's default); nullopt for a per-channel one.
+std::optional<Tensor> Dequantize(const Model& dm, const LayerPlan::Weight& w) {
+  auto codes = ReadInitializer(dm, w.derived_tensor);
+  auto scale = ReadInitializer(dm, w.scale);
+  if (!codes || !scale || scale->size() != 1) return std::nullopt;
+  double zp = 0;
+  if (!w.zero_point.empty()) {
+    auto z = ReadInitializer(dm, w.zero_point);
+    if (!z || z->size() != 1) return std::nullopt;
+    zp = z->GetAsDouble(0);
+  }
+  const double s = scale->GetAsDouble(0);
+  Tensor out(DType::kFloat32, codes->shape());
+  for (int64_t i = 0; i < codes->size(); ++i)
+    out.mutable_view<float>()[i] = static_cast<float>((codes->GetAsDouble(i) - zp) * s);
+  return out;
+}
+
 Status MeasureWeight(const Model& fm, const Model& dm, const LayerPlan& p, const Traces& t,
                      const PrecisionOptions& o, QuantLayer& layer) {
   auto fw = ReadInitializer(fm, p.weight->float_tensor);
   Tensor dw;
-  if (p.weight->derived_is_initializer) {
+  if (p.weight->codes) {
+    auto w = Dequantize(dm, *p.weight);
+    if (!w) return {};
+    dw = std::move(*w);
+  } else if (p.weight->derived_is_initializer) {
     auto w = ReadInitializer(dm, p.weight->derived_tensor);
     if (!w) return {};
     dw = *w;
@@ -211,7 +230,10 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
     const Tensor* test = t.derived_values.Find(layer.derived_tensor);
     if (ref == nullptr || test == nullptr || !IsFloating(ref->dtype()) || !IsFloating(test->dtype())) continue;
     layer.step = ScaleOf(dm, p.scale);
-    layer.grid = !p.scale.empty() ? GridOf(dm, p.zero_point) : test->dtype() == DType::kFloat16 ? "float16" : "float";
+    layer.grid = !p.scale.empty()                   ? GridOf(dm, p.zero_point)
+                 : p.weight && p.weight->codes       ? "dynamic"
+                 : test->dtype() == DType::kFloat16 ? "float16"
+                                                     : "float";
     PARITY_ASSIGN_OR_RETURN(layer.cumulative, Loss(layer.tensor, *ref, *test, &layer.step, o));
     if (p.weight) PARITY_RETURN_IF_ERROR(MeasureWeight(fm, dm, p, t, o, layer));
     if (o.local) PARITY_RETURN_IF_ERROR(MeasureLocal(dm, *ref, t, o, layer, &r.sessions));

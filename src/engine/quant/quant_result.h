@@ -70,10 +70,23 @@ struct QuantOverflow {
 
 // A QDQ model at the deployed config against its unfused QDQ path, in steps
 // (engine/quant/quant_steps.h).
+// One kernel of a fused chain run alone (fed the reference values of its
+// quantized inputs) under both configs: its own difference, in grid units.
+struct QuantKernelSteps {
+  std::string node;    // the original Conv / Gemm / MatMul
+  std::string tensor;  // its QuantizeLinear output
+  double steps = 0;
+};
+
 struct QuantStepTensor {
   std::string tensor;
   std::string fused_node;  // the optimized node that produces it (the kernel)
   double steps = 0;        // max difference in steps of its scale
+  // When fused_node covers several kernels (the NhwcTransformer chain of
+  // QLinearConvs): each kernel alone, and the first whose own difference
+  // reaches this entry's band (rounding: > 0 steps; failure: > 1 step).
+  std::vector<QuantKernelSteps> chain;
+  std::string kernel;  // "" when no kernel alone shows it (the steps add up along the chain)
 };
 
 struct QuantDeployed {
@@ -86,6 +99,19 @@ struct QuantDeployed {
   std::optional<QuantStepTensor> first_failure;   // where extra steps first appear
 };
 
+// The default verdict band of one output of a derived model against its
+// float model (engine/quant/output_tolerance.h), and the rule that made it.
+struct QuantOutputRule {
+  std::string output;
+  std::string rule;    // "qdq_steps", "float16_roundoff", "quantized_default" or "user"
+  std::string source;  // qdq_steps: the DequantizeLinear output whose scale is used ("" otherwise)
+  double scale = 0;    // qdq_steps: that scale (the coarsest channel)
+  double atol = 0, rtol = 0;
+  std::string decide_by;  // "quantile", "max", ... (tolerance.h StatisticName)
+  double quantile = 0;    // for "quantile"
+  std::string why;        // one line: the rule in words
+};
+
 struct QuantReport {
   std::string kind;  // "qdq", "float16" or "float" (no quantization found)
   std::string rule;  // how steps and verdict bands were chosen (docs/quantized.md)
@@ -94,6 +120,7 @@ struct QuantReport {
   std::optional<size_t> worst_local;  // index in layers: the lowest local SQNR
   std::optional<QuantOverflow> overflow;  // float16 only
   std::optional<QuantDeployed> deployed;  // a QDQ model against itself at another config
+  std::vector<QuantOutputRule> outputs;   // check: the rule of each output's verdict band
   size_t compute_layers = 0;          // Conv/Gemm/MatMul nodes of the float model
   size_t compute_matched = 0;         // of those, matched
   int sessions = 0;
