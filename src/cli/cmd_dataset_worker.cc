@@ -5,6 +5,7 @@
 // The first line it writes, "O<TAB>N", says the sessions exist. Being the
 // local engine's own code (EvaluateDatasetEntry), its rows are bit for bit
 // the local engine's.
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -22,6 +23,8 @@ namespace {
 struct WorkerOptions {
   std::string model, reference_model, target_config, reference_config, tolerance;
   int threads = 0;
+  std::vector<std::string> ep_libraries;  // the driver's: the same ORT and EPs in every actor
+  std::string ort_library;
 };
 
 Result<TolerancePolicy> ReadPolicy(const std::string& path) {
@@ -47,6 +50,7 @@ Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {
 }
 
 int RunWorker(const WorkerOptions& o) {
+  if (auto s = UseEpLibraries(o.ep_libraries, o.ort_library); !s) return ReportError(s.error());
   auto options = EvalOptions(o);
   if (!options) return ReportError(options.error());
   auto model = Model::Load(o.model);
@@ -62,9 +66,12 @@ int RunWorker(const WorkerOptions& o) {
   const ModelInfo info = Inspect(*model);
   std::cout << "O\t" << evaluator->outputs().size() << std::endl;
   for (std::string line; std::getline(std::cin, line);) {
+    // The driver's own "INDEX<TAB>PATH"; anything else ends the worker with
+    // one line (the driver sees it exit) rather than an exception.
     const size_t tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    const size_t index = std::stoull(line.substr(0, tab));
+    size_t index = 0;
+    if (tab == std::string::npos || std::from_chars(line.data(), line.data() + tab, index).ptr != line.data() + tab)
+      return ReportError(InvalidArgument("dataset-worker: a request line is not INDEX<TAB>PATH"));
     DatasetEntryResult r = EvaluateDatasetEntry(*evaluator, info, line.substr(tab + 1), index, o.model);
     for (const DatasetRow& row : r.rows) std::cout << FormatDatasetRow(row) << '\n';
     for (const DatasetBadSample& b : r.bad) std::cout << FormatDatasetBad(index, b.id, b.error) << '\n';
@@ -85,6 +92,7 @@ void RegisterDatasetWorker(CLI::App& app) {
   cmd->add_option("--reference-config", o->reference_config)->required();
   cmd->add_option("--tolerance-policy", o->tolerance)->required();
   cmd->add_option("--threads", o->threads);
+  AddEpLibraryOption(cmd, &o->ep_libraries, &o->ort_library);
   cmd->callback([o] { ExitCode() = RunWorker(*o); });
 }
 

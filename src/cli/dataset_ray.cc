@@ -15,6 +15,8 @@
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "engine/dataset/dataset_rows.h"
+#include "engine/run/environment.h"
+#include "ort/ep_libraries.h"
 
 namespace parity::cli {
 namespace fs = std::filesystem;
@@ -62,6 +64,11 @@ std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOpt
                            (tmp / "reference.json").string(), "--tolerance-policy", (tmp / "tolerance.json").string()});
   if (o.reference.kind == Reference::Kind::kModel)
     argv.insert(argv.end(), {"--reference-model", fs::absolute(o.reference.path).string()});
+  // The actors run the ORT and the plugin EPs this process runs, whatever
+  // their environment says (--ort-library, PARITY_ORT_LIBRARY, --ep-library).
+  argv.insert(argv.end(), {"--ort-library", CurrentOrt().library});
+  for (const ort::EpLibrary& lib : ort::EpLibraries())
+    argv.insert(argv.end(), {"--ep-library", lib.name + "=" + lib.path});
   return argv;
 }
 

@@ -375,7 +375,7 @@ Result<LocateReport> Locate(const Model& model, const Model* target_model, const
   if (!step_rules.empty()) {
     report.quant = QuantReport{.kind = "qdq", .rule = "deployed config vs the reference config, in quantization steps"};
     report.quant->deployed = SummarizeSteps(report, step_rules);
-    PARITY_RETURN_IF_ERROR(NarrowStepChains(m, p.target.map, reference.values, sample, o, report));
+    PARITY_RETURN_IF_ERROR(NarrowStepChains(m, p.target.map, traced.reference.values, sample, o, report));
   } else if (target_model && o.precision && IsDerivedPrecision(m.reference(), m.target())) {
     PARITY_ASSIGN_OR_RETURN(report.quant,
                             AnalyzePrecision(m.reference(), m.target(), sample,
