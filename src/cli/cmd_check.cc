@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/check/check.h"
@@ -83,6 +84,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   progress.Finish();
   if (!report) return ReportError(report.error());
   PrintCheckSummary(*report, stdout);
+  PrintPeakRss();
   if (!o.report_dir.empty()) {
     if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
     const std::filesystem::path dir(o.report_dir);
@@ -90,7 +92,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                (dir / "junit.xml").string());
   }
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(CheckReportToJson(*report))); !s) return ReportError(s.error());
   }
   return report->overall == Verdict::kFail ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "core/output_dir.h"
 #include "core/tensor_files.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
 #include "engine/run/runner.h"
@@ -101,6 +102,7 @@ int RunRun(const RunOptions& o) {
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,
              config->Label());
+  PrintPeakRss();
   if (refused.empty()) return 0;
   return ReportError(first_error->With(fmt::format(
       "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal", refused.size(),
