@@ -136,7 +136,7 @@ Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir,
 
 bool IsExternal(const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; }
 
-Status NeedsAPath(const onnx::TensorProto& t) {
+std::unexpected<Error> NeedsAPath(const onnx::TensorProto& t) {
   return Unsupported(
       fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
                   "load the model from its file",
