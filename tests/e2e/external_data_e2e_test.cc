@@ -29,8 +29,7 @@ void WriteMatMulStack(const fs::path& dir) {
   ModelBuilder b;
   std::string x = b.Input("x", DType::kFloat32, {1, kDim});
   for (int i = 0; i < kLayers; ++i) {
-    auto scope = b.Scope("layer" + std::to_string(i));
-    x = b.MatMul(x, b.RandomWeight("w", {kDim, kDim}, 1.0f / 45.0f));
+    x = b.MatMul(x, b.RandomWeight("w" + std::to_string(i), {kDim, kDim}, 1.0f / 45.0f));
     x = i % 2 == 0 ? b.Relu(x) : b.Tanh(x);
   }
   b.Output(x, "y");
@@ -83,8 +82,8 @@ TEST_F(ExternalDataCli, RunReadsTheWeightsInPlace) {
 TEST_F(ExternalDataCli, RunOfEveryTensorReadsTheDataFromItsFolder) {
   // The exposed model goes to ORT as bytes; its data is found in the model's
   // folder, not the working directory.
-  ExpectBounded({"run", P("m.onnx"), "--inputs", P("x.npy"), "-o", P("all_out"), "--all-tensors"}, 1.3);
-  EXPECT_TRUE(fs::exists(P("all_out")));
+  ExpectBounded({"run", P("m.onnx"), "--inputs", P("x.npy"), "-o", P("all_out.npz"), "--all-tensors"}, 1.3);
+  EXPECT_TRUE(fs::exists(P("all_out.npz")));
 }
 
 // A passing check and a locate that finds nothing write no optimized-model
