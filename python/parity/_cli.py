@@ -2,7 +2,7 @@
 import os
 import subprocess
 import sys
-from typing import List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ._core import ParityError
 
@@ -28,17 +28,19 @@ _TEMP_FILES = {"inputs.npz": "the inputs given", "tolerance.json": "the toleranc
                "config.json": "the config given"}
 
 
-def invoke(args: Sequence[str], tmpdir: str = "") -> Tuple[int, str]:
+def invoke(args: Sequence[str], tmpdir: str = "", env: Optional[Dict[str, str]] = None) -> Tuple[int, str]:
     """Runs ``parity ARGS``; returns (exit code 0 or 1, stdout).
 
     Exit 2 raises ParityError and exit 3 ParityRuntimeError, each with the
     CLI's one-line message (``parity: error: `` stripped). A file of tmpdir
     that the message names is named by what it holds ("the inputs given"),
-    never by its temporary path.
+    never by its temporary path. ``env``: variables added to the environment.
     """
     # The binary finds plugin EP packages (onnxruntime_ep_*) in the Python
     # environment named by VIRTUAL_ENV (docs/providers.md): this one's.
+    extra = env or {}
     env = dict(os.environ)
+    env.update(extra)
     env.setdefault("VIRTUAL_ENV", sys.prefix)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env)

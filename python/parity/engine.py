@@ -71,7 +71,9 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
           config: Config = "all", *, example_inputs: Optional[Sequence[Any]] = None,
           tolerance: Union[None, float, Mapping[str, Any]] = None,
           reference_model: Optional[PathLike] = None, report_dir: Optional[PathLike] = None,
-          seed: int = 0, runs: int = 20, locate_on_failure: bool = True) -> Report:
+          seed: int = 0, runs: int = 20, locate_on_failure: bool = True, dataset: Any = None,
+          engine: str = "local", ray_address: Optional[str] = None, ray_actors: int = 2,
+          on_bad_sample: str = "fail", dataset_locate: int = 3) -> Report:
     """The whole validation of ``model`` (``parity check``); returns a :class:`Report`.
 
     torch_dump: a PyTorch dump directory (``--torch``), or an ``nn.Module`` (dumped here with
@@ -81,11 +83,19 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
     atol or a policy dict. report_dir: keep report.json/report.html/junit.xml
     there (else a temporary copy backs ``save_html``). A failed check is a
     Report with ``passed == False``, not an exception.
+
+    dataset: judge every sample of a dataset instead (``--dataset``, docs/dataset.md):
+    a path, an iterable of {name: array} dicts or a ``ray.data.Dataset``; the
+    Report is then parity.dataset/1. engine: "local" or "ray" (Ray Data on
+    ``ray_actors`` actors; ``ray_address`` joins a cluster, default a local one).
+    on_bad_sample: "fail" or "skip"; dataset_locate: the worst samples located.
     """
     tmp_obj = tempfile.TemporaryDirectory(prefix="parity-check-")
     tmp = tmp_obj.name
     args = ["check", os.fspath(model), *config_args(config, tmp), *_tolerance_args(tolerance, tmp),
             "--seed", str(seed), "--runs", str(runs)]
+    if dataset is not None:
+        args += _dataset_args(dataset, tmp, engine, ray_address, ray_actors, on_bad_sample, dataset_locate)
     if torch_dump is not None:
         args += ["--torch", _torch_dir(torch_dump, model, example_inputs, tmp)]
     args += list(_inputs_args(inputs, tmp))
@@ -95,7 +105,7 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
         args.append("--no-locate")
     out_dir = os.fspath(report_dir) if report_dir is not None else os.path.join(tmp, "report")
     args += ["--report", out_dir]
-    _, stdout = invoke(args, tmp)
+    _, stdout = invoke(args, tmp, env=_ray_env() if engine == "ray" else None)
     with open(os.path.join(out_dir, "report.json")) as f:
         data = json.load(f)
     report = Report(data, summary=_strip_report_lines(stdout), html=os.path.join(out_dir, "report.html"),
@@ -142,6 +152,20 @@ def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping
         _, stdout = invoke(args, tmp)
         with open(out) as f:
             return Report(json.load(f), summary=stdout)
+
+
+def _dataset_args(dataset, tmp, engine, ray_address, ray_actors, on_bad_sample, dataset_locate):
+    from ._dataset import dataset_args, engine_args
+    return [*dataset_args(dataset, tmp), *engine_args(engine, ray_address, ray_actors),
+            "--on-bad-sample", str(on_bad_sample), "--dataset-locate", str(int(dataset_locate))]
+
+
+def _ray_env() -> Dict[str, str]:
+    """The Ray driver runs in this interpreter, with this package importable."""
+    import sys
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return {"PARITY_PYTHON": sys.executable,
+            "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH", "")) if p)}
 
 
 def _write_json(tmp: str, name: str, obj: Mapping[str, Any]) -> str:

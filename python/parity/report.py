@@ -30,6 +30,8 @@ class Report:
 
     @property
     def passed(self) -> bool:
+        if "verdict" in self.data:  # parity.dataset/1
+            return self.data["verdict"] == "PASS"
         if "overall_status" in self.data:
             return self.data["overall_status"] == "PASS"
         return self.first_divergence is None and all(

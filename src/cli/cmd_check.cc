@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/dataset_cli.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
@@ -34,7 +35,20 @@ struct CheckCmdOptions {
   bool allow_symlinks = false;
   ConfigOptions target;
   ToleranceOptions tolerance;
+  DatasetCmdOptions dataset;
 };
+
+// --dataset: the same reference and target, streamed over a dataset
+// (cli/cmd_check_dataset.cc); the PyTorch dump and --inputs are one-sample
+// references and are refused with it.
+int RunCheckDataset(const CheckCmdOptions& o, const CheckOptions& options) {
+  if (!o.torch.empty() || !o.inputs.empty())
+    return ReportError(Error(ErrorCode::kInvalidArgument,
+                             "check --dataset: --torch and --inputs judge single samples; give the dataset alone"));
+  DatasetOptions d{.model_path = options.model_path, .reference = options.reference, .target = options.target,
+                   .policy = options.policy};
+  return RunDatasetCheck(o.dataset, std::move(d), o.report_dir, o.json);
+}
 
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
@@ -73,6 +87,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.policy = *policy;
   if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
+  if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
+  if (o.dataset.engine != "local" || !o.dataset.ray_address.empty())
+    return ReportError(Error(ErrorCode::kInvalidArgument, "--engine and --ray-address need --dataset SRC"));
   // One bar per stage's own steps; stderr only, and only on a terminal.
   ProgressBar progress(100);
   options.progress = [&progress](const std::string& stage, int done, int total) {
@@ -124,6 +141,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");
   AddConfigOptions(cmd, &o->target, "all");
   AddToleranceOptions(cmd, &o->tolerance);
+  AddDatasetOptions(cmd, &o->dataset);
   cmd->callback([o] { ExitCode() = RunCheckCommand(*o); });
 }
 

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/dataset_cli.h"
 #include "cli/parse_errors.h"
 #include "cli/signals.h"
 #include "cli/terminal_guard.h"
@@ -30,6 +31,7 @@ int Main(int argc, char** argv) {
   parity::cli::RegisterLocate(app);
   parity::cli::RegisterCompare(app);
   parity::cli::RegisterCheck(app);
+  parity::cli::RegisterDatasetWorker(app);
   parity::cli::RegisterBench(app);
   parity::cli::RegisterDemo(app);
   try {

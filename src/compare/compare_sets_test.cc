@@ -78,6 +78,28 @@ TEST(CompareSets, FailsOnAOneSidedNaNAndNamesTheWorstElement) {
   EXPECT_EQ(c.metrics.test_at_max, 3.5);
 }
 
+// An all-NaN output has no finite pair: its cosine and SNR are undefined
+// (NaN, "nan" in JSON), never the 1 and +inf of "identical" beside a failing
+// verdict; NaN on both sides everywhere is equal and stays 1 / +inf.
+TEST(CompareSets, AnAllNaNOutputHasNoCosineOrSnrThatReadsAsIdentical) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  TensorSet ref, test;
+  ASSERT_TRUE(ref.Add("y", F32({3}, {1, 2, 3})));
+  ASSERT_TRUE(test.Add("y", F32({3}, {nan, nan, nan})));
+  ASSERT_TRUE(ref.Add("z", F32({2}, {nan, nan})));
+  ASSERT_TRUE(test.Add("z", F32({2}, {nan, nan})));
+  auto out = CompareSets(ref, test, {});
+  ASSERT_TRUE(out.has_value());
+  const TensorComparison& y = out->tensors[0].name == "y" ? out->tensors[0] : out->tensors[1];
+  const TensorComparison& z = out->tensors[0].name == "y" ? out->tensors[1] : out->tensors[0];
+  EXPECT_EQ(y.status, Verdict::kFail);
+  EXPECT_TRUE(std::isnan(y.metrics.cosine)) << y.metrics.cosine;
+  EXPECT_TRUE(std::isnan(y.metrics.snr_db)) << y.metrics.snr_db;
+  EXPECT_EQ(z.status, Verdict::kPass);
+  EXPECT_EQ(z.metrics.cosine, 1);
+  EXPECT_EQ(z.metrics.snr_db, std::numeric_limits<double>::infinity());
+}
+
 TEST(ComputeMetrics, GivesTheSameBitsForAnyThreadCount) {
   const int64_t n = (int64_t{1} << 21) + 12345;
   Tensor r(DType::kFloat32, {n}), t(DType::kFloat32, {n});

@@ -273,14 +273,21 @@ TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, c
       m.test_at_max = test.GetAsDouble(tot.max_flat);
     }
   }
-  if (s.sum_rr == 0 && s.sum_tt == 0) {
+  if (s.pairs == 0 && s.nan_mismatch + s.inf_mismatch > 0) {
+    // Nothing finite to compare and the non-finite elements differ (an
+    // all-NaN output): "identical" (1, +inf) would contradict the verdict.
+    m.cosine = std::numeric_limits<double>::quiet_NaN();
+    m.snr_db = std::numeric_limits<double>::quiet_NaN();
+  } else if (s.sum_rr == 0 && s.sum_tt == 0) {
     m.cosine = 1;
   } else if (s.sum_rr == 0 || s.sum_tt == 0) {
     m.cosine = 0;
   } else {
     m.cosine = s.sum_rt / std::sqrt(s.sum_rr * s.sum_tt);
   }
-  if (s.sum_sq == 0) {
+  if (std::isnan(m.cosine)) {
+    // undefined, set above
+  } else if (s.sum_sq == 0) {
     m.snr_db = std::numeric_limits<double>::infinity();
   } else {
     m.snr_db = 10 * std::log10(s.sum_rr / s.sum_sq);

@@ -17,11 +17,13 @@
 //   mean_abs       sum |d| / finite_pairs (0 without finite pairs).
 //   rmse           sqrt(sum d^2 / finite_pairs) (0 without finite pairs).
 //   cosine         sum(r t) / sqrt(sum r^2 * sum t^2) over finite pairs; 1 when
-//                  both vectors are zero (or there are no finite pairs), 0
-//                  when exactly one is zero.
+//                  both vectors are zero (or there are no finite pairs and the
+//                  non-finite elements agree), 0 when exactly one is zero;
+//                  NaN (undefined) when there is no finite pair and a
+//                  non-finite element differs (an all-NaN output).
 //   snr_db         10 log10(sum r^2 / sum d^2) over finite pairs; +inf when
 //                  sum d^2 == 0 (identical, including both zero), -inf when
-//                  sum r^2 == 0 but d is not.
+//                  sum r^2 == 0 but d is not; NaN when cosine is.
 //   mismatches     elements where NumPy's isclose(t, r, rtol, atol,
 //                  equal_nan=True) is false, computed in float64:
 //                  |d| > atol + rtol*|r| for finite pairs; a NaN on one side

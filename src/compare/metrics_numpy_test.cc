@@ -106,6 +106,10 @@ void AddShapeAndDtypeCases(std::vector<Case>& cases) {
   cases.push_back({"scalar", Make(DType::kFloat32, {}, {2.5}), Make(DType::kFloat32, {}, {2.5001})});
   cases.push_back({"zeros", Make(DType::kFloat32, {4}, {0, 0, 0, 0}), Make(DType::kFloat32, {4}, {0, 1e-6, 0, 0})});
   cases.push_back({"identical", Make(DType::kFloat32, {n}, r), Make(DType::kFloat32, {n}, r)});
+  // No finite pair: undefined cosine and SNR when the non-finite elements
+  // differ, "identical" when they agree.
+  cases.push_back({"all_nan_test", Make(DType::kFloat32, {3}, {1, 2, 3}), Make(DType::kFloat32, {3}, {kNaN, kNaN, kNaN})});
+  cases.push_back({"all_nan_both", Make(DType::kFloat32, {2}, {kNaN, kNaN}), Make(DType::kFloat32, {2}, {kNaN, kNaN})});
   cases.push_back({"near_constant", Make(DType::kFloat64, {n}, Randn(n, 5, 1e-6, 1000)),
                    Make(DType::kFloat64, {n}, Randn(n, 6, 1e-6, 1000))});
   cases.push_back({"mixed_f32_f16", Make(DType::kFloat32, {n}, r), Make(DType::kFloat16, {n}, r), 1e-2, 1e-2});

@@ -51,16 +51,22 @@ def metrics(r, t, atol, rtol):
     out["max_rel"] = (a[nz] / np.abs(rf[nz])).max() if nz.any() else 0.0
     out["rel_undefined"] = int(((rf == 0) & (a > 0)).sum())
     srr, stt, srt, sdd = (rf * rf).sum(), (tf * tf).sum(), (rf * tf).sum(), (d * d).sum()
-    if srr == 0 and stt == 0:
+    rn, tn, ri, ti = np.isnan(r), np.isnan(t), np.isinf(r), np.isinf(t)
+    nonfinite_differ = (rn ^ tn).any() or ((ri | ti) & ~rn & ~tn & (r != t)).any()
+    if fin.sum() == 0 and nonfinite_differ:
+        out["cosine"] = float("nan")
+    elif srr == 0 and stt == 0:
         out["cosine"] = 1.0
     elif srr == 0 or stt == 0:
         out["cosine"] = 0.0
     else:
         out["cosine"] = srt / np.sqrt(srr * stt)
     with np.errstate(divide="ignore"):
-        out["snr_db"] = float("inf") if sdd == 0 else 10 * np.log10(srr / sdd)
+        if np.isnan(out["cosine"]):
+            out["snr_db"] = float("nan")
+        else:
+            out["snr_db"] = float("inf") if sdd == 0 else 10 * np.log10(srr / sdd)
     out["mismatches"] = int((~np.isclose(t, r, rtol=rtol, atol=atol, equal_nan=True)).sum())
-    rn, tn, ri, ti = np.isnan(r), np.isnan(t), np.isinf(r), np.isinf(t)
     out.update(nan_ref=int(rn.sum()), nan_test=int(tn.sum()), inf_ref=int(ri.sum()), inf_test=int(ti.sum()))
     out["nan_mismatch"] = int((rn ^ tn).sum())
     out["nan_equal"] = int((rn & tn).sum())

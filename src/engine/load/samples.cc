@@ -11,9 +11,15 @@ namespace parity {
 
 Result<std::vector<Sample>> LoadSamplesFor(const Model& model, const std::filesystem::path& path,
                                            const SampleLoadOptions& options) {
+  SampleLoadOptions named = options;
+  if (named.model_label.empty()) named.model_label = model.path().string();
+  return LoadSamplesFor(Inspect(model), path, named);
+}
+
+Result<std::vector<Sample>> LoadSamplesFor(const ModelInfo& info, const std::filesystem::path& path,
+                                           const SampleLoadOptions& options) {
   const std::string where = path.string();
-  const std::string model_label = options.model_label.empty() ? model.path().string() : options.model_label;
-  const ModelInfo info = Inspect(model);
+  const std::string& model_label = options.model_label;
   TensorSourceOptions source;
   for (const auto& v : info.inputs) source.input_names.push_back(v.name);
   PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(path, source));

@@ -10,6 +10,7 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "onnx/inspect.h"
 #include "onnx/model.h"
 
 namespace parity {
@@ -34,5 +35,11 @@ struct SampleLoadOptions {
 //   kNotFound "PATH: no sample named 'X' (samples: a, b)" for options.sample.
 Result<std::vector<Sample>> LoadSamplesFor(const Model& model, const std::filesystem::path& path,
                                            const SampleLoadOptions& options = {});
+
+// The same with the model already inspected (check --dataset reads thousands
+// of files against one model): `info` is Inspect(model); options.model_label
+// names the model in errors.
+Result<std::vector<Sample>> LoadSamplesFor(const ModelInfo& info, const std::filesystem::path& path,
+                                           const SampleLoadOptions& options);
 
 }  // namespace parity

@@ -1,0 +1,87 @@
+// parity check MODEL --dataset SRC: thousands of samples streamed through the
+// reference and the target (engine/dataset/dataset.h), reported as
+// parity.dataset/1 (report/dataset_report.h).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/dataset_cli.h"
+#include "core/json_out.h"
+#include "report/check_console.h"
+#include "report/dataset_report.h"
+#include "report/report_writer.h"
+
+namespace parity::cli {
+
+void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o) {
+  cmd->add_option("--dataset", o->source,
+                  "judge every sample of a dataset: a folder or glob of .npz/.npy files, or a folder of per-sample "
+                  "folders (docs/dataset.md)");
+  cmd->add_option("--on-bad-sample", o->on_bad_sample,
+                  "with --dataset: an unreadable or mismatched sample fails the run (fail, the default) or is "
+                  "counted and skipped (skip)")
+      ->check(CLI::IsMember({"fail", "skip"}));
+  cmd->add_option("--dataset-locate", o->locate, "with --dataset: locate the K worst samples (default 3) and the flips")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--engine", o->engine, "with --dataset: local (default) or ray (Ray Data on an actor pool)")
+      ->check(CLI::IsMember({"local", "ray"}));
+  cmd->add_option("--ray-address", o->ray_address, "with --engine ray: join this cluster (default: start a local one)");
+  cmd->add_option("--ray-actors", o->ray_actors, "with --engine ray: actors in the pool (default 2)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--ray-python", o->ray_python,
+                  "with --engine ray: the Python with parity and ray (default: $PARITY_PYTHON, else python3)");
+}
+
+namespace {
+
+// samples/s and ETA on stderr, redrawn in place; silent when stderr is no terminal.
+class DatasetProgress {
+ public:
+  explicit DatasetProgress(size_t total) : bar_(total), start_(std::chrono::steady_clock::now()) {}
+  void operator()(int64_t samples, size_t done, size_t total) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double rate = s > 0 ? static_cast<double>(samples) / s : 0;
+    const double eta = done > 0 ? s * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+    bar_.Update(done, fmt::format("{} samples, {:.1f} samples/s, ETA {:.0f} s", samples, rate, eta));
+  }
+  void Finish() { bar_.Finish(); }
+
+ private:
+  ProgressBar bar_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const std::string& report_dir,
+                    const std::string& json) {
+  options.source = o.source;
+  options.skip_bad = o.on_bad_sample == "skip";
+  options.locate_worst = o.locate;
+  options.engine = o.engine;
+  if (o.engine == "ray") options.rows = RayRowSource(o, options);
+  auto progress = std::make_shared<std::unique_ptr<DatasetProgress>>();
+  options.progress = [progress](int64_t samples, size_t done, size_t total) {
+    if (!*progress) *progress = std::make_unique<DatasetProgress>(total);
+    (**progress)(samples, done, total);
+  };
+  auto report = RunDataset(options);
+  if (*progress) (*progress)->Finish();
+  if (!report) return ReportError(report.error());
+  std::fputs(FormatDatasetSummary(*report).c_str(), stdout);
+  if (!report_dir.empty()) {
+    if (auto s = WriteDatasetReport(*report, report_dir); !s) return ReportError(s.error());
+    const std::filesystem::path dir(report_dir);
+    fmt::print("reports: {}, {}, {}\n", (dir / kReportHtmlName).string(), (dir / kReportJsonName).string(),
+               (dir / kReportJUnitName).string());
+  }
+  if (!json.empty())
+    if (auto s = WriteJsonFile(json, DatasetReportToJson(*report)); !s) return ReportError(s.error());
+  return report->overall == Verdict::kFail ? 1 : 0;
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,91 @@
+// parity dataset-worker MODEL (hidden): the evaluator of one Ray actor
+// (python/parity/_ray_engine.py, docs/dataset.md). It creates the two
+// sessions once, then reads "INDEX<TAB>PATH" lines on stdin and answers each
+// with the entry's rows (engine/dataset/dataset_rows.h) and "E<TAB>INDEX".
+// The first line it writes, "O<TAB>N", says the sessions exist. Being the
+// local engine's own code (EvaluateDatasetEntry), its rows are bit for bit
+// the local engine's.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "cli/dataset_cli.h"
+#include "core/json_in.h"
+#include "engine/dataset/dataset_rows.h"
+
+namespace parity::cli {
+namespace {
+
+struct WorkerOptions {
+  std::string model, reference_model, target_config, reference_config, tolerance;
+  int threads = 0;
+};
+
+Result<TolerancePolicy> ReadPolicy(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return InvalidArgument(fmt::format("{}: cannot read the tolerance policy", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text.str(), path));
+  return WithContext(TolerancePolicyFromJson(j), path);
+}
+
+Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {
+  DatasetEvalOptions e{.label = o.model};
+  PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
+  PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));
+  PARITY_ASSIGN_OR_RETURN(e.policy, ReadPolicy(o.tolerance));
+  if (!o.reference_model.empty()) {
+    e.reference.kind = Reference::Kind::kModel;
+    e.reference.path = o.reference_model;
+  }
+  if (o.threads > 0) e.target.intra_op_threads = e.reference.config.intra_op_threads = o.threads;
+  return e;
+}
+
+int RunWorker(const WorkerOptions& o) {
+  auto options = EvalOptions(o);
+  if (!options) return ReportError(options.error());
+  auto model = Model::Load(o.model);
+  if (!model) return ReportError(model.error());
+  std::optional<Model> reference;
+  if (!o.reference_model.empty()) {
+    auto m = Model::Load(o.reference_model);
+    if (!m) return ReportError(m.error());
+    reference.emplace(std::move(*m));
+  }
+  auto evaluator = DatasetEvaluator::Create(*model, reference ? &*reference : nullptr, *options);
+  if (!evaluator) return ReportError(evaluator.error());
+  const ModelInfo info = Inspect(*model);
+  std::cout << "O\t" << evaluator->outputs().size() << std::endl;
+  for (std::string line; std::getline(std::cin, line);) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    const size_t index = std::stoull(line.substr(0, tab));
+    DatasetEntryResult r = EvaluateDatasetEntry(*evaluator, info, line.substr(tab + 1), index, o.model);
+    for (const DatasetRow& row : r.rows) std::cout << FormatDatasetRow(row) << '\n';
+    for (const DatasetBadSample& b : r.bad) std::cout << FormatDatasetBad(index, b.id, b.error) << '\n';
+    std::cout << "E\t" << index << std::endl;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterDatasetWorker(CLI::App& app) {
+  auto o = std::make_shared<WorkerOptions>();
+  auto* cmd = app.add_subcommand("dataset-worker", "");  // hidden: an empty description leaves it out of --help
+  cmd->group("");
+  cmd->add_option("model", o->model)->required();
+  cmd->add_option("--reference-model", o->reference_model);
+  cmd->add_option("--target-config", o->target_config)->required();
+  cmd->add_option("--reference-config", o->reference_config)->required();
+  cmd->add_option("--tolerance-policy", o->tolerance)->required();
+  cmd->add_option("--threads", o->threads);
+  cmd->callback([o] { ExitCode() = RunWorker(*o); });
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,41 @@
+// check --dataset's pieces of the command line (docs/dataset.md): the
+// options check adds, the command that runs them, the Ray engine's row
+// source (an exec of the package's Python driver) and the hidden
+// `parity dataset-worker` each Ray actor runs.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "engine/dataset/dataset.h"
+
+namespace parity::cli {
+
+struct DatasetCmdOptions {
+  std::string source;                // --dataset
+  std::string on_bad_sample = "fail";  // --on-bad-sample skip|fail
+  size_t locate = kDatasetLocateWorst;  // --dataset-locate K
+  std::string engine = "local";      // --engine local|ray
+  std::string ray_address;           // --ray-address; empty: a local cluster
+  int ray_actors = 2;                // --ray-actors
+  std::string ray_python;            // --ray-python; default $PARITY_PYTHON, else python3
+};
+
+// Adds --dataset, --on-bad-sample, --dataset-locate, --engine, --ray-* to check.
+void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o);
+
+// check MODEL --dataset SRC: runs, prints the summary, writes --report DIR /
+// --json FILE; returns the exit code (0 pass, 1 fail, 2 bad input, 3 runtime).
+int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const std::string& report_dir,
+                    const std::string& json);
+
+// The Ray engine's rows: runs `PY -m parity._ray_engine` (python/parity/_ray_engine.py).
+DatasetRowSource RayRowSource(const DatasetCmdOptions& o, const DatasetOptions& options);
+
+// parity dataset-worker (hidden): a Ray actor's evaluator.
+void RegisterDatasetWorker(CLI::App& app);
+
+}  // namespace parity::cli

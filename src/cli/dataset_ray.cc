@@ -1,0 +1,106 @@
+// The Ray engine of check --dataset, seen from the command line: it writes
+// the entries and the resolved configs into a temporary folder, runs
+// `PY -m parity._ray_engine` (python/parity/_ray_engine.py: Ray Data
+// map_batches on an actor pool, each actor running `parity dataset-worker`),
+// waits, and reads the rows it wrote back (engine/dataset/dataset_rows.h).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "cli/dataset_cli.h"
+#include "core/atomic_file.h"
+#include "core/json_out.h"
+#include "engine/dataset/dataset_rows.h"
+
+namespace parity::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs argv with its stdout on our stderr (Ray's logs stay off the summary).
+Result<int> Spawn(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) return RuntimeError("--engine ray: fork failed");
+  if (pid == 0) {
+    dup2(2, 1);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "parity: --engine ray: cannot run %s\n", args[0]);
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) return RuntimeError("--engine ray: lost the Python driver");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o) {
+  std::string list;
+  for (size_t i = 0; i < entries.size(); ++i) list += fmt::format("{}\t{}\n", i, fs::absolute(entries[i]).string());
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(tmp / "entries.txt", list));
+  PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "target.json", RunConfigToJson(o.target)));
+  PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "reference.json", RunConfigToJson(o.reference.config)));
+  return WriteJsonFile(tmp / "tolerance.json", TolerancePolicyToJson(o.policy));
+}
+
+std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOptions& o, const fs::path& tmp) {
+  const char* env = std::getenv("PARITY_PYTHON");
+  std::vector<std::string> argv = {!c.ray_python.empty() ? c.ray_python : env && *env ? env : "python3",
+                                   "-m", "parity._ray_engine", "--entries", (tmp / "entries.txt").string(),
+                                   "--out", (tmp / "rows.txt").string(), "--actors", std::to_string(c.ray_actors)};
+  if (!c.ray_address.empty()) argv.insert(argv.end(), {"--address", c.ray_address});
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  argv.insert(argv.end(), {"--", ec ? "parity" : self.string(), "dataset-worker", fs::absolute(o.model_path).string(),
+                           "--target-config", (tmp / "target.json").string(), "--reference-config",
+                           (tmp / "reference.json").string(), "--tolerance-policy", (tmp / "tolerance.json").string()});
+  if (o.reference.kind == Reference::Kind::kModel)
+    argv.insert(argv.end(), {"--reference-model", fs::absolute(o.reference.path).string()});
+  return argv;
+}
+
+Status ReadRows(const fs::path& path, DatasetReport& report) {
+  std::ifstream in(path);
+  if (!in) return RuntimeError("--engine ray: the driver wrote no rows");
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    PARITY_ASSIGN_OR_RETURN(DatasetLine l, ParseDatasetLine(line, report.outputs.size()));
+    if (l.row) {
+      report.rows.push_back(std::move(*l.row));
+      continue;
+    }
+    ++report.skipped;
+    if (report.bad.size() < kMaxListedBadSamples) report.bad.push_back(std::move(l.bad));
+  }
+  return {};
+}
+
+}  // namespace
+
+DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& o) {
+  return [c, o](const std::vector<fs::path>& entries, DatasetReport& report) -> Status {
+    std::string pattern = (fs::temp_directory_path() / "parity-ray-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) return RuntimeError("--engine ray: cannot make a temporary folder");
+    const fs::path tmp(pattern);
+    struct Cleanup {
+      fs::path p;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(p, ec);
+      }
+    } cleanup{tmp};
+    PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
+    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(c, o, tmp)));
+    if (rc == 2) return InvalidArgument("--engine ray: the Python driver refused the run (its message is above)");
+    if (rc != 0) return RuntimeError(fmt::format("--engine ray: the Python driver failed (exit {})", rc));
+    return ReadRows(tmp / "rows.txt", report);
+  };
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,75 @@
+#include "engine/dataset/dataset_eval.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "compare/judge.h"
+#include "engine/quant/top1.h"
+#include "engine/run/runner.h"
+
+namespace parity {
+
+Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Model* reference_model,
+                                                  const DatasetEvalOptions& options) {
+  if (options.reference.kind != Reference::Kind::kConfig && options.reference.kind != Reference::Kind::kModel)
+    return InvalidArgument(fmt::format("check --dataset: a {} reference is not supported (a config or a reference model)",
+                                       ReferenceKindName(options.reference.kind)));
+  const bool derived = options.reference.kind == Reference::Kind::kModel;
+  if (derived && reference_model == nullptr) return InternalError("DatasetEvaluator: a model reference without its model");
+  const Model& ref_model = derived ? *reference_model : model;
+  const std::string ref_label = derived ? options.reference.path.string() : options.label;
+  PARITY_ASSIGN_OR_RETURN(ort::Session reference, CreateSession(ref_model, options.reference.config, ref_label));
+  PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
+  DatasetEvaluator evaluator(std::move(reference), std::move(target), options);
+  evaluator.outputs_ = evaluator.reference_.output_names();
+  return evaluator;
+}
+
+namespace {
+
+DatasetCell CellOf(const TensorComparison& t) {
+  DatasetCell c;
+  if (t.status == Verdict::kUnchecked) {
+    c.passed = false;
+    c.score = std::numeric_limits<double>::infinity();
+    c.cosine = 0;
+    return c;
+  }
+  const TensorMetrics& m = t.metrics;
+  c.max_abs = m.max_abs;
+  c.cosine = m.cosine;
+  c.snr_db = m.snr_db;
+  c.mismatch_share = m.count > 0 ? static_cast<double>(m.mismatches) / static_cast<double>(m.count) : 0.0;
+  c.score = ErrorScore(m, t.tolerance.tolerance);
+  c.passed = t.status == Verdict::kPass;
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample) const {
+  PARITY_ASSIGN_OR_RETURN(TensorSet ref, RunSample(reference_, sample, options_.label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet test, RunSample(target_, sample, options_.label));
+  CompareOptions compare;
+  compare.policy = options_.policy;
+  PARITY_ASSIGN_OR_RETURN(SetComparison cmp,
+                          WithContext(CompareSets(ref, test, compare), fmt::format("sample '{}'", sample.name)));
+  std::vector<Top1Agreement> top1;
+  AddTop1(ref, test, top1);
+  std::vector<DatasetCell> cells(outputs_.size());
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    cells[i] = {.cosine = 0, .score = std::numeric_limits<double>::infinity(), .passed = false};
+    for (const TensorComparison& t : cmp.tensors)
+      if (t.name == outputs_[i]) cells[i] = CellOf(t);
+    for (const Top1Agreement& a : top1)
+      if (a.output == outputs_[i]) {
+        cells[i].top1_rows = a.rows;
+        cells[i].top1_agree = a.agree;
+      }
+  }
+  return cells;
+}
+
+}  // namespace parity

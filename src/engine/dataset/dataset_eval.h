@@ -1,0 +1,58 @@
+// One sample of a dataset judged: both sides run on sessions created once,
+// every output judged by the one judge (CompareSets -> JudgeTensor) and
+// reduced to a small DatasetCell. The local engine and every Ray actor
+// (`parity dataset-worker`, docs/dataset.md) evaluate through this class, so
+// both engines give the same cells bit for bit.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/dataset/dataset_result.h"
+#include "engine/load/reference.h"
+#include "onnx/model.h"
+#include "ort/session.h"
+
+namespace parity {
+
+struct DatasetEvalOptions {
+  // A kConfig (MODEL itself under reference.config) or a kModel (a reference
+  // model MODEL derives from, run under reference.config).
+  Reference reference;
+  RunConfig target;
+  TolerancePolicy policy;
+  std::string label;  // names MODEL in errors
+};
+
+class DatasetEvaluator {
+ public:
+  // Creates the reference and target sessions. `reference_model` is the
+  // kModel's loaded model, else null. Errors: a session ORT cannot create
+  // (the session's error); a reference kind other than config or model.
+  static Result<DatasetEvaluator> Create(const Model& model, const Model* reference_model,
+                                         const DatasetEvalOptions& options);
+
+  // The outputs judged, in the reference's order (every row's cells).
+  const std::vector<std::string>& outputs() const { return outputs_; }
+
+  // Runs `sample` on both sessions and judges each output. A tolerance
+  // policy CompareSets refuses, or a run ORT refuses, is the error (naming
+  // the sample). An output missing on one side or of another shape is a
+  // failed cell (score +inf), not an error. Thread-compatible.
+  Result<std::vector<DatasetCell>> Evaluate(const Sample& sample) const;
+
+ private:
+  DatasetEvaluator(ort::Session reference, ort::Session target, DatasetEvalOptions options)
+      : reference_(std::move(reference)), target_(std::move(target)), options_(std::move(options)) {}
+  ort::Session reference_;
+  ort::Session target_;
+  DatasetEvalOptions options_;
+  std::vector<std::string> outputs_;
+};
+
+}  // namespace parity

@@ -1,0 +1,98 @@
+// Locate on the worst samples and the top-1 flips of a dataset, and the
+// ranking of where they first diverge ("14 of 17 flips first diverge at ...").
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/dataset/dataset.h"
+#include "engine/dataset/dataset_source.h"
+#include "engine/dataset/dataset_stats.h"
+#include "engine/locate/locate.h"
+
+namespace parity {
+namespace fs = std::filesystem;
+
+namespace {
+
+// The sample of a row, read again from its entry.
+Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const DatasetRow& row, const std::string& label) {
+  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadDatasetEntry(info, entry, label));
+  for (Sample& s : samples)
+    if (s.name == row.sample) return std::move(s);
+  return NotFound(fmt::format("{}: sample '{}' is gone", entry.string(), row.sample));
+}
+
+// Where one sample first diverges. With a reference model whose first
+// divergence covers several nodes, the two models are compared unfused too,
+// which names the original node that computes differently (as check does).
+void LocateOne(const DatasetOptions& o, const Model& model, const Model* reference_model, const Sample& sample,
+               DatasetLocated& out) {
+  LocateOptions options{.reference = o.reference.config, .target = o.target, .policy = o.policy,
+                        .model_label = reference_model ? o.reference.path.string() : o.model_path,
+                        .target_label = reference_model ? o.model_path : "", .ablation = false, .precision = false};
+  auto report = reference_model ? Locate(*reference_model, &model, sample, options) : Locate(model, nullptr, sample, options);
+  if (!report) {
+    out.error = report.error().message();
+    return;
+  }
+  out.first = report->first_divergence;
+  if (!reference_model || !out.first) return;
+  if (out.first->covers.size() <= 1) {
+    out.node = out.first->producer;
+    out.node_op = out.first->op_type;
+    return;
+  }
+  LocateOptions unfused = options;
+  unfused.target = o.reference.config;
+  unfused.drilldown = false;
+  auto fine = Locate(*reference_model, &model, sample, unfused);
+  if (fine && fine->first_divergence) {
+    out.node = fine->first_divergence->producer;
+    out.node_op = fine->first_divergence->op_type;
+  }
+}
+
+void Rank(DatasetReport& report) {
+  report.ranking.clear();
+  for (const DatasetLocated& l : report.located) {
+    if (!l.first) continue;
+    auto it = std::find_if(report.ranking.begin(), report.ranking.end(), [&](const DatasetRankEntry& e) {
+      return e.fused_node == l.first->fused_node && e.node == l.node;
+    });
+    if (it == report.ranking.end())
+      it = report.ranking.insert(report.ranking.end(), {.fused_node = l.first->fused_node, .op_type = l.first->op_type,
+                                                        .node = l.node, .covers = l.first->covers});
+    ++it->samples;
+    it->flips += l.flipped;
+    it->ids.push_back(l.id);
+  }
+  std::stable_sort(report.ranking.begin(), report.ranking.end(), [](const DatasetRankEntry& a, const DatasetRankEntry& b) {
+    return a.flips != b.flips ? a.flips > b.flips : a.samples > b.samples;
+  });
+}
+
+}  // namespace
+
+void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Model* reference_model,
+                          const ModelInfo& info, const std::vector<fs::path>& entries, DatasetReport& report) {
+  report.located.clear();
+  for (const DatasetPick& p : PickSamplesToLocate(report, o.locate_worst, o.locate_flip_cap)) {
+    const DatasetRow& row = report.rows[p.row];
+    DatasetLocated located{.id = row.id, .worst = p.worst, .flipped = p.flipped};
+    auto sample = row.entry < entries.size() ? ReadAgain(info, entries[row.entry], row, o.model_path)
+                                             : Result<Sample>(NotFound("no such entry"));
+    if (!sample)
+      located.error = sample.error().message();
+    else
+      LocateOne(o, model, reference_model, *sample, located);
+    report.located.push_back(std::move(located));
+  }
+  Rank(report);
+  const int64_t flips_located = std::count_if(report.located.begin(), report.located.end(),
+                                              [](const DatasetLocated& l) { return l.flipped; });
+  if (report.flips_total > flips_located)
+    report.notes.push_back(fmt::format("{} of {} flipped samples were located (at most {}, in stream order)",
+                                       flips_located, report.flips_total, o.locate_flip_cap));
+}
+
+}  // namespace parity

@@ -1,0 +1,33 @@
+// Where a dataset's samples are (check --dataset SRC, docs/dataset.md):
+//   DIR            its .npz and .npy files, and its sub-folders (each one
+//                  sample: a folder of .npy or ONNX .pb files), sorted by name;
+//   PATTERN        a glob(3) pattern ("data/*.npz"), matches sorted.
+// Each entry is read with the one loader (load/samples.h), one at a time:
+// an .npz may hold one sample (keys INPUT) or several (keys SAMPLE/INPUT).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "onnx/inspect.h"
+
+namespace parity {
+
+// The entries of `source`. Errors (kInvalidArgument, naming SRC): nothing
+// matches, or a directory holds no sample file or folder; kNotFound when a
+// path without glob characters does not exist.
+Result<std::vector<std::filesystem::path>> ListDatasetEntries(const std::string& source);
+
+// A sample's id: the entry's stem (a folder's name), or "STEM/SAMPLE" when
+// the entry holds several samples.
+std::string DatasetSampleId(const std::filesystem::path& entry, const std::string& sample, size_t samples_in_entry);
+
+// Reads entry `path` and checks its samples against the model's inputs
+// (LoadSamplesFor's errors).
+Result<std::vector<Sample>> LoadDatasetEntry(const ModelInfo& info, const std::filesystem::path& path,
+                                             const std::string& model_label);
+
+}  // namespace parity
