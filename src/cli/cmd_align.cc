@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "engine/inputs/input_check.h"
 #include "engine/torch/dump_check.h"
@@ -52,9 +53,10 @@ int RunAlign(const AlignCmdOptions& o) {
     return ReportError(s.error());
 
   fmt::print("{}{}", FormatAlignTable(*result, o.all_layers), FormatAlignSummary(*result));
+  PrintPeakRss();
 
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, AlignReportToJson(*result, *config)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(AlignReportToJson(*result, *config))); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
@@ -72,9 +73,10 @@ int RunBaseline(const BaselineCliOptions& o) {
   auto result = WriteBaseline(o.model, o.inputs, o.output, options);
   if (!result) return ReportError(result.error());
   fmt::print("{}", FormatBaselineWritten(*result, o.model, o.output, config->Label()));
+  PrintPeakRss();
   if (!o.json.empty()) {
     const auto j = BaselineReportToJson(*result, (std::filesystem::path(o.output) / "manifest.json").string());
-    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
   }
   return result->deterministic() ? 0 : 1;
 }
@@ -87,8 +89,9 @@ int RunVerify(const VerifyCliOptions& o) {
   auto r = VerifyBaseline(o.dir, o.model, *memory);
   if (!r) return ReportError(r.error());
   fmt::print("{}", FormatVerifySummary(*r, o.dir, o.json));
+  PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment()))); !s)
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment())))); !s)
       return ReportError(s.error());
   return r->passed() ? 0 : 1;
 }

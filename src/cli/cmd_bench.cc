@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "engine/bench/bench.h"
 #include "engine/inputs/input_check.h"
@@ -90,8 +91,9 @@ int RunBenchCommand(const BenchCliOptions& o) {
   auto report = RunBench(*model, o.model, *sample, options);
   if (!report) return ReportError(report.error());
   PrintBenchReport(*report, stdout);
+  PrintPeakRss();
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, BenchReportToJson(*report)); !s)
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(BenchReportToJson(*report))); !s)
       return ReportError(s.error());
   }
   for (const auto& c : report->configs)

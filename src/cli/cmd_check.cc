@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/check/check.h"
@@ -100,6 +101,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   progress.Finish();
   if (!report) return ReportError(report.error());
   PrintCheckSummary(*report, stdout);
+  PrintPeakRss();
   if (!o.report_dir.empty()) {
     if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
     const std::filesystem::path dir(o.report_dir);
@@ -107,7 +109,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                (dir / "junit.xml").string());
   }
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, CheckReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(CheckReportToJson(*report))); !s) return ReportError(s.error());
   }
   return report->overall == Verdict::kFail ? 1 : 0;
 }

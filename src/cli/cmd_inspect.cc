@@ -5,6 +5,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "engine/check/model_summary.h"
 #include "engine/run/environment.h"
@@ -36,7 +37,7 @@ int RunInspect(const InspectOptions& o) {
   if (!o.json.empty()) {
     const auto j =
         InspectReportToJson(o.model, info, findings, CheckerVerdict(findings), scopes ? &*scopes : nullptr);
-    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
   }
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/inputs/input_check.h"
@@ -90,7 +91,7 @@ int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const 
                                     "fusion of the deployed config");
   }
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, TorchLocateResultToJson(*result, reference.path.string(), options)); !s)
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
       return ReportError(s.error());
   return result->passed() ? 0 : 1;
 }
@@ -136,8 +137,9 @@ int RunLocate(const LocateCliOptions& o) {
   auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);
   if (!report) return ReportError(report.error());
   PrintLocateSummary(*report, stdout);
+  PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, LocateReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
   return report->diverged() ? 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 #include "core/output_dir.h"
 #include "core/tensor_files.h"
 #include "cli/output.h"
+#include "cli/peak_rss.h"
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
 #include "engine/run/environment.h"
@@ -107,6 +108,7 @@ int RunRun(const RunOptions& o) {
              config->Label());
   const OrtFact ort = CurrentOrt();
   fmt::print("onnxruntime {} ({})\n", ort.version, ort.library);
+  PrintPeakRss();
   if (refused.empty()) return 0;
   return ReportError(first_error->With(fmt::format(
       "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal", refused.size(),

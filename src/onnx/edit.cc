@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "onnx/external_data.h"
 #include "onnx/graph.h"
 #include "onnx/model_internal.h"
 #include "onnx/tensor_proto_internal.h"
@@ -206,12 +207,23 @@ Result<Model> ExtractRegion(const Model& m, const std::vector<std::string>& inpu
   out.set_producer_version("region");
   PARITY_RETURN_IF_ERROR(WriteRegionGraph(src.graph(), view, initializers, std::move(cut), inputs, outputs, types,
                                           *out.mutable_graph()));
-  return onnx_adapter::FromProto(std::move(out));
+  Model region = onnx_adapter::FromProto(std::move(out));
+  onnx_adapter::InheritExternalData(region, m);  // its initializers still read m's files
+  return region;
 }
 
 Result<Tensor> ReadInitializer(const Model& m, const std::string& name) {
   for (const auto& t : onnx_adapter::Proto(m).graph().initializer())
-    if (t.name() == name) return onnx_adapter::TensorFromProto(t);
+    if (t.name() == name) {
+      if (t.data_location() != onnx::TensorProto::EXTERNAL) return onnx_adapter::TensorFromProto(t);
+      // Still external (read in place): through the one bounded reader.
+      onnx::TensorProto inlined = t;
+      PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadExternalTensor(t, m.external_data_dir()));
+      inlined.set_raw_data(std::move(bytes));
+      inlined.clear_external_data();
+      inlined.clear_data_location();
+      return onnx_adapter::TensorFromProto(inlined);
+    }
   return NotFound(fmt::format("no initializer named '{}'", name));
 }
 

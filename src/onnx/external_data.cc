@@ -61,17 +61,18 @@ Result<fs::path> ResolveLocation(const std::string& location, const fs::path& ba
 // pass the file's size.
 using Claims = std::map<fs::path, int64_t>;
 
-Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir, Claims* claims);
+// Where an external tensor's bytes lie, once checked.
+struct ExternalRef {
+  fs::path file;  // canonical, inside the model's folder
+  int64_t offset = 0;
+  int64_t length = 0;
+};
 
-}  // namespace
-
-Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
-  return InlineExternalDataClaimed(t, base_dir, nullptr);
-}
-
-namespace {
-
-Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir, Claims* claims) {
+// Checks `t`'s external data without reading it: the location is confined
+// to base_dir, a regular file, the region inside the file, its length what
+// the dims declare; with `claims`, the tensors reading one file claim at most
+// its size.
+Result<ExternalRef> CheckExternalTensor(const onnx::TensorProto& t, const fs::path& base_dir, Claims* claims) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
@@ -93,6 +94,9 @@ Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir,
   const auto file_size = static_cast<int64_t>(fs::file_size(*resolved, ec));
   if (ec) return InvalidArgument(fmt::format("{}: cannot stat {}: {}", context, resolved->string(), ec.message()));
   if (length < 0) length = file_size - offset;
+  if (offset > file_size || length > file_size - offset)
+    return Corrupt(fmt::format("{}: {} bytes at offset {} pass the end of {} ({} bytes)", context, length, offset,
+                               resolved->string(), file_size));
   if (claims != nullptr) {
     int64_t& claimed = (*claims)[*resolved];
     if (length > file_size - claimed)
@@ -113,29 +117,47 @@ Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir,
       return Corrupt(fmt::format("{}: holds {} bytes, its shape {} of {} needs {}", context, length,
                                  ShapeToString(shape), DTypeName(*dtype), expected));
   }
-  auto bytes = ReadFileRange(*resolved, offset, length);
-  if (!bytes) return std::unexpected(std::move(bytes.error()).With(context));
+  return ExternalRef{*resolved, offset, length};
+}
+
+Status InlineChecked(onnx::TensorProto& t, const ExternalRef& ref) {
+  auto bytes = ReadFileRange(ref.file, ref.offset, ref.length);
+  if (!bytes) return std::unexpected(std::move(bytes.error()).With(fmt::format("tensor '{}'", t.name())));
   t.set_raw_data(std::move(*bytes));
   t.clear_external_data();
   t.clear_data_location();  // DEFAULT, and serialized as if never external
   return {};
 }
 
+Status InlineExternalDataClaimed(onnx::TensorProto& t, const fs::path& base_dir, Claims* claims) {
+  PARITY_ASSIGN_OR_RETURN(ExternalRef ref, CheckExternalTensor(t, base_dir, claims));
+  return InlineChecked(t, ref);
+}
+
+bool IsExternal(const onnx::TensorProto& t) { return t.data_location() == onnx::TensorProto::EXTERNAL; }
+
+std::unexpected<Error> NeedsAPath(const onnx::TensorProto& t) {
+  return Unsupported(
+      fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
+                  "load the model from its file",
+                  t.name()));
+}
+
 // Inlines one tensor if it is external; `any` records that one was.
 auto Inliner(const fs::path& base_dir, Claims& claims, bool& any) {
   return [&base_dir, &claims, &any](onnx::TensorProto& t) -> Status {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) return {};
+    if (!IsExternal(t)) return {};
     any = true;
-    if (base_dir.empty())
-      return Unsupported(
-          fmt::format("tensor '{}' is stored as external data, which needs the model's path; "
-                      "load the model from its file",
-                      t.name()));
+    if (base_dir.empty()) return NeedsAPath(t);
     return InlineExternalDataClaimed(t, base_dir, &claims);
   };
 }
 
 }  // namespace
+
+Status InlineExternalData(onnx::TensorProto& t, const fs::path& base_dir) {
+  return InlineExternalDataClaimed(t, base_dir, nullptr);
+}
 
 Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const fs::path& base_dir) {
   bool any = false;
@@ -152,6 +174,56 @@ Result<bool> InlineAllExternalData(onnx::ModelProto& model, const fs::path& base
   for (auto& f : *model.mutable_functions())
     PARITY_RETURN_IF_ERROR(ForEachNodeTensor(*f.mutable_node(), inline_one, /*include_sparse=*/true));
   return any;
+}
+
+Result<ExternalResolution> ResolveExternalData(onnx::ModelProto& model, const fs::path& base_dir,
+                                               int64_t keep_from) {
+  ExternalResolution out;
+  Claims claims;
+  // The main graph's dense initializers first: the large ones are checked
+  // and kept as references, in the same claims as everything inlined after.
+  for (auto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (!IsExternal(t)) continue;
+    out.any = true;
+    if (base_dir.empty()) return NeedsAPath(t);
+    PARITY_ASSIGN_OR_RETURN(ExternalRef ref, CheckExternalTensor(t, base_dir, &claims));
+    if (ref.length >= keep_from) {
+      out.kept = true;
+    } else {
+      PARITY_RETURN_IF_ERROR(InlineChecked(t, ref));
+    }
+  }
+  bool any = false;
+  auto inline_one = Inliner(base_dir, claims, any);
+  onnx::GraphProto& g = *model.mutable_graph();
+  for (auto& s : *g.mutable_sparse_initializer()) {
+    if (s.has_values()) PARITY_RETURN_IF_ERROR(inline_one(*s.mutable_values()));
+    if (s.has_indices()) PARITY_RETURN_IF_ERROR(inline_one(*s.mutable_indices()));
+  }
+  PARITY_RETURN_IF_ERROR(ForEachNodeTensor(*g.mutable_node(), inline_one, /*include_sparse=*/true));
+  for (auto& f : *model.mutable_functions())
+    PARITY_RETURN_IF_ERROR(ForEachNodeTensor(*f.mutable_node(), inline_one, /*include_sparse=*/true));
+  out.any = out.any || any;
+  return out;
+}
+
+Result<std::string> ReadExternalTensor(const onnx::TensorProto& t, const fs::path& dir) {
+  if (dir.empty()) return NeedsAPath(t);
+  PARITY_ASSIGN_OR_RETURN(ExternalRef ref, CheckExternalTensor(t, dir, nullptr));
+  auto bytes = ReadFileRange(ref.file, ref.offset, ref.length);
+  if (!bytes) return std::unexpected(std::move(bytes.error()).With(fmt::format("tensor '{}'", t.name())));
+  return bytes;
+}
+
+Status InlineKeptExternalData(onnx::GraphProto& graph, const fs::path& dir) {
+  for (auto& t : *graph.mutable_initializer()) {
+    if (!IsExternal(t)) continue;
+    PARITY_ASSIGN_OR_RETURN(std::string bytes, ReadExternalTensor(t, dir));
+    t.set_raw_data(std::move(bytes));
+    t.clear_external_data();
+    t.clear_data_location();
+  }
+  return {};
 }
 
 Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location,

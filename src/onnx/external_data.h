@@ -26,6 +26,29 @@ Result<bool> InlineAllExternalData(onnx::GraphProto& graph, const std::filesyste
 // The same over the model's graph and its functions' nodes.
 Result<bool> InlineAllExternalData(onnx::ModelProto& model, const std::filesystem::path& base_dir);
 
+// What ResolveExternalData found.
+struct ExternalResolution {
+  bool any = false;   // the model had external tensors
+  bool kept = false;  // some stay references (to be read in place)
+};
+
+// Checks every external tensor of `model` (the same rules as
+// InlineAllExternalData, the same bound on claims per file) and reads into
+// memory all but the main graph's dense initializers of at least `keep_from`
+// bytes, which stay references: their files are checked (confined, regular,
+// the region inside the file, the length the dims declare), not read.
+Result<ExternalResolution> ResolveExternalData(onnx::ModelProto& model, const std::filesystem::path& base_dir,
+                                               int64_t keep_from);
+
+// The one bounded reader of a tensor that is still external: checks it again
+// against `dir` (the model's canonical folder: the file may have changed since
+// the load) and reads exactly its declared bytes.
+Result<std::string> ReadExternalTensor(const onnx::TensorProto& t, const std::filesystem::path& dir);
+
+// Reads every initializer of `graph` that is still external (relative to
+// `dir`) into raw_data; for a copy that must stand alone.
+Status InlineKeptExternalData(onnx::GraphProto& graph, const std::filesystem::path& dir);
+
 // Moves the raw_data of every tensor of at least `threshold` bytes into one
 // blob (each tensor 4096-aligned) and rewrites the tensors to reference
 // `location` with offset/length. Returns the blob.

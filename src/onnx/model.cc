@@ -67,9 +67,15 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
   Model m;
   m.proto_ = std::move(proto);
   if (external_data) {
-    PARITY_ASSIGN_OR_RETURN(m.had_external_data_, WithContext(onnx_adapter::InlineAllExternalData(
-                                                                  *m.proto_, base_dir),
-                                                              std::string(source)));
+    PARITY_ASSIGN_OR_RETURN(const auto found, WithContext(onnx_adapter::ResolveExternalData(
+                                                              *m.proto_, base_dir, kInlineExternalBelow),
+                                                          std::string(source)));
+    m.had_external_data_ = found.any;
+    if (found.kept) {
+      std::error_code ec;
+      m.external_dir_ = fs::canonical(base_dir, ec);
+      if (ec) return NotFound(fmt::format("{}: cannot resolve the model's folder {}", source, base_dir.string()));
+    }
   }
   PARITY_RETURN_IF_ERROR(WithContext(onnx_adapter::CheckReferences(m.proto_->graph()), std::string(source)));
   // Before any session: ORT allocates what a tensor declares before it reads it.
@@ -78,6 +84,14 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
 }
 
 Result<std::string> Model::Serialize() const {
+  if (!proto_) return InternalError("Serialize() on an empty Model");
+  if (external_dir_.empty()) return SerializeKeepingExternalData();
+  onnx::ModelProto copy = *proto_;
+  PARITY_RETURN_IF_ERROR(onnx_adapter::InlineKeptExternalData(*copy.mutable_graph(), external_dir_));
+  return onnx_adapter::FromProto(std::move(copy)).SerializeKeepingExternalData();
+}
+
+Result<std::string> Model::SerializeKeepingExternalData() const {
   if (!proto_) return InternalError("Serialize() on an empty Model");
   const size_t size = proto_->ByteSizeLong();
   if (size > static_cast<size_t>(kMaxProtoBytes))
@@ -99,6 +113,8 @@ Status Model::Save(const fs::path& path, const SaveOptions& options) const {
     return WriteFileAtomic(path, bytes);
   }
   onnx::ModelProto copy = *proto_;
+  if (!external_dir_.empty())
+    PARITY_RETURN_IF_ERROR(onnx_adapter::InlineKeptExternalData(*copy.mutable_graph(), external_dir_));
   const std::string data_name = path.filename().string() + ".data";
   PARITY_ASSIGN_OR_RETURN(std::string data, onnx_adapter::MoveToExternalData(*copy.mutable_graph(), data_name,
                                                                              options.size_threshold));
@@ -117,6 +133,7 @@ Model Model::Clone() const {
   if (proto_) m.proto_ = std::make_unique<onnx::ModelProto>(*proto_);
   m.path_ = path_;
   m.had_external_data_ = had_external_data_;
+  m.external_dir_ = external_dir_;
   return m;
 }
 

@@ -1,8 +1,10 @@
 // An ONNX model held in memory: the only owner of a ModelProto in parity.
 //
-// Load() reads a `.onnx` file, resolves tensors stored as external data
-// (`data_location == EXTERNAL`, paths relative to the model's directory) into
-// memory, and checks the structure enough that later stages can trust it:
+// Load() reads a `.onnx` file, checks tensors stored as external data
+// (`data_location == EXTERNAL`, paths relative to the model's directory:
+// inside it, regular files, each tensor's bytes within its file and of the
+// size its dims declare) without reading the large ones, which stay
+// references read in place (external_data_dir()), and checks the structure enough that later stages can trust it:
 // the bytes parse, there is a graph and an opset import, every node input is
 // produced by a node, a graph input or an initializer.
 //
@@ -36,6 +38,10 @@ struct ModelAccess;
 // model is refused at load (kInvalidArgument) instead.
 inline constexpr int kMaxNodeOutputs = 10000;    // outputs of one node
 inline constexpr int kMaxGraphOutputs = 10000;   // outputs of the main graph
+// External initializers of at least this many bytes stay references at load
+// (read in place); smaller ones are read into memory (shape tensors that
+// ONNX's shape inference reads).
+inline constexpr int64_t kInlineExternalBelow = 64 * 1024;
 
 struct SaveOptions {
   enum class ExternalData {
@@ -65,8 +71,12 @@ class Model {
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
-  // Loads `path`. External data is read into memory; its files are found
-  // relative to the model's directory and may not lie outside it.
+  // Loads `path`. External data is checked (its files are found relative to
+  // the model's directory and may not lie outside it); tensors under
+  // kInlineExternalBelow bytes, sparse ones and those of attributes are read
+  // into memory, the large initializers of the main graph stay references
+  // to their files (external_data_dir()), read by ORT or by the adapter's
+  // bounded reader when a value is needed (ReadInitializer, Save, Serialize).
   // Errors (each message starts with the path):
   //   kNotFound        the file or an external data file does not exist;
   //   kInvalidArgument "not a valid ONNX model (...)": empty file, protobuf
@@ -81,9 +91,16 @@ class Model {
   static Result<Model> FromBytes(std::string_view bytes, std::string_view source = "<memory>",
                                  const std::filesystem::path& base_dir = {});
 
-  // The model serialized with all data inline (what ORT can load from memory).
-  // Fails (kUnsupported) when that exceeds protobuf's 2 GiB limit.
+  // The model serialized with all data inline (what ORT can load from memory);
+  // external tensors are read from their files for it. Fails (kUnsupported)
+  // when that exceeds protobuf's 2 GiB limit.
   Result<std::string> Serialize() const;
+
+  // The model serialized with the tensors that are still external data left
+  // as references to files in external_data_dir() (ORT loads such bytes with
+  // that folder as its external-data folder: ort::ModelSource). The same as
+  // Serialize() for a model without external references.
+  Result<std::string> SerializeKeepingExternalData() const;
 
   // Writes the model to `path`, atomically. With external data, the tensors go
   // to `<file name>.data` next to `path` (replaced atomically too) and are
@@ -105,6 +122,9 @@ class Model {
     static const std::filesystem::path kNone;
     return unmodified_ ? path_ : kNone;
   }
+  // The folder the model's external tensors are read from, while some are
+  // still references (canonical); empty when every tensor is in memory.
+  const std::filesystem::path& external_data_dir() const { return external_dir_; }
   // False only for a default-constructed Model.
   bool valid() const { return proto_ != nullptr; }
 
@@ -116,6 +136,7 @@ class Model {
   std::unique_ptr<onnx::ModelProto> proto_;
   std::filesystem::path path_;
   bool had_external_data_ = false;
+  std::filesystem::path external_dir_;  // non-empty while external references remain
   bool unmodified_ = false;  // set by Load, cleared by MutableProto (model_internal.h)
 };
 

@@ -24,11 +24,18 @@ struct ModelAccess {
     m.proto_ = std::make_unique<onnx::ModelProto>(std::move(proto));
     return m;
   }
+  // A model derived from `from` (a region, an edit) keeps reading the
+  // external tensors it copied from `from`'s folder.
+  static void InheritExternalData(Model& m, const Model& from) {
+    m.external_dir_ = from.external_dir_;
+    m.had_external_data_ = from.had_external_data_;
+  }
 };
 
 inline const onnx::ModelProto& Proto(const Model& m) { return ModelAccess::Proto(m); }
 inline onnx::ModelProto& MutableProto(Model& m) { return ModelAccess::MutableProto(m); }
 inline Model FromProto(onnx::ModelProto proto) { return ModelAccess::FromProto(std::move(proto)); }
+inline void InheritExternalData(Model& m, const Model& from) { ModelAccess::InheritExternalData(m, from); }
 
 // The opset version of the default ("" / "ai.onnx") domain, 0 when absent.
 int64_t DefaultOpset(const onnx::ModelProto& m);

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "onnx/builder.h"
 #include "onnx/builtin_models.h"
+#include "onnx/edit.h"
 #include "onnx/model_internal.h"
 #include "onnx/test_util.h"
 
@@ -154,6 +158,55 @@ TEST(ModelSave, FromBytesWithExternalDataNeedsAPath) {
   EXPECT_EQ(r.error().code(), ErrorCode::kUnsupported);
   auto ok = Model::FromBytes(bytes, "e.onnx", dir.path());
   ASSERT_TRUE(ok) << ok.error().message();
+}
+
+// Two MatMul layers of [128, 128] float weights: 64 KiB each, exactly
+// kInlineExternalBelow, so saved external they stay references at load.
+Model TwoMatMuls() {
+  ModelBuilder b;
+  std::string x = b.Input("x", DType::kFloat32, {1, 128});
+  x = b.Relu(b.MatMul(x, b.RandomWeight("w0", {128, 128}, 0.1f)));
+  b.Output(b.MatMul(x, b.RandomWeight("w1", {128, 128}, 0.1f)), "y");
+  return *b.Build();
+}
+
+TEST(ModelLoad, LargeExternalInitializersStayReferencesReadInPlace) {
+  const Model m = TwoMatMuls();
+  TempDir dir;
+  ASSERT_TRUE(m.Save(dir / "big.onnx", {.external_data = SaveOptions::ExternalData::kAlways}));
+  auto loaded = Model::Load(dir / "big.onnx");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_TRUE(loaded->had_external_data());
+  EXPECT_EQ(loaded->external_data_dir(), fs::canonical(dir.path()));
+  // No weight byte in memory: both initializers are still references.
+  int external = 0;
+  for (const auto& t : onnx_adapter::Proto(*loaded).graph().initializer()) {
+    EXPECT_FALSE(t.has_raw_data()) << t.name();
+    external += t.data_location() == onnx::TensorProto::EXTERNAL;
+  }
+  EXPECT_EQ(external, 2);
+  // What ORT loads from memory keeps them references; Serialize() reads them.
+  EXPECT_LT(loaded->SerializeKeepingExternalData()->size(), 4096u);
+  EXPECT_TRUE(*loaded->Serialize() == *m.Serialize());
+  // A value is read through the bounded reader, the region keeps the folder.
+  auto w1 = ReadInitializer(*loaded, "w1");
+  ASSERT_TRUE(w1) << w1.error().message();
+  EXPECT_EQ(w1->byte_size(), 128u * 128u * 4u);
+  EXPECT_TRUE(std::ranges::equal(w1->bytes(), ReadInitializer(m, "w1")->bytes()));
+  auto clone = loaded->Clone();
+  EXPECT_EQ(clone.external_data_dir(), loaded->external_data_dir());
+  // Saved elsewhere, the pair stands alone.
+  fs::create_directories(dir / "moved");
+  ASSERT_TRUE(loaded->Save(dir / "moved" / "m.onnx"));
+  auto moved = Model::Load(dir / "moved" / "m.onnx");
+  ASSERT_TRUE(moved) << moved.error().message();
+  EXPECT_TRUE(*moved->Serialize() == *m.Serialize());
+  // The reader checks again: a data file cut after the load is refused.
+  fs::resize_file(dir / "big.onnx.data", 1000);
+  auto cut = ReadInitializer(*loaded, "w1");
+  ASSERT_FALSE(cut);
+  EXPECT_EQ(cut.error().code(), ErrorCode::kCorrupt) << cut.error().message();
+  EXPECT_NE(cut.error().message().find("w1"), std::string::npos) << cut.error().message();
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <optional>
+
 #include "core/build_info.h"
 #include "onnx/model_internal.h"
 #include "onnx/shape_guard.h"
@@ -36,6 +38,24 @@ std::string CheckerSkipReason(const onnx::ModelProto& p) {
   return {};
 }
 
+// What the checker judges. It resolves an external location against the
+// working directory when it has no model folder (check_model on a proto),
+// so a model with tensors still external (read in place: Model::
+// external_data_dir) is judged as a copy whose locations start with '#', a
+// location the checker does not stat: parity checked those files at load
+// (external_data.cc). The copy is small: external tensors hold no bytes.
+// `storage` keeps it; the model's own proto otherwise.
+const onnx::ModelProto& ForChecker(const Model& m, std::optional<onnx::ModelProto>& storage) {
+  if (m.external_data_dir().empty()) return onnx_adapter::Proto(m);
+  storage.emplace(onnx_adapter::Proto(m));
+  for (auto& t : *storage->mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    for (auto& kv : *t.mutable_external_data())
+      if (kv.key() == "location") kv.set_value("#" + kv.value());
+  }
+  return *storage;
+}
+
 // Runs `fn`, turning anything thrown into a message.
 template <typename Fn>
 std::string CatchAll(Fn&& fn) {
@@ -66,7 +86,8 @@ int64_t CheckerMaxOpset() {
 std::vector<Finding> Check(const Model& m) {
   std::vector<Finding> findings;
   if (!m.valid()) return {{Severity::kError, "checker", "empty model"}};
-  const auto& proto = onnx_adapter::Proto(m);
+  std::optional<onnx::ModelProto> storage;
+  const auto& proto = ForChecker(m, storage);
 
   // Nodes shape inference would crash on, checker or not (onnx/onnx#6180).
   const auto hazards = onnx_adapter::ShapeInferenceHazards(proto);
@@ -113,7 +134,8 @@ Result<Model> WithInferredShapes(const Model& m) {
   if (!m.valid()) return InternalError("WithInferredShapes on an empty model");
   // Shape inference can crash on models the checker refuses (see Check), so
   // it runs only on models the checker accepts or cannot judge.
-  const auto& proto = onnx_adapter::Proto(m);
+  std::optional<onnx::ModelProto> storage;
+  const auto& proto = ForChecker(m, storage);
   if (const auto hazards = onnx_adapter::ShapeInferenceHazards(proto); !hazards.empty())
     return InvalidArgument(fmt::format("shape inference not run: {}", hazards.front()));
   if (CheckerSkipReason(proto).empty()) {

@@ -135,6 +135,12 @@ ModelSource ModelSource::FromBytes(std::string bytes) {
   return m;
 }
 
+ModelSource ModelSource::FromBytes(std::string bytes, std::string external_data_dir) {
+  ModelSource m = FromBytes(std::move(bytes));
+  m.external_dir_ = std::move(external_data_dir);
+  return m;
+}
+
 std::string_view ModelSource::bytes() const {
   return bytes_ ? std::string_view(*bytes_) : std::string_view();
 }
@@ -150,6 +156,11 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     Ort::Env& env = GlobalEnv();
     Ort::SessionOptions options;
     PARITY_RETURN_IF_ERROR(Configure(config, extras, options));
+    // Bytes that reference external data: ORT reads it in place from the
+    // model's folder (kOrtSessionOptionsModelExternalInitializersFileFolderPath).
+    if (!model.is_file() && !model.external_data_dir().empty())
+      options.AddConfigEntry("session.model_external_initializers_file_folder_path",
+                             model.external_data_dir().c_str());
     // ORT writes the optimized model itself: to a temp name that is renamed
     // over the target once the session exists, so the file is whole or absent
     // (and removed if parity is interrupted meanwhile). A side file of its

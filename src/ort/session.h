@@ -25,16 +25,22 @@ class ModelSource {
  public:
   static ModelSource FromFile(std::string path);
   static ModelSource FromBytes(std::string bytes);
+  // Bytes whose external tensors are read from `external_data_dir` (ORT's
+  // "session.model_external_initializers_file_folder_path").
+  static ModelSource FromBytes(std::string bytes, std::string external_data_dir);
 
   bool is_file() const { return bytes_ == nullptr; }
   const std::string& path() const { return path_; }  // empty for bytes
   std::string_view bytes() const;                    // empty for a file
+  // Where the bytes' external data lies; empty: none (a file's is its folder).
+  const std::string& external_data_dir() const { return external_dir_; }
   // The path, or "<in-memory model, N bytes>", for messages.
   std::string Describe() const;
 
  private:
   std::string path_;
   std::shared_ptr<const std::string> bytes_;
+  std::string external_dir_;
 };
 
 // What a session needs beyond the RunConfig (which says how the model runs,

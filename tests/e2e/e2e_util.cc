@@ -80,6 +80,7 @@ ProcessResult Finish(Child& child) {
   result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   result.peak_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+  result.written_bytes = static_cast<int64_t>(usage.ru_oublock) * 512;
   result.term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;

@@ -34,6 +34,9 @@ struct ProcessResult {
   std::string out;         // stdout
   std::string err;         // stderr
   int64_t peak_rss_bytes = 0;
+  // Bytes it wrote to files (ru_oublock: counted when the pages are dirtied,
+  // so a file removed before it reaches the disk counts too).
+  int64_t written_bytes = 0;
   double wall_seconds = 0;
   double cpu_seconds = 0;  // user + system, of the child alone
 };

@@ -165,7 +165,9 @@ Result<MemoryPlan> PlanBaselineMemory(const MemoryPlanInput& in) {
   // initializers, plus ORT's own per-session cost. One run besides the
   // observed tensors: the outputs (in ORT's arena and copied out) and the
   // working tensors that are not observed (an op's input and output).
-  plan.reserved_bytes = 2 * in.initializer_bytes + kSessionOverheadBytes + 2 * in.output_bytes + 2 * in.largest_bytes;
+  // Weights read in place from their external data file have ORT's copy only.
+  const int64_t weight_copies = in.weights_read_in_place ? 1 : 2;
+  plan.reserved_bytes = weight_copies * in.initializer_bytes + kSessionOverheadBytes + 2 * in.output_bytes + 2 * in.largest_bytes;
   const int64_t spare = in.limit_bytes - in.resident_bytes - plan.reserved_bytes;
   plan.batch_bytes = spare / kBatchCostFactor;
   const int64_t need = std::max<int64_t>(in.largest_observed_bytes, 1);
@@ -268,6 +270,7 @@ Status PlanMemory(const BaselineSource& src, const std::vector<std::string>& obs
   in.limit_bytes = budget;
   in.resident_bytes = CurrentRssBytes();
   in.initializer_bytes = src.info.initializer_bytes;
+  in.weights_read_in_place = !src.model.external_data_dir().empty();
   for (const auto& t : src.samples[0].tensors)
     in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
   const auto layer_sizes = EstimateTensorBytes(src.model, observed, trace_options.input_shapes);

@@ -73,12 +73,15 @@ struct MemoryPlanInput {
   int64_t output_bytes = 0;            // the model's outputs, one sample
   int64_t largest_bytes = 0;           // the largest tensor of a run (inputs, layers, outputs)
   int64_t largest_observed_bytes = 0;  // the largest observed layer
+  // The weights are external data read in place (Model::external_data_dir):
+  // ORT holds the one copy, parity none.
+  bool weights_read_in_place = false;
 };
 struct MemoryPlan {
   int64_t reserved_bytes = 0;  // one run besides the observed tensors
   int64_t batch_bytes = 0;     // estimated observed bytes per batch
 };
-// reserved = 2 * initializers + kSessionOverheadBytes + 2 * outputs + 2 * largest;
+// reserved = 2 * initializers (1 * when read in place) + kSessionOverheadBytes + 2 * outputs + 2 * largest;
 // batch = (limit - resident - reserved) / kBatchCostFactor. Errors:
 // kInvalidArgument when batch < the largest observed layer, naming the
 // smallest limit that would work.

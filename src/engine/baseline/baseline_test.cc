@@ -253,6 +253,16 @@ TEST(Baseline, MemoryPlanSubtractsWhatTheProcessHoldsAndRefusesATooSmallLimit) {
   EXPECT_NE(refused.error().message().find("at least --max-memory"), std::string::npos);
 }
 
+TEST(Baseline, MemoryPlanReservesOneCopyOfWeightsReadInPlace) {
+  constexpr int64_t kMiB = 1 << 20;
+  MemoryPlanInput in{.limit_bytes = 4096 * kMiB, .resident_bytes = 60 * kMiB, .initializer_bytes = 1024 * kMiB};
+  const auto inlined = PlanBaselineMemory(in);
+  in.weights_read_in_place = true;  // external data: ORT's copy only
+  const auto in_place = PlanBaselineMemory(in);
+  ASSERT_TRUE(inlined && in_place);
+  EXPECT_EQ(inlined->reserved_bytes - in_place->reserved_bytes, 1024 * kMiB);
+}
+
 TEST(Baseline, SeveralSamplesGetOneDirectoryEach) {
   Case c(ConvBnRelu(), "input", {1, 3, 224, 224});
   TensorSet set;

@@ -55,14 +55,15 @@ Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSourc
   if (!serialized.is_file()) {
     PARITY_ASSIGN_OR_RETURN(std::string bytes,
                             WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
-    return ort::ModelSource::FromBytes(std::move(bytes));
+    return ort::ModelSource::FromBytes(std::move(bytes), serialized.external_data_dir());
   }
   // ORT reads the unexposed model from its file; the exposed one is
-  // serialized once here, the extra outputs appended to it in place.
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
+  // serialized once here (external tensors left as references read in
+  // place), the extra outputs appended to it in place.
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.SerializeKeepingExternalData(), label));
   PARITY_ASSIGN_OR_RETURN(std::string extra, WithContext(SerializeWithExtraOutputs(model, "", tensors), label));
   bytes += extra;
-  return ort::ModelSource::FromBytes(std::move(bytes));
+  return ort::ModelSource::FromBytes(std::move(bytes), model.external_data_dir().string());
 }
 
 Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink) {

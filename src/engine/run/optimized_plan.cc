@@ -24,6 +24,29 @@ ScratchDir::~ScratchDir() {
 
 namespace {
 
+std::filesystem::path WeightsFileOf(const std::filesystem::path& optimized_path) {
+  return optimized_path.parent_path() / (optimized_path.filename().string() + ".data");
+}
+
+// Asks ORT to save its optimized model to `path` with the initializers of
+// 1024 bytes or more (ORT's default threshold) in `<path>.data`
+// (kOrtSessionOptionsOptimizedModelExternalInitializersFileName in
+// onnxruntime_session_options_config_keys.h); unless `keep_weights`, that
+// file is a link to /dev/null made first. `path` lies in a scratch folder
+// parity made (ScratchDir), so no one else's file is replaced.
+Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, bool keep_weights) {
+  config.optimized_model_path = path.string();
+  config.session_entries["session.optimized_model_external_initializers_file_name"] =
+      path.filename().string() + ".data";
+  if (keep_weights) return {};
+  const auto data = WeightsFileOf(path);
+  std::error_code ec;
+  std::filesystem::remove(data, ec);
+  std::filesystem::create_symlink("/dev/null", data, ec);
+  if (ec) return RuntimeError(fmt::format("cannot link {} to /dev/null: {}", data.string(), ec.message()));
+  return {};
+}
+
 // A compiling EP: no optimized model to save; the plan is ORT's node
 // assignment (compiled_plan.h), and `optimized` stays empty.
 Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
@@ -62,20 +85,20 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
                                             bool capture_optimizer_log) {
   const std::string config_label = config.Label();  // as the caller gave it
   if (PlansFromAssignment(config)) return CreateAssignedSession(model, original, config, label, capture_optimizer_log);
-  config.optimized_model_path = optimized_path.string();
+  const RunConfig asked = config;
   // Only the graph's structure is read back: the weights go to a side file
-  // (ORT resolves its name against the optimized model's directory) instead
-  // of being serialized into the model and parsed again.
-  // (kOrtSessionOptionsOptimizedModelExternalInitializersFileName in
-  // onnxruntime_session_options_config_keys.h; initializers under 1024 bytes,
-  // ORT's default threshold, stay inline)
-  config.session_entries["session.optimized_model_external_initializers_file_name"] =
-      optimized_path.filename().string() + ".data";
+  // (ORT resolves its name against the optimized model's directory) that is
+  // a link to /dev/null, instead of being serialized into the model and
+  // parsed again, or written to disk for nothing (a 4 GB model's weights on
+  // every plan; issue 26).
+  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, optimized_path, /*keep_weights=*/false));
   ort::SessionExtras extras;
   extras.capture_optimizer_log = capture_optimizer_log;
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
                           WithContext(ort::Session::Create(model, config, extras),
                                       fmt::format("{} [{}]", label, config_label)));
+  std::error_code ec;
+  std::filesystem::remove(WeightsFileOf(optimized_path), ec);
   auto optimized = Model::Load(optimized_path, {.external_data = false});
   if (!optimized)
     return RuntimeError(fmt::format("{} [{}]: cannot read the optimized model ORT saved: {}", label,
@@ -85,15 +108,23 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   FusionMap map = BuildFusionMap(original, view);
   std::vector<std::string> modified = session.modified_optimizers();
   return PlannedSession{std::move(session), std::move(*optimized), optimized_path, std::move(view),
-                        std::move(map), std::move(modified)};
+                        std::move(map),          std::move(modified),   model,          asked};
 }
 
 Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label) {
-  if (plan.optimized_path.empty())
+  if (plan.optimized_path.empty() || !plan.source)
     return Unsupported(fmt::format("{}: the target EP compiles subgraphs, so ORT saves no optimized model to "
                                    "observe instead",
                                    label));
-  auto m = Model::Load(plan.optimized_path);
+  std::filesystem::path path = plan.optimized_path;
+  path.replace_filename(plan.optimized_path.stem().string() + "_weights.onnx");
+  RunConfig config = plan.config;
+  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, path, /*keep_weights=*/true));
+  {
+    auto saved = ort::Session::Create(*plan.source, config);  // released at once: only its file is read
+    if (!saved) return std::unexpected(std::move(saved.error()).With(fmt::format("{} [{}]", label, plan.config.Label())));
+  }
+  auto m = Model::Load(path);
   if (!m)
     return RuntimeError(
         fmt::format("{}: cannot read the optimized model ORT saved: {}", label, m.error().message()));

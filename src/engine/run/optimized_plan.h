@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,17 @@ class ScratchDir {
 struct PlannedSession {
   ort::Session session;
   // What ORT saved, structure only: ORT writes the initializers to
-  // `<optimized_path>.data` and they are not read (LoadOptimizedWithWeights).
+  // `<optimized_path>.data`, a link to /dev/null (they are never on disk);
+  // LoadOptimizedWithWeights saves them again when a fallback needs them.
   Model optimized;
   std::filesystem::path optimized_path;
   GraphView optimized_view;   // infer_shapes=false
   FusionMap map;              // against the `original` view passed in
   std::vector<std::string> modified_optimizers;  // when the log was captured
+  // What the session was created from, to save the weights on demand
+  // (empty for a compiling EP's session, which saves no optimized model).
+  std::optional<ort::ModelSource> source;
+  RunConfig config;
 };
 
 // Creates a session of `model` (node names already written, see
@@ -61,8 +67,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
                                             const std::filesystem::path& optimized_path,
                                             bool capture_optimizer_log = false);
 
-// The optimized model ORT saved for `plan`, initializers included (read
-// from the side file), for running it.
+// The optimized model ORT saved for `plan`, initializers included, for
+// running it: ORT is asked once more for the same optimized model (same
+// model, same config), this time with its weights in a side file
+// `<optimized_path stem>_weights.onnx.data` of the same folder.
 Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label);
 
 // The optimized model of `model` under `config` and its map, without keeping

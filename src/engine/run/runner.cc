@@ -9,8 +9,9 @@ namespace parity {
 
 Result<ort::ModelSource> SourceOf(const Model& model, const std::string& label) {
   if (!model.unmodified_file().empty()) return ort::ModelSource::FromFile(model.unmodified_file().string());
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.Serialize(), label));
-  return ort::ModelSource::FromBytes(std::move(bytes));
+  // The tensors still external stay references ORT reads in place.
+  PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.SerializeKeepingExternalData(), label));
+  return ort::ModelSource::FromBytes(std::move(bytes), model.external_data_dir().string());
 }
 
 Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, const std::string& label,
