@@ -71,7 +71,7 @@ int RunWorker(const WorkerOptions& o) {
     const size_t tab = line.find('\t');
     size_t index = 0;
     if (tab == std::string::npos || std::from_chars(line.data(), line.data() + tab, index).ptr != line.data() + tab)
-      return ReportError(InvalidArgument("dataset-worker: a request line is not INDEX<TAB>PATH"));
+      return ReportError(InvalidArgument("dataset-worker: a request line is not INDEX<TAB>PATH").error());
     DatasetEntryResult r = EvaluateDatasetEntry(*evaluator, info, line.substr(tab + 1), index, o.model);
     for (const DatasetRow& row : r.rows) std::cout << FormatDatasetRow(row) << '\n';
     for (const DatasetBadSample& b : r.bad) std::cout << FormatDatasetBad(index, b.id, b.error) << '\n';
