@@ -1,5 +1,7 @@
 #include "report/torch_json.h"
 
+#include "engine/run/environment.h"
+#include "engine/run/environment_json.h"
 #include "report/compare_json.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
@@ -84,7 +86,9 @@ json TorchComparisonToJson(const TorchComparison& c) {
 }
 
 nlohmann::json AlignReportToJson(const TorchComparison& c, const RunConfig& config) {
-  nlohmann::json report = {{"schema", "parity.align/1"}, {"config", RunConfigToJson(config)}};
+  // One ORT per process (ort/ort_library.h): the one loaded is the one that ran.
+  nlohmann::json report = {
+      {"schema", "parity.align/1"}, {"ort", OrtToJson(CurrentOrt())}, {"config", RunConfigToJson(config)}};
   report.update(TorchComparisonToJson(c));
   return report;
 }
@@ -93,6 +97,7 @@ nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::st
                                        const LocateOptions& options) {
   nlohmann::json exported = TorchComparisonToJson(r.exported);
   nlohmann::json j = {{"schema", "parity.locate_torch/1"},
+                      {"ort", OrtToJson(CurrentOrt())},
                       {"reference", "torch:" + dump_dir},
                       {"reference_kind", ReferenceKindName(Reference::Kind::kTorchDump)},
                       {"export_config", RunConfigToJson(options.reference)},
