@@ -15,13 +15,9 @@ Status CheckReportDir(const std::filesystem::path& dir) {
   return WithContext(CheckReplaceableOutputDir(dir, kReportKind, kReportFiles), "--report");
 }
 
-Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir) {
-  // Everything is rendered before the first byte is written.
+Status WriteReportFiles(const std::filesystem::path& dir, std::string json, std::string html, std::string junit) {
   const std::pair<const char*, std::string> files[] = {
-      {kReportJsonName, ToJsonText(CheckReportToJson(report), 2) + "\n"},
-      {kReportHtmlName, CheckReportToHtml(report)},
-      {kReportJUnitName, CheckReportToJUnit(report)},
-  };
+      {kReportJsonName, std::move(json)}, {kReportHtmlName, std::move(html)}, {kReportJUnitName, std::move(junit)}};
   // Only a new, empty or earlier report folder is replaced (docs/security.md),
   // and only whole: the files go to a staging folder beside it first.
   auto staged = StageOutputDir(dir, kReportKind, kReportFiles);
@@ -31,6 +27,12 @@ Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& 
       return std::unexpected(s.error().With("writing the report " + (dir / name).string()));
   if (auto s = staged->Commit(/*replace=*/true); !s) return std::unexpected(s.error().With("writing the report"));
   return {};
+}
+
+Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir) {
+  // Everything is rendered before the first byte is written.
+  return WriteReportFiles(dir, ToJsonText(CheckReportToJson(report), 2) + "\n", CheckReportToHtml(report),
+                          CheckReportToJUnit(report));
 }
 
 }  // namespace parity

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "core/status.h"
@@ -33,5 +34,8 @@ Status CheckReportDir(const std::filesystem::path& dir);
 // kInvalidArgument naming the folder refused or the path that could not be
 // written. Not safe to call concurrently on one dir.
 Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir);
+
+// The same for any report already rendered (the dataset report's writer).
+Status WriteReportFiles(const std::filesystem::path& dir, std::string json, std::string html, std::string junit);
 
 }  // namespace parity
