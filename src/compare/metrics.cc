@@ -273,7 +273,8 @@ TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, c
       m.test_at_max = test.GetAsDouble(tot.max_flat);
     }
   }
-  if (s.pairs == 0 && s.nan_mismatch + s.inf_mismatch > 0) {
+  const bool undefined = s.pairs == 0 && s.nan_mismatch + s.inf_mismatch > 0;
+  if (undefined) {
     // Nothing finite to compare and the non-finite elements differ (an
     // all-NaN output): "identical" (1, +inf) would contradict the verdict.
     m.cosine = std::numeric_limits<double>::quiet_NaN();
@@ -285,8 +286,8 @@ TensorMetrics Finish(const Totals& tot, const Tensor& ref, const Tensor& test, c
   } else {
     m.cosine = s.sum_rt / std::sqrt(s.sum_rr * s.sum_tt);
   }
-  if (std::isnan(m.cosine)) {
-    // undefined, set above
+  if (undefined) {
+    // set above
   } else if (s.sum_sq == 0) {
     m.snr_db = std::numeric_limits<double>::infinity();
   } else {
