@@ -19,8 +19,12 @@ except ImportError as e:  # python/ on sys.path without a build: the source tree
 
 F32 = '{"CPU":{"INFERENCE_PRECISION_HINT":"f32"}}'
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("onnxruntime_ep_openvino") is None,
-                                reason="onnxruntime-ep-openvino is not installed")
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("onnxruntime_ep_openvino") is None,
+                       reason="onnxruntime-ep-openvino is not installed"),
+    pytest.mark.skipif(os.environ.get("PARITY_EP_DISCOVERY") == "0",
+                       reason="plugin EP discovery is off (PARITY_EP_DISCOVERY=0, as under make test SANITIZE=1)"),
+]
 
 
 @pytest.fixture(scope="module")

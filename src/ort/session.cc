@@ -11,6 +11,7 @@
 #include "ort/optimizer_log.h"
 #include "ort/ort_env.h"
 #include "ort/ort_error.h"
+#include "ort/ort_library.h"
 #include "ort/ort_providers.h"
 #include "ort/session_impl.h"
 #include "ort/value_conversion.h"
@@ -151,6 +152,9 @@ std::string ModelSource::Describe() const {
 
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
+  // The ORT first: an Impl destroyed with no ORT loaded would release its
+  // empty Ort::Session through a null API table.
+  if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
   auto impl = std::make_unique<Impl>();
   try {
     Ort::Env& env = GlobalEnv();
