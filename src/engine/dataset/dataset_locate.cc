@@ -56,7 +56,9 @@ void LocateOne(const DatasetOptions& o, const Model& model, const Model* referen
 
 // The PyTorch module a located sample first diverges in: the innermost module
 // recorded (torch_scope.h) for its original node, else its first divergence's
-// producer, else the first covered node that records one; the reference
+// producer, else the first covered node that records one, else the first
+// consumer of the diverging tensor that does (a quantized weight's
+// DequantizeLinear records none; the Conv reading it does); the reference
 // model's graph first (its node names), then the target's.
 std::string ModuleOf(const DatasetLocated& l, const std::vector<const GraphView*>& graphs) {
   if (!l.first) return "";
@@ -70,6 +72,11 @@ std::string ModuleOf(const DatasetLocated& l, const std::vector<const GraphView*
         if (!scope.Innermost().empty()) return std::string(scope.Innermost());
       }
   }
+  for (const GraphView* g : graphs)
+    if (auto it = g->consumers.find(l.first->tensor); it != g->consumers.end())
+      for (size_t i : it->second)
+        if (const NodeScope scope = ScopeOfNode(g->nodes[i]); !scope.Innermost().empty())
+          return std::string(scope.Innermost());
   return "";
 }
 
