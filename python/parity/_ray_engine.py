@@ -10,26 +10,58 @@ the batch's paths; the worker answers with the rows, computed by the local
 engine's own C++ code. The rows are written to --out in entry order, so the
 report the command line builds from them is the local engine's, bit for bit.
 
-Without --address a local cluster is started (and stopped); with one, the
-driver joins it: every node then needs the same paths (the dataset, the
-models, the parity binary) -- a shared file system or the same image.
+Without --address a local cluster is started (and stopped) with its session
+files under --temp-dir (removed on exit and on SIGINT/SIGTERM: an interrupted
+run writes no rows and leaves no folder of ours); with one, the driver joins
+it: every node then needs the same paths (the dataset, the models, the parity
+binary) -- a shared file system or the same image.
+
+An actor that dies is restarted by Ray and its tasks retried (Ray Data's
+actor-pool defaults); a ledger actor counts how often each entry was started,
+so the entries run more than once are counted and written to OUT.retried
+("ENTRIES<TAB>SAMPLES") for the report. A ``parity dataset-worker`` that dies
+takes its actor down with it (os._exit), so it is retried the same way.
+Test-only knob: PARITY_TEST_RAY_ACTOR_DIES=FILE makes the first actor to
+start a batch while FILE does not exist create FILE and die (os._exit), once
+per FILE (python/tests/test_dataset_ray.py).
+
 Exit codes: 0 done, 2 bad input (Ray missing, an unreadable entries file),
-3 a failure of Ray or of a worker.
+3 a failure of Ray or of a worker, 130/143 interrupted.
 """
 import argparse
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 import numpy as np
+
+_DIE_KNOB = "PARITY_TEST_RAY_ACTOR_DIES"  # test only: see the module's docstring
+
+
+class _Ledger:
+    """How many times each entry was started (a Ray actor; one per run)."""
+
+    def __init__(self):
+        self._starts: Dict[int, int] = {}
+
+    def start(self, indices: List[int]) -> None:
+        for i in indices:
+            self._starts[i] = self._starts.get(i, 0) + 1
+
+    def repeated(self) -> List[int]:
+        return sorted(i for i, n in self._starts.items() if n > 1)
 
 
 class _Worker:
     """One actor: its own ``parity dataset-worker`` with its own two sessions."""
 
-    def __init__(self, worker: List[str], cpus: int):
+    def __init__(self, worker: List[str], cpus: int, ledger, die_once: Optional[str]):
+        self._ledger = ledger
+        self._die_once = die_once
         self._proc = subprocess.Popen([*worker, "--threads", str(cpus)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, text=True, bufsize=1)
         ready = self._proc.stdout.readline()
@@ -37,6 +69,14 @@ class _Worker:
             raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()})")
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        import ray
+        ray.get(self._ledger.start.remote([int(i) for i in batch["index"]]))
+        if self._die_once:
+            try:
+                os.close(os.open(self._die_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                os._exit(1)  # the actor dies mid-batch, once: Ray restarts it and retries the batch
+            except FileExistsError:
+                pass
         lines = []
         for index, path in zip(batch["index"], batch["path"]):
             self._proc.stdin.write(f"{int(index)}\t{path}\n")
@@ -44,8 +84,10 @@ class _Worker:
             rows = []
             while True:
                 line = self._proc.stdout.readline()
-                if not line:
-                    raise RuntimeError(f"parity dataset-worker died on entry {int(index)} ({path})")
+                if not line:  # the worker died: the actor goes too, so Ray retries the batch
+                    print(f"parity: ray: parity dataset-worker died on entry {int(index)} ({path})",
+                          file=sys.stderr, flush=True)
+                    os._exit(1)
                 if line.startswith("E\t"):
                     break
                 rows.append(line.rstrip("\n"))
@@ -62,6 +104,7 @@ def _parse(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--out", required=True)
     p.add_argument("--actors", type=int, default=2)
     p.add_argument("--address", default=None)
+    p.add_argument("--temp-dir", default=None)
     p.add_argument("--cpus-per-actor", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=0)
     args = p.parse_args(argv[:cut])
@@ -78,6 +121,37 @@ def _entries(path: str) -> List[Dict[str, object]]:
     return items
 
 
+class _Interrupted(Exception):
+    pass
+
+
+def _on_signal(sig, _frame):
+    # Once: later signals (a terminal's Ctrl-C reaches us and the command,
+    # which forwards it) must not interrupt the clean-up.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Interrupted(sig)
+
+
+def _map(ray, args, items):
+    """Runs the entries through the actor pool: ({index: lines}, cpus, repeated entries)."""
+    total = int(ray.cluster_resources().get("CPU", 1))
+    cpus = args.cpus_per_actor or max(1, total // args.actors)
+    batch = args.batch_size or max(1, min(64, len(items) // (4 * args.actors) or 1))
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ledger = ray.remote(num_cpus=0)(_Ledger).remote()
+    die_once = os.environ.get(_DIE_KNOB) or None
+    ds = ray.data.from_items(items).map_batches(
+        _Worker, fn_constructor_args=(args.worker, cpus, ledger, die_once), batch_size=batch,
+        concurrency=args.actors, num_cpus=cpus, batch_format="numpy")
+    by_index = {}
+    for b in ds.iter_batches(batch_format="numpy", batch_size=None):
+        for index, lines in zip(b["index"], b["lines"]):
+            by_index[int(index)] = lines
+    return by_index, cpus, ray.get(ledger.repeated.remote())
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import ray
@@ -85,39 +159,48 @@ def run(args: argparse.Namespace) -> int:
         print(f"parity: error: --engine ray needs the ray package (pip install 'ray[data]'): {e}", file=sys.stderr)
         return 2
     items = _entries(args.entries)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
     start = time.perf_counter()
-    if args.address:
-        ray.init(address=args.address, log_to_driver=False)
-    else:
-        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False)
     try:
-        total = int(ray.cluster_resources().get("CPU", 1))
-        cpus = args.cpus_per_actor or max(1, total // args.actors)
-        batch = args.batch_size or max(1, min(64, len(items) // (4 * args.actors) or 1))
-        started = time.perf_counter()
-        ctx = ray.data.DataContext.get_current()
-        ctx.enable_progress_bars = False
-        ds = ray.data.from_items(items).map_batches(
-            _Worker, fn_constructor_args=(args.worker, cpus), batch_size=batch, concurrency=args.actors,
-            num_cpus=cpus, batch_format="numpy")
-        by_index = {}
-        for b in ds.iter_batches(batch_format="numpy", batch_size=None):
-            for index, lines in zip(b["index"], b["lines"]):
-                by_index[int(index)] = lines
-        mapped = time.perf_counter()
-    finally:
-        ray.shutdown()
+        try:
+            if args.address:
+                ray.init(address=args.address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                         _temp_dir=os.path.abspath(args.temp_dir) if args.temp_dir else None)
+            started = time.perf_counter()
+            by_index, cpus, repeated = _map(ray, args, items)
+            mapped = time.perf_counter()
+        finally:
+            ray.shutdown()
+            if args.temp_dir and not args.address:
+                shutil.rmtree(args.temp_dir, ignore_errors=True)
+    except _Interrupted as e:
+        print("parity: ray: interrupted; the cluster is stopped, no rows written", file=sys.stderr)
+        return 128 + int(e.args[0])
     print(f"parity: ray: cluster up in {started - start:.2f} s; {len(items)} entries on {args.actors} actors "
           f"({cpus} CPUs each) in {mapped - started:.2f} s", file=sys.stderr)
     missing = [i["index"] for i in items if i["index"] not in by_index]
     if missing:
         print(f"parity: error: the Ray engine lost {len(missing)} entries (first: {missing[0]})", file=sys.stderr)
         return 3
-    with open(args.out + ".tmp", "w", encoding="utf-8") as f:
+    return _write(args.out, by_index, repeated)
+
+
+def _write(out: str, by_index: Dict[int, str], repeated: List[int]) -> int:
+    retried = sum(sum(1 for ln in by_index.get(i, "").split("\n") if ln.startswith("R\t")) for i in repeated)
+    if repeated:
+        print(f"parity: ray: an actor died; {len(repeated)} entries ({retried} samples) were run again",
+              file=sys.stderr)
+    with open(out + ".retried.tmp", "w", encoding="utf-8") as f:
+        f.write(f"{len(repeated)}\t{retried}\n")
+    os.replace(out + ".retried.tmp", out + ".retried")
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
         for i in sorted(by_index):
             if by_index[i]:
                 f.write(by_index[i] + "\n")
-    os.replace(args.out + ".tmp", args.out)
+    os.replace(out + ".tmp", out)
     return 0
 
 

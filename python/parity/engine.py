@@ -86,7 +86,7 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
           reference_model: Optional[PathLike] = None, report_dir: Optional[PathLike] = None,
           seed: int = 0, runs: int = 20, locate_on_failure: bool = True, dataset: Any = None,
           engine: str = "local", ray_address: Optional[str] = None, ray_actors: int = 2,
-          on_bad_sample: str = "fail", dataset_locate: int = 3) -> Report:
+          on_bad_sample: str = "fail", dataset_locate: int = 3, batch_size: int = 32) -> Report:
     """The whole validation of ``model`` (``parity check``); returns a :class:`Report`.
 
     torch_dump: a PyTorch dump directory (``--torch``), or an ``nn.Module`` (dumped here with
@@ -102,12 +102,20 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
     Report is then parity.dataset/1. engine: "local" or "ray" (Ray Data on
     ``ray_actors`` actors; ``ray_address`` joins a cluster, default a local one).
     on_bad_sample: "fail" or "skip"; dataset_locate: the worst samples located.
+    With a dataset, torch_dump may be a ``torch.nn.Module``: the reference is then the
+    module run here on each batch of ``batch_size`` samples (docs/dataset.md).
     """
     tmp_obj = tempfile.TemporaryDirectory(prefix="parity-check-")
     tmp = tmp_obj.name
     args = ["check", os.fspath(model), *config_args(config, tmp), *_tolerance_args(tolerance, tmp),
             "--seed", str(seed), "--runs", str(runs)]
-    if dataset is not None:
+    if dataset is not None and torch_dump is not None and not isinstance(torch_dump, (str, os.PathLike)):
+        from ._dataset import module_reference_args
+        names = _signature(model, tmp)
+        args += module_reference_args(torch_dump, dataset, names["inputs"], names["outputs"], tmp, int(batch_size))
+        args += _dataset_args(None, tmp, engine, ray_address, ray_actors, on_bad_sample, dataset_locate)
+        torch_dump = None
+    elif dataset is not None:
         args += _dataset_args(dataset, tmp, engine, ray_address, ray_actors, on_bad_sample, dataset_locate)
     if torch_dump is not None:
         args += ["--torch", _torch_dir(torch_dump, model, example_inputs, tmp)]
@@ -169,7 +177,7 @@ def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping
 
 def _dataset_args(dataset, tmp, engine, ray_address, ray_actors, on_bad_sample, dataset_locate):
     from ._dataset import dataset_args, engine_args
-    return [*dataset_args(dataset, tmp), *engine_args(engine, ray_address, ray_actors),
+    return [*(dataset_args(dataset, tmp) if dataset is not None else []), *engine_args(engine, ray_address, ray_actors),
             "--on-bad-sample", str(on_bad_sample), "--dataset-locate", str(int(dataset_locate))]
 
 

@@ -133,6 +133,10 @@ def test_planted_fault_flips_a_minority_traced_to_its_node(models):
     flips_located = sum(s["flipped"] for s in r["locate"]["samples"] if s["first_divergence"])
     assert top["flips"] == flips_located > 0
     assert r["headline"].startswith(f"{flips_located} of {flips_located} located flips")
+    # By PyTorch module: the DequantizeLinear records none; the Conv reading its output does.
+    assert r["module_ranking"][0]["module"] == ".".join(module) and r["module_ranking"][0]["flips"] == flips_located
+    assert r["module_headline"] == f"{flips_located} of {flips_located} located flips first diverge in module " \
+        + ".".join(module) and r["module_headline"] in stdout
 
 
 def test_bad_sample_fails_by_default_and_is_skipped_on_request(models, tmp_path):

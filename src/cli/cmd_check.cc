@@ -88,8 +88,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
-  if (o.dataset.engine != "local" || !o.dataset.ray_address.empty())
-    return ReportError(Error(ErrorCode::kInvalidArgument, "--engine and --ray-address need --dataset SRC"));
+  if (o.dataset.engine != "local" || !o.dataset.ray_address.empty() || !o.dataset.reference_outputs.empty())
+    return ReportError(
+        Error(ErrorCode::kInvalidArgument, "--engine, --ray-address and --reference-outputs need --dataset SRC"));
   // One bar per stage's own steps; stderr only, and only on a terminal.
   ProgressBar progress(100);
   options.progress = [&progress](const std::string& stage, int done, int total) {

@@ -32,6 +32,9 @@ void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o) {
   cmd->add_option("--ray-address", o->ray_address, "with --engine ray: join this cluster (default: start a local one)");
   cmd->add_option("--ray-actors", o->ray_actors, "with --engine ray: actors in the pool (default 2)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--reference-outputs", o->reference_outputs,
+                  "with --dataset: the reference is stored outputs, DIR/STEM.npz per entry (keys OUTPUT or "
+                  "SAMPLE/OUTPUT; what parity.check writes for a torch.nn.Module), not a run of the model");
   cmd->add_option("--ray-python", o->ray_python,
                   "with --engine ray: the Python with parity and ray (default: $PARITY_PYTHON, else python3)");
 }
@@ -63,6 +66,7 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
   options.skip_bad = o.on_bad_sample == "skip";
   options.locate_worst = o.locate;
   options.engine = o.engine;
+  options.reference_outputs = o.reference_outputs;
   if (o.engine == "ray") options.rows = RayRowSource(o, options);
   auto progress = std::make_shared<std::unique_ptr<DatasetProgress>>();
   options.progress = [progress](int64_t samples, size_t done, size_t total) {

@@ -21,7 +21,7 @@ namespace parity::cli {
 namespace {
 
 struct WorkerOptions {
-  std::string model, reference_model, target_config, reference_config, tolerance;
+  std::string model, reference_model, target_config, reference_config, tolerance, reference_outputs;
   int threads = 0;
   std::vector<std::string> ep_libraries;  // the driver's: the same ORT and EPs in every actor
   std::string ort_library;
@@ -37,7 +37,7 @@ Result<TolerancePolicy> ReadPolicy(const std::string& path) {
 }
 
 Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {
-  DatasetEvalOptions e{.label = o.model};
+  DatasetEvalOptions e{.label = o.model, .reference_outputs = o.reference_outputs};
   PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
   PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));
   PARITY_ASSIGN_OR_RETURN(e.policy, ReadPolicy(o.tolerance));
@@ -92,6 +92,7 @@ void RegisterDatasetWorker(CLI::App& app) {
   cmd->add_option("--reference-config", o->reference_config)->required();
   cmd->add_option("--tolerance-policy", o->tolerance)->required();
   cmd->add_option("--threads", o->threads);
+  cmd->add_option("--reference-outputs", o->reference_outputs);
   AddEpLibraryOption(cmd, &o->ep_libraries, &o->ort_library);
   cmd->callback([o] { ExitCode() = RunWorker(*o); });
 }

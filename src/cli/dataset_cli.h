@@ -22,6 +22,7 @@ struct DatasetCmdOptions {
   std::string ray_address;           // --ray-address; empty: a local cluster
   int ray_actors = 2;                // --ray-actors
   std::string ray_python;            // --ray-python; default $PARITY_PYTHON, else python3
+  std::string reference_outputs;     // --reference-outputs DIR: stored reference outputs per entry
 };
 
 // Adds --dataset, --on-bad-sample, --dataset-locate, --engine, --ray-* to check.

@@ -3,9 +3,12 @@
 // `PY -m parity._ray_engine` (python/parity/_ray_engine.py: Ray Data
 // map_batches on an actor pool, each actor running `parity dataset-worker`),
 // waits, and reads the rows it wrote back (engine/dataset/dataset_rows.h).
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 
@@ -23,22 +26,52 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The Python driver's pid while it runs, and the first SIGINT/SIGTERM that
+// came meanwhile (written by ForwardSignal only).
+volatile sig_atomic_t g_driver = 0;
+volatile sig_atomic_t g_signal = 0;
+
+// Async-signal-safe: kill(2). The driver stops Ray and removes its folder
+// (python/parity/_ray_engine.py); Spawn's caller then removes ours and exits
+// as parity's own handler does (cli/signals.h).
+extern "C" void ForwardSignal(int sig) {
+  if (g_signal == 0) g_signal = sig;
+  if (g_driver > 0) ::kill(static_cast<pid_t>(g_driver), sig);
+}
+
 // Runs argv with its stdout on our stderr (Ray's logs stay off the summary).
-Result<int> Spawn(const std::vector<std::string>& argv) {
+// A SIGINT or SIGTERM while it runs is forwarded to it and, once it has
+// exited, returned in `signaled` (0: none).
+Result<int> Spawn(const std::vector<std::string>& argv, int& signaled) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::fflush(stdout);
+  struct sigaction forward {}, old_int {}, old_term {};
+  forward.sa_handler = &ForwardSignal;
+  sigemptyset(&forward.sa_mask);
+  g_signal = 0;
+  ::sigaction(SIGINT, &forward, &old_int);
+  ::sigaction(SIGTERM, &forward, &old_term);
   const pid_t pid = fork();
-  if (pid < 0) return RuntimeError("--engine ray: fork failed");
   if (pid == 0) {
     dup2(2, 1);
-    execvp(args[0], args.data());
+    execvp(args[0], args.data());  // exec resets the handlers
     std::fprintf(stderr, "parity: --engine ray: cannot run %s\n", args[0]);
     _exit(127);
   }
+  g_driver = pid > 0 ? pid : 0;
+  if (pid > 0 && g_signal != 0) ::kill(pid, g_signal);  // came between fork and here
   int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return RuntimeError("--engine ray: lost the Python driver");
+  pid_t waited = -1;
+  while (pid > 0 && (waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  g_driver = 0;
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  signaled = g_signal;
+  if (pid < 0) return RuntimeError("--engine ray: fork failed");
+  if (waited < 0) return RuntimeError("--engine ray: lost the Python driver");
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -56,7 +89,11 @@ std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOpt
   std::vector<std::string> argv = {!c.ray_python.empty() ? c.ray_python : env && *env ? env : "python3",
                                    "-m", "parity._ray_engine", "--entries", (tmp / "entries.txt").string(),
                                    "--out", (tmp / "rows.txt").string(), "--actors", std::to_string(c.ray_actors)};
-  if (!c.ray_address.empty()) argv.insert(argv.end(), {"--address", c.ray_address});
+  // A local cluster keeps its session files in our folder (removed with it).
+  if (!c.ray_address.empty())
+    argv.insert(argv.end(), {"--address", c.ray_address});
+  else
+    argv.insert(argv.end(), {"--temp-dir", (tmp / "ray").string()});
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   argv.insert(argv.end(), {"--", ec ? "parity" : self.string(), "dataset-worker", fs::absolute(o.model_path).string(),
@@ -64,6 +101,8 @@ std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOpt
                            (tmp / "reference.json").string(), "--tolerance-policy", (tmp / "tolerance.json").string()});
   if (o.reference.kind == Reference::Kind::kModel)
     argv.insert(argv.end(), {"--reference-model", fs::absolute(o.reference.path).string()});
+  if (!o.reference_outputs.empty())
+    argv.insert(argv.end(), {"--reference-outputs", fs::absolute(o.reference_outputs).string()});
   // The actors run the ORT and the plugin EPs this process runs, whatever
   // their environment says (--ort-library, PARITY_ORT_LIBRARY, --ep-library).
   argv.insert(argv.end(), {"--ort-library", CurrentOrt().library});
@@ -85,6 +124,11 @@ Status ReadRows(const fs::path& path, DatasetReport& report) {
     ++report.skipped;
     if (report.bad.size() < kMaxListedBadSamples) report.bad.push_back(std::move(l.bad));
   }
+  // "ENTRIES<TAB>SAMPLES" run again after an actor died (the driver's ledger).
+  std::ifstream retried(path.string() + ".retried");
+  if (retried >> report.retried_entries >> report.retried && report.retried_entries > 0)
+    report.notes.push_back(fmt::format("{} samples ({} entries) were run again after a Ray actor died",
+                                       report.retried, report.retried_entries));
   return {};
 }
 
@@ -103,7 +147,13 @@ DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& 
       }
     } cleanup{tmp};
     PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
-    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(c, o, tmp)));
+    int signaled = 0;
+    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(c, o, tmp), signaled));
+    if (signaled != 0) {  // interrupted: no rows, no report; our folder goes, then parity's handler exits
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+      std::raise(signaled);
+    }
     if (rc == 2) return InvalidArgument("--engine ray: the Python driver refused the run (its message is above)");
     if (rc != 0) return RuntimeError(fmt::format("--engine ray: the Python driver failed (exit {})", rc));
     return ReadRows(tmp / "rows.txt", report);

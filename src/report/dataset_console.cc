@@ -21,6 +21,18 @@ std::string DatasetHeadline(const DatasetReport& r) {
   return fmt::format("{} of {} located samples first diverge at {}", top.samples, located, where);
 }
 
+std::string DatasetModuleHeadline(const DatasetReport& r) {
+  if (r.module_ranking.empty()) return "";
+  const DatasetModuleRank& top = r.module_ranking.front();
+  int64_t flips = 0, located = 0;
+  for (const auto& l : r.located) {
+    flips += l.flipped && l.first;
+    located += l.first.has_value();
+  }
+  if (flips > 0) return fmt::format("{} of {} located flips first diverge in module {}", top.flips, flips, top.module);
+  return fmt::format("{} of {} located samples first diverge in module {}", top.samples, located, top.module);
+}
+
 namespace {
 
 std::string Line(const DatasetOutputSummary& s, int64_t count) {
@@ -49,6 +61,7 @@ std::string FormatDatasetSummary(const DatasetReport& r) {
     out += "\n";
   }
   if (const std::string h = DatasetHeadline(r); !h.empty()) out += h + "\n";
+  if (const std::string h = DatasetModuleHeadline(r); !h.empty()) out += h + "\n";
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
 }

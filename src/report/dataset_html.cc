@@ -60,7 +60,15 @@ std::string RankingSection(const DatasetReport& r) {
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(e.fused_node),
                      Esc(e.op_type), Esc(e.node), e.samples, e.flips, covers);
   }
-  return h + "</table></section>";
+  h += "</table>";
+  if (!r.module_ranking.empty()) {
+    h += "<h3>by PyTorch module</h3><p><b>" + Esc(DatasetModuleHeadline(r)) + "</b></p>";
+    h += "<table><tr><th>module</th><th>samples</th><th>flips</th></tr>";
+    for (const auto& e : r.module_ranking)
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(e.module), e.samples, e.flips);
+    h += "</table>";
+  }
+  return h + "</section>";
 }
 
 std::string WorstSection(const DatasetReport& r) {

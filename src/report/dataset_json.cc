@@ -47,7 +47,7 @@ json CellJson(const DatasetCell& c) {
 
 json LocatedJson(const DatasetLocated& l) {
   json j = {{"id", l.id}, {"worst", l.worst}, {"flipped", l.flipped}, {"first_divergence", nullptr},
-            {"node", JsonStringOrNull(l.node)}, {"error", JsonStringOrNull(l.error)}};
+            {"node", JsonStringOrNull(l.node)}, {"module", JsonStringOrNull(l.module)}, {"error", JsonStringOrNull(l.error)}};
   if (l.first)
     j["first_divergence"] = {{"tensor", l.first->tensor}, {"producer", l.first->producer},
                              {"fused_node", l.first->fused_node}, {"op_type", l.first->op_type},
@@ -60,6 +60,13 @@ json RankingJson(const DatasetReport& r) {
   for (const DatasetRankEntry& e : r.ranking)
     a.push_back({{"fused_node", e.fused_node}, {"op_type", e.op_type}, {"node", JsonStringOrNull(e.node)},
                  {"covers", e.covers}, {"samples", e.samples}, {"flips", e.flips}, {"ids", e.ids}});
+  return a;
+}
+
+json ModuleRankingJson(const DatasetReport& r) {
+  json a = json::array();
+  for (const DatasetModuleRank& e : r.module_ranking)
+    a.push_back({{"module", e.module}, {"samples", e.samples}, {"flips", e.flips}, {"ids", e.ids}});
   return a;
 }
 
@@ -106,6 +113,9 @@ json DatasetReportToJson(const DatasetReport& r) {
           {"locate", {{"worst_k", r.locate_worst}, {"flip_cap", r.locate_flip_cap}, {"samples", std::move(located)}}},
           {"ranking", RankingJson(r)},
           {"headline", JsonStringOrNull(DatasetHeadline(r))},
+          {"module_ranking", ModuleRankingJson(r)},
+          {"module_headline", JsonStringOrNull(DatasetModuleHeadline(r))},
+          {"retried", {{"samples", r.retried}, {"entries", r.retried_entries}}},
           {"samples", rows ? RowsJson(r) : json(nullptr)},
           {"notes", std::move(notes)},
           {"env", EnvironmentToJson(r.env)}};

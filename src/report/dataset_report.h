@@ -26,6 +26,9 @@ std::string DatasetReportToJUnit(const DatasetReport& report);
 
 // "14 of 17 located flips first diverge at Conv '/features/3/Conv' (fused node 'x')";
 // empty without a ranking.
+// "14 of 17 located flips first diverge in module features.4" from the
+// module ranking; "" when no located node records a PyTorch module.
+std::string DatasetModuleHeadline(const DatasetReport& report);
 std::string DatasetHeadline(const DatasetReport& report);
 
 // The console summary: verdict, per output quantiles and agreement, the worst

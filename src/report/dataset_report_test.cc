@@ -41,6 +41,23 @@ TEST(DatasetReport, JsonHasTheDistributionAgreementAndRanking) {
   EXPECT_FALSE(j["samples"][1]["outputs"]["<script>boxes"].contains("flipped"));
 }
 
+TEST(DatasetReport, ModuleRankingAndRetriesAreInJsonConsoleAndHtml) {
+  DatasetReport r = SmallReport();
+  EXPECT_TRUE(DatasetReportToJson(r)["module_headline"].is_null());
+  EXPECT_EQ(DatasetReportToJson(r)["retried"]["samples"], 0);
+  r.located[0].module = "features.4";
+  r.module_ranking = {{.module = "features.4", .samples = 1, .flips = 1, .ids = {"a"}}};
+  r.retried = 3;
+  r.retried_entries = 1;
+  const nlohmann::json j = DatasetReportToJson(r);
+  EXPECT_EQ(j["module_headline"], "1 of 1 located flips first diverge in module features.4");
+  EXPECT_EQ(j["module_ranking"][0]["module"], "features.4");
+  EXPECT_EQ(j["locate"]["samples"][0]["module"], "features.4");
+  EXPECT_EQ(j["retried"]["samples"], 3);
+  EXPECT_NE(FormatDatasetSummary(r).find("first diverge in module features.4"), std::string::npos);
+  EXPECT_NE(DatasetReportToHtml(r).find("by PyTorch module"), std::string::npos);
+}
+
 TEST(DatasetReport, HtmlEscapesNamesAndJUnitHasOneCasePerOutput) {
   const DatasetReport r = SmallReport();
   const std::string html = DatasetReportToHtml(r);

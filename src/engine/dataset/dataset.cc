@@ -22,9 +22,23 @@ DatasetEntryResult EvaluateDatasetEntry(const DatasetEvaluator& evaluator, const
     out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = samples.error().message()});
     return out;
   }
+  std::vector<Sample> stored;
+  if (!evaluator.reference_outputs().empty()) {
+    auto loaded = LoadDatasetReference(evaluator.reference_outputs(), entry);
+    if (!loaded) {
+      out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = loaded.error().message()});
+      return out;
+    }
+    stored = std::move(*loaded);
+  }
   for (const Sample& sample : *samples) {
     const std::string id = DatasetSampleId(entry, sample.name, samples->size());
-    auto cells = evaluator.Evaluate(sample);
+    const TensorSet* reference = stored.empty() ? nullptr : FindDatasetReference(stored, sample, samples->size());
+    if (!evaluator.reference_outputs().empty() && reference == nullptr) {
+      out.bad.push_back({.id = id, .error = "no stored reference outputs for this sample (--reference-outputs)"});
+      continue;
+    }
+    auto cells = evaluator.Evaluate(sample, reference);
     if (!cells) {
       out.bad.push_back({.id = id, .error = cells.error().message()});
       continue;
@@ -52,7 +66,8 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
   PARITY_ASSIGN_OR_RETURN(
       DatasetEvaluator evaluator,
       DatasetEvaluator::Create(model, reference_model,
-                               {.reference = o.reference, .target = o.target, .policy = o.policy, .label = o.model_path}));
+                               {.reference = o.reference, .target = o.target, .policy = o.policy, .label = o.model_path,
+                                .reference_outputs = o.reference_outputs}));
   for (size_t i = 0; i < entries.size(); ++i) {
     DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, entries[i], i, o.model_path);
     PARITY_RETURN_IF_ERROR(TakeBad(o, r.bad, report));
@@ -62,7 +77,8 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
   return {};
 }
 
-std::string ReferenceLabel(const Reference& r) {
+std::string ReferenceLabel(const Reference& r, const fs::path& outputs) {
+  if (!outputs.empty()) return "outputs:" + outputs.string();
   if (r.kind == Reference::Kind::kModel) return fmt::format("model:{} [{}]", r.path.string(), r.config.Label());
   return "onnx:" + r.config.Label();
 }
@@ -75,6 +91,8 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
                                        ReferenceKindName(o.reference.kind)));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   std::optional<Model> reference_model;
+  if (!o.reference_outputs.empty() && o.reference.kind != Reference::Kind::kConfig)
+    return InvalidArgument("check --dataset: --reference-outputs is the reference; give no --reference-model with it");
   if (o.reference.kind == Reference::Kind::kModel) {
     PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(o.reference.path.string()));
     reference_model.emplace(std::move(m));
@@ -84,7 +102,7 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
     return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", o.model_path));
   PARITY_ASSIGN_OR_RETURN(std::vector<fs::path> entries, ListDatasetEntries(o.source));
 
-  DatasetReport report{.engine = o.engine, .model = o.model_path, .reference = ReferenceLabel(o.reference),
+  DatasetReport report{.engine = o.engine, .model = o.model_path, .reference = ReferenceLabel(o.reference, o.reference_outputs),
                        .target = o.target, .tolerance = o.policy, .source = o.source,
                        .locate_worst = o.locate_worst, .locate_flip_cap = o.locate_flip_cap};
   report.env = CurrentEnvironment();
@@ -105,6 +123,12 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
                                        report.skipped));
   report.count = static_cast<int64_t>(report.rows.size());
   SummarizeDataset(report);
+  if (!o.reference_outputs.empty()) {
+    // locate compares ORT runs (configs or models) tensor by tensor; stored
+    // outputs have no intermediate tensors to compare against.
+    report.notes.push_back("not located: the reference is stored outputs (--reference-outputs), which locate cannot run");
+    return report;
+  }
   LocateDatasetSamples(o, model, reference_model ? &*reference_model : nullptr, info, entries, report);
   return report;
 }

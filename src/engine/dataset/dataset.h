@@ -41,6 +41,9 @@ struct DatasetOptions {
   RunConfig target;
   TolerancePolicy policy;
   std::string source;     // SRC (dataset_source.h)
+  // --reference-outputs DIR: stored reference outputs per entry (a torch.nn.Module's,
+  // written by parity.check) instead of running `reference` (which must be kConfig).
+  std::filesystem::path reference_outputs;
   bool skip_bad = false;  // --on-bad-sample skip; default: the first bad sample ends the run
   size_t locate_worst = kDatasetLocateWorst;
   size_t locate_flip_cap = kDatasetLocateFlipCap;

@@ -16,6 +16,12 @@ Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Mode
   if (options.reference.kind != Reference::Kind::kConfig && options.reference.kind != Reference::Kind::kModel)
     return InvalidArgument(fmt::format("check --dataset: a {} reference is not supported (a config or a reference model)",
                                        ReferenceKindName(options.reference.kind)));
+  if (!options.reference_outputs.empty()) {
+    PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
+    DatasetEvaluator evaluator(std::nullopt, std::move(target), options);
+    evaluator.outputs_ = evaluator.target_.output_names();
+    return evaluator;
+  }
   const bool derived = options.reference.kind == Reference::Kind::kModel;
   if (derived && reference_model == nullptr) return InternalError("DatasetEvaluator: a model reference without its model");
   const Model& ref_model = derived ? *reference_model : model;
@@ -23,7 +29,7 @@ Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Mode
   PARITY_ASSIGN_OR_RETURN(ort::Session reference, CreateSession(ref_model, options.reference.config, ref_label));
   PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
   DatasetEvaluator evaluator(std::move(reference), std::move(target), options);
-  evaluator.outputs_ = evaluator.reference_.output_names();
+  evaluator.outputs_ = evaluator.reference_->output_names();
   return evaluator;
 }
 
@@ -49,8 +55,13 @@ DatasetCell CellOf(const TensorComparison& t) {
 
 }  // namespace
 
-Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample) const {
-  PARITY_ASSIGN_OR_RETURN(TensorSet ref, RunSample(reference_, sample, options_.label));
+Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample, const TensorSet* stored) const {
+  if (!reference_ && stored == nullptr) return InternalError("DatasetEvaluator: stored reference outputs not given");
+  TensorSet ran;
+  if (reference_) {
+    PARITY_ASSIGN_OR_RETURN(ran, RunSample(*reference_, sample, options_.label));
+  }
+  const TensorSet& ref = reference_ ? ran : *stored;
   PARITY_ASSIGN_OR_RETURN(TensorSet test, RunSample(target_, sample, options_.label));
   CompareOptions compare;
   compare.policy = options_.policy;

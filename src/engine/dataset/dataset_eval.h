@@ -5,6 +5,7 @@
 // both engines give the same cells bit for bit.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct DatasetEvalOptions {
   RunConfig target;
   TolerancePolicy policy;
   std::string label;  // names MODEL in errors
+  // Stored reference outputs (check --reference-outputs DIR: a torch.nn.Module's,
+  // written by parity.check): when set, `reference` is not run; each entry's
+  // reference is DIR/STEM.npz (LoadDatasetReference, dataset_source.h).
+  std::filesystem::path reference_outputs;
 };
 
 class DatasetEvaluator {
@@ -40,16 +45,20 @@ class DatasetEvaluator {
   // The outputs judged, in the reference's order (every row's cells).
   const std::vector<std::string>& outputs() const { return outputs_; }
 
-  // Runs `sample` on both sessions and judges each output. A tolerance
+  // Whether the reference is stored outputs (options.reference_outputs).
+  const std::filesystem::path& reference_outputs() const { return options_.reference_outputs; }
+
+  // Runs `sample` on both sessions (with stored reference outputs, the
+  // target only, judged against `stored`) and judges each output. A tolerance
   // policy CompareSets refuses, or a run ORT refuses, is the error (naming
   // the sample). An output missing on one side or of another shape is a
   // failed cell (score +inf), not an error. Thread-compatible.
-  Result<std::vector<DatasetCell>> Evaluate(const Sample& sample) const;
+  Result<std::vector<DatasetCell>> Evaluate(const Sample& sample, const TensorSet* stored = nullptr) const;
 
  private:
-  DatasetEvaluator(ort::Session reference, ort::Session target, DatasetEvalOptions options)
+  DatasetEvaluator(std::optional<ort::Session> reference, ort::Session target, DatasetEvalOptions options)
       : reference_(std::move(reference)), target_(std::move(target)), options_(std::move(options)) {}
-  ort::Session reference_;
+  std::optional<ort::Session> reference_;  // none with stored reference outputs
   ort::Session target_;
   DatasetEvalOptions options_;
   std::vector<std::string> outputs_;

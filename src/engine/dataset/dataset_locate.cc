@@ -8,6 +8,8 @@
 #include "engine/dataset/dataset_source.h"
 #include "engine/dataset/dataset_stats.h"
 #include "engine/locate/locate.h"
+#include "engine/torch/torch_scope.h"
+#include "onnx/graph.h"
 
 namespace parity {
 namespace fs = std::filesystem;
@@ -52,6 +54,50 @@ void LocateOne(const DatasetOptions& o, const Model& model, const Model* referen
   }
 }
 
+// The PyTorch module a located sample first diverges in: the innermost module
+// recorded (torch_scope.h) for its original node, else its first divergence's
+// producer, else the first covered node that records one, else the first
+// consumer of the diverging tensor that does (a quantized weight's
+// DequantizeLinear records none; the Conv reading it does); the reference
+// model's graph first (its node names), then the target's.
+std::string ModuleOf(const DatasetLocated& l, const std::vector<const GraphView*>& graphs) {
+  if (!l.first) return "";
+  std::vector<std::string> names = {l.node, l.first->producer};
+  names.insert(names.end(), l.first->covers.begin(), l.first->covers.end());
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    for (const GraphView* g : graphs)
+      if (auto i = g->FindNode(name)) {
+        const NodeScope scope = ScopeOfNode(g->nodes[*i]);
+        if (!scope.Innermost().empty()) return std::string(scope.Innermost());
+      }
+  }
+  for (const GraphView* g : graphs)
+    if (auto it = g->consumers.find(l.first->tensor); it != g->consumers.end())
+      for (size_t i : it->second)
+        if (const NodeScope scope = ScopeOfNode(g->nodes[i]); !scope.Innermost().empty())
+          return std::string(scope.Innermost());
+  return "";
+}
+
+void RankModules(DatasetReport& report) {
+  report.module_ranking.clear();
+  for (const DatasetLocated& l : report.located) {
+    if (l.module.empty()) continue;
+    auto it = std::find_if(report.module_ranking.begin(), report.module_ranking.end(),
+                           [&](const DatasetModuleRank& e) { return e.module == l.module; });
+    if (it == report.module_ranking.end())
+      it = report.module_ranking.insert(report.module_ranking.end(), {.module = l.module});
+    ++it->samples;
+    it->flips += l.flipped;
+    it->ids.push_back(l.id);
+  }
+  std::stable_sort(report.module_ranking.begin(), report.module_ranking.end(),
+                   [](const DatasetModuleRank& a, const DatasetModuleRank& b) {
+                     return a.flips != b.flips ? a.flips > b.flips : a.samples > b.samples;
+                   });
+}
+
 void Rank(DatasetReport& report) {
   report.ranking.clear();
   for (const DatasetLocated& l : report.located) {
@@ -87,7 +133,15 @@ void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Mod
       LocateOne(o, model, reference_model, *sample, located);
     report.located.push_back(std::move(located));
   }
+  std::vector<GraphView> views;
+  for (const Model* m : {reference_model, &model})
+    if (m != nullptr)
+      if (auto g = BuildGraphView(*m)) views.push_back(std::move(*g));
+  std::vector<const GraphView*> graphs;
+  for (const GraphView& g : views) graphs.push_back(&g);
+  for (DatasetLocated& l : report.located) l.module = ModuleOf(l, graphs);
   Rank(report);
+  RankModules(report);
   const int64_t flips_located = std::count_if(report.located.begin(), report.located.end(),
                                               [](const DatasetLocated& l) { return l.flipped; });
   if (report.flips_total > flips_located)

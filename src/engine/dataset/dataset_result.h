@@ -83,6 +83,10 @@ struct DatasetLocated {
   // optimizations off (the original node inside the fused one).
   std::string node;
   std::string node_op;
+  // The PyTorch module of that node (`node`, else the first divergence's
+  // producer), as a torch export recorded it (engine/torch/torch_scope.h:
+  // node metadata or TorchScript node names); "" when none is recorded.
+  std::string module;
   std::string error;  // why locate could not run
 };
 
@@ -95,6 +99,14 @@ struct DatasetRankEntry {
   std::vector<std::string> covers;
   int64_t samples = 0;  // located samples diverging here first
   int64_t flips = 0;    // of them, top-1 flips
+  std::vector<std::string> ids;
+};
+
+// A PyTorch module where located samples first diverge (their `module`).
+struct DatasetModuleRank {
+  std::string module;
+  int64_t samples = 0;
+  int64_t flips = 0;
   std::vector<std::string> ids;
 };
 
@@ -124,6 +136,10 @@ struct DatasetReport {
   size_t locate_flip_cap = 0; // the most flipped samples located
   int64_t flips_total = 0;    // samples with any flipped output
   std::vector<DatasetRankEntry> ranking;  // most samples first
+  std::vector<DatasetModuleRank> module_ranking;  // the same by PyTorch module; empty without provenance
+  // Ray engine: samples (and entries) run again after an actor died; 0 locally.
+  int64_t retried = 0;
+  int64_t retried_entries = 0;
   std::vector<DatasetRow> rows;           // every judged sample, stream order
   std::vector<std::string> notes;
   Verdict overall = Verdict::kPass;

@@ -1,4 +1,5 @@
 #include "engine/dataset/dataset_source.h"
+#include "engine/run/tensor_source.h"
 
 #include <glob.h>
 
@@ -60,11 +61,33 @@ Result<std::vector<fs::path>> ListDatasetEntries(const std::string& source) {
   return NotFound(fmt::format("{}: no such dataset folder, file or pattern", source));
 }
 
+namespace {
+
+std::string EntryStem(const fs::path& entry) {
+  return entry.has_extension() && !entry.filename().string().starts_with(".") ? entry.stem().string()
+                                                                               : entry.filename().string();
+}
+
+}  // namespace
+
 std::string DatasetSampleId(const fs::path& entry, const std::string& sample, size_t samples_in_entry) {
-  const std::string stem = entry.has_extension() && !entry.filename().string().starts_with(".")
-                               ? entry.stem().string()
-                               : entry.filename().string();
+  const std::string stem = EntryStem(entry);
   return samples_in_entry > 1 ? stem + "/" + sample : stem;
+}
+
+Result<std::vector<Sample>> LoadDatasetReference(const fs::path& dir, const fs::path& entry) {
+  const fs::path file = dir / (EntryStem(entry) + ".npz");
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    return NotFound(fmt::format("{}: no reference outputs for this entry (--reference-outputs)", file.string()));
+  return LoadSamples(file);
+}
+
+const TensorSet* FindDatasetReference(const std::vector<Sample>& stored, const Sample& sample, size_t samples_in_entry) {
+  if (samples_in_entry == 1 && stored.size() == 1) return &stored.front().tensors;
+  for (const Sample& s : stored)
+    if (s.name == sample.name) return &s.tensors;
+  return nullptr;
 }
 
 Result<std::vector<Sample>> LoadDatasetEntry(const ModelInfo& info, const fs::path& path,

@@ -30,4 +30,15 @@ std::string DatasetSampleId(const std::filesystem::path& entry, const std::strin
 Result<std::vector<Sample>> LoadDatasetEntry(const ModelInfo& info, const std::filesystem::path& path,
                                              const std::string& model_label);
 
+// The stored reference outputs of entry `entry` (check --reference-outputs
+// DIR, docs/dataset.md): DIR/STEM.npz, STEM the entry's stem as in its ids,
+// with keys OUTPUT (one sample) or SAMPLE/OUTPUT (the entry's sample names).
+// Errors: the file is missing or unreadable (naming it).
+Result<std::vector<Sample>> LoadDatasetReference(const std::filesystem::path& dir, const std::filesystem::path& entry);
+
+// The reference outputs of `sample` among `stored`: the one stored sample
+// when both the entry and the file hold one, else the one of the same name;
+// null when there is none.
+const TensorSet* FindDatasetReference(const std::vector<Sample>& stored, const Sample& sample, size_t samples_in_entry);
+
 }  // namespace parity
