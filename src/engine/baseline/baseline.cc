@@ -441,7 +441,8 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   FileTemplates templates = NameFiles(src.graph, layers);
 
   BaselineResult result;
-  const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes : DefaultBaselineMemory();
+  const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes
+                                                      : DefaultBaselineMemory(src.info.initializer_bytes);
   PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(src, layers, budget, options, label, result));
   src.model = Model();  // the tracer holds what it needs
   // Written whole or not at all: into a staging folder beside `dir`, put in

@@ -56,6 +56,11 @@ std::string SanitizeFileName(std::string_view name);
 
 // Default --max-memory: a quarter of physical memory, at most 4 GiB.
 int64_t DefaultBaselineMemory();
+// Default --max-memory for a model of `weight_bytes` of initializers: the
+// default above, raised to twice the weights plus 1 GiB (room for a model
+// whose weights alone pass 4 GiB), never above three quarters of physical
+// memory.
+int64_t DefaultBaselineMemory(int64_t weight_bytes);
 // Parses "512M", "2G", "1.5GiB", "1048576" (bytes). kInvalidArgument otherwise.
 Result<int64_t> ParseMemorySize(std::string_view text);
 

@@ -34,6 +34,13 @@ int64_t DefaultBaselineMemory() {
   return std::min<int64_t>(int64_t{4} << 30, physical > 0 ? physical / 4 : int64_t{1} << 30);
 }
 
+int64_t DefaultBaselineMemory(int64_t weight_bytes) {
+  const int64_t physical = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  const int64_t wanted = 2 * std::max<int64_t>(weight_bytes, 0) + (int64_t{1} << 30);
+  const int64_t ceiling = physical > 0 ? physical / 4 * 3 : wanted;
+  return std::max(DefaultBaselineMemory(), std::min(wanted, ceiling));
+}
+
 Result<int64_t> ParseMemorySize(std::string_view text) {
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -6,6 +6,8 @@
 #include <random>
 #include <set>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "core/npy.h"
@@ -261,6 +263,31 @@ TEST(Baseline, MemoryPlanReservesOneCopyOfWeightsReadInPlace) {
   const auto in_place = PlanBaselineMemory(in);
   ASSERT_TRUE(inlined && in_place);
   EXPECT_EQ(inlined->reserved_bytes - in_place->reserved_bytes, 1024 * kMiB);
+}
+
+// The default budget follows the model's weights: a 4 GiB-weight model read
+// in place is planned without --max-memory where memory allows (the fixed
+// default, at most 4 GiB, refused it).
+TEST(Baseline, DefaultBudgetFollowsTheWeights) {
+  constexpr int64_t kMiB = 1 << 20;
+  const int64_t weights = 4096 * kMiB;
+  EXPECT_EQ(DefaultBaselineMemory(0), DefaultBaselineMemory());
+  EXPECT_GE(DefaultBaselineMemory(weights), DefaultBaselineMemory());
+  const int64_t physical = static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  EXPECT_LE(DefaultBaselineMemory(weights), std::max(DefaultBaselineMemory(), physical / 4 * 3));
+  if (physical / 4 * 3 < 2 * weights + 1024 * kMiB) GTEST_SKIP() << "under 12 GiB of memory";
+  EXPECT_EQ(DefaultBaselineMemory(weights), 2 * weights + 1024 * kMiB);
+  MemoryPlanInput in{.limit_bytes = DefaultBaselineMemory(),
+                     .resident_bytes = 60 * kMiB,
+                     .initializer_bytes = weights,
+                     .output_bytes = 256 * kMiB,
+                     .largest_bytes = 256 * kMiB,
+                     .largest_observed_bytes = 256 * kMiB,
+                     .weights_read_in_place = true};
+  EXPECT_FALSE(PlanBaselineMemory(in));  // the fixed default refuses it
+  in.limit_bytes = DefaultBaselineMemory(weights);
+  auto plan = PlanBaselineMemory(in);
+  EXPECT_TRUE(plan) << plan.error().message();
 }
 
 TEST(Baseline, SeveralSamplesGetOneDirectoryEach) {
