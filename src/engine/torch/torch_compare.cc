@@ -233,7 +233,8 @@ namespace {
 // (observe.h), not a clone of the parsed model serialized again (one copy
 // of the weights fewer: 500 MB for gpt2_small in `check --torch`).
 Result<ort::Session> ObservingSession(const Model& model, const RunConfig& config, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model, {.infer_shapes = false}), label));
+  PARITY_ASSIGN_OR_RETURN(GraphView graph,
+                          WithContext(BuildGraphView(model, {.infer_shapes = false}), label));
   std::vector<std::string> observed;
   for (const auto& t : IntermediateTensors(graph)) observed.push_back(t.name);
   PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
