@@ -22,9 +22,8 @@ torchvision = pytest.importorskip("torchvision")
 pytest.importorskip("onnxruntime.quantization")
 import quant_models  # noqa: E402
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PARITY = os.environ.get("PARITY_BINARY", os.path.join(REPO, "build", "parity"))
-pytestmark = pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason=f"no parity binary at {PARITY}")
+from parity_binary import PARITY, REPO, needs_parity  # noqa: E402
+pytestmark = needs_parity
 
 SIZE = 32
 SAMPLES_PER_FILE = 100

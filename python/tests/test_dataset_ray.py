@@ -19,9 +19,8 @@ pytest.importorskip("ray")
 torch = pytest.importorskip("torch")
 from test_dataset_torch import export, squeezenet, samples  # noqa: E402
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PARITY = os.environ.get("PARITY_BINARY", os.path.join(REPO, "build", "parity"))
-pytestmark = [pytest.mark.ray, pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason="no parity binary")]
+from parity_binary import PARITY, REPO, needs_parity  # noqa: E402
+pytestmark = [pytest.mark.ray, needs_parity]
 
 
 @pytest.fixture()

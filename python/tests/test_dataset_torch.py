@@ -15,9 +15,8 @@ torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
 from parity import _dataset  # noqa: E402
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PARITY = os.environ.get("PARITY_BINARY", os.path.join(REPO, "build", "parity"))
-pytestmark = pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason=f"no parity binary at {PARITY}")
+from parity_binary import PARITY, REPO, needs_parity  # noqa: E402
+pytestmark = needs_parity
 SIZE = 32
 PLANTED = "features.4.expand1x1"
 

@@ -13,13 +13,8 @@ import json
 import os
 import subprocess
 
-import pytest
-
 from conftest import load_manifest, run_module
-
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PARITY = os.environ.get("PARITY_BINARY", os.path.join(REPO, "build", "parity"))
-needs_binary = pytest.mark.skipif(not os.access(PARITY, os.X_OK), reason=f"no parity binary at {PARITY}")
+from parity_binary import PARITY, needs_parity
 
 DYNAMIC = ["--dynamic", "images:0:batch", "--dynamic", "images:2:height", "--dynamic", "images:3:width"]
 
@@ -90,7 +85,7 @@ def test_dump_refuses_to_replace_a_dump_without_force(tmp_path):
     assert load_manifest(d)["seed"] == 5
 
 
-@needs_binary
+@needs_parity
 def test_baked_width_fails_check_at_the_other_widths_and_names_them(tmp_path):
     d, m, _ = dump(str(tmp_path), True)
     r, report = check(m, d)
@@ -108,7 +103,7 @@ def test_baked_width_fails_check_at_the_other_widths_and_names_them(tmp_path):
     assert "numerics.torch.sizes" in r.stdout
 
 
-@needs_binary
+@needs_parity
 def test_healthy_export_passes_at_every_size(tmp_path):
     d, m, _ = dump(str(tmp_path), False)
     r, report = check(m, d)
@@ -120,7 +115,7 @@ def test_healthy_export_passes_at_every_size(tmp_path):
     assert not report["notes"]
 
 
-@needs_binary
+@needs_parity
 def test_torch_takes_several_dumps_and_an_old_one_sample_dump(tmp_path):
     tmp = str(tmp_path)
     d, m, _ = dump(tmp, False, "--sizes", "none")

@@ -10,8 +10,62 @@
 #include "core/npy.h"
 
 namespace parity {
+namespace {
 
-Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir) {
+// NAME_MAX of Linux file systems (ext4, xfs, tmpfs).
+constexpr size_t kMaxFileName = 255;
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+}  // namespace
+
+// Written here: percent-encoding of three bytes is shorter than binding a
+// URL library for it.
+std::string TensorFileStem(std::string_view name) {
+  if (name == ".") return "%2E";
+  if (name == "..") return "%2E%2E";
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    if (c == '%') out += "%25";
+    else if (c == '/') out += "%2F";
+    else if (c == '\0') out += "%00";
+    else out += c;
+  }
+  return out;
+}
+
+std::string TensorNameOfFileStem(std::string_view stem) {
+  std::string out;
+  out.reserve(stem.size());
+  for (size_t i = 0; i < stem.size(); ++i) {
+    const int hi = stem[i] == '%' && i + 2 < stem.size() ? HexDigit(stem[i + 1]) : -1;
+    const int lo = hi >= 0 ? HexDigit(stem[i + 2]) : -1;
+    if (lo < 0) {
+      out += stem[i];
+      continue;
+    }
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+Result<std::string> TensorFileName(std::string_view name) {
+  if (name.empty()) return InvalidArgument("an empty tensor name cannot be a file name");
+  std::string file = TensorFileStem(name) + ".npy";
+  if (file.size() > kMaxFileName)
+    return InvalidArgument(fmt::format("tensor name '{}...' ({} bytes) is too long for a file name", name.substr(0, 40),
+                                       name.size()));
+  return file;
+}
+
+Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names) {
   std::error_code ec;
   const auto status = std::filesystem::status(dir, ec);
   if (!std::filesystem::exists(status)) return NotFound(fmt::format("{}: no such directory", dir.string()));
@@ -21,7 +75,7 @@ Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir) {
   for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::filesystem::path& p = it->path();
     if (p.extension() != ".npy" || p.stem().empty() || !it->is_regular_file(ec)) continue;
-    files.emplace_back(p.stem().string(), p);
+    files.emplace_back(decode_names ? TensorNameOfFileStem(p.stem().string()) : p.stem().string(), p);
   }
   if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());
@@ -34,19 +88,20 @@ Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir) {
 }
 
 Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
+  std::vector<std::string> files;
+  files.reserve(tensors.size());
   for (const NamedTensor& nt : tensors) {
-    if (nt.name.empty() || nt.name == "." || nt.name == ".." ||
-        nt.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos)
-      return InvalidArgument(
-          fmt::format("{}: tensor name '{}' cannot be a file name", dir.string(), nt.name));
+    auto file = TensorFileName(nt.name);
+    if (!file) return std::unexpected(file.error().With(dir.string()));
+    files.push_back(std::move(*file));
   }
   // No file is written when one of them would replace an input: a refusal
   // half-way would leave some outputs written over the folder's old files.
-  for (const NamedTensor& nt : tensors) PARITY_RETURN_IF_ERROR(CheckNotAnInput(dir / (nt.name + ".npy")));
+  for (const std::string& file : files) PARITY_RETURN_IF_ERROR(CheckNotAnInput(dir / file));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-  for (const NamedTensor& nt : tensors) PARITY_RETURN_IF_ERROR(WriteNpy(dir / (nt.name + ".npy"), nt.tensor));
+  for (size_t i = 0; i < files.size(); ++i) PARITY_RETURN_IF_ERROR(WriteNpy(dir / files[i], tensors[i].tensor));
   return {};
 }
 

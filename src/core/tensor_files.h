@@ -14,19 +14,33 @@
 
 namespace parity {
 
-// Reads every regular file `*.npy` of `dir` (not recursively) as a tensor
-// named by the file stem, sorted by name (bytewise). Other files (a
-// manifest.json, ...) and subdirectories are ignored; an empty directory
-// gives an empty set. Errors: kNotFound when `dir` does not exist,
-// kInvalidArgument when it is not a directory, else the first file's error
-// (which names the file).
-Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir);
+// How a tensor name becomes a file stem in a folder parity writes, and
+// back: '%', '/' and NUL percent-encoded ("%25", "%2F", "%00"), and the
+// names "." and ".." as "%2E" and "%2E%2E", so that every name but the
+// empty one has a file and no two names share one (an ONNX tensor
+// "/layer1/conv/Conv_output_0" is "%2Flayer1%2Fconv%2FConv_output_0.npy").
+// Decoding leaves a '%' not followed by two hex digits as it is.
+std::string TensorFileStem(std::string_view name);
+std::string TensorNameOfFileStem(std::string_view stem);
 
-// Writes each tensor to `dir/NAME.npy` (creating `dir`), each file atomically
-// (the directory as a whole is not). Names must be usable as file names: not
-// empty, ".", "..", and without '/' or NUL (kInvalidArgument, checked for all
-// names before anything is written).
+// Reads every regular file `*.npy` of `dir` (not recursively) as a tensor
+// named by the file stem (decoded by TensorNameOfFileStem when
+// `decode_names`: a folder WriteNpyDir filled), sorted by name (bytewise).
+// Other files (a manifest.json, ...) and subdirectories are ignored; an
+// empty directory gives an empty set. Errors: kNotFound when `dir` does not
+// exist, kInvalidArgument when it is not a directory, else the first file's
+// error (which names the file).
+Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names = false);
+
+// Writes each tensor to `dir/STEM.npy`, STEM = TensorFileStem(name)
+// (creating `dir`), each file atomically (the directory as a whole is not).
+// Refused (kInvalidArgument, checked for all names before anything is
+// written): an empty name; a stem longer than a file name may be.
 Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors);
+
+// The file name (stem + ".npy") WriteNpyDir gives `name`, or
+// kInvalidArgument saying why it has none.
+Result<std::string> TensorFileName(std::string_view name);
 
 // Splits keys at their first '/' into sample and input names (the input name
 // may itself contain '/'). Samples are ordered by first appearance, inputs in

@@ -52,14 +52,44 @@ TEST(ReadNpyDir, EmptyDirectoryGivesEmptySet) {
   EXPECT_TRUE(set->empty());
 }
 
-TEST(WriteNpyDir, RefusesNamesThatAreNotFileNamesBeforeWritingAnything) {
+TEST(WriteNpyDir, RefusesNamesWithoutAFileNameBeforeWritingAnything) {
   TempDir dir;
-  for (const char* bad : {"a/b", "", "..", "."}) {
+  for (const std::string& bad : {std::string(), std::string(300, 'a')}) {
     auto s = WriteNpyDir(dir / "out", Set({{"fine", 1}, {bad, 2}}));
     ASSERT_FALSE(s.has_value()) << bad;
     EXPECT_EQ(s.error().code(), ErrorCode::kInvalidArgument);
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "out"));
+}
+
+// ONNX tensor names of torch exports hold '/': each is written under its
+// percent-encoded name and read back under its own when decoding.
+TEST(WriteNpyDir, EncodesNamesThatAreNoFileNamesAndReadNpyDirDecodesThem) {
+  TempDir dir;
+  ASSERT_TRUE(WriteNpyDir(dir / "out", Set({{"/a/b", 1}, {"..", 2}, {".", 3}, {"50%", 4}})));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "out" / "%2Fa%2Fb.npy"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "out" / "%2E%2E.npy"));
+  auto decoded = ReadNpyDir(dir / "out", /*decode_names=*/true);
+  ASSERT_TRUE(decoded.has_value()) << decoded.error().message();
+  EXPECT_EQ(decoded->Names(), (std::vector<std::string>{".", "..", "/a/b", "50%"}));
+  auto raw = ReadNpyDir(dir / "out");
+  ASSERT_TRUE(raw.has_value());
+  EXPECT_EQ(raw->Names(), (std::vector<std::string>{"%2E", "%2E%2E", "%2Fa%2Fb", "50%25"}));
+}
+
+TEST(TensorFileStem, EncodesSlashPercentNulAndDotNamesReversibly) {
+  EXPECT_EQ(TensorFileStem("/layer1/conv/Conv_output_0"), "%2Flayer1%2Fconv%2FConv_output_0");
+  EXPECT_EQ(TensorFileStem("50%"), "50%25");
+  EXPECT_EQ(TensorFileStem(std::string_view("a\0b", 3)), "a%00b");
+  EXPECT_EQ(TensorFileStem("."), "%2E");
+  EXPECT_EQ(TensorFileStem(".."), "%2E%2E");
+  EXPECT_EQ(TensorFileStem("plain.name"), "plain.name");
+  for (std::string_view name : {"/a/b", "50%", "%2F", ".", "..", "x%", "%zz", "a%2"})
+    EXPECT_EQ(TensorNameOfFileStem(TensorFileStem(name)), name) << name;
+  EXPECT_EQ(TensorNameOfFileStem("%zz%4"), "%zz%4") << "a '%' without two hex digits stays";
+  EXPECT_FALSE(TensorFileName("").has_value());
+  EXPECT_FALSE(TensorFileName(std::string(300, 'a')).has_value());
+  EXPECT_EQ(*TensorFileName("a/b"), "a%2Fb.npy");
 }
 
 TEST(SplitSamples, BareKeysFormTheDefaultSample) {

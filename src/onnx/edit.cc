@@ -39,7 +39,7 @@ std::unordered_map<std::string, onnx::TypeProto> KnownTypes(const Model& m,
         return it != types.end() && HasElemType(it->second);
       }))
     return types;
-  if (auto inferred = WithInferredShapes(m))
+  if (auto inferred = InferredStructure(m))
     for (const auto& v : onnx_adapter::Proto(*inferred).graph().value_info()) add(v);
   return types;
 }

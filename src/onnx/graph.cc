@@ -220,7 +220,7 @@ void CollectTypes(const Model& m, const GraphViewOptions& options, GraphView& vi
     view.types.emplace(t.name(), onnx_adapter::TensorTypeFromProto(type));
   }
   if (options.infer_shapes) {
-    if (auto inferred = WithInferredShapes(m)) {
+    if (auto inferred = InferredStructure(m)) {
       for (const auto& v : onnx_adapter::Proto(*inferred).graph().value_info()) record(v);
     }
   }

@@ -1,6 +1,8 @@
 #include "onnx/validate.h"
 
 #include <fmt/format.h>
+#include <google/protobuf/field_mask.pb.h>
+#include <google/protobuf/util/field_mask_util.h>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
@@ -56,6 +58,46 @@ const onnx::ModelProto& ForChecker(const Model& m, std::optional<onnx::ModelProt
   return *storage;
 }
 
+// The model without the bytes of its large initializers (kStructureKeepsBelow
+// or more: the weights), for ONNX's shape inference, which reads the data
+// of small constant inputs only (shapes, axes, pads) and otherwise types and
+// dims. Copying a 500 MB model whole for it was most of the cost of Check
+// and of every GraphView (3 of them in `baseline`). A large initializer
+// keeps an empty raw_data field, so it still holds one value field.
+constexpr size_t kStructureKeepsBelow = size_t{1} << 20;
+
+bool IsLarge(const onnx::TensorProto& t) { return t.raw_data().size() >= kStructureKeepsBelow; }
+
+google::protobuf::FieldMask AllFieldsBut(const google::protobuf::Descriptor* d, std::string_view skip,
+                                         const std::string& prefix = "") {
+  google::protobuf::FieldMask mask;
+  for (int i = 0; i < d->field_count(); ++i)
+    if (d->field(i)->name() != skip) mask.add_paths(prefix + std::string(d->field(i)->name()));
+  return mask;
+}
+
+onnx::ModelProto StructureCopy(const onnx::ModelProto& p) {
+  using google::protobuf::util::FieldMaskUtil;
+  bool any = false;
+  for (const auto& t : p.graph().initializer()) any |= IsLarge(t);
+  if (!any) return p;
+  onnx::ModelProto out;
+  google::protobuf::FieldMask mask = AllFieldsBut(onnx::ModelProto::descriptor(), "graph");
+  mask.MergeFrom(AllFieldsBut(onnx::GraphProto::descriptor(), "initializer", "graph."));
+  FieldMaskUtil::MergeMessageTo(p, mask, {}, &out);
+  const google::protobuf::FieldMask tensor_mask = AllFieldsBut(onnx::TensorProto::descriptor(), "raw_data");
+  for (const auto& t : p.graph().initializer()) {
+    onnx::TensorProto* c = out.mutable_graph()->add_initializer();
+    if (!IsLarge(t)) {
+      *c = t;
+      continue;
+    }
+    FieldMaskUtil::MergeMessageTo(t, tensor_mask, {}, c);
+    c->set_raw_data(std::string());
+  }
+  return out;
+}
+
 // Runs `fn`, turning anything thrown into a message.
 template <typename Fn>
 std::string CatchAll(Fn&& fn) {
@@ -108,7 +150,7 @@ std::vector<Finding> Check(const Model& m) {
     return findings;
   }
 
-  onnx::ModelProto copy = proto;
+  onnx::ModelProto copy = StructureCopy(proto);
   const Severity shape_severity = skip.empty() ? Severity::kError : Severity::kWarning;
   const std::string err = CatchAll([&] {
     onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1, /*data_prop=*/false);
@@ -130,10 +172,11 @@ std::vector<Finding> Check(const Model& m) {
   return findings;
 }
 
-Result<Model> WithInferredShapes(const Model& m) {
-  if (!m.valid()) return InternalError("WithInferredShapes on an empty model");
-  // Shape inference can crash on models the checker refuses (see Check), so
-  // it runs only on models the checker accepts or cannot judge.
+namespace {
+
+// Shape inference (lenient) on `proto`, after the checks WithInferredShapes
+// documents.
+Status InferLeniently(const Model& m, onnx::ModelProto& copy) {
   std::optional<onnx::ModelProto> storage;
   const auto& proto = ForChecker(m, storage);
   if (const auto hazards = onnx_adapter::ShapeInferenceHazards(proto); !hazards.empty())
@@ -142,14 +185,30 @@ Result<Model> WithInferredShapes(const Model& m) {
     if (std::string err = CatchAll([&] { onnx::checker::check_model(proto); }); !err.empty())
       return InvalidArgument(fmt::format("shape inference not run: the ONNX checker refuses the model: {}", err));
   }
-  Model copy = m.Clone();
   const std::string err = CatchAll([&] {
     onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/0, /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(onnx_adapter::MutableProto(copy), onnx::OpSchemaRegistry::Instance(),
-                                       options);
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
   });
   if (!err.empty()) return InvalidArgument(fmt::format("shape inference failed: {}", err));
+  return {};
+}
+
+}  // namespace
+
+Result<Model> WithInferredShapes(const Model& m) {
+  if (!m.valid()) return InternalError("WithInferredShapes on an empty model");
+  // Shape inference can crash on models the checker refuses (see Check), so
+  // it runs only on models the checker accepts or cannot judge.
+  Model copy = m.Clone();
+  PARITY_RETURN_IF_ERROR(InferLeniently(m, onnx_adapter::MutableProto(copy)));
   return copy;
+}
+
+Result<Model> InferredStructure(const Model& m) {
+  if (!m.valid()) return InternalError("InferredStructure on an empty model");
+  onnx::ModelProto copy = StructureCopy(onnx_adapter::Proto(m));
+  PARITY_RETURN_IF_ERROR(InferLeniently(m, copy));
+  return onnx_adapter::FromProto(std::move(copy));
 }
 
 }  // namespace parity

@@ -40,4 +40,9 @@ std::vector<Finding> Check(const Model& m);
 // carry shape inference's message when it refuses the model outright.
 Result<Model> WithInferredShapes(const Model& m);
 
+// The same value_info for a reader of types (GraphView, WithExtraOutputs),
+// computed without copying the weights: the result's initializers of 1 MiB
+// or more keep their type and dims but no bytes. Never run or save it.
+Result<Model> InferredStructure(const Model& m);
+
 }  // namespace parity

@@ -5,6 +5,7 @@
 
 #include "core/build_info.h"
 
+#include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/inspect.h"
@@ -94,6 +95,51 @@ TEST(Check, ShapeInferenceErrorsAreFindings) {
       EXPECT_EQ(f.severity, Severity::kError);
     }
   EXPECT_TRUE(found);
+}
+
+// A MatMul over a 1 MiB weight, then a Reshape whose target shape is a small
+// constant (data shape inference must read) and whose output has no declared type.
+Model LargeWeightThenReshape() {
+  ModelBuilder b(17);
+  const std::string x = b.Input("x", DType::kFloat32, {4, 512});
+  const std::string y = b.MatMul(x, b.RandomWeight("w", {512, 512}, 0.02f));
+  b.Output(b.Reshape(b.Relu(y), {2, 1024}), "out");
+  auto m = b.Build();
+  EXPECT_TRUE(m) << m.error().message();
+  return std::move(*m);
+}
+
+TEST(InferredStructure, SameTypesAsWithInferredShapesWithoutTheWeightsBytes) {
+  const Model m = LargeWeightThenReshape();
+  auto full = WithInferredShapes(m);
+  auto lean = InferredStructure(m);
+  ASSERT_TRUE(full) << full.error().message();
+  ASSERT_TRUE(lean) << lean.error().message();
+  const auto& fg = onnx_adapter::Proto(*full).graph();
+  const auto& lg = onnx_adapter::Proto(*lean).graph();
+  ASSERT_GT(fg.value_info_size(), 0);
+  ASSERT_EQ(lg.value_info_size(), fg.value_info_size());
+  for (int i = 0; i < fg.value_info_size(); ++i)
+    EXPECT_EQ(lg.value_info(i).SerializeAsString(), fg.value_info(i).SerializeAsString())
+        << fg.value_info(i).name();
+  ASSERT_EQ(lg.initializer_size(), fg.initializer_size());
+  for (int i = 0; i < fg.initializer_size(); ++i) {
+    const auto& f = fg.initializer(i);
+    const auto& l = lg.initializer(i);
+    EXPECT_EQ(l.name(), f.name());
+    EXPECT_EQ(l.data_type(), f.data_type());
+    EXPECT_EQ(std::vector<int64_t>(l.dims().begin(), l.dims().end()),
+              std::vector<int64_t>(f.dims().begin(), f.dims().end()));
+    if (f.raw_data().size() >= (size_t{1} << 20)) {
+      EXPECT_TRUE(l.has_raw_data()) << l.name();  // one value field, as the checker wants
+      EXPECT_TRUE(l.raw_data().empty()) << l.name();
+    } else {
+      EXPECT_EQ(l.raw_data(), f.raw_data()) << l.name();  // the Reshape's shape: read by inference
+    }
+  }
+  // The model itself keeps its weights, and the checker passes on it.
+  EXPECT_EQ(onnx_adapter::Proto(m).graph().initializer(0).raw_data().size(), size_t{512 * 512 * 4});
+  for (const auto& f : Check(m)) EXPECT_NE(f.severity, Severity::kError) << f.message;
 }
 
 }  // namespace

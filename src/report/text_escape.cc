@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <optional>
 
 #include "core/json_out.h"
 #include "core/visible_text.h"
@@ -60,6 +61,25 @@ void ForEachChar(std::string_view s, Emit emit) {
   }
 }
 
+// The entity of a character markup reserves; `apos` differs between HTML
+// (&#39;) and XML (&apos;).
+std::optional<std::string_view> MarkupEntity(uint32_t cp, std::string_view apos) {
+  switch (cp) {
+    case '&':
+      return "&amp;";
+    case '<':
+      return "&lt;";
+    case '>':
+      return "&gt;";
+    case '"':
+      return "&quot;";
+    case '\'':
+      return apos;
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::string SanitizeUtf8(std::string_view s) {
@@ -73,31 +93,16 @@ std::string HtmlEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 16);
   ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
-    switch (cp) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Controls from a model's names are shown, never passed (a raw ESC
-        // in report.html); tab, newline and CR are kept for <pre> text.
-        if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F)
-          out += fmt::format("\\x{:02x}", cp);
-        else if (cp >= 0x80 && cp <= 0x9F)
-          out += fmt::format("\\u{:04x}", cp);
-        else
-          out += bytes;
+    if (auto entity = MarkupEntity(cp, "&#39;")) {
+      out += *entity;
+    } else if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
+      // Controls from a model's names are shown, never passed (a raw ESC
+      // in report.html); tab, newline and CR are kept for <pre> text.
+      out += fmt::format("\\x{:02x}", cp);
+    } else if (cp >= 0x80 && cp <= 0x9F) {
+      out += fmt::format("\\u{:04x}", cp);
+    } else {
+      out += bytes;
     }
   });
   return out;
@@ -109,37 +114,14 @@ std::string XmlEscape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 16);
   ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
-    switch (cp) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      case '\t':
-        out += "&#9;";
-        break;
-      case '\n':
-        out += "&#10;";
-        break;
-      case '\r':
-        out += "&#13;";
-        break;
-      default:
-        if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
-          out += kReplacement;
-        } else {
-          out += bytes;
-        }
+    if (auto entity = MarkupEntity(cp, "&apos;")) {
+      out += *entity;
+    } else if (cp == '\t' || cp == '\n' || cp == '\r') {
+      out += fmt::format("&#{};", cp);  // kept in attribute values too
+    } else if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
+      out += kReplacement;
+    } else {
+      out += bytes;
     }
   });
   return out;

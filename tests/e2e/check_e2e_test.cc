@@ -132,19 +132,7 @@ namespace {
 // error per sample, reports it and fails the check (1).
 TEST(CheckExitCodes, RuntimeFailureIsThreeForRunAndAFailedSampleForCheck) {
   const fs::path dir = e2e::MakeTempDir("parity-exit3");
-  const std::string script = R"(
-import sys, numpy as np, onnx
-from onnx import helper, TensorProto
-x = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 8])
-s = helper.make_tensor_value_info('s', TensorProto.INT64, [2])
-y = helper.make_tensor_value_info('y', TensorProto.FLOAT, None)
-g = helper.make_graph([helper.make_node('Reshape', ['x', 's'], ['y'], name='the_reshape')], 'g', [x, s], [y])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
-m.ir_version = 8
-onnx.save(m, sys.argv[1] + '/m.onnx')
-np.savez(sys.argv[1] + '/in.npz', x=np.ones((2, 8), np.float32), s=np.array([3, 5], np.int64))
-)";
-  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", script, dir.string()});
+  auto gen = e2e::WriteReshapeModel(dir.string(), "x=np.ones((2, 8), np.float32), s=np.array([3, 5], np.int64)");
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   auto run = e2e::RunParity({"run", (dir / "m.onnx").string(), "--inputs", (dir / "in.npz").string(), "-o",
                              (dir / "o.npz").string()});

@@ -123,4 +123,19 @@ Tensor AddReluInput() {
   return t;
 }
 
+ProcessResult WriteReshapeModel(const std::string& dir, const std::string& savez_args) {
+  const std::string script = R"(
+import sys, numpy as np, onnx
+from onnx import helper, TensorProto
+x = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 8])
+s = helper.make_tensor_value_info('s', TensorProto.INT64, [2])
+y = helper.make_tensor_value_info('y', TensorProto.FLOAT, None)
+g = helper.make_graph([helper.make_node('Reshape', ['x', 's'], ['y'], name='the_reshape')], 'g', [x, s], [y])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
+m.ir_version = 8
+onnx.save(m, sys.argv[1] + '/m.onnx')
+np.savez(sys.argv[1] + '/in.npz', )" + savez_args + ")\n";
+  return RunProgram({PARITY_PYTHON, "-c", script, dir});
+}
+
 }  // namespace parity::e2e

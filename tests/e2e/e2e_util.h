@@ -78,4 +78,10 @@ Model AddReluModel(float c = 0.5f, const std::string& output = "output", const s
 // The input it takes: float32 [1, 4] of ones.
 Tensor AddReluInput();
 
+// Writes dir/m.onnx, y = Reshape(x ['n', 8], s [2]) (node 'the_reshape'),
+// which ORT loads but cannot run on a sample whose `s` does not fit x, and
+// dir/in.npz by `np.savez(path, <savez_args>)` (Python source, e.g.
+// "x=np.ones((2, 8), np.float32), s=np.array([3, 5], np.int64)").
+ProcessResult WriteReshapeModel(const std::string& dir, const std::string& savez_args);
+
 }  // namespace parity::e2e

@@ -15,24 +15,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// y = Reshape(x, s): a sample whose `s` does not fit x is refused by ORT at run time.
-const char* kReshapeModel = R"(
-import sys, numpy as np, onnx
-from onnx import helper, TensorProto
-x = helper.make_tensor_value_info('x', TensorProto.FLOAT, ['n', 8])
-s = helper.make_tensor_value_info('s', TensorProto.INT64, [2])
-y = helper.make_tensor_value_info('y', TensorProto.FLOAT, None)
-g = helper.make_graph([helper.make_node('Reshape', ['x', 's'], ['y'], name='the_reshape')], 'g', [x, s], [y])
-m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])
-m.ir_version = 8
-onnx.save(m, sys.argv[1] + '/m.onnx')
-np.savez(sys.argv[1] + '/in.npz', **{'good/x': np.ones((2, 8), np.float32), 'good/s': np.array([4, 4], np.int64),
-         'bad/x': np.ones((2, 8), np.float32), 'bad/s': np.array([3, 5], np.int64)})
-)";
+// The Reshape model (e2e::WriteReshapeModel) with a sample it runs and one
+// it cannot.
+const char* kGoodAndBadReshape =
+    "**{'good/x': np.ones((2, 8), np.float32), 'good/s': np.array([4, 4], np.int64), "
+    "'bad/x': np.ones((2, 8), np.float32), 'bad/s': np.array([3, 5], np.int64)}";
 
 TEST(Messages, RunWritesTheSamplesThatRanAndNamesTheRefusedOne) {
   const fs::path dir = e2e::MakeTempDir("parity-run-partial");
-  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", kReshapeModel, dir.string()});
+  auto gen = e2e::WriteReshapeModel(dir.string(), kGoodAndBadReshape);
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   auto run = e2e::RunParity({"run", (dir / "m.onnx").string(), "--inputs", (dir / "in.npz").string(), "-o",
                              (dir / "o.npz").string()});
@@ -48,7 +39,7 @@ TEST(Messages, RunWritesTheSamplesThatRanAndNamesTheRefusedOne) {
 
 TEST(Messages, TorchGivenAFileSaysItIsAFileNotThatItDoesNotExist) {
   const fs::path dir = e2e::MakeTempDir("parity-torch-file");
-  auto gen = e2e::RunProgram({PARITY_PYTHON, "-c", kReshapeModel, dir.string()});
+  auto gen = e2e::WriteReshapeModel(dir.string(), kGoodAndBadReshape);
   ASSERT_EQ(gen.exit_code, 0) << gen.err;
   auto check = e2e::RunParity({"check", (dir / "m.onnx").string(), "--torch", (dir / "in.npz").string()});
   EXPECT_EQ(check.exit_code, 2) << check.err;

@@ -14,6 +14,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/io_test_util.h"
 #include "e2e_util.h"
 #include "onnx/builder.h"
 
@@ -24,10 +25,7 @@ namespace fs = std::filesystem;
 using e2e::RunParity;
 using e2e::TempDir;
 
-std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::ReadFileString;
 
 void ExpectExit(const e2e::ProcessResult& r, int code) {
   EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
@@ -39,19 +37,19 @@ void ExpectExit(const e2e::ProcessResult& r, int code) {
 TEST(SecurityOutputs, ReportPathsThatAreTheModelAreRefusedAndTheModelKept) {
   TempDir tmp("parity_outputs");
   ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
-  const std::string model = Read(tmp / "m.onnx");
+  const std::string model = ReadFileString(tmp / "m.onnx");
   fs::create_symlink(tmp / "m.onnx", tmp / "soft.json");
   fs::create_hard_link(tmp / "m.onnx", tmp / "hard.json");
   for (const char* out : {"m.onnx", "soft.json", "hard.json"}) {
     auto r = RunParity({"check", (tmp / "m.onnx").string(), "--json", (tmp / out).string()});
     ExpectExit(r, 2);
     EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << out << ": " << r.err;
-    EXPECT_EQ(Read(tmp / "m.onnx"), model) << out;
+    EXPECT_EQ(ReadFileString(tmp / "m.onnx"), model) << out;
   }
   EXPECT_TRUE(fs::is_symlink(tmp / "soft.json"));
   auto r = RunParity({"inspect", (tmp / "m.onnx").string(), "--json", (tmp / "m.onnx").string()});
   ExpectExit(r, 2);
-  EXPECT_EQ(Read(tmp / "m.onnx"), model);
+  EXPECT_EQ(ReadFileString(tmp / "m.onnx"), model);
 }
 
 // Probe 3: `run -o DIR` wrote the model's output over the user's own
@@ -62,33 +60,33 @@ TEST(SecurityOutputs, RunNeverWritesOverItsInputsNorIntoTheUsersFolder) {
   fs::create_directories(tmp / "data");
   ASSERT_TRUE(WriteNpy(tmp / "data" / "input.npy", e2e::AddReluInput()));
   ASSERT_TRUE(WriteNpy(tmp / "data" / "output.npy", e2e::AddReluInput()));
-  const std::string mine = Read(tmp / "data" / "output.npy");
+  const std::string mine = ReadFileString(tmp / "data" / "output.npy");
   auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "data").string(), "-o",
                       (tmp / "data").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("parity did not write"), std::string::npos) << r.err;
-  EXPECT_EQ(Read(tmp / "data" / "output.npy"), mine);
+  EXPECT_EQ(ReadFileString(tmp / "data" / "output.npy"), mine);
 
   TensorSet in;
   in.Set("input", e2e::AddReluInput());
   ASSERT_TRUE(WriteNpz(tmp / "x.npz", in));
-  const std::string archive = Read(tmp / "x.npz");
+  const std::string archive = ReadFileString(tmp / "x.npz");
   r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
                  (tmp / "x.npz").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("never overwrites its inputs"), std::string::npos) << r.err;
-  EXPECT_EQ(Read(tmp / "x.npz"), archive);
+  EXPECT_EQ(ReadFileString(tmp / "x.npz"), archive);
 
   // A folder parity's own run wrote is reused, and an input inside it is kept.
   r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
                  (tmp / "out").string()});
   ExpectExit(r, 0);
   ASSERT_TRUE(fs::exists(tmp / "out" / "output.npy"));
-  const std::string first = Read(tmp / "out" / "output.npy");
+  const std::string first = ReadFileString(tmp / "out" / "output.npy");
   r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npz").string(), "-o",
                  (tmp / "out").string()});
   ExpectExit(r, 0);
-  EXPECT_EQ(Read(tmp / "out" / "output.npy"), first);
+  EXPECT_EQ(ReadFileString(tmp / "out" / "output.npy"), first);
 }
 
 // Probe 4: a refusal half-way (two sample names that sanitise to one folder)
@@ -134,7 +132,7 @@ TEST(SecurityOutputs, BaselineOverwriteKeepsUnlistedFilesAndInputs) {
   auto r = RunParity(overwrite);
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("'notes.txt' is not one of its files"), std::string::npos) << r.err;
-  EXPECT_EQ(Read(tmp / "bl" / "notes.txt"), "mine\n");
+  EXPECT_EQ(ReadFileString(tmp / "bl" / "notes.txt"), "mine\n");
   fs::remove(tmp / "bl" / "notes.txt");
   ExpectExit(RunParity(overwrite), 0);
   r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "bl" / "input.npy").string(), "-o",
@@ -167,7 +165,7 @@ TEST(SecurityOutputs, HostileNodeNamesAreEscapedInTheReadmeTheConsoleAndHtml) {
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "--target-model",
                       (tmp / "t.onnx").string(), "--repro", (tmp / "repro").string(), "--no-ablation"});
   ExpectExit(r, 1);
-  const std::string readme = Read(tmp / "repro" / "README.md");
+  const std::string readme = ReadFileString(tmp / "repro" / "README.md");
   ASSERT_FALSE(readme.empty()) << r.out << r.err;
   EXPECT_EQ(readme.find('\x1b'), std::string::npos) << readme;
   EXPECT_EQ(readme.find("\xc2\x9b"), std::string::npos) << readme;
@@ -185,7 +183,7 @@ TEST(SecurityOutputs, HostileNodeNamesAreEscapedInTheReadmeTheConsoleAndHtml) {
   r = RunParity({"check", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "--report",
                  (tmp / "report").string()});
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
-  const std::string html = Read(tmp / "report" / "report.html");
+  const std::string html = ReadFileString(tmp / "report" / "report.html");
   ASSERT_FALSE(html.empty());
   EXPECT_EQ(html.find('\x1b'), std::string::npos);
   EXPECT_EQ(html.find("\xc2\x9b"), std::string::npos) << html.substr(html.find("\xc2\x9b") - 300, 400);

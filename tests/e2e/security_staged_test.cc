@@ -17,6 +17,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/io_test_util.h"
 #include "e2e_util.h"
 #include "onnx/builder.h"
 
@@ -27,16 +28,13 @@ namespace fs = std::filesystem;
 using e2e::RunParity;
 using e2e::TempDir;
 
-std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::ReadFileString;
 
 // Every regular file under `dir` (relative name -> bytes).
 std::map<std::string, std::string> Snapshot(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) out[e.path().lexically_relative(dir).generic_string()] = Read(e.path());
+    if (e.is_regular_file()) out[e.path().lexically_relative(dir).generic_string()] = ReadFileString(e.path());
   return out;
 }
 
@@ -132,8 +130,8 @@ TEST(SecurityStaged, LocateReproIsWholeAndAnEarlierReproIsKeptOnFailure) {
   fs::remove(tmp / "repro" / "expected.npz");
   r = locate("m2.onnx");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_TRUE(Read(tmp / "repro" / "model.onnx") != before.at("model.onnx") ||
-              Read(tmp / "repro" / "inputs.npz") != before.at("inputs.npz"))
+  EXPECT_TRUE(ReadFileString(tmp / "repro" / "model.onnx") != before.at("model.onnx") ||
+              ReadFileString(tmp / "repro" / "inputs.npz") != before.at("inputs.npz"))
       << "the repro was not rewritten";
   EXPECT_TRUE(fs::is_regular_file(tmp / "repro" / "expected.npz"));
 }
@@ -256,6 +254,46 @@ TEST(SecurityStaged, RunOutputFolderIsWholeAndAnEarlierOneIsKeptOnFailure) {
   EXPECT_EQ(after.size(), 3u);
   EXPECT_NE(after.at("output.npy"), before.at("output.npy"));
   EXPECT_EQ(Staging(tmp.path()), std::vector<std::string>{});
+}
+
+// run --all-tensors -o DIR on a torch export: its tensor names hold '/'
+// ("/layer1/conv/Conv_output_0"), which the old code refused as file names
+// (exit 2, every torch model). Now each name is percent-encoded into its
+// file name, and a folder with run's marker is read back under the real
+// names: `compare` of the folder with the same run's .npz matches every name.
+TEST(SecurityStaged, RunOutputFolderHoldsTensorNamesWithSlashes) {
+  TempDir tmp("parity_staged");
+  ModelBuilder b;
+  auto x = b.Input("input", DType::kFloat32, {1, 4});
+  auto sum = b.Add(x, b.ConstWeight("c", {1, 4}, 0.5f));
+  b.Output(b.Identity(sum), "/layer1/add/Add_output_0");
+  b.Output(b.Relu(sum), "50%/out");
+  auto model = b.Build();
+  ASSERT_TRUE(model) << model.error().message();
+  ASSERT_TRUE(model->Save(tmp / "m.onnx"));
+  TensorSet in;
+  in.Set("input", e2e::AddReluInput());
+  ASSERT_TRUE(WriteNpz(tmp / "in.npz", in));
+
+  for (const char* flag : {"--all-tensors", ""}) {
+    const fs::path out = tmp / (std::string("out") + (*flag ? "_all" : ""));
+    std::vector<std::string> args = {"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(),
+                                      "-o", out.string()};
+    if (*flag) args.push_back(flag);
+    auto r = RunParity(args);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(fs::is_regular_file(out / "%2Flayer1%2Fadd%2FAdd_output_0.npy"));
+    EXPECT_TRUE(fs::is_regular_file(out / "50%25%2Fout.npy"));
+    r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(), "-o",
+                   (tmp / "same.npz").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    // Every output of the .npz has its tensor in the folder, by name.
+    r = RunParity({"compare", (tmp / "same.npz").string(), out.string(), "--allow-extra"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("/layer1/add/Add_output_0"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("50%/out"), std::string::npos) << r.out;
+    fs::remove(tmp / "same.npz");
+  }
 }
 
 }  // namespace

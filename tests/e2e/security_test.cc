@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/npy.h"
+#include "core/io_test_util.h"
 #include "e2e_util.h"
 #include "proto_wire.h"
 #include "onnx/builder.h"
@@ -28,15 +29,12 @@ using Json = nlohmann::json;
 
 using e2e::TempDir;
 
-std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+using testing::ReadFileString;
 void Write(const fs::path& p, const std::string& s) {
   std::ofstream out(p, std::ios::binary);
   out << s;
 }
-Json ReadJson(const fs::path& p) { return Json::parse(Read(p)); }
+Json ReadJson(const fs::path& p) { return Json::parse(ReadFileString(p)); }
 void WriteJson(const fs::path& p, const Json& j) { Write(p, j.dump(2)); }
 
 // The small model in scope "blk": its intermediate is a layer.
@@ -68,7 +66,7 @@ TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
   auto r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("optimized_model_path"), std::string::npos) << r.err;
-  EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+  EXPECT_EQ(ReadFileString(tmp / "victim.sh"), "echo safe\n");
 
   manifest["config"].erase("optimized_model_path");
   manifest["config"]["session_config"] = {{"ep.context_enable", "1"},
@@ -76,7 +74,7 @@ TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
   WriteJson(tmp / "bl" / "manifest.json", manifest);
   r = RunParity({"baseline", "verify", (tmp / "bl").string(), (tmp / "m.onnx").string()});
   ExpectExit(r, 2);
-  EXPECT_EQ(Read(tmp / "victim.sh"), "echo safe\n");
+  EXPECT_EQ(ReadFileString(tmp / "victim.sh"), "echo safe\n");
 }
 
 // Issue 29, probe 6: a manifest edited to 4096 threads passed the stored-config
@@ -306,7 +304,7 @@ TEST(SecurityRepro, ReproIntoAFolderOfTheUsersOwnFilesIsRefusedBeforeRunning) {
   Write(tmp / "model.onnx", "the user's own model");
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--repro", tmp.path().string()});
   ExpectExit(r, 2);
-  EXPECT_EQ(Read(tmp / "model.onnx"), "the user's own model");
+  EXPECT_EQ(ReadFileString(tmp / "model.onnx"), "the user's own model");
 }
 
 TEST(SecurityRepro, TargetConfigFileCannotNameAFileToWrite) {

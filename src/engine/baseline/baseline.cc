@@ -61,59 +61,6 @@ class FileNamer {
   std::unordered_set<std::string> used_;
 };
 
-// The files of the parity baseline in `dir`, relative to it; kInvalidArgument
-// when `dir` holds no manifest.json of schema parity.baseline/1.
-Result<std::vector<std::string>> BaselineFilesToReplace(const fs::path& dir) {
-  const std::string refuse = fmt::format(
-      "{}: --overwrite only replaces a baseline parity wrote (no parity.baseline/1 manifest.json there)",
-      dir.string());
-  auto text = ReadRegularFile(dir / "manifest.json", kMaxManifestBytes);
-  if (!text) return InvalidArgument(refuse);
-  auto parsed = baseline_internal::ParseManifest(*text, (dir / "manifest.json").string());
-  if (!parsed) return InvalidArgument(fmt::format("{} ({})", refuse, parsed.error().message()));
-  std::vector<std::string> files;
-  for (const auto& s : parsed->samples)
-    for (const auto& f : s.files) files.push_back(f.file);
-  return files;
-}
-
-// Whether the baseline may go to `dir`, checked before anything is written
-// (nothing is deleted here: the new baseline is staged and put in place whole,
-// core/staged_dir.h). A non-empty `dir` is replaced only with `overwrite`, only
-// when it is a baseline parity wrote (a parity.baseline/1 manifest), holds
-// nothing its manifest does not list (docs/security.md "Output folders") and
-// none of this command's inputs.
-Status CheckTargetDir(const fs::path& dir, bool overwrite) {
-  std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
-    return InvalidArgument(fmt::format("{}: exists and is not a directory", dir.string()));
-  if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return {};
-  if (!overwrite)
-    return InvalidArgument(
-        fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)", dir.string()));
-  PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
-  std::unordered_set<std::string> listed(files.begin(), files.end());
-  std::unordered_set<std::string> folders;
-  for (const auto& f : files)
-    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string rel = it->path().lexically_relative(dir).generic_string();
-    const auto st = it->symlink_status(ec);
-    if (fs::is_directory(st) && folders.contains(rel)) continue;
-    if (fs::is_regular_file(st) && rel == "manifest.json") continue;
-    if (fs::is_regular_file(st) && listed.contains(rel)) {
-      PARITY_RETURN_IF_ERROR(WithContext(CheckNotAnInput(it->path()), "--overwrite"));
-      continue;
-    }
-    return InvalidArgument(fmt::format(
-        "{}: --overwrite replaces only what a parity baseline wrote, and '{}' is not one of its files; "
-        "move it away or give another folder",
-        dir.string(), rel));
-  }
-  if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
-  return {};
-}
-
 // Writes one tensor as .npy (header, then the data straight from the tensor:
 // no second copy of a large tensor) and hashes the file's bytes on the way.
 Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec) {
@@ -139,22 +86,6 @@ std::string InputsSha(const fs::path& inputs) {
   if (!fs::is_regular_file(inputs, ec)) return "";
   auto sha = Sha256FileHex(inputs);
   return sha ? *sha : "";
-}
-
-nlohmann::json SampleToJson(const BaselineSample& s) {
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : s.files) files.push_back(baseline_internal::FileToJson(f));
-  auto opt = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"name", s.name},
-          {"dir", s.dir},
-          {"files", files},
-          {"findings",
-           {{"first_nan", opt(s.first_nan)},
-            {"first_inf", opt(s.first_inf)},
-            {"nondeterministic", s.nondeterministic},
-            {"out_of_scale", s.out_of_scale},
-            {"input_scale", s.input_scale},
-            {"scale_rule", fmt::format("max|finite value| > {:g} * max(1, max|finite input|)", kScaleFactor)}}}};
 }
 
 }  // namespace
@@ -425,7 +356,7 @@ nlohmann::json BuildManifest(const BaselineSource& src, const fs::path& model_pa
                  {"batch_bytes_limit", result.batch_bytes_limit},
                  {"batches", result.batches}};
   j["samples"] = nlohmann::json::array();
-  for (const auto& s : result.samples) j["samples"].push_back(SampleToJson(s));
+  for (const auto& s : result.samples) j["samples"].push_back(baseline_internal::SampleToJson(s));
   return j;
 }
 
@@ -436,7 +367,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   const std::string label = model_path.string();
   PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
   PARITY_RETURN_IF_ERROR(CheckSamples(src, inputs_path));
-  PARITY_RETURN_IF_ERROR(CheckTargetDir(dir, options.overwrite));
+  PARITY_RETURN_IF_ERROR(baseline_internal::CheckTargetDir(dir, options.overwrite));
   const std::vector<Layer> layers = SelectLayers(src.graph, options.only);
   FileTemplates templates = NameFiles(src.graph, layers);
 

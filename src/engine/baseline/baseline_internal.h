@@ -1,5 +1,5 @@
-// Shared between baseline.cc (writing) and baseline_verify.cc (checking):
-// the JSON form of one file record of the manifest.
+// Shared between baseline.cc (writing), baseline_verify.cc (checking) and
+// baseline_target.cc (where it may go): the manifest's JSON records.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -26,5 +26,14 @@ struct ParsedManifest {
   std::vector<ManifestSample> samples;
 };
 Result<ParsedManifest> ParseManifest(std::string_view text, const std::string& path);
+
+// One sample of the manifest: its files and findings.
+nlohmann::json SampleToJson(const BaselineSample& s);
+
+// Whether the baseline may go to `dir`, checked before anything is written
+// (baseline_target.cc): new or empty, or with `overwrite` an earlier
+// parity.baseline/1 folder holding only what its manifest lists and none of
+// this command's inputs. kInvalidArgument naming what is in the way.
+Status CheckTargetDir(const std::filesystem::path& dir, bool overwrite);
 
 }  // namespace parity::baseline_internal

@@ -237,5 +237,21 @@ Result<ParsedManifest> ParseManifest(std::string_view text, const std::string& p
   return out;
 }
 
+nlohmann::json SampleToJson(const BaselineSample& s) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.files) files.push_back(baseline_internal::FileToJson(f));
+  auto opt = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"name", s.name},
+          {"dir", s.dir},
+          {"files", files},
+          {"findings",
+           {{"first_nan", opt(s.first_nan)},
+            {"first_inf", opt(s.first_inf)},
+            {"nondeterministic", s.nondeterministic},
+            {"out_of_scale", s.out_of_scale},
+            {"input_scale", s.input_scale},
+            {"scale_rule", fmt::format("max|finite value| > {:g} * max(1, max|finite input|)", kScaleFactor)}}}};
+}
+
 }  // namespace baseline_internal
 }  // namespace parity

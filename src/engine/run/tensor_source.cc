@@ -83,7 +83,9 @@ Result<TensorSet> LoadTensors(const fs::path& path, const TensorSourceOptions& o
   if (fs::is_directory(status)) {
     if (IsPbDirectory(path)) return LoadPbDirectory(path, o);
     if (IsTorchDumpDirectory(path)) return LoadTorchDumpInputs(path);
-    return ReadNpyDir(path);
+    // A folder `run -o` wrote (its marker) holds percent-encoded names.
+    const bool ours = fs::exists(path / kOutputMarker, ec) && CheckOutputDir(path, kTensorDirKind).has_value();
+    return ReadNpyDir(path, /*decode_names=*/ours);
   }
   if (HasExtension(path, ".npz")) return ReadNpz(path);
   if (HasExtension(path, ".npy")) {
@@ -119,14 +121,15 @@ Status SaveTensors(const fs::path& path, const TensorSet& tensors) {
   // The folder is staged whole (core/output_dir.h): a refusal (a name that
   // is no file name, one of the files an input, a user's file in an earlier
   // folder), a failure half-way or an interrupt leaves `path` as it was.
+  // Names are percent-encoded into file names (TensorFileStem): every
+  // ONNX tensor, "/layer1/conv/Conv_output_0" included, has its file.
   std::vector<std::string> names;
   names.reserve(tensors.size());
   for (const NamedTensor& nt : tensors) {
-    if (nt.name.empty() || nt.name == "." || nt.name == ".." ||
-        nt.name.find_first_of(std::string_view("/\0", 2)) != std::string::npos)
-      return InvalidArgument(fmt::format("{}: tensor name '{}' cannot be a file name; write FILE.npz instead",
-                                         path.string(), nt.name));
-    names.push_back(nt.name + ".npy");
+    auto file = TensorFileName(nt.name);
+    if (!file)
+      return InvalidArgument(fmt::format("{}: {}; write FILE.npz instead", path.string(), file.error().message()));
+    names.push_back(std::move(*file));
   }
   const std::vector<std::string_view> files(names.begin(), names.end());
   PARITY_ASSIGN_OR_RETURN(StagedDir staged, StageOutputDir(path, kTensorDirKind, files));

@@ -42,12 +42,13 @@ Result<std::vector<Sample>> LoadSamples(const std::filesystem::path& path,
 inline constexpr std::string_view kTensorDirKind = "parity.run";
 
 // Writes a tensor set: `.npz` (deflated, one whole file) by extension, else a
-// folder of NAME.npy files written whole or not at all: staged beside `path`
+// folder of STEM.npy files (STEM = TensorFileStem(name), core/tensor_files.h;
+// LoadTensors decodes them in a folder with this marker) written whole or not at all: staged beside `path`
 // with the marker kTensorDirKind and put in place once complete
 // (StageOutputDir). `path` must be new, empty, or an earlier such folder
 // holding nothing but the marker and these files, none of them an input
 // (kInvalidArgument naming what is in the way); it is then left as it was on
-// any error. Names must be file names (no '/').
+// any error. Refused: an empty name, a name too long for a file name.
 Status SaveTensors(const std::filesystem::path& path, const TensorSet& tensors);
 
 }  // namespace parity

@@ -10,300 +10,15 @@
 
 #include "compare/judge.h"
 #include "compare/metrics.h"
+#include "engine/torch/aligner.h"
 #include "engine/torch/torch_scope.h"
 #include "onnx/graph.h"
 
 namespace parity {
-namespace {
+namespace alignment_internal {
 
-// The graph with what alignment asks of it precomputed.
-struct IndexedGraph {
-  GraphView graph;
-  std::vector<IntermediateTensor> tensors;           // topological order
-  std::unordered_map<std::string, size_t> position;  // tensor -> index in tensors
-};
-
-using CallKey = std::pair<std::string, int64_t>;  // module path, call
-
-bool IsConvType(std::string_view type) { return type.starts_with("Conv") || type.find("Conv2d") != std::string_view::npos; }
-bool IsBatchNormType(std::string_view type) { return type.find("BatchNorm") != std::string_view::npos; }
-
-// Nodes that carry no scope and compute nothing a module returns: they do
-// not separate two calls of a module.
-bool IsNeutral(const GraphNode& n, const NodeScope& s) {
-  return s.source == ScopeSource::kNone || n.op_type == "Constant";
-}
-
-class Aligner {
- public:
-  Aligner(const TorchDump& dump, const IndexedGraph& g, const TensorSet& values, const AlignOptions& options)
-      : dump_(dump), g_(g), options_(options) {
-    for (const auto& item : values) values_[item.name] = &item.tensor;
-    std::unordered_set<std::string> known;
-    for (const auto& layer : dump.layers) {
-      known.insert(layer.module);
-      calls_[layer.module] = std::max(calls_[layer.module], layer.call + 1);
-    }
-    scopes_ = ScopesOf(g.graph, known);
-    BuildOwnership();
-  }
-
-  Result<std::vector<LayerAlignment>> Run() {
-    for (size_t i = 0; i < dump_.layers.size(); ++i) {
-      PARITY_ASSIGN_OR_RETURN(Tensor t, LoadLayer(dump_, dump_.layers[i]));
-      out_.push_back(AlignLayer(i, t));
-      if (!out_.back().tensor.empty()) last_tensor_ = out_.back().tensor;
-    }
-    return std::move(out_);
-  }
-
- private:
-  // Which nodes each module call owns (see alignment.h).
-  void BuildOwnership() {
-    std::map<std::string, std::vector<size_t>> dynamo;  // module -> nodes, calls unknown
-    for (size_t n = 0; n < scopes_.size(); ++n) {
-      const NodeScope& s = scopes_[n];
-      if (s.source == ScopeSource::kMetadata) source_ = ScopeSource::kMetadata;
-      if (s.source == ScopeSource::kNodeName && source_ == ScopeSource::kNone) source_ = ScopeSource::kNodeName;
-      for (const ScopeLevel& level : s.levels) {
-        if (s.source == ScopeSource::kMetadata)
-          dynamo[level.module].push_back(n);
-        else
-          owned_[{level.module, level.call}].push_back(n);
-      }
-    }
-    for (auto& [module, nodes] : dynamo) {
-      const int64_t calls = calls_.contains(module) ? calls_[module] : 1;
-      if (calls <= 1) {
-        owned_[{module, 0}] = std::move(nodes);
-        continue;
-      }
-      // Runs of the module's nodes in topological order: another call of
-      // the module starts after a node outside it.
-      std::vector<std::vector<size_t>> runs;
-      size_t prev = 0;
-      for (size_t n : nodes) {
-        bool gap = runs.empty();
-        for (size_t k = prev + 1; !gap && k < n; ++k) gap = !IsNeutral(g_.graph.nodes[k], scopes_[k]);
-        if (gap) runs.emplace_back();
-        runs.back().push_back(n);
-        prev = n;
-      }
-      if (static_cast<int64_t>(runs.size()) != calls && static_cast<int64_t>(nodes.size()) == calls) {
-        runs.clear();  // one node per call (a leaf op called back to back)
-        for (size_t n : nodes) runs.push_back({n});
-      }
-      if (static_cast<int64_t>(runs.size()) == calls) {
-        for (int64_t c = 0; c < calls; ++c) owned_[{module, c}] = std::move(runs[c]);
-      } else {
-        ambiguous_[module] = std::move(nodes);
-      }
-    }
-  }
-
-  AlignHow StructuralHow() const { return source_ == ScopeSource::kMetadata ? AlignHow::kScope : AlignHow::kName; }
-
-  const Tensor* Value(const std::string& name) const {
-    auto it = values_.find(name);
-    return it == values_.end() ? nullptr : it->second;
-  }
-
-  bool Agrees(const std::string& module, const Tensor& dumped, const std::string& tensor) const {
-    const Tensor* v = Value(tensor);
-    return v != nullptr && ValuesAgree(module, dumped, *v, options_.policy);
-  }
-
-  // Unknown shapes (tensors not observed) count as matching.
-  bool ShapeFits(const Shape& shape, const std::string& tensor) const {
-    const Tensor* v = Value(tensor);
-    return v == nullptr || v->shape() == shape;
-  }
-
-  const std::vector<size_t>* Owned(const std::string& module, int64_t call) const {
-    auto it = owned_.find({module, call});
-    return it == owned_.end() || it->second.empty() ? nullptr : &it->second;
-  }
-
-  bool OwnsOp(const std::vector<size_t>* nodes, std::string_view op) const {
-    return nodes != nullptr && std::any_of(nodes->begin(), nodes->end(),
-                                           [&](size_t n) { return g_.graph.nodes[n].op_type == op; });
-  }
-
-  void Set(LayerAlignment& a, const std::string& tensor, AlignHow how, bool agree) {
-    a.tensor = tensor;
-    a.how = how;
-    a.values_agree = agree;
-    a.node.clear();
-    a.op_type.clear();
-    if (auto it = g_.graph.producer.find(tensor); it != g_.graph.producer.end()) {
-      a.node = g_.graph.nodes[it->second].name;
-      a.op_type = g_.graph.nodes[it->second].op_type;
-    }
-    if (auto it = g_.position.find(tensor); it != g_.position.end()) anchor_ = static_cast<long>(it->second);
-  }
-
-  // Outputs of `nodes` that a node outside them reads, or that are graph
-  // outputs; topological order.
-  std::vector<std::string> Escaping(const std::vector<size_t>& nodes) const {
-    const std::unordered_set<size_t> inside(nodes.begin(), nodes.end());
-    std::vector<std::string> out;
-    for (size_t n : nodes) {
-      for (const std::string& t : g_.graph.nodes[n].outputs) {
-        if (t.empty()) continue;
-        bool escapes = std::find(g_.graph.outputs.begin(), g_.graph.outputs.end(), t) != g_.graph.outputs.end();
-        if (auto it = g_.graph.consumers.find(t); !escapes && it != g_.graph.consumers.end())
-          for (size_t c : it->second) escapes = escapes || !inside.contains(c);
-        if (escapes) out.push_back(t);
-      }
-    }
-    return out;
-  }
-
-  // What `nodes` read from outside them (see EnteringTensor).
-  std::vector<EnteringTensor> Entering(const std::vector<size_t>& nodes) const {
-    const std::unordered_set<size_t> inside(nodes.begin(), nodes.end());
-    const std::unordered_set<std::string> initializers(g_.graph.initializers.begin(), g_.graph.initializers.end());
-    std::vector<EnteringTensor> out;
-    std::unordered_set<std::string> seen;
-    for (size_t n : nodes) {
-      for (const std::string& t : g_.graph.nodes[n].inputs) {
-        if (t.empty() || initializers.contains(t) || !seen.insert(t).second) continue;
-        auto p = g_.graph.producer.find(t);
-        if (p != g_.graph.producer.end() && (inside.contains(p->second) || g_.graph.nodes[p->second].op_type == "Constant"))
-          continue;
-        EnteringTensor e{t, "", "", "", 0};
-        if (p != g_.graph.producer.end()) {
-          const GraphNode& producer = g_.graph.nodes[p->second];
-          e.node = producer.name;
-          e.op_type = producer.op_type;
-          if (!scopes_[p->second].levels.empty()) {
-            e.module = scopes_[p->second].levels.back().module;
-            e.call = scopes_[p->second].levels.back().call;
-          }
-        }
-        out.push_back(std::move(e));
-      }
-    }
-    return out;
-  }
-
-  // How many tensors call `layer.call` of the module returned.
-  size_t OutputsOfCall(const TorchLayer& layer) const {
-    return std::count_if(dump_.layers.begin(), dump_.layers.end(), [&](const TorchLayer& l) {
-      return l.module == layer.module && l.call == layer.call;
-    });
-  }
-
-  // The call's output among the escaping tensors: those of the dump's shape;
-  // a tuple's element by its index; else the last (what the call returned
-  // is computed last).
-  std::string OutputCandidate(const std::vector<std::string>& escaping, const TorchLayer& layer) const {
-    std::vector<std::string> same;
-    for (const auto& t : escaping)
-      if (ShapeFits(layer.shape, t)) same.push_back(t);
-    if (same.empty()) return "";
-    if (layer.output_index && same.size() == OutputsOfCall(layer) &&
-        *layer.output_index < static_cast<int64_t>(same.size()))
-      return same[*layer.output_index];
-    return same.back();
-  }
-
-  // Tensors of the dump's shape, nearest first to the anchor (forward before
-  // backward), within the window; the first that agrees. With `among`, only
-  // the outputs of those nodes.
-  std::optional<std::string> SearchByValue(const LayerAlignment& a, const Tensor& dumped,
-                                           const std::vector<size_t>* among = nullptr) const {
-    if (among != nullptr) {
-      for (auto n = among->rbegin(); n != among->rend(); ++n)
-        for (const std::string& t : g_.graph.nodes[*n].outputs)
-          if (!t.empty() && Agrees(a.module, dumped, t)) return t;
-      return std::nullopt;
-    }
-    const long n = static_cast<long>(g_.tensors.size());
-    const long start = std::max(anchor_, 0L);
-    for (long d = 0; d <= options_.search_window; ++d) {
-      const long forward = start + d, backward = start - d;
-      if (forward >= n && backward < 0) break;
-      for (long pos : {forward, backward}) {
-        if (pos < 0 || pos >= n) continue;
-        const std::string& name = g_.tensors[pos].name;
-        const Tensor* v = Value(name);
-        if (v != nullptr && v->shape() == dumped.shape() && ValuesAgree(a.module, dumped, *v, options_.policy))
-          return name;
-        if (d == 0) break;  // forward and backward are the same position
-      }
-    }
-    return std::nullopt;
-  }
-
-  // The eval BatchNorm that the export folded into the Conv computing layer
-  // i's output, if any: the next BatchNorm layer, reached through only layer
-  // i's containers and the BatchNorm's own children (BatchNormAct2d's act),
-  // with layer i's shape and no BatchNormalization node. Either it owns the
-  // fused Conv node (dynamo), which reads layer i's would-be input or stands
-  // for layer i itself (a Conv without nodes), or layer i's output comes from
-  // a Conv node (TorchScript names the fused node after the Conv).
-  std::optional<size_t> FoldingBatchNorm(size_t i, const std::vector<size_t>* nodes,
-                                         const std::string& candidate) const {
-    const TorchLayer& layer = dump_.layers[i];
-    std::vector<size_t> between;
-    for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 6; ++j) {
-      const TorchLayer& bn = dump_.layers[j];
-      if (!IsBatchNormType(bn.type)) {
-        between.push_back(j);
-        continue;
-      }
-      if (bn.shape != layer.shape) return std::nullopt;
-      for (size_t k : between) {
-        const std::string& m = dump_.layers[k].module;
-        if (!layer.module.starts_with(m + ".") && !m.starts_with(bn.module + ".")) return std::nullopt;
-      }
-      const std::vector<size_t>* bn_nodes = Owned(bn.module, bn.call);
-      if (OwnsOp(bn_nodes, "BatchNormalization")) return std::nullopt;
-      if (OwnsOp(bn_nodes, "Conv")) {
-        if (nodes == nullptr && IsConvType(layer.type)) return j;
-        for (size_t n : *bn_nodes)
-          if (g_.graph.nodes[n].op_type == "Conv" && !candidate.empty() && !g_.graph.nodes[n].inputs.empty() &&
-              g_.graph.nodes[n].inputs[0] == candidate)
-            return j;
-        return std::nullopt;
-      }
-      const GraphNode* producer = candidate.empty() ? nullptr : g_.graph.Producer(candidate);
-      if (nodes != nullptr && producer != nullptr && producer->op_type == "Conv") return j;
-      return std::nullopt;
-    }
-    return std::nullopt;
-  }
-
-  // The fused Conv node's output that a dynamo export scopes under the
-  // BatchNorm of layer j.
-  std::string FusedConvOutput(size_t j) const {
-    const std::vector<size_t>* nodes = Owned(dump_.layers[j].module, dump_.layers[j].call);
-    if (nodes == nullptr) return "";
-    for (size_t n : *nodes)
-      if (g_.graph.nodes[n].op_type == "Conv" && !g_.graph.nodes[n].outputs.empty())
-        return g_.graph.nodes[n].outputs[0];
-    return "";
-  }
-
-  LayerAlignment AlignLayer(size_t i, const Tensor& dumped);
-  void AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a);
-
-  const TorchDump& dump_;
-  const IndexedGraph& g_;
-  const AlignOptions& options_;
-  std::unordered_map<std::string, const Tensor*> values_;
-  std::unordered_map<std::string, int64_t> calls_;  // module -> calls the dump saw
-  std::vector<NodeScope> scopes_;                   // per node of g_.graph
-  ScopeSource source_ = ScopeSource::kNone;         // how the export records modules
-  std::map<CallKey, std::vector<size_t>> owned_;    // module call -> its nodes, topological
-  std::map<std::string, std::vector<size_t>> ambiguous_;  // dynamo modules whose calls blur
-  std::map<size_t, std::string> folded_bn_;  // BatchNorm layer -> the fused Conv node's output
-  std::vector<LayerAlignment> out_;
-  std::string last_tensor_;  // the tensor holding the latest value in execution order
-  long anchor_ = -1;         // position of the last aligned tensor
-};
-
+// How layer i of the dump is aligned: by the nodes its call owns (scope or
+// name), else by value near the last aligned tensor, else not at all (why).
 LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   const TorchLayer& layer = dump_.layers[i];
   LayerAlignment a;
@@ -415,7 +130,7 @@ void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& 
       ShapeToString(dumped.shape()));
 }
 
-}  // namespace
+}  // namespace alignment_internal
 
 std::string_view AlignHowName(AlignHow how) {
   switch (how) {
@@ -454,13 +169,13 @@ bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,
 
 Result<std::vector<LayerAlignment>> Align(const TorchDump& dump, const Model& onnx_model,
                                           const TensorSet& onnx_values, const AlignOptions& options) {
-  IndexedGraph g;
+  alignment_internal::IndexedGraph g;
   GraphViewOptions view;
   view.infer_shapes = false;  // shapes come from the values
   PARITY_ASSIGN_OR_RETURN(g.graph, BuildGraphView(onnx_model, view));
   g.tensors = IntermediateTensors(g.graph);
   for (size_t p = 0; p < g.tensors.size(); ++p) g.position.emplace(g.tensors[p].name, p);
-  return Aligner(dump, g, onnx_values, options).Run();
+  return alignment_internal::Aligner(dump, g, onnx_values, options).Run();
 }
 
 }  // namespace parity
