@@ -218,4 +218,5 @@ def _signature(model: PathLike, tmp: str) -> Dict[str, Any]:
     invoke(["inspect", os.fspath(model), "--json", path])
     with open(path) as f:
         j = json.load(f)
-    return {"inputs": [v["name"] for v in j["inputs"]], "outputs": [v["name"] for v in j["outputs"]]}
+    info = j["info"]  # parity.inspect/1: the signature is under "info"
+    return {"inputs": [v["name"] for v in info["inputs"]], "outputs": [v["name"] for v in info["outputs"]]}

@@ -39,6 +39,10 @@ def test_env_reports_the_wheels_ort(no_ort_override):
 
 def test_without_a_wheel_the_packages_own_ort_runs(no_ort_override, monkeypatch):
     monkeypatch.setattr(_cli, "wheel_ort_library", lambda: None)
+    # The dynamic loader searches LD_LIBRARY_PATH before the binary's RUNPATH:
+    # `make test SANITIZE=1` names the source tree's ORT there for the ASan
+    # binary, which would stand in for the package's own.
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
     e = parity.env()
     assert e["ort_origin"] == "bundled"
     assert os.path.dirname(e["ort_library"]) == os.path.dirname(os.path.realpath(parity.binary()))
