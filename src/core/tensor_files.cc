@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -15,11 +16,13 @@ namespace {
 // NAME_MAX of Linux file systems (ext4, xfs, tmpfs).
 constexpr size_t kMaxFileName = 255;
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
+// The bytes TensorFileStem escapes, by their two hex digits.
+std::optional<char> Unescaped(std::string_view hex) {
+  if (hex == "25") return '%';
+  if (hex == "2F") return '/';
+  if (hex == "00") return '\0';
+  if (hex == "2E") return '.';
+  return std::nullopt;
 }
 
 }  // namespace
@@ -44,14 +47,9 @@ std::string TensorNameOfFileStem(std::string_view stem) {
   std::string out;
   out.reserve(stem.size());
   for (size_t i = 0; i < stem.size(); ++i) {
-    const int hi = stem[i] == '%' && i + 2 < stem.size() ? HexDigit(stem[i + 1]) : -1;
-    const int lo = hi >= 0 ? HexDigit(stem[i + 2]) : -1;
-    if (lo < 0) {
-      out += stem[i];
-      continue;
-    }
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
+    const auto c = stem[i] == '%' && i + 2 < stem.size() ? Unescaped(stem.substr(i + 1, 2)) : std::nullopt;
+    out += c.value_or(stem[i]);
+    if (c) i += 2;
   }
   return out;
 }
@@ -79,6 +77,12 @@ Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names
   }
   if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
   std::sort(files.begin(), files.end());
+  // Decoded, two files can name one tensor ("%25.npy" and a hand-made "%.npy").
+  for (size_t i = 1; i < files.size(); ++i)
+    if (files[i].first == files[i - 1].first)
+      return InvalidArgument(fmt::format("{}: '{}' and '{}' name the same tensor '{}'", dir.string(),
+                                         files[i - 1].second.filename().string(), files[i].second.filename().string(),
+                                         files[i].first));
   TensorSet out;
   for (const auto& [name, path] : files) {
     PARITY_ASSIGN_OR_RETURN(Tensor t, ReadNpy(path));

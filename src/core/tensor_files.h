@@ -19,7 +19,7 @@ namespace parity {
 // names "." and ".." as "%2E" and "%2E%2E", so that every name but the
 // empty one has a file and no two names share one (an ONNX tensor
 // "/layer1/conv/Conv_output_0" is "%2Flayer1%2Fconv%2FConv_output_0.npy").
-// Decoding leaves a '%' not followed by two hex digits as it is.
+// Decoding undoes only those escapes and leaves any other '%' as it is.
 std::string TensorFileStem(std::string_view name);
 std::string TensorNameOfFileStem(std::string_view stem);
 
@@ -28,8 +28,8 @@ std::string TensorNameOfFileStem(std::string_view stem);
 // `decode_names`: a folder WriteNpyDir filled), sorted by name (bytewise).
 // Other files (a manifest.json, ...) and subdirectories are ignored; an
 // empty directory gives an empty set. Errors: kNotFound when `dir` does not
-// exist, kInvalidArgument when it is not a directory, else the first file's
-// error (which names the file).
+// exist, kInvalidArgument when it is not a directory or two files decode to
+// one name, else the first file's error (which names the file).
 Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names = false);
 
 // Writes each tensor to `dir/STEM.npy`, STEM = TensorFileStem(name)

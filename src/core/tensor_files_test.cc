@@ -75,6 +75,12 @@ TEST(WriteNpyDir, EncodesNamesThatAreNoFileNamesAndReadNpyDirDecodesThem) {
   auto raw = ReadNpyDir(dir / "out");
   ASSERT_TRUE(raw.has_value());
   EXPECT_EQ(raw->Names(), (std::vector<std::string>{"%2E", "%2E%2E", "%2Fa%2Fb", "50%25"}));
+  // A hand-made file that decodes to a name already there is refused, not
+  // silently merged.
+  ASSERT_TRUE(WriteNpy(dir / "out" / "50%.npy", Tensor(DType::kFloat32, {1})));
+  auto twice = ReadNpyDir(dir / "out", /*decode_names=*/true);
+  ASSERT_FALSE(twice.has_value());
+  EXPECT_NE(twice.error().message().find("name the same tensor '50%'"), std::string::npos) << twice.error().message();
 }
 
 TEST(TensorFileStem, EncodesSlashPercentNulAndDotNamesReversibly) {
@@ -87,6 +93,7 @@ TEST(TensorFileStem, EncodesSlashPercentNulAndDotNamesReversibly) {
   for (std::string_view name : {"/a/b", "50%", "%2F", ".", "..", "x%", "%zz", "a%2"})
     EXPECT_EQ(TensorNameOfFileStem(TensorFileStem(name)), name) << name;
   EXPECT_EQ(TensorNameOfFileStem("%zz%4"), "%zz%4") << "a '%' without two hex digits stays";
+  EXPECT_EQ(TensorNameOfFileStem("%61%2f"), "%61%2f") << "only the escapes TensorFileStem writes are undone";
   EXPECT_FALSE(TensorFileName("").has_value());
   EXPECT_FALSE(TensorFileName(std::string(300, 'a')).has_value());
   EXPECT_EQ(*TensorFileName("a/b"), "a%2Fb.npy");
