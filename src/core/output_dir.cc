@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/input_files.h"
@@ -51,29 +52,43 @@ Status CheckReplaceableOutputDir(const fs::path& dir, std::string_view kind, std
     return InvalidArgument(fmt::format(
         "{}: is a symbolic link; parity puts the folder in place whole, so give the folder itself", dir.string()));
   if (!fs::exists(dir, ec) || fs::is_empty(dir, ec)) return {};
-  std::unordered_set<std::string> listed{std::string(kOutputMarker)};
+  std::vector<std::string_view> listed(files.begin(), files.end());
+  listed.push_back(kOutputMarker);
+  // The marker was read by CheckOutputDir itself; any other listed file that
+  // is an input of this command is never deleted.
+  PARITY_ASSIGN_OR_RETURN(auto unlisted, FirstUnlistedEntry(dir, listed, [](const fs::path& path, const std::string& rel) {
+                            return rel == kOutputMarker ? Status{} : CheckNotAnInput(path);
+                          }));
+  if (unlisted)
+    return InvalidArgument(fmt::format(
+        "{}: '{}' is not a file parity writes there, and the folder is replaced whole; move it away or give "
+        "another folder",
+        dir.string(), *unlisted));
+  return {};
+}
+
+Result<std::optional<std::string>> FirstUnlistedEntry(
+    const fs::path& dir, std::span<const std::string_view> files,
+    const std::function<Status(const fs::path&, const std::string&)>& on_listed) {
+  std::unordered_set<std::string> listed;
   std::unordered_set<std::string> folders;
   for (std::string_view f : files) {
     listed.insert(std::string(f));
     for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
   }
+  std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string rel = it->path().lexically_relative(dir).generic_string();
+    std::string rel = it->path().lexically_relative(dir).generic_string();
     const fs::file_status st = it->symlink_status(ec);
     if (fs::is_directory(st) && folders.contains(rel)) continue;
     if (fs::is_regular_file(st) && listed.contains(rel)) {
-      // The marker was read by CheckOutputDir itself; any other listed file
-      // that is an input of this command is never deleted.
-      if (rel != kOutputMarker) PARITY_RETURN_IF_ERROR(CheckNotAnInput(it->path()));
+      PARITY_RETURN_IF_ERROR(on_listed(it->path(), rel));
       continue;
     }
-    return InvalidArgument(fmt::format(
-        "{}: '{}' is not a file parity writes there, and the folder is replaced whole; move it away or give "
-        "another folder",
-        dir.string(), rel));
+    return rel;
   }
   if (ec) return InvalidArgument(fmt::format("{}: cannot list the folder: {}", dir.string(), ec.message()));
-  return {};
+  return std::nullopt;
 }
 
 Result<StagedDir> StageOutputDir(const fs::path& dir, std::string_view kind, std::span<const std::string_view> files) {

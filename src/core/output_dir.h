@@ -7,6 +7,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -33,6 +36,15 @@ Status ClaimOutputDir(const std::filesystem::path& dir, std::string_view kind);
 // replacing it deletes only what parity wrote there. Touches nothing.
 Status CheckReplaceableOutputDir(const std::filesystem::path& dir, std::string_view kind,
                                  std::span<const std::string_view> files);
+
+// The first entry of `dir` (relative, '/'-separated; the walk does not follow
+// symbolic links) that is neither a regular file among `files` nor one of
+// their folders, or nullopt when there is none. Each listed file found is
+// passed to `on_listed(path, rel)` first; its error ends the walk. The rule
+// of every "replace only what parity wrote" check (a run folder, a baseline).
+Result<std::optional<std::string>> FirstUnlistedEntry(
+    const std::filesystem::path& dir, std::span<const std::string_view> files,
+    const std::function<Status(const std::filesystem::path&, const std::string&)>& on_listed);
 
 // Folders written whole or not at all (core/staged_dir.h): checks
 // CheckReplaceableOutputDir, then makes the staging folder beside `dir` with

@@ -2,11 +2,11 @@
 // --overwrite an earlier parity baseline holding nothing but its own files
 // (docs/security.md "Output folders").
 #include <system_error>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
 #include "core/input_files.h"
+#include "core/output_dir.h"
 #include "core/regular_file.h"
 #include "engine/baseline/baseline_internal.h"
 
@@ -48,25 +48,16 @@ Status CheckTargetDir(const fs::path& dir, bool overwrite) {
     return InvalidArgument(
         fmt::format("{}: directory is not empty (use --overwrite to replace a baseline)", dir.string()));
   PARITY_ASSIGN_OR_RETURN(std::vector<std::string> files, BaselineFilesToReplace(dir));
-  std::unordered_set<std::string> listed(files.begin(), files.end());
-  std::unordered_set<std::string> folders;
-  for (const auto& f : files)
-    for (fs::path p = fs::path(f).parent_path(); !p.empty(); p = p.parent_path()) folders.insert(p.generic_string());
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string rel = it->path().lexically_relative(dir).generic_string();
-    const auto st = it->symlink_status(ec);
-    if (fs::is_directory(st) && folders.contains(rel)) continue;
-    if (fs::is_regular_file(st) && rel == "manifest.json") continue;
-    if (fs::is_regular_file(st) && listed.contains(rel)) {
-      PARITY_RETURN_IF_ERROR(WithContext(CheckNotAnInput(it->path()), "--overwrite"));
-      continue;
-    }
+  std::vector<std::string_view> listed(files.begin(), files.end());
+  listed.push_back("manifest.json");
+  PARITY_ASSIGN_OR_RETURN(auto unlisted, FirstUnlistedEntry(dir, listed, [](const fs::path& path, const std::string& rel) {
+                            return rel == "manifest.json" ? Status{} : WithContext(CheckNotAnInput(path), "--overwrite");
+                          }));
+  if (unlisted)
     return InvalidArgument(fmt::format(
         "{}: --overwrite replaces only what a parity baseline wrote, and '{}' is not one of its files; "
         "move it away or give another folder",
-        dir.string(), rel));
-  }
-  if (ec) return InvalidArgument(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+        dir.string(), *unlisted));
   return {};
 }
 
