@@ -1,7 +1,7 @@
 // RunCheck: loads what the stages need, runs them in order, then localizes
-// a numeric failure and assembles the report. The stages: check_static.cc
-// (syntax, signature), check_numerics.cc, check_runtime.cc (runtime,
-// robustness).
+// a numeric failure (check_locate.cc) and assembles the report. The stages:
+// check_static.cc (syntax, signature), check_numerics.cc, check_runtime.cc
+// (runtime, robustness).
 #include "engine/check/check.h"
 
 #include <chrono>
@@ -50,12 +50,6 @@ namespace {
 
 using namespace check_internal;
 
-// "a, b, c" or, for long lists, "a, b, c, ... (34 nodes) ..., y, z".
-std::string NodeList(const std::vector<std::string>& nodes) {
-  if (nodes.size() <= 8) return fmt::format("{}", fmt::join(nodes, ", "));
-  return fmt::format("{}, {}, {}, ... ({} nodes) ..., {}, {}", nodes[0], nodes[1], nodes[2], nodes.size(),
-                     nodes[nodes.size() - 2], nodes.back());
-}
 
 Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model) {
   if (!o.inputs_path.empty()) {
@@ -81,133 +75,6 @@ const Model& SampleModel(const Context& ctx) {
   return ctx.model;
 }
 
-// The first sample whose numerics failed, else the first non-anomalous one.
-const Sample* SampleToLocate(const Context& ctx, bool* failed) {
-  *failed = false;
-  for (const auto& result : ctx.report.samples) {
-    if (result.status != Verdict::kFail || !result.error.empty() ||
-        result.kind == SampleKindName(SampleKind::kAnomaly))
-      continue;
-    for (const auto& s : ctx.samples)
-      if (s.name == result.name) {
-        *failed = true;
-        return &s;
-      }
-  }
-  for (const auto& s : ctx.samples)
-    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
-  return nullptr;
-}
-
-// A passing check does not trace every tensor of a large graph for the
-// curve alone: observing N tensors costs ORT far more than a plain run
-// (issue 29, probe 5: a 100k-node chain). A failing one still localizes.
-bool SkipCurve(Context& ctx) {
-  if (ctx.info.node_count <= kMaxCurveNodes) return false;
-  ctx.report.notes.push_back(fmt::format(
-      "layer_curve not computed: the model has {} nodes, more than {}; the outputs passed (run "
-      "`parity locate` for the per-layer error)",
-      ctx.info.node_count, kMaxCurveNodes));
-  return true;
-}
-
-// numerics.locate.top_culprit: the culprit, what it was narrowed from, and its
-// cause: the optimizer whose switching off removes it, or the ablation's note
-// (a model difference names no optimizer).
-CheckFinding TopCulpritFinding(const LocateCulprit& c) {
-  // A drill-down's last step (docs/locate.md 4b): say what it was narrowed from.
-  const std::string narrowed =
-      c.narrowing ? fmt::format(" (narrowed from a fused region of {} nodes in {} steps{})",
-                                c.narrowing->steps.front().covers.size(), c.narrowing->steps.size() - 1,
-                                c.narrowing->note.empty() ? "" : "; " + c.narrowing->note)
-                  : "";
-  const std::string cause =
-      !c.ablation                     ? ""
-      : !c.ablation->optimizer.empty() ? fmt::format("; switching off {} removes it", c.ablation->optimizer)
-      : c.ablation->note.empty()       ? ""
-                                       : "; " + c.ablation->note;
-  return Fail("numerics.locate.top_culprit",
-           fmt::format("top culprit: {} ({}) covering [{}]{}: local error {:.3g} (score {:.3g}), inherited {:.3g}{}",
-                       c.fused_node, c.op_type, NodeList(c.covers), narrowed, c.local.max_abs, c.local.score,
-                       c.inherited.max_abs, cause));
-}
-
-// The per-layer error curve of check's report, from locate's tensor table.
-void AddLayerCurve(Context& ctx, const LocateReport& report) {
-  const Model& graph_model = ctx.ReferenceModel();
-  auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
-  for (const auto& t : report.tensors) {
-    const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
-    LayerErrorPoint p{.index = static_cast<int64_t>(t.index), .tensor = t.name, .producer = t.producer,
-                      .op_type = node ? node->op_type : "", .status = t.status};
-    if (t.metrics) {
-      p.max_abs = t.metrics->max_abs;
-      p.error_ratio = t.score;
-    }
-    ctx.report.layer_curve.push_back(std::move(p));
-  }
-}
-
-// Runs locate on one sample: the per-layer error curve always, and, when a
-// sample failed, the fused node that departs first goes into the report.
-void Localize(Context& ctx) {
-  bool failed = false;
-  const Sample* sample = SampleToLocate(ctx, &failed);
-  if (sample == nullptr || !ctx.sessions_loaded) return;
-  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx)) return;
-  if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
-  LocateOptions options;
-  options.reference = ctx.options.reference.config;
-  options.target = ctx.options.target;
-  options.policy = ctx.policy;
-  options.model_label = ctx.reference_model ? ctx.options.reference.path.string() : ctx.label;
-  options.target_label = ctx.reference_model ? ctx.label : "";
-  options.ablation = failed;
-  // With --reference-model the reference is that model and MODEL is the
-  // derived target; otherwise MODEL is both.
-  auto report = ctx.reference_model ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
-                                    : Locate(ctx.model, nullptr, *sample, options);
-  StageResult* numerics = nullptr;
-  for (auto& stage : ctx.report.stages)
-    if (stage.name == "numerics") numerics = &stage;
-  if (!report) {
-    if (numerics && failed)
-      numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
-    return;
-  }
-  AddLayerCurve(ctx, *report);
-  if (report->quant) ctx.report.quant = report->quant;
-  if (!failed) return;
-  ctx.report.locate = *report;
-  if (numerics == nullptr) return;
-  if (report->first_divergence) {
-    const auto& d = *report->first_divergence;
-    numerics->findings.push_back(
-        Fail("numerics.locate.first_divergence",
-             fmt::format("sample '{}': first divergence at tensor '{}', produced by '{}' ({}), fused node '{}' "
-                         "covering [{}]",
-                         sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
-  }
-  if (ctx.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
-    // A derived model differs from its reference in the model itself, not
-    // only in a fusion: with every optimization off every tensor survives,
-    // so the first differing tensor names the original node exactly.
-    LocateOptions unfused = options;
-    unfused.target = ctx.options.reference.config;
-    unfused.ablation = false;
-    unfused.precision = false;  // the per-layer report was made by the first run
-    auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
-    if (fine && fine->first_divergence) {
-      const auto& d = *fine->first_divergence;
-      numerics->findings.push_back(
-          Fail("numerics.locate.model_difference",
-               fmt::format("with optimizations off the models first differ at tensor '{}', produced by node '{}' "
-                           "({}): the derived model computes this node differently",
-                           d.tensor, d.producer, d.op_type)));
-    }
-  }
-  if (!report->culprits.empty()) numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
-}
 
 // The rule of each output's band goes into `quant`, made here when locate
 // made none (a model past the layer curve's size).

@@ -63,6 +63,9 @@ void StageSignature(Context& ctx);
 void StageNumerics(Context& ctx);
 void StageRuntime(Context& ctx);
 void StageRobustness(Context& ctx);
+// After the stages (check_locate.cc): the layer curve, and on a numeric
+// failure the first diverging fused node into the numerics stage.
+void Localize(Context& ctx);
 
 // One finding line.
 inline CheckFinding Pass(std::string id, std::string message) {
