@@ -10,6 +10,7 @@
 #include "onnx/file_read.h"
 #include "onnx/model_internal.h"
 #include "onnx/tensor_proto_internal.h"
+#include "onnx/weights_in_file.h"
 
 namespace parity {
 
@@ -21,22 +22,60 @@ Model::~Model() = default;
 Model::Model(Model&&) noexcept = default;
 Model& Model::operator=(Model&&) noexcept = default;
 
+namespace {
+
+// The name the model's own file may be referenced by as its external data:
+// its file name, when the file lies in `base` itself (not a symlink into
+// another folder, whose references would resolve outside the model's folder).
+std::string SelfLocation(const fs::path& path, const fs::path& base) {
+  std::error_code ec;
+  const fs::path real = fs::canonical(path, ec);
+  if (ec) return {};
+  const fs::path real_base = fs::canonical(base, ec);
+  if (ec || real.parent_path() != real_base) return {};
+  return real.filename().string();
+}
+
+// Whether a tensor of the model other than those left in its own file
+// (`self`) is external data.
+bool HasOtherExternalData(onnx::ModelProto& m, const std::string& self) {
+  bool other = false;
+  auto visit = [&](onnx::TensorProto& t) -> Status {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) return {};
+    for (const auto& kv : t.external_data())
+      if (kv.key() == "location" && kv.value() != self) other = true;
+    return {};
+  };
+  (void)onnx_adapter::ForEachTensor(*m.mutable_graph(), visit, /*include_sparse=*/true);
+  for (auto& f : *m.mutable_functions()) (void)onnx_adapter::ForEachNodeTensor(*f.mutable_node(), visit, true);
+  return other;
+}
+
+}  // namespace
+
 Result<Model> Model::Load(const fs::path& path, const LoadOptions& options) {
   PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadFileLimited(path, kMaxProtoBytes));
   fs::path base = path.parent_path();
   if (base.empty()) base = ".";
-  PARITY_ASSIGN_OR_RETURN(Model m, Parse(bytes, path.string(), base, options.external_data));
+  const std::string self = options.external_data ? SelfLocation(path, base) : std::string();
+  PARITY_ASSIGN_OR_RETURN(Model m, Parse(bytes, path.string(), base, options.external_data, self));
   m.path_ = path;
-  m.unmodified_ = true;
+  if (m.weights_in_file_) {
+    // ORT gets the graph from memory and reads the weights from this file
+    // (SourceOf), not the file whole: the file is not offered as the model.
+    m.had_external_data_ = HasOtherExternalData(*m.proto_, self);
+  } else {
+    m.unmodified_ = true;
+  }
   return m;
 }
 
 Result<Model> Model::FromBytes(std::string_view bytes, std::string_view source, const fs::path& base_dir) {
-  return Parse(bytes, source, base_dir, /*external_data=*/true);
+  return Parse(bytes, source, base_dir, /*external_data=*/true, /*self_location=*/"");
 }
 
 Result<Model> Model::Parse(std::string_view bytes, std::string_view source, const fs::path& base_dir,
-                           bool external_data) {
+                           bool external_data, const std::string& self_location) {
   const auto invalid = [&](std::string_view why) {
     return InvalidArgument(fmt::format("{}: not a valid ONNX model ({})", source, why));
   };
@@ -44,12 +83,21 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
   if (static_cast<int64_t>(bytes.size()) > kMaxProtoBytes)
     return invalid("larger than protobuf's 2 GiB limit; large weights must be stored as external data");
   auto proto = std::make_unique<onnx::ModelProto>();
+  bool weights_in_file = false;
   try {
-    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                              static_cast<int>(bytes.size()));
-    in.SetTotalBytesLimit(INT_MAX);
-    if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
-      return invalid("protobuf parse failed");
+    std::optional<onnx::ModelProto> graph_only;
+    if (!self_location.empty())
+      graph_only = onnx_adapter::ParseLeavingWeightsInFile(bytes, self_location, kInlineExternalBelow);
+    if (graph_only) {
+      *proto = std::move(*graph_only);
+      weights_in_file = true;
+    } else {
+      google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                                static_cast<int>(bytes.size()));
+      in.SetTotalBytesLimit(INT_MAX);
+      if (!proto->ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
+        return invalid("protobuf parse failed");
+    }
   } catch (const std::exception& e) {
     return invalid(fmt::format("protobuf parse failed: {}", e.what()));
   }
@@ -66,6 +114,7 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
 
   Model m;
   m.proto_ = std::move(proto);
+  m.weights_in_file_ = weights_in_file;
   if (external_data) {
     PARITY_ASSIGN_OR_RETURN(const auto found, WithContext(onnx_adapter::ResolveExternalData(
                                                               *m.proto_, base_dir, kInlineExternalBelow),
@@ -134,6 +183,7 @@ Model Model::Clone() const {
   m.path_ = path_;
   m.had_external_data_ = had_external_data_;
   m.external_dir_ = external_dir_;
+  m.weights_in_file_ = weights_in_file_;
   return m;
 }
 

@@ -77,6 +77,11 @@ class Model {
   // into memory, the large initializers of the main graph stay references
   // to their files (external_data_dir()), read by ORT or by the adapter's
   // bounded reader when a value is needed (ReadInitializer, Save, Serialize).
+  // Inline weights are treated alike: the main graph's initializers whose
+  // raw_data holds at least kInlineExternalBelow bytes are not copied into
+  // the parsed model but become references to where they lie in `path`
+  // itself (weights_in_file(); onnx/weights_in_file.h), so parity holds the
+  // graph and every ORT session reads the weights from the file in place.
   // Errors (each message starts with the path):
   //   kNotFound        the file or an external data file does not exist;
   //   kInvalidArgument "not a valid ONNX model (...)": empty file, protobuf
@@ -112,10 +117,14 @@ class Model {
 
   // The path Load() read, empty for models from bytes or the builder.
   const std::filesystem::path& path() const { return path_; }
-  // True when Load()/FromBytes() resolved external data.
+  // True when Load()/FromBytes() resolved external data (the file's own
+  // weights left in it do not count: the file had none).
   bool had_external_data() const { return had_external_data_; }
+  // True when Load() left the file's inline weights in it (see Load).
+  bool weights_in_file() const { return weights_in_file_; }
   // The file Load() read while the model is still exactly that file's (no
-  // edit has reached it, nor a clone of it); empty otherwise. A runtime
+  // edit has reached it, nor a clone of it); empty otherwise, and empty
+  // when its weights were left in the file (weights_in_file()). A runtime
   // can then read the file itself instead of a serialized copy held in
   // memory (engine/run/runner.h: SourceOf).
   const std::filesystem::path& unmodified_file() const {
@@ -130,14 +139,18 @@ class Model {
 
  private:
   friend struct onnx_adapter::ModelAccess;
+  // `self_location` non-empty: the file name the bytes are read from, in
+  // base_dir, whose large inline weights are then left there
+  // (onnx/weights_in_file.h).
   static Result<Model> Parse(std::string_view bytes, std::string_view source, const std::filesystem::path& base_dir,
-                             bool external_data);
+                             bool external_data, const std::string& self_location);
 
   std::unique_ptr<onnx::ModelProto> proto_;
   std::filesystem::path path_;
   bool had_external_data_ = false;
   std::filesystem::path external_dir_;  // non-empty while external references remain
   bool unmodified_ = false;  // set by Load, cleared by MutableProto (model_internal.h)
+  bool weights_in_file_ = false;  // Load left the inline weights in the file (references to it)
 };
 
 }  // namespace parity

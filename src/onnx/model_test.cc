@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
@@ -207,6 +208,86 @@ TEST(ModelLoad, LargeExternalInitializersStayReferencesReadInPlace) {
   ASSERT_FALSE(cut);
   EXPECT_EQ(cut.error().code(), ErrorCode::kCorrupt) << cut.error().message();
   EXPECT_NE(cut.error().message().find("w1"), std::string::npos) << cut.error().message();
+}
+
+
+TEST(ModelLoad, InlineWeightsStayInTheFileReadInPlace) {
+  const Model m = TwoMatMuls();
+  TempDir dir;
+  ASSERT_TRUE(m.Save(dir / "inline.onnx"));  // one file, weights inline
+  ASSERT_FALSE(fs::exists(dir / "inline.onnx.data"));
+  const std::string file = testing::ReadRaw(dir / "inline.onnx");
+  auto loaded = Model::Load(dir / "inline.onnx");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_TRUE(loaded->weights_in_file());
+  EXPECT_FALSE(loaded->had_external_data());
+  EXPECT_EQ(loaded->external_data_dir(), fs::canonical(dir.path()));
+  EXPECT_TRUE(loaded->unmodified_file().empty());  // ORT gets the graph, not the file whole
+  // Each weight is a reference to its own bytes in the model's file.
+  int left = 0;
+  for (const auto& t : onnx_adapter::Proto(*loaded).graph().initializer()) {
+    ASSERT_EQ(t.data_location(), onnx::TensorProto::EXTERNAL) << t.name();
+    EXPECT_FALSE(t.has_raw_data());
+    std::map<std::string, std::string> kv;
+    for (const auto& e : t.external_data()) kv[e.key()] = e.value();
+    EXPECT_EQ(kv["location"], "inline.onnx");
+    const auto expected = ReadInitializer(m, t.name());
+    ASSERT_TRUE(expected);
+    const size_t offset = std::stoull(kv["offset"]), length = std::stoull(kv["length"]);
+    ASSERT_EQ(length, expected->byte_size());
+    EXPECT_EQ(file.compare(offset, length, reinterpret_cast<const char*>(expected->bytes().data()), length), 0);
+    ++left;
+  }
+  EXPECT_EQ(left, 2);
+  EXPECT_LT(loaded->SerializeKeepingExternalData()->size(), 4096u);
+  EXPECT_TRUE(*loaded->Serialize() == *m.Serialize());  // byte for byte what a whole parse serializes
+  EXPECT_TRUE(loaded->Clone().weights_in_file());
+  // Saved elsewhere it is one file again, inline like the original.
+  fs::create_directories(dir / "moved");
+  ASSERT_TRUE(loaded->Save(dir / "moved" / "copy.onnx"));
+  EXPECT_FALSE(fs::exists(dir / "moved" / "copy.onnx.data"));
+  auto moved = Model::Load(dir / "moved" / "copy.onnx");
+  ASSERT_TRUE(moved) << moved.error().message();
+  EXPECT_TRUE(*moved->Serialize() == *m.Serialize());
+
+  // Structure only: nothing is left in the file, the model is parsed whole.
+  auto structure = Model::Load(dir / "inline.onnx", {.external_data = false});
+  ASSERT_TRUE(structure);
+  EXPECT_FALSE(structure->weights_in_file());
+  // Weights under kInlineExternalBelow stay in memory; the file is offered whole.
+  ASSERT_TRUE(ConvBnRelu().Save(dir / "small.onnx"));
+  auto small = Model::Load(dir / "small.onnx");
+  ASSERT_TRUE(small);
+  EXPECT_FALSE(small->weights_in_file());
+  EXPECT_EQ(small->unmodified_file(), dir / "small.onnx");
+}
+
+TEST(ModelLoad, InlineWeightsThroughASymlinkFromAnotherFolderAreParsedWhole) {
+  const Model m = TwoMatMuls();
+  TempDir dir;
+  fs::create_directories(dir / "real");
+  fs::create_directories(dir / "links");
+  ASSERT_TRUE(m.Save(dir / "real" / "m.onnx"));
+  fs::create_symlink(dir / "real" / "m.onnx", dir / "links" / "m.onnx");
+  // A reference to "m.onnx" would resolve outside links/: refused there.
+  auto loaded = Model::Load(dir / "links" / "m.onnx");
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_FALSE(loaded->weights_in_file());
+  EXPECT_EQ(loaded->unmodified_file(), dir / "links" / "m.onnx");
+  EXPECT_TRUE(*loaded->Serialize() == *m.Serialize());
+}
+
+TEST(ModelLoad, InlineWeightOfTheWrongSizeStaysInMemoryAndIsRefusedAsBefore) {
+  Model m = TwoMatMuls();
+  auto& w0 = *onnx_adapter::MutableProto(m).mutable_graph()->mutable_initializer(0);
+  ASSERT_EQ(w0.name(), "w0");
+  w0.set_dims(1, 64);  // declares 32 KiB, holds 64 KiB
+  TempDir dir;
+  ASSERT_TRUE(m.Save(dir / "bad.onnx"));
+  auto r = Model::Load(dir / "bad.onnx");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("w0"), std::string::npos) << r.error().message();
+  EXPECT_EQ(r.error().message().find("external"), std::string::npos) << r.error().message();
 }
 
 }  // namespace
