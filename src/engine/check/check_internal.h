@@ -1,6 +1,7 @@
 // Shared state of the check stages (engine/check*.cc); not a public header.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,9 +25,23 @@ struct Context {
   std::optional<TorchDump> dump;
   std::vector<TorchDump> more_dumps;  // --torch given again; their samples' outputs are judged too
   std::vector<Sample> samples;
-  std::optional<ort::Session> reference;  // absent when ORT could not load the model
-  std::optional<ort::Session> target;
-  bool sessions_loaded = false;  // both sessions were created (set before they are released)
+  // One session alive at a time (issue 26: each holds a copy of the
+  // weights): the reference's session runs every sample and is timed while
+  // it alone is alive (RunReferencePass), its results kept here, and is
+  // released before the target's session is created; the target's is
+  // released before the steps that build sessions of their own (the layers
+  // against PyTorch, the shared tensors, locate).
+  bool reference_loaded = false;                                    // ORT loaded the reference
+  std::map<std::string, Result<TensorSet>> reference_outputs;       // sample name -> what the reference gave
+  std::vector<CheckFinding> reference_runtime;                      // its runtime.reference.* findings
+  std::optional<PerformanceResult> reference_performance;           // its latency, determinism
+  double reference_pass_seconds = 0;                                // the pass's time (a numerics cost)
+  std::optional<ort::Session> target;  // absent when ORT could not load the model, or released
+  bool sessions_loaded = false;  // both sessions were created (set before the target's is released)
+  // The numerics stage's steps left for after the target's release
+  // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
+  bool numerics_deferred = false;
+  bool torch_outputs_read = false;  // the dump's traced sample was read (the layers can be compared)
   CheckReport report;
   // Set by a stage when the runtime itself failed (out of memory): the check
   // ends with this error (exit 3) instead of a verdict.
@@ -57,12 +72,30 @@ inline bool IsOutOfMemory(const Error& e) {
 // float model float32).
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
 
+// What the reference gave for `sample` (RunReferencePass); an error when it
+// was not run.
+Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample);
+
+// Runs every sample on the reference's session and times it (its runtime
+// findings and performance), into ctx (check_static.cc).
+void RunReferencePass(Context& ctx, const ort::Session& reference);
+
+// The runtime stage's measure of one session (determinism, latency) on
+// `sample`: its findings into `f`; none when a run failed.
+std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
+                                             const ort::Session& session, const Sample& sample,
+                                             std::vector<CheckFinding>& f);
+
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);
 void StageSignature(Context& ctx);
 void StageNumerics(Context& ctx);
 void StageRuntime(Context& ctx);
 void StageRobustness(Context& ctx);
+// The numerics stage's steps that build sessions of their own (the layers
+// against PyTorch, the tensors shared with --reference-model), after the
+// target's session is released; their findings join the numerics stage.
+void FinishNumerics(Context& ctx);
 // After the stages (check_locate.cc): the layer curve, and on a numeric
 // failure the first diverging fused node into the numerics stage.
 void Localize(Context& ctx);

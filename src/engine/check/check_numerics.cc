@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
 #include <map>
 
 #include "compare/compare_sets.h"
@@ -93,7 +94,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   SampleResult result{.name = sample.name,
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
-  auto ref = RunOn(ctx, *ctx.reference, sample);
+  auto ref = ReferenceOutputs(ctx, sample);
   auto test = ref ? RunOn(ctx, *ctx.target, sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (!ref && kind == SampleKind::kBoundary && ctx.options.inputs_path.empty()) {
@@ -321,7 +322,7 @@ Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const S
 void StageNumerics(Context& ctx) {
   StageResult stage{.name = "numerics"};
   std::vector<CheckFinding>& f = stage.findings;
-  if (!ctx.reference || !ctx.target) {
+  if (!ctx.reference_loaded || !ctx.target) {
     f.push_back(Skip("numerics", "skipped: ORT could not load the model (see syntax)"));
     ctx.report.stages.push_back(std::move(stage));
     return;
@@ -338,14 +339,26 @@ void StageNumerics(Context& ctx) {
       return;
     }
   }
-  if (ctx.reference_model) CheckSharedTensors(ctx, f);
-  if (ctx.dump) {
-    // Against PyTorch: the dump's own inputs through the target config, and
-    // layer by layer through the unfused reference.
-    if (CheckTorchOutputs(ctx, compare, f)) CheckTorchLayers(ctx, f);
-  }
+  // Against PyTorch: the dump's own inputs through the target config here;
+  // layer by layer through the unfused reference in FinishNumerics.
+  if (ctx.dump) ctx.torch_outputs_read = CheckTorchOutputs(ctx, compare, f);
+  ctx.numerics_deferred = true;
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
+}
+
+void FinishNumerics(Context& ctx) {
+  if (!ctx.numerics_deferred || ctx.fatal) return;
+  StageResult* stage = nullptr;
+  for (auto& s : ctx.report.stages)
+    if (s.name == "numerics") stage = &s;
+  if (stage == nullptr) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<CheckFinding>& f = stage->findings;
+  if (ctx.reference_model) CheckSharedTensors(ctx, f);
+  if (ctx.dump && ctx.torch_outputs_read) CheckTorchLayers(ctx, f);
+  stage->status = StatusOf(f);
+  stage->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 }  // namespace parity::check_internal

@@ -2,6 +2,7 @@
 // config) and the robustness stage (what each anomalous sample does under
 // the target, against what it does unfused).
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -42,54 +43,57 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
 
 }  // namespace
 
+std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
+                                             const ort::Session& session, const Sample& sample,
+                                             std::vector<CheckFinding>& f) {
+  LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
+  PerformanceResult perf{.config = config.Label(), .session_creation_ms = session.creation_ms()};
+  const std::string id = fmt::format("runtime.{}", which);
+  auto first = RunOn(ctx, session, sample);
+  auto second = RunOn(ctx, session, sample);
+  if (!first || !second) {
+    f.push_back(Fail(id, (!first ? first : second).error().message()));
+    return std::nullopt;
+  }
+  perf.deterministic = AllBitwiseEqual(*first, *second);
+  f.push_back(perf.deterministic
+                  ? Pass(id + ".determinism", fmt::format("[{}]: two runs bitwise identical", perf.config))
+                  : Fail(id + ".determinism",
+                         fmt::format("[{}]: two runs of sample '{}' differ: ORT is not deterministic under this "
+                                     "config (threads? parallel execution?)",
+                                     perf.config, sample.name)));
+  const Sample fed = ctx.reference_model ? FitToSession(session, sample) : sample;
+  auto stats = MeasureLatency(session, fed.tensors, latency);
+  if (!stats) {
+    f.push_back(Fail(id + ".latency", stats.error().message()));
+    return std::nullopt;
+  }
+  perf.latency = std::move(*stats);
+  perf.peak_rss_bytes = PeakRssBytes();
+  f.push_back(Pass(id + ".latency",
+                   fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} runs; session created in "
+                               "{:.1f} ms",
+                               perf.config, perf.latency.p50_ms, perf.latency.p95_ms, perf.latency.p99_ms,
+                               perf.latency.runs, perf.session_creation_ms)));
+  return perf;
+}
+
 void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
   const Sample* sample = TypicalSample(ctx);
-  if (!ctx.reference || !ctx.target || sample == nullptr) {
+  if (!ctx.reference_loaded || !ctx.target || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
     ctx.report.stages.push_back(std::move(stage));
     return;
   }
-  LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
-  struct Item {
-    const char* which;
-    const RunConfig& config;
-    const ort::Session& session;
-  };
-  for (const Item& item : {Item{"reference", ctx.options.reference.config, *ctx.reference},
-                           Item{"target", ctx.options.target, *ctx.target}}) {
-    if (ctx.options.progress) ctx.options.progress("runtime", item.which[0] == 'r' ? 0 : 1, 2);
-    PerformanceResult perf{.config = item.config.Label(), .session_creation_ms = item.session.creation_ms()};
-    const std::string id = fmt::format("runtime.{}", item.which);
-    auto first = RunOn(ctx, item.session, *sample);
-    auto second = RunOn(ctx, item.session, *sample);
-    if (!first || !second) {
-      f.push_back(Fail(id, (!first ? first : second).error().message()));
-      continue;
-    }
-    perf.deterministic = AllBitwiseEqual(*first, *second);
-    f.push_back(perf.deterministic
-                    ? Pass(id + ".determinism", fmt::format("[{}]: two runs bitwise identical", perf.config))
-                    : Fail(id + ".determinism",
-                           fmt::format("[{}]: two runs of sample '{}' differ: ORT is not deterministic under this "
-                                       "config (threads? parallel execution?)",
-                                       perf.config, sample->name)));
-    const Sample fed = ctx.reference_model ? FitToSession(item.session, *sample) : *sample;
-    auto stats = MeasureLatency(item.session, fed.tensors, latency);
-    if (!stats) {
-      f.push_back(Fail(id + ".latency", stats.error().message()));
-      continue;
-    }
-    perf.latency = std::move(*stats);
-    perf.peak_rss_bytes = PeakRssBytes();
-    f.push_back(Pass(id + ".latency",
-                     fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} runs; session created in "
-                                 "{:.1f} ms",
-                                 perf.config, perf.latency.p50_ms, perf.latency.p95_ms, perf.latency.p99_ms,
-                                 perf.latency.runs, perf.session_creation_ms)));
-    ctx.report.performance.push_back(std::move(perf));
-  }
+  // The reference was timed while its session alone was alive (RunReferencePass).
+  if (ctx.options.progress) ctx.options.progress("runtime", 0, 2);
+  f.insert(f.end(), ctx.reference_runtime.begin(), ctx.reference_runtime.end());
+  if (ctx.reference_performance) ctx.report.performance.push_back(*ctx.reference_performance);
+  if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
+  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target, *sample, f))
+    ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
@@ -97,7 +101,7 @@ void StageRuntime(Context& ctx) {
 void StageRobustness(Context& ctx) {
   StageResult stage{.name = "robustness"};
   std::vector<CheckFinding>& f = stage.findings;
-  if (!ctx.reference || !ctx.target) {
+  if (!ctx.reference_loaded || !ctx.target) {
     f.push_back(Skip("robustness", "skipped: ORT could not load the model (see syntax)"));
     ctx.report.stages.push_back(std::move(stage));
     return;
@@ -109,7 +113,7 @@ void StageRobustness(Context& ctx) {
     SampleResult result{.name = sample.name,
                         .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
                         .input_summary = DescribeTensors(sample.tensors)};
-    auto ref = RunOn(ctx, *ctx.reference, sample);
+    auto ref = ReferenceOutputs(ctx, sample);
     auto test = RunOn(ctx, *ctx.target, sample);
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);

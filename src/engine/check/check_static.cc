@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
+
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
 #include "engine/run/runner.h"
@@ -86,6 +88,31 @@ void CheckDynamicAxes(const TorchExportRecord& record, const ModelInfo& info, st
 
 }  // namespace
 
+void RunReferencePass(Context& ctx, const ort::Session& reference) {
+  const auto start = std::chrono::steady_clock::now();
+  int done = 0;
+  const Sample* timed = nullptr;
+  for (const auto& sample : ctx.samples) {
+    if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
+    auto outputs = RunOn(ctx, reference, sample);
+    const bool out_of_memory = !outputs && IsOutOfMemory(outputs.error());
+    ctx.reference_outputs.insert_or_assign(sample.name, std::move(outputs));
+    if (out_of_memory) break;  // the numerics stage ends the check on it
+    if (timed == nullptr && SampleKindOf(sample.name) != SampleKind::kAnomaly) timed = &sample;
+  }
+  if (timed != nullptr)
+    ctx.reference_performance =
+        TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed, ctx.reference_runtime);
+  ctx.reference_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample) {
+  auto it = ctx.reference_outputs.find(sample.name);
+  if (it == ctx.reference_outputs.end())
+    return InternalError(fmt::format("sample '{}' was not run on the reference", sample.name));
+  return it->second;
+}
+
 void StageSyntax(Context& ctx) {
   StageResult stage{.name = "syntax"};
   std::vector<CheckFinding>& f = stage.findings;
@@ -116,7 +143,13 @@ void StageSyntax(Context& ctx) {
       f.push_back(Fail(id, session.error().message()));
     }
   };
-  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", ctx.reference);
+  std::optional<ort::Session> reference;
+  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference);
+  if (reference) {
+    ctx.reference_loaded = true;
+    RunReferencePass(ctx, *reference);
+    reference.reset();  // before the target's session holds its own copy of the weights
+  }
   load(ctx.model, ctx.options.target, "target", ctx.target);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));

@@ -150,7 +150,7 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
   LocatePlan p{.target = std::move(target_plan),
                .target_bytes = std::move(target_bytes),
                .reference_bytes_copy = std::move(reference_bytes_storage)};
-  report.target_assignment = p.target.session.ep_assignment();
+  report.target_assignment = p.target.session->ep_assignment();
   ++report.sessions_created;
   report.original_nodes = m.target_view().nodes.size();
   report.optimized_nodes = p.target.optimized_view.nodes.size();
@@ -266,6 +266,10 @@ struct Traced {
 // on a chain); a departure that no later sampled tensor sees can be missed.
 Result<Traced> TraceInRounds(const NamedModels& m, LocatePlan& p, const Sample& sample, const LocateOptions& o,
                              const std::filesystem::path& scratch, LocateReport& report) {
+  // The untouched sessions run first and are released: every observing
+  // session is then created with no other alive (one copy of the weights).
+  PARITY_RETURN_IF_ERROR(KeepUntouched(p.target, FitToGraph(m.target_view(), sample), m.target_label));
+  if (p.reference) PARITY_RETURN_IF_ERROR(KeepUntouched(*p.reference, sample, o.model_label + " (reference)"));
   const size_t k = std::max<size_t>(o.max_observed, 16);  // a window shrinks each round
   size_t lo = 0, hi = p.observed.size(), rounds = 0;
   std::vector<bool> seen(p.observed.size(), false);

@@ -77,18 +77,25 @@ Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSourc
 Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink) {
   const auto& [plan, exposed, view, config, tensors, scratch, label, options] = target;
   Observation obs;
-  const auto start = std::chrono::steady_clock::now();
-  PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(plan.session, sample, label));
-  obs.untouched_run_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  const auto output_names = plan.session.output_names();
+  if (plan.untouched) {  // run, and its session released, before this observation (KeepUntouched)
+    obs.untouched_outputs = *plan.untouched;
+    obs.untouched_run_ms = plan.untouched_run_ms;
+  } else {
+    if (!plan.session) return InternalError(fmt::format("{}: no untouched session nor its outputs", label));
+    const auto start = std::chrono::steady_clock::now();
+    PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(*plan.session, sample, label));
+    obs.untouched_run_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  const auto output_names = plan.session ? plan.session->output_names() : plan.output_names;
 
   // 1. The original model with the surviving tensors exposed, same config.
   PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
                           CreatePlannedSession(exposed, view, config, label + " (observed)",
                                                scratch / "observed_optimized.onnx"));
   ++obs.sessions;
-  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(observed.session, sample, label + " (observed)"));
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*observed.session, sample, label + " (observed)"));
+  observed.session.reset();  // its map is all that is needed now; the fallback creates sessions of its own
   const auto differ = DifferingOutputs(obs.untouched_outputs, outputs);
   const bool same_plan = Signatures(observed.map) == Signatures(plan.map);
   if (!differ.empty())

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <chrono>
+
 #include "engine/run/runner.h"
 
 namespace parity {
@@ -136,6 +138,18 @@ Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const Ru
   PARITY_ASSIGN_OR_RETURN(PlannedSession p,
                           CreatePlannedSession(model, original, config, label, optimized_path));
   return std::move(p.map);
+}
+
+Status KeepUntouched(PlannedSession& plan, const Sample& sample, const std::string& label) {
+  if (!plan.session) return InternalError(fmt::format("{}: the untouched session was already released", label));
+  const auto start = std::chrono::steady_clock::now();
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*plan.session, sample, label));
+  plan.untouched_run_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  plan.untouched = std::move(outputs);
+  plan.output_names = plan.session->output_names();
+  plan.session.reset();
+  return {};
 }
 
 }  // namespace parity

@@ -10,6 +10,7 @@
 
 #include "core/run_config.h"
 #include "core/status.h"
+#include "core/tensor.h"
 #include "engine/run/fusion_map.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
@@ -35,7 +36,8 @@ class ScratchDir {
 };
 
 struct PlannedSession {
-  ort::Session session;
+  // Empty once KeepUntouched released it (one session alive at a time).
+  std::optional<ort::Session> session;
   // What ORT saved, structure only: ORT writes the initializers to
   // `<optimized_path>.data`, a link to /dev/null (they are never on disk);
   // LoadOptimizedWithWeights saves them again when a fallback needs them.
@@ -48,7 +50,18 @@ struct PlannedSession {
   // (empty for a compiling EP's session, which saves no optimized model).
   std::optional<ort::ModelSource> source;
   RunConfig config;
+  // Set by KeepUntouched: what the untouched session gave for the sample
+  // being observed, how long that run took, the session's output names.
+  std::optional<TensorSet> untouched;
+  double untouched_run_ms = 0;
+  std::vector<std::string> output_names;
 };
+
+// Runs `sample` on plan.session, keeps its outputs in `plan` and releases the
+// session, so that the sessions observing it (each holding its own copy of
+// the weights) are created with no other alive (issue 26). ObserveTarget then
+// reads the kept outputs; the plan's map and optimized view stay.
+Status KeepUntouched(PlannedSession& plan, const Sample& sample, const std::string& label);
 
 // Creates a session of `model` (node names already written, see
 // WithNodeNames) under `config`, asking ORT to save its optimized model to
