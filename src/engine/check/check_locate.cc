@@ -103,6 +103,9 @@ void Localize(Context& ctx) {
   options.model_label = ctx.reference_model ? ctx.options.reference.path.string() : ctx.label;
   options.target_label = ctx.reference_model ? ctx.label : "";
   options.ablation = failed;
+  // A passing check's curve keeps the exposed observation where exposing
+  // changes ORT's plan (said in a note); a failing one observes the deployed plan.
+  options.observe.fallback = failed;
   // With --reference-model the reference is that model and MODEL is the
   // derived target; otherwise MODEL is both.
   auto report = ctx.reference_model ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
@@ -117,6 +120,11 @@ void Localize(Context& ctx) {
   }
   AddLayerCurve(ctx, *report);
   if (report->quant) ctx.report.quant = report->quant;
+  if (!failed && !report->observer_check)
+    ctx.report.notes.push_back(
+        "layer_curve: exposing the surviving tensors changed what ORT runs (its fusions, or the outputs' bits), "
+        "so the curve is of that exposed plan, not exactly the deployed one (`parity locate` observes the "
+        "deployed plan through ORT's saved optimized model)");
   if (!failed) return;
   ctx.report.locate = *report;
   if (numerics == nullptr) return;

@@ -114,10 +114,13 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
 
   // A compiling EP (OpenVINO) has no saved optimized model to fall back on
   // (compiled_plan.h): the exposed observation is kept, and not trusted.
-  if (plan.optimized_path.empty()) {
+  if (plan.optimized_path.empty() || !options.fallback) {
     obs.mode = ObserverMode::kExposed;
-    obs.notes.push_back("the target EP compiles subgraphs, so ORT saves no optimized model to fall back on; "
-                        "the exposed observation is kept (observer_check false)");
+    obs.notes.push_back(plan.optimized_path.empty()
+                            ? "the target EP compiles subgraphs, so ORT saves no optimized model to fall back on; "
+                              "the exposed observation is kept (observer_check false)"
+                            : "the fallback to ORT's saved optimized model was not run (not asked for); the exposed "
+                              "observation is kept (observer_check false)");
     PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
     return obs;
   }
