@@ -2,8 +2,6 @@
 // codes. All logic lives in the library; see command.h. Any exception that
 // escapes becomes "parity: internal error ..." and exit 3, never a signal
 // (docs/security.md).
-#include <malloc.h>
-
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -55,14 +53,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Memory freed goes back to the system (issue 26): glibc raises its mmap
-  // threshold each time a large mmapped block is freed, so after the first
-  // session is released the next one's weights (ORT reads each into a block
-  // of its own) come from the heap, which is not returned when that session
-  // goes: a check of a 128 MiB model peaked at 321 MB with the default, 207 MB
-  // with the threshold held at its initial 128 KiB (mallopt turns the dynamic
-  // raise off). Wall time did not change beyond noise (docs/peers.md).
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   parity::cli::FilterStdout();
   parity::cli::InstallTerminateHandler();
   parity::cli::InstallSignalHandlers();
