@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <optional>
@@ -150,6 +151,23 @@ std::string ModelSource::Describe() const {
   return is_file() ? path_ : fmt::format("<in-memory model, {} bytes>", bytes_->size());
 }
 
+namespace {
+std::atomic<int> live_sessions{0};
+std::atomic<int> peak_live_sessions{0};
+}  // namespace
+
+LiveSessionToken::LiveSessionToken() {
+  const int now = live_sessions.fetch_add(1) + 1;
+  int peak = peak_live_sessions.load();
+  while (now > peak && !peak_live_sessions.compare_exchange_weak(peak, now)) {
+  }
+}
+LiveSessionToken::~LiveSessionToken() { live_sessions.fetch_sub(1); }
+
+int LiveSessions() { return live_sessions.load(); }
+int PeakLiveSessions() { return peak_live_sessions.load(); }
+void ResetPeakLiveSessions() { peak_live_sessions.store(live_sessions.load()); }
+
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
   // The ORT first: an Impl destroyed with no ORT loaded would release its
@@ -191,6 +209,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     } else {
       impl->session = Ort::Session(env, model.bytes().data(), model.bytes().size(), options);
     }
+    impl->live.emplace();
     impl->creation_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (optimized) PARITY_RETURN_IF_ERROR(optimized->Commit());

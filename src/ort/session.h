@@ -63,6 +63,14 @@ struct EpAssignment {
   std::vector<std::string> op_types;  // beside `nodes`
 };
 
+// The ORT sessions alive in this process now, and the most alive at once
+// since the last ResetPeakLiveSessions() (each holds its own copy of the
+// weights: parity's commands keep one alive at a time, issue 26; tests check
+// it). Thread-safe.
+int LiveSessions();
+int PeakLiveSessions();
+void ResetPeakLiveSessions();
+
 class Session {
  public:
   // Loads the model under `config`. Errors keep ORT's message (callers add the

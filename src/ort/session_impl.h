@@ -4,6 +4,7 @@
 
 #include <onnxruntime_cxx_api.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,19 @@
 
 namespace parity::ort {
 
+// Counts the sessions alive (LiveSessions): one is held by each Impl whose
+// Ort::Session was created.
+class LiveSessionToken {
+ public:
+  LiveSessionToken();
+  ~LiveSessionToken();
+  LiveSessionToken(const LiveSessionToken&) = delete;
+  LiveSessionToken& operator=(const LiveSessionToken&) = delete;
+};
+
 struct Session::Impl {
   Ort::Session session{nullptr};
+  std::optional<LiveSessionToken> live;  // set once `session` exists; destroyed with it
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
   double creation_ms = 0;

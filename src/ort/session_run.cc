@@ -42,6 +42,9 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
     for (size_t i = 0; i < results.size(); ++i) {
       PARITY_ASSIGN_OR_RETURN(Tensor t,
                               WithContext(FromOrtValue(results[i]), fmt::format("output '{}'", fetch[i])));
+      // ORT's copy goes as soon as parity holds its own: a run that fetches
+      // every tensor (the layers against PyTorch) holds one copy, not two.
+      results[i] = Ort::Value(nullptr);
       PARITY_RETURN_IF_ERROR(out.Add(fetch[i], std::move(t)));
     }
     return out;

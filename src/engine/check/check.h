@@ -50,6 +50,10 @@ struct CheckOptions {
   int latency_runs = 20;
   int latency_warmup = 3;
   bool locate_on_failure = true;
+  // Bytes of the reference's outputs kept in memory while the reference's
+  // session runs every sample before the target's exists; further samples'
+  // outputs go to a scratch folder and are read back when judged.
+  size_t reference_outputs_in_memory = size_t{256} << 20;
   // Progress: (stage, done, total); may be empty.
   std::function<void(const std::string&, int, int)> progress;
 };

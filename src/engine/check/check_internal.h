@@ -9,6 +9,7 @@
 #include "engine/check/check.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/quant/quant_result.h"
+#include "engine/run/optimized_plan.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -33,6 +34,12 @@ struct Context {
   // against PyTorch, the shared tensors, locate).
   bool reference_loaded = false;                                    // ORT loaded the reference
   std::map<std::string, Result<TensorSet>> reference_outputs;       // sample name -> what the reference gave
+  // Past options.reference_outputs_in_memory bytes of kept outputs, a sample's go to a
+  // scratch folder of .npy files instead (many samples of a model with large
+  // outputs: an LM's logits), read back when judged.
+  std::optional<ScratchDir> reference_spill;
+  std::map<std::string, std::filesystem::path> reference_spilled;   // sample name -> its folder
+  std::vector<std::string> reference_output_names;                  // the session's order
   std::vector<CheckFinding> reference_runtime;                      // its runtime.reference.* findings
   std::optional<PerformanceResult> reference_performance;           // its latency, determinism
   double reference_pass_seconds = 0;                                // the pass's time (a numerics cost)

@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "core/tensor_files.h"
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
 #include "engine/run/runner.h"
@@ -88,18 +89,56 @@ void CheckDynamicAxes(const TorchExportRecord& record, const ModelInfo& info, st
 
 }  // namespace
 
+namespace {
+
+size_t BytesOf(const TensorSet& tensors) {
+  size_t n = 0;
+  for (const auto& [name, t] : tensors) n += t.byte_size();
+  return n;
+}
+
+// Writes `outputs` to the reference's scratch folder, or returns them when
+// they cannot go there (kept in memory then).
+std::optional<TensorSet> Spill(Context& ctx, const std::string& sample, TensorSet outputs) {
+  if (!ctx.reference_spill) {
+    auto dir = ScratchDir::Create("check_reference");
+    if (!dir) return outputs;
+    ctx.reference_spill.emplace(std::move(*dir));
+  }
+  const auto folder = *ctx.reference_spill / std::to_string(ctx.reference_spilled.size());
+  if (!WriteNpyDir(folder, outputs)) return outputs;
+  ctx.reference_spilled.emplace(sample, folder);
+  return std::nullopt;
+}
+
+}  // namespace
+
 void RunReferencePass(Context& ctx, const ort::Session& reference) {
   const auto start = std::chrono::steady_clock::now();
+  ctx.reference_output_names = reference.output_names();
   int done = 0;
+  size_t kept = 0;
   const Sample* timed = nullptr;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
     auto outputs = RunOn(ctx, reference, sample);
     const bool out_of_memory = !outputs && IsOutOfMemory(outputs.error());
+    if (outputs && kept + BytesOf(*outputs) > ctx.options.reference_outputs_in_memory) {
+      auto unspilled = Spill(ctx, sample.name, std::move(*outputs));
+      if (!unspilled) continue;
+      outputs = std::move(*unspilled);
+    }
+    if (outputs) kept += BytesOf(*outputs);
     ctx.reference_outputs.insert_or_assign(sample.name, std::move(outputs));
     if (out_of_memory) break;  // the numerics stage ends the check on it
     if (timed == nullptr && SampleKindOf(sample.name) != SampleKind::kAnomaly) timed = &sample;
   }
+  if (timed == nullptr)
+    for (const auto& sample : ctx.samples)
+      if (SampleKindOf(sample.name) != SampleKind::kAnomaly && ctx.reference_spilled.contains(sample.name)) {
+        timed = &sample;
+        break;
+      }
   if (timed != nullptr)
     ctx.reference_performance =
         TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed, ctx.reference_runtime);
@@ -107,10 +146,15 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
 }
 
 Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample) {
-  auto it = ctx.reference_outputs.find(sample.name);
-  if (it == ctx.reference_outputs.end())
+  if (auto it = ctx.reference_outputs.find(sample.name); it != ctx.reference_outputs.end()) return it->second;
+  auto spilled = ctx.reference_spilled.find(sample.name);
+  if (spilled == ctx.reference_spilled.end())
     return InternalError(fmt::format("sample '{}' was not run on the reference", sample.name));
-  return it->second;
+  PARITY_ASSIGN_OR_RETURN(TensorSet read, ReadNpyDir(spilled->second, /*decode_names=*/true));
+  TensorSet ordered;  // in the session's order, as when kept in memory
+  for (const auto& name : ctx.reference_output_names)
+    if (const Tensor* t = read.Find(name)) ordered.Set(name, *t);
+  return ordered;
 }
 
 void StageSyntax(Context& ctx) {

@@ -1,0 +1,108 @@
+// check and locate keep one ORT session alive at a time (issue 26): each
+// session holds its own copy of the weights, so two alive at once double the
+// peak. Counted by ort::PeakLiveSessions over a passing check (its layer
+// curve included), a failing one against --reference-model (locate with
+// ablation and the model-difference pass), and locate itself.
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "engine/check/check.h"
+#include "engine/inputs/random_sample.h"
+#include "engine/locate/locate.h"
+#include "onnx/builtin_models.h"
+#include "onnx/edit.h"
+#include "onnx/graph.h"
+#include "ort/session.h"
+
+namespace parity {
+namespace {
+
+CheckOptions Options(const std::filesystem::path& model) {
+  CheckOptions o;
+  o.model_path = model.string();
+  o.target.opt_level = OptLevel::kAll;
+  o.latency_runs = 2;
+  o.latency_warmup = 0;
+  return o;
+}
+
+TEST(CheckSessions, APassingCheckHoldsOneSessionAtATime) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
+  ort::ResetPeakLiveSessions();
+  auto report = RunCheck(Options(dir / "m.onnx"));
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->overall, Verdict::kPass);
+  EXPECT_FALSE(report->layer_curve.empty());  // the curve's sessions were made too
+  EXPECT_EQ(ort::PeakLiveSessions(), 1);
+  EXPECT_EQ(ort::LiveSessions(), 0);
+}
+
+TEST(CheckSessions, AFailingCheckAndItsLocateHoldOneSessionAtATime) {
+  testing::TempDir dir;
+  const Model healthy = WithNodeNames(ResidualCnn());
+  auto view = BuildGraphView(healthy, {.infer_shapes = false});
+  ASSERT_TRUE(view);
+  std::string weight;
+  for (const auto& n : view->nodes)
+    if (n.op_type == "Conv") weight = n.inputs[1];
+  auto planted = ScaleInitializer(healthy, weight, 1.5);
+  ASSERT_TRUE(planted) << planted.error().message();
+  ASSERT_TRUE(healthy.Save(dir / "healthy.onnx"));
+  ASSERT_TRUE(planted->Save(dir / "planted.onnx"));
+  CheckOptions o = Options(dir / "planted.onnx");
+  o.reference.kind = Reference::Kind::kModel;
+  o.reference.path = dir / "healthy.onnx";
+  ort::ResetPeakLiveSessions();
+  auto report = RunCheck(o);
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->overall, Verdict::kFail);
+  ASSERT_TRUE(report->locate.has_value());  // the failing sample was located
+  EXPECT_TRUE(report->locate->first_divergence.has_value());
+  EXPECT_EQ(ort::PeakLiveSessions(), 1);
+  EXPECT_EQ(ort::LiveSessions(), 0);
+
+  // locate alone, ablation on: still one at a time.
+  auto sample = RandomSample(healthy, 1);
+  ASSERT_TRUE(sample);
+  LocateOptions lo;
+  lo.target.opt_level = OptLevel::kAll;
+  ort::ResetPeakLiveSessions();
+  auto located = Locate(healthy, &*planted, *sample, lo);
+  ASSERT_TRUE(located) << located.error().message();
+  EXPECT_TRUE(located->first_divergence.has_value());
+  EXPECT_GT(located->sessions_created, 2);
+  EXPECT_EQ(ort::PeakLiveSessions(), 1);
+}
+
+
+// The reference's outputs past the in-memory budget go to a scratch folder
+// and are read back when judged: the same verdicts, sample by sample.
+TEST(CheckSessions, ReferenceOutputsPastTheBudgetAreReadBackFromScratch) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
+  auto kept = RunCheck(Options(dir / "m.onnx"));
+  CheckOptions o = Options(dir / "m.onnx");
+  o.reference_outputs_in_memory = 0;  // every sample's outputs spilled
+  auto spilled = RunCheck(o);
+  ASSERT_TRUE(kept && spilled);
+  ASSERT_EQ(kept->samples.size(), spilled->samples.size());
+  ASSERT_GT(kept->samples.size(), 1u);
+  for (size_t i = 0; i < kept->samples.size(); ++i) {
+    const auto& a = kept->samples[i];
+    const auto& b = spilled->samples[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.status, b.status) << a.name;
+    EXPECT_EQ(a.behaviour, b.behaviour) << a.name;
+    ASSERT_EQ(a.outputs.size(), b.outputs.size()) << a.name;
+    for (size_t k = 0; k < a.outputs.size(); ++k) {
+      EXPECT_EQ(a.outputs[k].output, b.outputs[k].output);
+      EXPECT_EQ(a.outputs[k].comparison.metrics.max_abs, b.outputs[k].comparison.metrics.max_abs);
+    }
+  }
+  EXPECT_EQ(kept->overall, spilled->overall);
+  EXPECT_EQ(spilled->performance.size(), 2u);  // the reference was timed on a spilled sample too
+}
+
+}  // namespace
+}  // namespace parity
