@@ -242,10 +242,21 @@ Result<GraphView> BuildGraphView(const Model& m, const GraphViewOptions& options
 
 std::vector<IntermediateTensor> IntermediateTensors(const GraphView& g) {
   std::unordered_set<std::string> outputs(g.outputs.begin(), g.outputs.end());
+  // Constant: every input an initializer or a constant tensor; a node without
+  // inputs only when it is a Constant (RandomNormal and the like are not).
+  std::unordered_set<std::string> constants(g.initializers.begin(), g.initializers.end());
   std::vector<IntermediateTensor> out;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (const auto& o : g.nodes[i].outputs)
-      if (!o.empty()) out.push_back({o, i, outputs.contains(o)});
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode& n = g.nodes[i];
+    bool constant = n.inputs.empty() ? (n.op_type == "Constant" && n.domain.empty()) : true;
+    for (const auto& in : n.inputs) constant = constant && (in.empty() || constants.contains(in));
+    for (const auto& in : n.implicit_inputs) constant = constant && constants.contains(in);
+    for (const auto& o : n.outputs) {
+      if (o.empty()) continue;
+      if (constant) constants.insert(o);
+      out.push_back({o, i, outputs.contains(o), constant});
+    }
+  }
   return out;
 }
 

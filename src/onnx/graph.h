@@ -72,10 +72,15 @@ struct IntermediateTensor {
   std::string name;
   size_t producer = 0;  // index in GraphView::nodes
   bool is_graph_output = false;
+  // Computed from initializers and Constant nodes alone: no graph input
+  // reaches it (a weight's Transpose, a reshaped constant); the same value
+  // for every sample.
+  bool constant = false;
 };
 
 // Every non-empty node output in topological order (each node's outputs in
-// their order), graph outputs included and flagged: what baseline observes.
+// their order), graph outputs and constants included and flagged: what
+// baseline observes.
 std::vector<IntermediateTensor> IntermediateTensors(const GraphView& g);
 
 // The names GraphView gives the nodes of `m`, in file order (see GraphNode::name).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/model_internal.h"
@@ -82,6 +84,30 @@ TEST(GraphView, LargeModelsSortCleanly) {
       if (const auto* type = view->Type(t.name); type && type->dtype) ++typed;
     EXPECT_EQ(typed, IntermediateTensors(*view).size());
   }
+}
+
+
+// A weight's Transpose, and what is computed from it alone, is constant; the
+// MatMul that reads the input is not, nor what follows it.
+TEST(IntermediateTensors, FlagsTensorsNoGraphInputReaches) {
+  ModelBuilder b;
+  const std::string x = b.Input("x", DType::kFloat32, {1, 4});
+  const std::string wt = b.Transpose(b.RandomWeight("w", {4, 4}, 0.1f), {1, 0});
+  const std::string scaled = b.Mul(wt, b.Scalar("s", 2.0f));
+  b.Output(b.Relu(b.MatMul(x, scaled)), "y");
+  auto m = b.Build();
+  ASSERT_TRUE(m) << m.error().message();
+  auto g = BuildGraphView(*m, {.infer_shapes = false});
+  ASSERT_TRUE(g) << g.error().message();
+  std::map<std::string, bool> constant;
+  for (const auto& t : IntermediateTensors(*g)) constant[t.name] = t.constant;
+  ASSERT_EQ(constant.size(), 4u);
+  EXPECT_TRUE(constant.at(wt));
+  EXPECT_TRUE(constant.at(scaled));
+  EXPECT_FALSE(constant.at("y"));
+  size_t input_dependent = 0;
+  for (const auto& [name, c] : constant) input_dependent += !c;
+  EXPECT_EQ(input_dependent, 2u);  // the MatMul's output and y
 }
 
 }  // namespace
