@@ -226,6 +226,19 @@ Status InlineKeptExternalData(onnx::GraphProto& graph, const fs::path& dir) {
   return {};
 }
 
+void SetExternalData(onnx::TensorProto& t, const std::string& location, size_t offset, size_t length) {
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  t.clear_external_data();
+  auto add = [&t](const char* key, std::string value) {
+    auto* e = t.add_external_data();
+    e->set_key(key);
+    e->set_value(std::move(value));
+  };
+  add("location", location);
+  add("offset", std::to_string(offset));
+  add("length", std::to_string(length));
+}
+
 Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::string& location,
                                        int64_t threshold) {
   std::string blob;
@@ -235,16 +248,7 @@ Result<std::string> MoveToExternalData(onnx::GraphProto& graph, const std::strin
     blob.resize(offset, '\0');
     blob += t.raw_data();
     t.clear_raw_data();
-    t.set_data_location(onnx::TensorProto::EXTERNAL);
-    t.clear_external_data();
-    auto add = [&](const char* k, std::string v) {
-      auto* e = t.add_external_data();
-      e->set_key(k);
-      e->set_value(std::move(v));
-    };
-    add("location", location);
-    add("offset", std::to_string(offset));
-    add("length", std::to_string(blob.size() - offset));
+    SetExternalData(t, location, offset, blob.size() - offset);
     return {};
   }));
   return blob;

@@ -49,6 +49,10 @@ Result<std::string> ReadExternalTensor(const onnx::TensorProto& t, const std::fi
 // `dir`) into raw_data; for a copy that must stand alone.
 Status InlineKeptExternalData(onnx::GraphProto& graph, const std::filesystem::path& dir);
 
+// Marks `t` as external data at `location`, `offset`, `length` (its previous
+// external_data entries replaced; raw_data is left to the caller).
+void SetExternalData(onnx::TensorProto& t, const std::string& location, size_t offset, size_t length);
+
 // Moves the raw_data of every tensor of at least `threshold` bytes into one
 // blob (each tensor 4096-aligned) and rewrites the tensors to reference
 // `location` with offset/length. Returns the blob.

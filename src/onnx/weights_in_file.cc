@@ -7,6 +7,7 @@
 
 #include "core/dtype.h"
 #include "core/tensor.h"
+#include "onnx/external_data.h"
 
 namespace parity::onnx_adapter {
 
@@ -89,18 +90,6 @@ bool IsExactSize(const onnx::TensorProto& t, size_t length) {
   return count && static_cast<size_t>(*count) * DTypeSize(*dtype) == length;
 }
 
-void SetExternal(onnx::TensorProto& t, const std::string& location, size_t offset, size_t length) {
-  t.set_data_location(onnx::TensorProto::EXTERNAL);
-  auto add = [&](const char* key, std::string value) {
-    auto* e = t.add_external_data();
-    e->set_key(key);
-    e->set_value(std::move(value));
-  };
-  add("location", location);
-  add("offset", std::to_string(offset));
-  add("length", std::to_string(length));
-}
-
 }  // namespace
 
 std::optional<onnx::ModelProto> ParseLeavingWeightsInFile(std::string_view bytes, const std::string& location,
@@ -158,7 +147,7 @@ std::optional<onnx::ModelProto> ParseLeavingWeightsInFile(std::string_view bytes
     if (!leave) continue;
     const size_t length = raw->end - raw->payload;
     if (IsExactSize(tensor, length)) {
-      SetExternal(tensor, location, raw->payload, length);
+      SetExternalData(tensor, location, raw->payload, length);
       left_any = true;
     } else {
       tensor.set_raw_data(std::string(bytes.substr(raw->payload, length)));
