@@ -26,7 +26,7 @@ seconds=${1:-10}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(npy npz tensor_proto model run_config tolerance external_data string_tensor npz_directory)
+  targets=(npy npz tensor_proto model weights_in_file run_config tolerance external_data string_tensor npz_directory)
   [ -f src/engine/torch/torch_dump.cc ] && targets+=(torch_manifest)
   [ -f src/engine/baseline/baseline_manifest.cc ] && targets+=(baseline_manifest)
 fi
