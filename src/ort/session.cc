@@ -178,6 +178,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
     Ort::Env& env = GlobalEnv();
     Ort::SessionOptions options;
     PARITY_RETURN_IF_ERROR(Configure(config, extras, options));
+    if (!extras.cpu_mem_arena) options.DisableCpuMemArena();
     // Bytes that reference external data: ORT reads it in place from the
     // model's folder (kOrtSessionOptionsModelExternalInitializersFileFolderPath).
     if (!model.is_file() && !model.external_data_dir().empty())

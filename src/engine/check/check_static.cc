@@ -176,8 +176,8 @@ void StageSyntax(Context& ctx) {
                                                 ctx.info.ir_version)));
 
   auto load = [&](const Model& model, const RunConfig& config, const char* which,
-                  std::optional<ort::Session>& slot) {
-    auto session = CreateSession(model, config, ctx.label);
+                  std::optional<ort::Session>& slot, const ort::SessionExtras& extras) {
+    auto session = CreateSession(model, config, ctx.label, extras);
     const std::string id = fmt::format("syntax.ort_load.{}", which);
     if (session) {
       f.push_back(Pass(id, fmt::format("ORT {} loads the model at [{}] in {:.1f} ms", ort::OrtVersion(),
@@ -188,13 +188,15 @@ void StageSyntax(Context& ctx) {
     }
   };
   std::optional<ort::Session> reference;
-  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference);
+  // The reference runs a few times only: no CPU arena to grow and hold
+  // (ort::SessionExtras::cpu_mem_arena). The target keeps ORT's default, as deployed.
+  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false});
   if (reference) {
     ctx.reference_loaded = true;
     RunReferencePass(ctx, *reference);
     reference.reset();  // before the target's session holds its own copy of the weights
   }
-  load(ctx.model, ctx.options.target, "target", ctx.target);
+  load(ctx.model, ctx.options.target, "target", ctx.target, {});
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }

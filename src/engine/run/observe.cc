@@ -134,7 +134,8 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
   frozen.opt_level = OptLevel::kDisable;
   frozen.disabled_optimizers.clear();
   frozen.optimized_model_path.clear();
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(fallback, frozen, label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(fallback, frozen, label + " (optimized model)",
+                                                              {.cpu_mem_arena = false}));
   ++obs.sessions;
   PARITY_ASSIGN_OR_RETURN(outputs, RunSample(session, sample, label + " (optimized model)"));
   auto fallback_differ = DifferingOutputs(obs.untouched_outputs, outputs);
@@ -157,7 +158,7 @@ Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunC
                                      const std::vector<std::string>& tensors, const Sample& sample,
                                      const std::string& label, const ObservedSink& sink, int* sessions) {
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(exposed, config),
+                          WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
                                       fmt::format("{} [{}]", label, config.Label())));
   if (sessions) ++*sessions;
   PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));

@@ -96,6 +96,7 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, optimized_path, /*keep_weights=*/false));
   ort::SessionExtras extras;
   extras.capture_optimizer_log = capture_optimizer_log;
+  extras.cpu_mem_arena = false;  // run once or twice (a plan, an observation): no arena to grow and hold
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
                           WithContext(ort::Session::Create(model, config, extras),
                                       fmt::format("{} [{}]", label, config_label)));

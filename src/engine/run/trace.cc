@@ -152,8 +152,10 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
     // fewer (gpt2_small: 2.1 GB peak, 4.3x its weights, in `baseline`).
     PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
     PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, produced, label));
-    PARITY_ASSIGN_OR_RETURN(ort::Session session, WithContext(ort::Session::Create(exposed, config),
-                                                              fmt::format("{} [{}]", label, config.Label())));
+    // Every tensor an output, run once per sample: no CPU arena to grow and hold.
+    PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                            WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
+                                        fmt::format("{} [{}]", label, config.Label())));
     impl->session.emplace(std::move(session));
   } else {
     impl->model = model.Clone();

@@ -243,7 +243,8 @@ Result<ort::Session> ObservingSession(const Model& model, const RunConfig& confi
     if (!t.constant || t.is_graph_output) observed.push_back(t.name);
   PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
   PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, observed, label));
-  return WithContext(ort::Session::Create(exposed, config), fmt::format("{} [{}]", label, config.Label()));
+  return WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
+                     fmt::format("{} [{}]", label, config.Label()));
 }
 
 }  // namespace
