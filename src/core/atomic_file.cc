@@ -33,7 +33,7 @@ void RemovePendingTempFiles() {
   g_pending.ForEachLive([](const char* path) { ::unlink(path); });
 }
 
-Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {
+Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path, Sync sync) {
   PARITY_RETURN_IF_ERROR(CheckNotAnInput(path));
   std::error_code ec;
   std::filesystem::path abs = std::filesystem::absolute(path, ec);
@@ -52,7 +52,7 @@ Result<AtomicFile> AtomicFile::Create(const std::filesystem::path& path) {
     if (err == ENOENT) return NotFound(std::move(msg));
     return InvalidArgument(std::move(msg));
   }
-  return AtomicFile(path, std::move(temp), fd, slot);
+  return AtomicFile(path, std::move(temp), fd, slot, sync);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
@@ -60,6 +60,7 @@ AtomicFile::AtomicFile(AtomicFile&& other) noexcept
       temp_path_(std::move(other.temp_path_)),
       fd_(std::exchange(other.fd_, -1)),
       slot_(std::exchange(other.slot_, -1)),
+      sync_(other.sync_),
       failed_(other.failed_),
       done_(std::exchange(other.done_, true)) {}
 
@@ -70,6 +71,7 @@ AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
     temp_path_ = std::move(other.temp_path_);
     fd_ = std::exchange(other.fd_, -1);
     slot_ = std::exchange(other.slot_, -1);
+    sync_ = other.sync_;
     failed_ = other.failed_;
     done_ = std::exchange(other.done_, true);
   }
@@ -120,13 +122,14 @@ Status AtomicFile::Commit() {
     Discard();
     return InvalidArgument(fmt::format("{}: not written: an earlier write failed", path_.string()));
   }
-  if (::fsync(fd_) != 0) return fail("fsync failed");
+  if (sync_ == Sync::kEach && ::fsync(fd_) != 0) return fail("fsync failed");
   const int fd = std::exchange(fd_, -1);
   if (::close(fd) != 0) return fail("close failed");
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) return fail("rename of the temp file failed");
   done_ = true;
   Unregister(std::exchange(slot_, -1));
   NoteOutputFile(path_);  // read back later, it is this command's own file, not an input
+  if (sync_ == Sync::kByFolder) return {};  // StagedDir::Commit syncs the folder
   // Persist the rename itself; failing here loses durability, not atomicity.
   std::filesystem::path dir = path_.parent_path();
   if (dir.empty()) dir = ".";
@@ -138,14 +141,14 @@ Status AtomicFile::Commit() {
   return {};
 }
 
-Status WriteFileAtomic(const std::filesystem::path& path, std::span<const std::byte> data) {
-  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+Status WriteFileAtomic(const std::filesystem::path& path, std::span<const std::byte> data, Sync sync) {
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, sync));
   PARITY_RETURN_IF_ERROR(file.Write(data));
   return file.Commit();
 }
 
-Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data) {
-  return WriteFileAtomic(path, std::as_bytes(std::span<const char>(data.data(), data.size())));
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, Sync sync) {
+  return WriteFileAtomic(path, std::as_bytes(std::span<const char>(data.data(), data.size())), sync);
 }
 
 }  // namespace parity

@@ -165,10 +165,10 @@ Result<std::vector<std::byte>> SerializeNpy(const Tensor& tensor) {
   return out;
 }
 
-Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor) {
+Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor, Sync sync) {
   auto header = EncodeNpyHeader(tensor.dtype(), tensor.shape());
   if (!header) return std::unexpected(header.error().With(path.string()));
-  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, sync));
   PARITY_RETURN_IF_ERROR(file.Write(*header));
   PARITY_RETURN_IF_ERROR(file.Write(tensor.bytes()));
   return file.Commit();

@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/npy_header.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -55,7 +56,8 @@ Result<Tensor> ReadNpy(const std::filesystem::path& path);
 // The .npy image of `tensor` (header + data). kUnsupported for strings.
 Result<std::vector<std::byte>> SerializeNpy(const Tensor& tensor);
 
-// Writes `tensor` to `path` atomically (see atomic_file.h).
-Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor);
+// Writes `tensor` to `path` atomically (see atomic_file.h; Sync::kByFolder
+// inside a StagedDir or a scratch folder).
+Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor, Sync sync = Sync::kEach);
 
 }  // namespace parity

@@ -117,16 +117,49 @@ StagedDir::~StagedDir() {
   Unregister(slot_);
 }
 
+namespace {
+
+// Flushes the staging folder's files (written with Sync::kByFolder: no fsync
+// of their own) and entries to disk before the folder is put in place: one
+// syncfs(2) for the file system the folder is on, instead of an fsync per
+// file and per rename.
+Status SyncFolder(const fs::path& dir, const fs::path& target) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || ::syncfs(fd) != 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    return InvalidArgument(fmt::format("{}: cannot flush the staging folder {} to disk: {}", target.string(),
+                                       dir.string(), std::strerror(err)));
+  }
+  ::close(fd);
+  return {};
+}
+
+// Persists the rename that put the folder in place; failing here loses
+// durability, not atomicity.
+void SyncParent(const fs::path& target) {
+  fs::path parent = target.parent_path();
+  if (parent.empty()) parent = ".";
+  const int fd = ::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
 Status StagedDir::Commit(bool replace) {
   if (done_) return InternalError(fmt::format("{}: Commit called twice", target_.string()));
   const auto fail = [&](const std::string& what) {
     return InvalidArgument(fmt::format("{}: {}: {}", target_.string(), what, std::strerror(errno)));
   };
+  PARITY_RETURN_IF_ERROR(SyncFolder(staging_, target_));
   if (IsMissingOrEmptyDir(target_)) {
     // rename(2) replaces an empty folder; a missing one is simply created.
     if (::rename(staging_.c_str(), target_.c_str()) != 0) return fail("cannot rename the staging folder into place");
     done_ = true;
     Unregister(std::exchange(slot_, -1));
+    SyncParent(target_);
     return {};
   }
   std::error_code ec;
@@ -144,6 +177,7 @@ Status StagedDir::Commit(bool replace) {
     }
     ::rename(old.c_str(), staging_.c_str());
   }
+  SyncParent(target_);
   // The staging path now holds the old folder; it stays registered while it
   // is removed, so an interrupt now removes the rest of it.
   done_ = true;

@@ -33,7 +33,9 @@ class StagedDir {
   const std::filesystem::path& path() const { return staging_; }
   const std::filesystem::path& target() const { return target_; }
 
-  // Puts the staging folder in place of the target: a missing or empty
+  // Flushes the folder to disk (one syncfs: files written into it with
+  // Sync::kByFolder have no fsync of their own), then puts the staging folder
+  // in place of the target: a missing or empty
   // target is replaced by one rename; a non-empty one only with `replace`,
   // by an atomic exchange (renameat2 RENAME_EXCHANGE; where the file system
   // has none, two renames), after which the old folder is removed. On error

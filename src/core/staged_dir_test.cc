@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/atomic_file.h"
 #include "core/io_test_util.h"
 
 namespace parity {
@@ -25,6 +26,40 @@ TEST(StagedDir, NothingIsVisibleAtTheTargetUntilCommit) {
   ASSERT_TRUE(staged->Commit(false));
   EXPECT_EQ(ReadFileString(dir / "out" / "a.npy"), "a");
   EXPECT_EQ(ListDir(dir.path()), std::vector<std::string>{"out"});
+}
+
+// Files inside the folder are not fsynced one by one (Sync::kByFolder):
+// Commit flushes the folder once; each is whole and in place after it.
+TEST(StagedDir, FilesSyncedByTheFolderAreWholeAfterCommit) {
+  TempDir dir;
+  auto staged = StagedDir::Create(dir / "out");
+  ASSERT_TRUE(staged);
+  fs::create_directories(staged->path() / "s0");
+  ASSERT_TRUE(WriteFileAtomic(staged->path() / "s0" / "a.npy", std::string_view("aaaa"), Sync::kByFolder));
+  auto file = AtomicFile::Create(staged->path() / "manifest.json", Sync::kByFolder);
+  ASSERT_TRUE(file);
+  ASSERT_TRUE(file->Write(std::string_view("{}")));
+  ASSERT_TRUE(file->Commit());
+  ASSERT_TRUE(staged->Commit(false));
+  EXPECT_EQ(ReadFileString(dir / "out" / "s0" / "a.npy"), "aaaa");
+  EXPECT_EQ(ReadFileString(dir / "out" / "manifest.json"), "{}");
+  EXPECT_EQ(ListDir(dir / "out"), (std::vector<std::string>{"manifest.json", "s0"}));
+  EXPECT_EQ(ListDir(dir / "out" / "s0"), std::vector<std::string>{"a.npy"});
+}
+
+// A staging folder that cannot be flushed (here: gone) is an error naming the
+// target, and the target is left as it was.
+TEST(StagedDir, AFolderThatCannotBeFlushedIsNotPutInPlace) {
+  TempDir dir;
+  fs::create_directories(dir / "out");
+  WriteFileString(dir / "out" / "old.npy", "old");
+  auto staged = StagedDir::Create(dir / "out");
+  ASSERT_TRUE(staged);
+  fs::remove_all(staged->path());
+  auto s = staged->Commit(true);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message().find("cannot flush the staging folder"), std::string::npos) << s.error().message();
+  EXPECT_EQ(ListDir(dir / "out"), std::vector<std::string>{"old.npy"});
 }
 
 TEST(StagedDir, AnUncommittedFolderIsRemovedAndTheOldTargetKept) {

@@ -91,7 +91,7 @@ Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names
   return out;
 }
 
-Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
+Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors, Sync sync) {
   std::vector<std::string> files;
   files.reserve(tensors.size());
   for (const NamedTensor& nt : tensors) {
@@ -105,7 +105,7 @@ Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-  for (size_t i = 0; i < files.size(); ++i) PARITY_RETURN_IF_ERROR(WriteNpy(dir / files[i], tensors[i].tensor));
+  for (size_t i = 0; i < files.size(); ++i) PARITY_RETURN_IF_ERROR(WriteNpy(dir / files[i], tensors[i].tensor, sync));
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/atomic_file.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
@@ -36,7 +37,9 @@ Result<TensorSet> ReadNpyDir(const std::filesystem::path& dir, bool decode_names
 // (creating `dir`), each file atomically (the directory as a whole is not).
 // Refused (kInvalidArgument, checked for all names before anything is
 // written): an empty name; a stem longer than a file name may be.
-Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors);
+// `sync`: Sync::kByFolder inside a StagedDir (it syncs the folder once) or
+// a scratch folder (never read after the process).
+Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors, Sync sync = Sync::kEach);
 
 // The file name (stem + ".npy") WriteNpyDir gives `name`, or
 // kInvalidArgument saying why it has none.

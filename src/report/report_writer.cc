@@ -23,7 +23,7 @@ Status WriteReportFiles(const std::filesystem::path& dir, std::string json, std:
   auto staged = StageOutputDir(dir, kReportKind, kReportFiles);
   if (!staged) return std::unexpected(staged.error().With("--report"));
   for (const auto& [name, text] : files)
-    if (auto s = WriteFileAtomic(staged->path() / name, text); !s)
+    if (auto s = WriteFileAtomic(staged->path() / name, text, Sync::kByFolder); !s)
       return std::unexpected(s.error().With("writing the report " + (dir / name).string()));
   if (auto s = staged->Commit(/*replace=*/true); !s) return std::unexpected(s.error().With("writing the report"));
   return {};

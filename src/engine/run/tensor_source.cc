@@ -133,7 +133,7 @@ Status SaveTensors(const fs::path& path, const TensorSet& tensors) {
   }
   const std::vector<std::string_view> files(names.begin(), names.end());
   PARITY_ASSIGN_OR_RETURN(StagedDir staged, StageOutputDir(path, kTensorDirKind, files));
-  PARITY_RETURN_IF_ERROR(WriteNpyDir(staged.path(), tensors));
+  PARITY_RETURN_IF_ERROR(WriteNpyDir(staged.path(), tensors, Sync::kByFolder));
   return staged.Commit(/*replace=*/true);
 }
 
