@@ -68,4 +68,12 @@ Result<std::string> Sha256FileHex(const std::filesystem::path& path) {
   return DigestToHex(h.Finish());
 }
 
+Sha256FileInBackground::Sha256FileInBackground(std::filesystem::path path)
+    : future_(std::async(std::launch::async, [path = std::move(path)] { return Sha256FileHex(path); })) {}
+
+const Result<std::string>& Sha256FileInBackground::get() {
+  if (!value_) value_.emplace(future_.get());
+  return *value_;
+}
+
 }  // namespace parity

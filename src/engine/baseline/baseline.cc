@@ -61,19 +61,25 @@ class FileNamer {
   std::unordered_set<std::string> used_;
 };
 
+// The SHA-256 of the .npy file of `t` with its `header`: the manifest's
+// sha256, and what determinism's second run is compared with.
+std::string NpySha256(std::span<const std::byte> header, const Tensor& t) {
+  Sha256Hasher hasher;
+  hasher.Update(header);
+  hasher.Update(t.bytes());
+  return DigestToHex(hasher.Finish());
+}
+
 // Writes one tensor as .npy (header, then the data straight from the tensor:
-// no second copy of a large tensor) and hashes the file's bytes on the way.
+// no second copy of a large tensor) and hashes the file's bytes.
 Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec) {
   PARITY_ASSIGN_OR_RETURN(std::string header, WithContext(EncodeNpyHeader(t.dtype(), t.shape()), path.string()));
-  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path));
+  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, Sync::kByFolder));  // in the StagedDir
   const auto header_bytes = std::as_bytes(std::span(header.data(), header.size()));
-  Sha256Hasher hasher;
-  hasher.Update(header_bytes);
-  hasher.Update(t.bytes());
   PARITY_RETURN_IF_ERROR(file.Write(header_bytes));
   PARITY_RETURN_IF_ERROR(file.Write(t.bytes()));
   PARITY_RETURN_IF_ERROR(WithContext(file.Commit(), path.string()));
-  rec.sha256 = DigestToHex(hasher.Finish());
+  rec.sha256 = NpySha256(header_bytes, t);
   rec.bytes = static_cast<int64_t>(header.size() + t.byte_size());
   rec.dtype = std::string(DTypeName(t.dtype()));
   rec.shape = t.shape();
@@ -134,8 +140,9 @@ struct BaselineSource {
 Result<BaselineSource> LoadModelAndSamples(const fs::path& model_path, const fs::path& inputs_path) {
   const std::string label = model_path.string();
   BaselineSource src;
-  PARITY_ASSIGN_OR_RETURN(src.model_sha, Sha256FileHex(model_path));
+  Sha256FileInBackground model_sha(model_path);  // while the model is parsed
   PARITY_ASSIGN_OR_RETURN(src.model, Model::Load(model_path));
+  PARITY_ASSIGN_OR_RETURN(src.model_sha, model_sha.get());
   PARITY_ASSIGN_OR_RETURN(src.graph, WithContext(BuildGraphView(src.model), label));
   src.info = Inspect(src.model);
   PARITY_ASSIGN_OR_RETURN(src.samples, LoadSamplesFor(src.model, inputs_path, {.model_label = label}));
@@ -237,11 +244,10 @@ Result<Tracer> CreateTracer(const BaselineSource& src, const std::vector<Layer>&
   return tracer;
 }
 
-// One sample's files, written in file order (inputs, layers, outputs), with
-// what the sample's second run needs to check determinism.
+// One sample's files, written in file order (inputs, layers, outputs); each
+// file's sha256 is what the sample's second run is checked against.
 struct WrittenSample {
   BaselineSample out;
-  std::unordered_map<std::string, std::string> data_sha;  // tensor -> sha256 of its bytes, run 1
 };
 
 Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const fs::path& sample_dir,
@@ -267,7 +273,6 @@ Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, con
   auto sink = [&](const std::string& name, const Tensor& t) -> Status {
     BaselineFile rec = templates.others[name];
     PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
-    w.data_sha[name] = Sha256Hex(t.bytes());
     rec.file = rel(rec.file);
     rec.out_of_scale = rec.stats.max_abs > scale_limit;
     (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
@@ -278,12 +283,19 @@ Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, con
   return w;
 }
 
-// The second run: hashes every tensor again and marks the files whose bytes
-// differ from the first run's (inputs are given, never non-deterministic).
+// The second run: hashes every tensor again as its file would be and marks
+// the files whose bytes differ from the first run's (inputs are given, never
+// non-deterministic). The first run hashed each tensor once, as its file.
 Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) {
+  std::unordered_map<std::string, const std::string*> first;  // tensor -> its file's sha256
+  for (const auto& rec : w.out.files) first.emplace(rec.tensor, &rec.sha256);
   std::unordered_set<std::string> differing;
   auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
-    if (w.data_sha[name] != Sha256Hex(t.bytes())) differing.insert(name);
+    PARITY_ASSIGN_OR_RETURN(std::string header, EncodeNpyHeader(t.dtype(), t.shape()));
+    const auto it = first.find(name);
+    if (it == first.end() ||
+        *it->second != NpySha256(std::as_bytes(std::span(header.data(), header.size())), t))
+      differing.insert(name);
     return {};
   };
   PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
@@ -384,7 +396,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
 
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = ToJsonText(j, 2) + "\n";
-  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text)),
+  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text), Sync::kByFolder),
                                      (dir / "manifest.json").string()));
   PARITY_RETURN_IF_ERROR(staged.Commit(options.overwrite));
   result.dir = dir;
