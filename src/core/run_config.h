@@ -35,6 +35,7 @@ struct RunConfig {
 
   // A short label: "all", "disable", "all -BiasGeluFusion threads=1 cuda".
   std::string Label() const;
+  bool operator==(const RunConfig&) const = default;
 };
 
 // Where a JSON config comes from (docs/security.md). kUser: a file the user

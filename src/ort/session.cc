@@ -53,7 +53,6 @@ void AppendOptimizerNames(std::string_view list, std::vector<std::string>& out) 
 
 constexpr char kRecordAssignmentKey[] = "session.record_ep_graph_assignment_info";
 
-bool RecordsAssignment(const RunConfig& config) { return config.providers != std::vector<std::string>{"cpu"}; }
 
 // Which EP took which node; empty when ORT cannot say (an older ORT).
 std::vector<EpAssignment> ReadAssignment(const Ort::Session& session) {
@@ -98,7 +97,7 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
   if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
-  if (RecordsAssignment(config)) options.AddConfigEntry(kRecordAssignmentKey, "1");
+  if (RecordsAssignment(config) || extras.record_assignment) options.AddConfigEntry(kRecordAssignmentKey, "1");
   return AppendProviders(options, config);
 }
 
@@ -154,9 +153,11 @@ std::string ModelSource::Describe() const {
 namespace {
 std::atomic<int> live_sessions{0};
 std::atomic<int> peak_live_sessions{0};
+std::atomic<int> sessions_created{0};
 }  // namespace
 
 LiveSessionToken::LiveSessionToken() {
+  sessions_created.fetch_add(1);
   const int now = live_sessions.fetch_add(1) + 1;
   int peak = peak_live_sessions.load();
   while (now > peak && !peak_live_sessions.compare_exchange_weak(peak, now)) {
@@ -167,6 +168,7 @@ LiveSessionToken::~LiveSessionToken() { live_sessions.fetch_sub(1); }
 int LiveSessions() { return live_sessions.load(); }
 int PeakLiveSessions() { return peak_live_sessions.load(); }
 void ResetPeakLiveSessions() { peak_live_sessions.store(live_sessions.load()); }
+int SessionsCreated() { return sessions_created.load(); }
 
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
@@ -220,7 +222,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
       impl->modified_optimizers = ModifiedOptimizers(impl->optimizer_log);
     }
     impl->profiling = !extras.profile_prefix.empty();
-    if (RecordsAssignment(config)) impl->ep_assignment = ReadAssignment(impl->session);
+    if (RecordsAssignment(config) || extras.record_assignment) impl->ep_assignment = ReadAssignment(impl->session);
 
     const std::vector<std::string> input_names = impl->session.GetInputNames();
     for (size_t i = 0; i < input_names.size(); ++i)
@@ -258,6 +260,8 @@ std::vector<std::string> Session::output_names() const {
 
 double Session::creation_ms() const { return impl_->creation_ms; }
 const std::vector<EpAssignment>& Session::ep_assignment() const { return impl_->ep_assignment; }
+
+bool RecordsAssignment(const RunConfig& config) { return config.providers != std::vector<std::string>{"cpu"}; }
 const std::vector<std::string>& Session::optimizer_log() const { return impl_->optimizer_log; }
 const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
 

@@ -58,7 +58,16 @@ struct SessionExtras {
   // grows in powers of two and keeps what it grew, which was a third more
   // than the model's need over four runs of gpt2_small at `disable` (issue 26).
   bool cpu_mem_arena = true;
+  // Ask ORT which EP took which node (Session::ep_assignment) also for a
+  // CPU-only config: two plans of one model are compared by it without
+  // saving an optimized model (engine/run/observe.h). Other configs always
+  // record it (RecordsAssignment).
+  bool record_assignment = false;
 };
+
+// Whether every session of `config` records its node assignment (any
+// provider but the CPU alone): the assignment reports list.
+bool RecordsAssignment(const RunConfig& config);
 
 // The nodes one EP took, from ORT's own assignment
 // (Session_GetEpGraphAssignmentInfo): a compiling EP (OpenVINO) reports one
@@ -76,6 +85,9 @@ struct EpAssignment {
 int LiveSessions();
 int PeakLiveSessions();
 void ResetPeakLiveSessions();
+// Sessions created in this process so far (each a load of the model and its
+// weights: what a command's time on a large model is mostly made of).
+int SessionsCreated();
 
 class Session {
  public:

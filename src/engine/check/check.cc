@@ -94,7 +94,7 @@ void AttachOutputRules(Context& ctx) {
 // reference model's export counts as this one's. What a reader should know
 // about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
 // refused) goes into the report's notes.
-// `shas`: the model's hash (ModelHash) and, with --reference-model, that
+// `shas`: the model's hash (ModelSha) and, with --reference-model, that
 // model's: each file is hashed once per check, not once per dump.
 Result<TorchDump> LoadDump(Context& ctx, const std::string& dir, const std::vector<std::string>& shas) {
   PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = ctx.options.allow_symlinks}));
@@ -130,34 +130,20 @@ void ReconcileAccepts(CheckReport& r) {
 }
 
 // The SHA-256 of the model's file (the report's, and the dump's provenance
-// check), computed once on a second thread from construction, while the
-// model is parsed: check had hashed the file twice after the parse (1.2 s of
-// a 20 s check of a 500 MB model on this machine).
-class ModelHash {
- public:
-  explicit ModelHash(std::string path)
-      : future_(std::async(std::launch::async, [path = std::move(path)]() -> std::optional<std::string> {
-          auto sha = Sha256FileHex(path);
-          if (!sha) return std::nullopt;
-          return std::move(*sha);
-        })) {}
-  // Waits for the hash; none when the file could not be read.
-  const std::optional<std::string>& get() {
-    if (future_.valid()) value_ = future_.get();
-    return value_;
-  }
-
- private:
-  std::future<std::optional<std::string>> future_;
-  std::optional<std::string> value_;
-};
+// check): computed once, while the model is parsed (Sha256FileInBackground);
+// none when the file could not be read.
+std::optional<std::string> ModelSha(Sha256FileInBackground& hash) {
+  const auto& sha = hash.get();
+  if (!sha) return std::nullopt;
+  return *sha;
+}
 
 // --torch and its further dumps, each checked against the model's files.
-Status LoadDumps(Context& ctx, ModelHash& model_sha) {
+Status LoadDumps(Context& ctx, Sha256FileInBackground& model_sha) {
   const CheckOptions& o = ctx.options;
   std::vector<std::string> shas;
   if (o.torch) {
-    if (model_sha.get()) shas.push_back(*model_sha.get());
+    if (auto sha = ModelSha(model_sha)) shas.push_back(std::move(*sha));
     if (ctx.reference_model)
       if (auto sha = Sha256FileHex(o.reference.path)) shas.push_back(*sha);
     PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string(), shas));
@@ -214,7 +200,7 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
   PARITY_RETURN_IF_ERROR(CheckReferenceKinds(o));
-  ModelHash model_sha(o.model_path);  // while the model is parsed
+  Sha256FileInBackground model_sha(o.model_path);  // while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o, .model = std::move(model)};
   ctx.label = o.model_path;
@@ -242,7 +228,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
-  r.model = ModelFacts(ctx, model_sha.get());
+  r.model = ModelFacts(ctx, ModelSha(model_sha));
   r.config = CheckConfig{.reference = o.reference.config,
                          .target = o.target,
                          .tolerance = o.policy,
@@ -270,7 +256,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   }
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  if (ctx.target) r.target_assignment = ctx.target->ep_assignment();
+  if (ctx.target && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target->ep_assignment();
   r.arithmetic = WorstArithmetic(r, o.target);
   timed(StageRuntime);
   timed(StageRobustness);

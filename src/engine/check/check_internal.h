@@ -10,6 +10,7 @@
 #include "engine/inputs/sample_gen.h"
 #include "engine/quant/quant_result.h"
 #include "engine/run/optimized_plan.h"
+#include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -44,6 +45,26 @@ struct Context {
   std::optional<PerformanceResult> reference_performance;           // its latency, determinism
   double reference_pass_seconds = 0;                                // the pass's time (a numerics cost)
   std::optional<ort::Session> target;  // absent when ORT could not load the model, or released
+  // The plan ORT made for the target (its optimized model saved as the
+  // deployed session was created, TargetPlanWanted), kept after the session
+  // is released, with the target's outputs for the first non-anomalous
+  // sample: a passing check's layer curve takes it over instead of loading
+  // the model once more for it (LocateOptions::target_plan; issue 26).
+  std::optional<ScratchDir> target_scratch;  // where ORT saved that optimized model
+  std::optional<PlannedSession> target_plan;
+  // What the target gave for FirstOrdinarySample (the numerics stage's run):
+  // the first of the determinism check's two runs, and the untouched outputs
+  // of target_plan for the layer curve.
+  std::optional<TensorSet> target_first_outputs;
+  // The first dump's traced sample and what the target gave for it (the
+  // numerics stage's run against PyTorch's outputs): with a dump, a passing
+  // check's curve is of this sample (check_locate.cc).
+  std::optional<Sample> torch_curve_sample;
+  std::optional<TensorSet> torch_target_outputs;
+  // What the every-tensor run against PyTorch gave for the plan's surviving
+  // tensors and the outputs (unfused reference config, the dump's inputs):
+  // the curve's reference when its sample is those inputs.
+  std::optional<KeptValues> kept_reference;
   bool sessions_loaded = false;  // both sessions were created (set before the target's is released)
   // The numerics stage's steps left for after the target's release
   // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
@@ -73,6 +94,10 @@ inline bool IsOutOfMemory(const Error& e) {
          m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
 }
 
+// The first sample that is not an anomaly: the one a passing check's layer
+// curve and the shared-tensor comparison observe; null when all are.
+const Sample* FirstOrdinarySample(const Context& ctx);
+
 // Runs `sample` on one of the check's sessions. With --reference-model the
 // floating inputs are first cast to the dtypes the session declares (a
 // float16 model converted without keep_io_types takes float16 inputs, its
@@ -88,10 +113,12 @@ Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample);
 void RunReferencePass(Context& ctx, const ort::Session& reference);
 
 // The runtime stage's measure of one session (determinism, latency) on
-// `sample`: its findings into `f`; none when a run failed.
+// `sample`: its findings into `f`; none when a run failed. `first_run`: what
+// the session already gave for `sample` (the check's own pass), the first
+// of the two runs compared for determinism; null: both are run here.
 std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
                                              const ort::Session& session, const Sample& sample,
-                                             std::vector<CheckFinding>& f);
+                                             std::vector<CheckFinding>& f, const TensorSet* first_run = nullptr);
 
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);

@@ -32,9 +32,17 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
         return &s;
       }
   }
-  for (const auto& s : ctx.samples)
-    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
-  return nullptr;
+  return FirstOrdinarySample(ctx);
+}
+
+// Whether two sets hold the same names with bitwise equal tensors.
+bool SameTensors(const TensorSet& a, const TensorSet& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, t] : a) {
+    const Tensor* other = b.Find(name);
+    if (other == nullptr || !other->BitwiseEquals(t)) return false;
+  }
+  return true;
 }
 
 // A passing check does not trace every tensor of a large graph for the
@@ -86,6 +94,28 @@ void AddLayerCurve(Context& ctx, const LocateReport& report) {
   }
 }
 
+// A passing check's curve from what the check already holds (issue 26: each
+// session of a 500 MB model costs about a second here): the deployed
+// session's plan (made as check loaded it; a failure's ablation needs ORT's
+// optimizer log, so locate plans again) with that session's outputs for the
+// sample, and, with a PyTorch dump, the reference's tensors of the run
+// against PyTorch's layers. With a dump the curve is of the dump's traced
+// sample, the one its layers are judged on, for which both are at hand;
+// else of `first`, the first non-anomalous sample. Returns the sample to
+// observe.
+const Sample* ReuseForCurve(Context& ctx, const Sample& first, LocateOptions& options) {
+  const bool torch = ctx.target_plan && ctx.torch_curve_sample && ctx.torch_target_outputs;
+  const Sample* sample = torch ? &*ctx.torch_curve_sample : &first;
+  std::optional<TensorSet>& untouched = torch ? ctx.torch_target_outputs : ctx.target_first_outputs;
+  if (ctx.target_plan && untouched) {
+    ctx.target_plan->untouched = std::move(untouched);
+    options.target_plan = &*ctx.target_plan;
+  }
+  if (ctx.kept_reference && SameTensors(ctx.kept_reference->inputs, sample->tensors))
+    options.reference_values = &ctx.kept_reference->values;
+  return sample;
+}
+
 }  // namespace
 
 // Runs locate on one sample: the per-layer error curve always, and, when a
@@ -106,6 +136,7 @@ void Localize(Context& ctx) {
   // A passing check's curve keeps the exposed observation where exposing
   // changes ORT's plan (said in a note); a failing one observes the deployed plan.
   options.observe.fallback = failed;
+  if (!failed) sample = ReuseForCurve(ctx, *sample, options);
   // With --reference-model the reference is that model and MODEL is the
   // derived target; otherwise MODEL is both.
   auto report = ctx.reference_model ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
@@ -121,10 +152,12 @@ void Localize(Context& ctx) {
   AddLayerCurve(ctx, *report);
   if (report->quant) ctx.report.quant = report->quant;
   if (!failed && !report->observer_check)
-    ctx.report.notes.push_back(
-        "layer_curve: exposing the surviving tensors changed what ORT runs (its fusions, or the outputs' bits), "
-        "so the curve is of that exposed plan, not exactly the deployed one (`parity locate` observes the "
-        "deployed plan through ORT's saved optimized model)");
+    ctx.report.notes.push_back(fmt::format(
+        "layer_curve: exposing the surviving tensors changed what ORT runs ({}), so the curve is of that exposed "
+        "plan, not exactly the deployed one (`parity locate` observes the deployed plan through ORT's saved "
+        "optimized model)",
+        report->observer_notes.empty() ? "its fusions, or the outputs' bits"
+                                       : fmt::format("{}", fmt::join(report->observer_notes, "; "))));
   if (!failed) return;
   ctx.report.locate = *report;
   if (numerics == nullptr) return;

@@ -120,6 +120,9 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     ctx.report.samples.push_back(std::move(result));
     return true;
   }
+  // The layer curve observes the first non-anomalous sample: the target's
+  // plan keeps what the deployed session gave for it.
+  if (&sample == FirstOrdinarySample(ctx)) ctx.target_first_outputs = *test;
   // A float16 model's outputs are compared in the float model's dtype.
   if (ctx.reference_model) *test = CastLike(*test, *ref);
   auto cmp = CompareSets(*ref, *test, compare);
@@ -146,10 +149,11 @@ struct SizeOutcome {
 // (result `name`, finding ids under `id`). The dump's float64 outputs
 // calibrate the default band (CalibrateOnTorchFp64); a dump whose float64
 // outputs cannot be read fails the comparison, as in locate. Returns false
-// when the sample's inputs or outputs cannot be read.
+// when the sample's inputs or outputs cannot be read. `for_curve`: the
+// sample and the target's outputs are kept for the layer curve.
 bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample& s, const std::string& name,
                       const std::string& id, const CompareOptions& compare, std::vector<CheckFinding>& f,
-                      std::vector<SizeOutcome>& outcomes) {
+                      std::vector<SizeOutcome>& outcomes, bool for_curve) {
   auto inputs = LoadTorchFiles(dump, s.inputs);
   auto expected = LoadTorchFiles(dump, s.outputs);
   if (!inputs || !expected) {
@@ -170,6 +174,10 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
   CompareOptions against_torch = compare;
   TensorSet fp64;
   auto test = RunOn(ctx, *ctx.target, sample);
+  if (test && for_curve) {
+    ctx.torch_curve_sample = sample;
+    ctx.torch_target_outputs = *test;
+  }
   if (!test) {
     fail(id, fmt::format("PyTorch takes this sample, the export does not: {}", test.error().message()));
   } else if (Status calibrated = CalibrateOnTorchFp64(dump, s, against_torch, &fp64); !calibrated) {
@@ -211,7 +219,8 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
       const bool traced = s.name == "traced";
       const std::string name = traced ? prefix : prefix + ":" + s.name;
       const std::string id = "numerics." + prefix + (traced ? "" : "." + s.name);
-      if (!CheckTorchSample(ctx, dump, s, name, id, compare, f, outcomes) && k == 0 && traced) return false;
+      if (!CheckTorchSample(ctx, dump, s, name, id, compare, f, outcomes, k == 0 && traced) && k == 0 && traced)
+        return false;
     }
   }
   if (outcomes.size() < 2) return true;
@@ -239,9 +248,20 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
 
 // Layer by layer against the dump through the unfused reference (an
 // exporter problem shows there, apart from any fusion).
+// The run also keeps, for the layer curve (check_locate.cc), the tensors the
+// deployed plan leaves and the outputs, when it runs the reference's own
+// unoptimized config: the curve then reads the reference from them.
 void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
   TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.label};
-  auto layers = CompareWithTorch(ctx.model, *ctx.dump, ctx.options.torch->config, torch_options);
+  const RunConfig& config = ctx.options.torch->config;
+  KeptValues kept;
+  if (ctx.target_plan && config == ctx.options.reference.config && config.opt_level == OptLevel::kDisable) {
+    kept.names = ctx.target_plan->map.surviving;
+    for (const auto& out : ctx.info.outputs) kept.names.push_back(out.name);
+    torch_options.keep = &kept;
+  }
+  auto layers = CompareWithTorch(ctx.model, *ctx.dump, config, torch_options);
+  if (layers && torch_options.keep) ctx.kept_reference.emplace(std::move(kept));
   if (!layers) {
     f.push_back(Fail("numerics.torch.layers", layers.error().message()));
     return;
@@ -265,12 +285,7 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
 // first tensor that departs.
 void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
   const std::string id = "numerics.reference_model.tensors";
-  const Sample* sample = nullptr;
-  for (const auto& s : ctx.samples)
-    if (SampleKindOf(s.name) != SampleKind::kAnomaly) {
-      sample = &s;
-      break;
-    }
+  const Sample* sample = FirstOrdinarySample(ctx);
   if (sample == nullptr) return;
   if (!ctx.output_rules.empty()) {
     // Every tensor of a quantized or float16 model departs from float32's
@@ -313,6 +328,12 @@ void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
 }
 
 }  // namespace
+
+const Sample* FirstOrdinarySample(const Context& ctx) {
+  for (const auto& s : ctx.samples)
+    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
+  return nullptr;
+}
 
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample) {
   if (!ctx.reference_model) return RunSample(session, sample, ctx.label);

@@ -15,12 +15,6 @@
 namespace parity::check_internal {
 namespace {
 
-const Sample* TypicalSample(const Context& ctx) {
-  for (const auto& s : ctx.samples)
-    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
-  return nullptr;
-}
-
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [name, t] : a) {
@@ -45,11 +39,11 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
 
 std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
                                              const ort::Session& session, const Sample& sample,
-                                             std::vector<CheckFinding>& f) {
+                                             std::vector<CheckFinding>& f, const TensorSet* first_run) {
   LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
   PerformanceResult perf{.config = config.Label(), .session_creation_ms = session.creation_ms()};
   const std::string id = fmt::format("runtime.{}", which);
-  auto first = RunOn(ctx, session, sample);
+  auto first = first_run ? Result<TensorSet>(*first_run) : RunOn(ctx, session, sample);
   auto second = RunOn(ctx, session, sample);
   if (!first || !second) {
     f.push_back(Fail(id, (!first ? first : second).error().message()));
@@ -81,7 +75,7 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
 void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
-  const Sample* sample = TypicalSample(ctx);
+  const Sample* sample = FirstOrdinarySample(ctx);
   if (!ctx.reference_loaded || !ctx.target || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
     ctx.report.stages.push_back(std::move(stage));
@@ -92,7 +86,8 @@ void StageRuntime(Context& ctx) {
   f.insert(f.end(), ctx.reference_runtime.begin(), ctx.reference_runtime.end());
   if (ctx.reference_performance) ctx.report.performance.push_back(*ctx.reference_performance);
   if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
-  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target, *sample, f))
+  const TensorSet* first = ctx.target_first_outputs ? &*ctx.target_first_outputs : nullptr;
+  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target, *sample, f, first))
     ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));

@@ -9,6 +9,8 @@
 #include "engine/check/check.h"
 #include "engine/inputs/random_sample.h"
 #include "engine/locate/locate.h"
+#include "engine/run/optimized_plan.h"
+#include "engine/run/runner.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
@@ -36,6 +38,69 @@ TEST(CheckSessions, APassingCheckHoldsOneSessionAtATime) {
   EXPECT_FALSE(report->layer_curve.empty());  // the curve's sessions were made too
   EXPECT_EQ(ort::PeakLiveSessions(), 1);
   EXPECT_EQ(ort::LiveSessions(), 0);
+}
+
+// A passing check loads the model four times: the reference, the target
+// (whose plan, saved as it loads, is the layer curve's), and the curve's two
+// observations. Before, the curve planned the target once more (five).
+TEST(CheckSessions, APassingChecksCurveReusesTheTargetsPlan) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
+  const int before = ort::SessionsCreated();
+  auto report = RunCheck(Options(dir / "m.onnx"));
+  ASSERT_TRUE(report) << report.error().message();
+  EXPECT_EQ(report->overall, Verdict::kPass);
+  EXPECT_FALSE(report->layer_curve.empty());
+  EXPECT_EQ(ort::SessionsCreated() - before, 4);
+}
+
+// Locate given the caller's plan (with the untouched outputs of the sample)
+// and the reference's values creates neither session again, and judges every
+// tensor as it does when it makes them itself.
+TEST(CheckSessions, LocateReadsTheCallersPlanAndReferenceValues) {
+  const Model model = WithNodeNames(ResidualCnn());
+  auto sample = RandomSample(model, 3);
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  auto scratch = ScratchDir::Create("test_plan");
+  ASSERT_TRUE(sample && view && scratch);
+  LocateOptions o;
+  o.target.opt_level = OptLevel::kAll;
+  o.ablation = false;
+  auto own = Locate(model, nullptr, *sample, o);
+  ASSERT_TRUE(own) << own.error().message();
+
+  auto plan = CreatePlannedSession(model, *view, o.target, "m", *scratch / "t.onnx", ort::SessionExtras{});
+  ASSERT_TRUE(plan) << plan.error().message();
+  ASSERT_TRUE(KeepUntouched(*plan, *sample, "m"));
+  EXPECT_FALSE(plan->session.has_value());
+  TensorSet values;  // the reference's every tensor, as check --torch's run against PyTorch keeps them
+  {
+    auto every = ObserveAllTensors(model);
+    ASSERT_TRUE(every);
+    auto reference = CreateSession(every->model, o.reference, "m");
+    ASSERT_TRUE(reference);
+    auto run = RunSample(*reference, *sample, "m");
+    ASSERT_TRUE(run);
+    values = std::move(*run);
+  }
+
+  LocateOptions given = o;
+  given.target_plan = &*plan;
+  given.reference_values = &values;
+  auto reused = Locate(model, nullptr, *sample, given);
+  ASSERT_TRUE(reused) << reused.error().message();
+  EXPECT_EQ(reused->sessions_created, own->sessions_created - 2);
+  ASSERT_EQ(reused->tensors.size(), own->tensors.size());
+  size_t judged = 0;
+  for (size_t i = 0; i < own->tensors.size(); ++i) {
+    EXPECT_EQ(reused->tensors[i].status, own->tensors[i].status) << own->tensors[i].name;
+    if (own->tensors[i].metrics && reused->tensors[i].metrics) {
+      EXPECT_EQ(reused->tensors[i].metrics->max_abs, own->tensors[i].metrics->max_abs) << own->tensors[i].name;
+      ++judged;
+    }
+  }
+  EXPECT_GT(judged, 0u);
+  EXPECT_EQ(reused->observer_check, own->observer_check);
 }
 
 TEST(CheckSessions, AFailingCheckAndItsLocateHoldOneSessionAtATime) {

@@ -10,6 +10,7 @@
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
 #include "engine/run/runner.h"
+#include "onnx/edit.h"
 #include "onnx/validate.h"
 #include "ort/runtime.h"
 #include "ort/tensor_info.h"
@@ -106,9 +107,42 @@ std::optional<TensorSet> Spill(Context& ctx, const std::string& sample, TensorSe
     ctx.reference_spill.emplace(std::move(*dir));
   }
   const auto folder = *ctx.reference_spill / std::to_string(ctx.reference_spilled.size());
-  if (!WriteNpyDir(folder, outputs)) return outputs;
+  if (!WriteNpyDir(folder, outputs, Sync::kByFolder)) return outputs;  // scratch: never synced
   ctx.reference_spilled.emplace(sample, folder);
   return std::nullopt;
+}
+
+// Whether the target's session should also give its plan for the layer
+// curve (check_locate.cc): a graph the curve is computed for, with node names
+// (the plan is mapped by them), judged against a config of itself (a
+// --reference-model check's locate fits the samples to each model itself).
+bool TargetPlanWanted(const Context& ctx) {
+  return ctx.info.node_count <= kMaxCurveNodes && !ctx.reference_model && HasNodeNames(ctx.model);
+}
+
+// Creates the target's session as a PlannedSession: ORT saves its optimized
+// model (weights to /dev/null) while creating the deployed session, with
+// ORT's default arena as deployed. False when not wanted or when the plan
+// could not be made (the caller then loads the target plainly, and reports
+// its error if that fails too).
+bool LoadTargetWithPlan(Context& ctx, std::vector<CheckFinding>& f) {
+  if (!TargetPlanWanted(ctx)) return false;
+  auto view = BuildGraphView(ctx.model, {.infer_shapes = false});
+  auto scratch = ScratchDir::Create("check_target");
+  if (!view || !scratch) return false;
+  const RunConfig& config = ctx.options.target;
+  auto plan = CreatePlannedSession(ctx.model, *view, config, ctx.label, *scratch / "target_optimized.onnx",
+                                   ort::SessionExtras{});
+  if (!plan || !plan->session) return false;
+  f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms",
+                                                          ort::OrtVersion(), config.Label(),
+                                                          plan->session->creation_ms())));
+  plan->output_names = plan->session->output_names();
+  ctx.target.emplace(std::move(*plan->session));
+  plan->session.reset();
+  ctx.target_scratch.emplace(std::move(*scratch));
+  ctx.target_plan.emplace(std::move(*plan));
+  return true;
 }
 
 }  // namespace
@@ -139,9 +173,13 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
         timed = &sample;
         break;
       }
-  if (timed != nullptr)
-    ctx.reference_performance =
-        TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed, ctx.reference_runtime);
+  if (timed != nullptr) {
+    // The pass's own run of the sample is the first of determinism's two.
+    const auto kept = ctx.reference_outputs.find(timed->name);
+    const TensorSet* first = kept != ctx.reference_outputs.end() && kept->second ? &*kept->second : nullptr;
+    ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed,
+                                            ctx.reference_runtime, first);
+  }
   ctx.reference_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -196,7 +234,7 @@ void StageSyntax(Context& ctx) {
     RunReferencePass(ctx, *reference);
     reference.reset();  // before the target's session holds its own copy of the weights
   }
-  load(ctx.model, ctx.options.target, "target", ctx.target, {});
+  if (!LoadTargetWithPlan(ctx, f)) load(ctx.model, ctx.options.target, "target", ctx.target, {});
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }

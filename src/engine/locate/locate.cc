@@ -144,14 +144,25 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
   if (m.target_model) {
     PARITY_ASSIGN_OR_RETURN(reference_bytes_storage, SourceOf(m.reference(), o.model_label));
   }
-  PARITY_ASSIGN_OR_RETURN(PlannedSession target_plan,
-                          CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
-                                               scratch / "target_optimized.onnx", o.ablation));
+  // The caller's plan of the same target (check's deployed session), when
+  // it can stand for the one made here: same names, no optimizer log needed.
+  const bool named_as_given = m.target_model ? !m.target_copy.valid() : !m.reference_copy.valid();
+  const bool callers_plan = o.target_plan != nullptr && !o.ablation && named_as_given &&
+                            (o.target_plan->session || o.target_plan->untouched);
+  PlannedSession target_plan;
+  if (callers_plan) {
+    target_plan = std::move(*o.target_plan);
+  } else {
+    PARITY_ASSIGN_OR_RETURN(target_plan,
+                            CreatePlannedSession(target_bytes, m.target_view(), o.target, m.target_label,
+                                                 scratch / "target_optimized.onnx",
+                                                 {.capture_optimizer_log = o.ablation, .cpu_mem_arena = false}));
+    ++report.sessions_created;
+  }
   LocatePlan p{.target = std::move(target_plan),
                .target_bytes = std::move(target_bytes),
                .reference_bytes_copy = std::move(reference_bytes_storage)};
-  report.target_assignment = p.target.session->ep_assignment();
-  ++report.sessions_created;
+  if (ort::RecordsAssignment(o.target)) report.target_assignment = p.target.ep_assignment;
   report.original_nodes = m.target_view().nodes.size();
   report.optimized_nodes = p.target.optimized_view.nodes.size();
   for (const auto* r : p.target.map.Fused()) report.fused_nodes.push_back(ToReport(*r));
@@ -183,6 +194,15 @@ Result<ReferenceTrace> TraceReference(const NamedModels& m, const LocatePlan& p,
     return {};
   };
   const std::string label = o.model_label + " (reference)";
+  if (!p.reference && o.reference_values) {
+    const auto given = [&](const std::string& name) { return o.reference_values->Contains(name); };
+    if (std::all_of(p.round.begin(), p.round.end(), given) &&
+        std::all_of(m.reference_view.outputs.begin(), m.reference_view.outputs.end(), given)) {
+      for (const auto& name : p.round) trace.values.Set(name, *o.reference_values->Find(name));
+      for (const auto& name : m.reference_view.outputs) trace.outputs.Set(name, *o.reference_values->Find(name));
+      return trace;
+    }
+  }
   if (p.reference) {
     PARITY_ASSIGN_OR_RETURN(
         Observation obs,

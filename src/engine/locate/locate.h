@@ -54,6 +54,21 @@ struct LocateOptions {
   size_t max_observed = 4096;
   std::filesystem::path repro_dir;  // empty: no reproduction
   ObserveOptions observe;
+  // The target's plan, made by the caller from the target model (node names
+  // written) under `target` (CreatePlannedSession), its session already
+  // released and its untouched outputs for the sample kept
+  // (PlannedSession::untouched, output_names): Locate takes it over (moves
+  // from it) instead of loading the target once more for its plan (check's
+  // deployed session is that plan: one load of the weights fewer, issue 26).
+  // Not used with `ablation` (which needs the optimizer log) or when the
+  // target model has no node names; null: Locate makes its own.
+  PlannedSession* target_plan = nullptr;
+  // The reference's values on this very sample under `reference` (which
+  // must not optimize), observed by the caller (check --torch's every-tensor
+  // run): when they hold every tensor a round observes and the final
+  // outputs, the round reads them instead of running the reference exposed.
+  // Null: the reference is run.
+  const TensorSet* reference_values = nullptr;
 };
 
 // `target_model`: a model derived from `model` sharing its tensor names, or

@@ -20,6 +20,51 @@ std::vector<std::string> Signatures(const FusionMap& map) {
   return s;
 }
 
+// A plan's identity from ORT's node assignment: which EP runs which node of
+// the optimized graph, by name and op type, sorted.
+std::vector<std::string> Signatures(const std::vector<ort::EpAssignment>& assignment) {
+  std::vector<std::string> s;
+  for (const auto& a : assignment)
+    for (size_t i = 0; i < a.nodes.size(); ++i)
+      s.push_back(fmt::format("{}|{}|{}", a.ep, i < a.op_types.size() ? a.op_types[i] : "", a.nodes[i]));
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+// The observed session and whether ORT planned it as it planned the
+// untouched one. Where ORT says which EP took which node (ORT >= 1.24, both
+// sessions), the plans are compared by that assignment, and the observed
+// session saves no optimized model: saving it costs a 500 MB model ~100-300
+// MB more at its peak and a pass over its weights (issue 26). Otherwise by
+// the fused regions of the optimized model each saved.
+struct ObservedSession {
+  ort::Session session;
+  bool same_plan = false;
+};
+
+Result<ObservedSession> CreateObservedSession(const TargetToObserve& target) {
+  const PlannedSession& plan = target.plan;
+  const RunConfig& config = target.config;
+  const std::string& label = target.label;
+  if (!plan.ep_assignment.empty()) {
+    RunConfig plain = config;
+    plain.optimized_model_path.clear();
+    PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                            WithContext(ort::Session::Create(target.exposed, plain,
+                                                             {.cpu_mem_arena = false, .record_assignment = true}),
+                                        fmt::format("{} (observed) [{}]", label, config.Label())));
+    if (!session.ep_assignment().empty()) {
+      const bool same = Signatures(session.ep_assignment()) == Signatures(plan.ep_assignment);
+      return ObservedSession{std::move(session), same};
+    }
+  }
+  PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
+                          CreatePlannedSession(target.exposed, target.view, config, label + " (observed)",
+                                               target.scratch / "observed_optimized.onnx"));
+  const bool same = Signatures(observed.map) == Signatures(plan.map);
+  return ObservedSession{std::move(*observed.session), same};
+}
+
 // Names of final outputs whose bytes differ from the untouched run's.
 std::vector<std::string> DifferingOutputs(const TensorSet& untouched, const TensorSet& observed) {
   std::vector<std::string> differ;
@@ -90,14 +135,15 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
   const auto output_names = plan.session ? plan.session->output_names() : plan.output_names;
 
   // 1. The original model with the surviving tensors exposed, same config.
-  PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
-                          CreatePlannedSession(exposed, view, config, label + " (observed)",
-                                               scratch / "observed_optimized.onnx"));
-  ++obs.sessions;
-  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*observed.session, sample, label + " (observed)"));
-  observed.session.reset();  // its map is all that is needed now; the fallback creates sessions of its own
+  TensorSet outputs;
+  bool same_plan = false;
+  {
+    PARITY_ASSIGN_OR_RETURN(ObservedSession observed, CreateObservedSession(target));
+    ++obs.sessions;
+    same_plan = observed.same_plan;
+    PARITY_ASSIGN_OR_RETURN(outputs, RunSample(observed.session, sample, label + " (observed)"));
+  }  // released: the fallback creates sessions of its own
   const auto differ = DifferingOutputs(obs.untouched_outputs, outputs);
-  const bool same_plan = Signatures(observed.map) == Signatures(plan.map);
   if (!differ.empty())
     obs.notes.push_back(fmt::format("with {} surviving tensors exposed, final output(s) {} differ bitwise",
                                     tensors.size(), fmt::join(differ, ", ")));

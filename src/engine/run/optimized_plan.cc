@@ -53,11 +53,9 @@ Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path
 // assignment (compiled_plan.h), and `optimized` stays empty.
 Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
                                              RunConfig config, const std::string& label,
-                                             bool capture_optimizer_log) {
+                                             const ort::SessionExtras& extras) {
   const std::string config_label = config.Label();
   config.optimized_model_path.clear();
-  ort::SessionExtras extras;
-  extras.capture_optimizer_log = capture_optimizer_log;
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
                           WithContext(ort::Session::Create(model, config, extras),
                                       fmt::format("{} [{}]", label, config_label)));
@@ -68,7 +66,9 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
   GraphView view = AssignedView(original, session.ep_assignment());
   FusionMap map = BuildFusionMap(original, view);
   std::vector<std::string> modified = session.modified_optimizers();
-  return PlannedSession{std::move(session), Model(), {}, std::move(view), std::move(map), std::move(modified)};
+  std::vector<ort::EpAssignment> assignment = session.ep_assignment();
+  return PlannedSession{std::move(session), Model(), {}, std::move(view), std::move(map), std::move(modified),
+                        std::move(assignment)};
 }
 
 }  // namespace
@@ -76,17 +76,17 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
-                                            bool capture_optimizer_log) {
+                                            const ort::SessionExtras& extras) {
   PARITY_ASSIGN_OR_RETURN(ort::ModelSource source, SourceOf(model, label));
-  return CreatePlannedSession(source, original, std::move(config), label, optimized_path, capture_optimizer_log);
+  return CreatePlannedSession(source, original, std::move(config), label, optimized_path, extras);
 }
 
 Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const GraphView& original,
                                             RunConfig config, const std::string& label,
                                             const std::filesystem::path& optimized_path,
-                                            bool capture_optimizer_log) {
+                                            const ort::SessionExtras& extras) {
   const std::string config_label = config.Label();  // as the caller gave it
-  if (PlansFromAssignment(config)) return CreateAssignedSession(model, original, config, label, capture_optimizer_log);
+  if (PlansFromAssignment(config)) return CreateAssignedSession(model, original, config, label, extras);
   const RunConfig asked = config;
   // Only the graph's structure is read back: the weights go to a side file
   // (ORT resolves its name against the optimized model's directory) that is
@@ -94,11 +94,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   // parsed again, or written to disk for nothing (a 4 GB model's weights on
   // every plan; issue 26).
   PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, optimized_path, /*keep_weights=*/false));
-  ort::SessionExtras extras;
-  extras.capture_optimizer_log = capture_optimizer_log;
-  extras.cpu_mem_arena = false;  // run once or twice (a plan, an observation): no arena to grow and hold
+  ort::SessionExtras recording = extras;
+  recording.record_assignment = true;  // the plan's identity for observe.h's comparison
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(model, config, extras),
+                          WithContext(ort::Session::Create(model, config, recording),
                                       fmt::format("{} [{}]", label, config_label)));
   std::error_code ec;
   std::filesystem::remove(WeightsFileOf(optimized_path), ec);
@@ -110,8 +109,16 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
                                                       "the optimized model ORT saved"));
   FusionMap map = BuildFusionMap(original, view);
   std::vector<std::string> modified = session.modified_optimizers();
-  return PlannedSession{std::move(session), std::move(*optimized), optimized_path, std::move(view),
-                        std::move(map),          std::move(modified),   model,          asked};
+  std::vector<ort::EpAssignment> assignment = session.ep_assignment();
+  return PlannedSession{.session = std::move(session),
+                        .optimized = std::move(*optimized),
+                        .optimized_path = optimized_path,
+                        .optimized_view = std::move(view),
+                        .map = std::move(map),
+                        .modified_optimizers = std::move(modified),
+                        .ep_assignment = std::move(assignment),
+                        .source = model,
+                        .config = asked};
 }
 
 Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::string& label) {
@@ -142,6 +149,7 @@ Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const Ru
 }
 
 Status KeepUntouched(PlannedSession& plan, const Sample& sample, const std::string& label) {
+  if (!plan.session && plan.untouched) return {};  // run by the plan's maker (check's target pass)
   if (!plan.session) return InternalError(fmt::format("{}: the untouched session was already released", label));
   const auto start = std::chrono::steady_clock::now();
   PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*plan.session, sample, label));

@@ -46,6 +46,7 @@ struct PlannedSession {
   GraphView optimized_view;   // infer_shapes=false
   FusionMap map;              // against the `original` view passed in
   std::vector<std::string> modified_optimizers;  // when the log was captured
+  std::vector<ort::EpAssignment> ep_assignment;  // which EP took which node (the session's)
   // What the session was created from, to save the weights on demand
   // (empty for a compiling EP's session, which saves no optimized model).
   std::optional<ort::ModelSource> source;
@@ -60,25 +61,29 @@ struct PlannedSession {
 // Runs `sample` on plan.session, keeps its outputs in `plan` and releases the
 // session, so that the sessions observing it (each holding its own copy of
 // the weights) are created with no other alive (issue 26). ObserveTarget then
-// reads the kept outputs; the plan's map and optimized view stay.
+// reads the kept outputs; the plan's map and optimized view stay. A plan
+// whose session is gone but whose outputs were kept by its maker is left as
+// it is (its outputs must be of `sample`).
 Status KeepUntouched(PlannedSession& plan, const Sample& sample, const std::string& label);
 
 // Creates a session of `model` (node names already written, see
 // WithNodeNames) under `config`, asking ORT to save its optimized model to
 // `optimized_path` (initializers in a side file), loads its structure and
-// maps it onto `original`.
+// maps it onto `original`. `extras`: by default no CPU arena (a plan's
+// session runs once or twice); a session that is also the deployed target
+// (check's) keeps ORT's default arena.
 // Errors: those of CreateSession, and of loading the saved model (kRuntime:
 // ORT wrote something parity cannot read).
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
                                             const std::filesystem::path& optimized_path,
-                                            bool capture_optimizer_log = false);
+                                            const ort::SessionExtras& extras = {.cpu_mem_arena = false});
 // The same from the model's serialized bytes (shared between sessions of the
 // same model, so that an 87 MB model is serialized once, not per session).
 Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const GraphView& original,
                                             RunConfig config, const std::string& label,
                                             const std::filesystem::path& optimized_path,
-                                            bool capture_optimizer_log = false);
+                                            const ort::SessionExtras& extras = {.cpu_mem_arena = false});
 
 // The optimized model ORT saved for `plan`, initializers included, for
 // running it: ORT is asked once more for the same optimized model (same

@@ -258,6 +258,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   PARITY_ASSIGN_OR_RETURN(ort::Session session, ObservingSession(model, onnx_config, label));
   PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
                           InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
+  if (options.keep) options.keep->inputs = inputs;
   PARITY_ASSIGN_OR_RETURN(TensorSet values, RunSample(session, Sample{"torch", std::move(inputs)}, label));
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
@@ -283,6 +284,9 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
       feeds = Ancestors(*graph, failing);
   }
   c.unexplained = Unexplained(c, feeds);
+  if (options.keep)
+    for (const auto& name : options.keep->names)
+      if (const Tensor* t = values.Find(name)) options.keep->values.Set(name, *t);
   return c;
 }
 

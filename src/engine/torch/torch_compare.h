@@ -93,10 +93,23 @@ struct TorchComparison {
   std::string VerdictLine() const;
 };
 
+// Values of the observing run a caller keeps for later (check's layer
+// curve reads the unfused reference's tensors from them instead of running
+// the model once more): `names` asked for, `values` those the run observed,
+// `inputs` what it was fed.
+struct KeptValues {
+  std::vector<std::string> names;
+  TensorSet inputs;
+  TensorSet values;
+};
+
 struct TorchCompareOptions {
   TolerancePolicy policy;  // judges the layers and decides alignment by value
   int search_window = 256;
   std::string label;  // names the model in errors and the report; default: its path
+  // Non-null: filled with the values of keep->names (and the inputs) once the
+  // run is judged; the rest of the run's values are released as before.
+  KeptValues* keep = nullptr;
 };
 
 // Errors: the dump's inputs do not fit the model (names, dtypes, shapes), the
