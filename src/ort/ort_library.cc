@@ -62,6 +62,12 @@ Status LoadLocked(LoadState& s, const std::string& path, const std::string& orig
     if (std::filesystem::is_directory(path, ec)) return Bad(origin, path, "a directory, not an ONNX Runtime library");
     if (path.find('/') == std::string::npos) to_open = "./" + path;  // a file, never a search
   }
+  // ORT's POSIX telemetry (official builds from 1.29 on) creates a
+  // /tmp/mat-debug-<pid>.log and an offline cache under ~/.cache for every
+  // process and costs ~50 ms of each start (7 % of a ResNet-50 baseline
+  // here); parity's runs are not a deployment's. Off, unless the user set
+  // ORT_DISABLE_TELEMETRY (ORT reads it once, when it initializes).
+  ::setenv("ORT_DISABLE_TELEMETRY", "1", /*overwrite=*/0);
   dlerror();
   void* handle = dlopen(to_open.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
