@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/atomic_file.h"
+#include "core/mapped_file.h"
 #include "core/staged_dir.h"
 
 namespace parity::cli {
@@ -32,9 +33,32 @@ extern "C" void OnTerminatingSignal(int sig) {
   ::_exit(128 + sig);
 }
 
+// A file parity maps (core/mapped_file.h) that another process truncates
+// faults on its next page: that is bad input (the file changed while it was
+// read), one line and exit 2. Any other SIGBUS is a bug: the default action
+// is restored and the faulting access raises it again.
+extern "C" void OnBusError(int sig, siginfo_t* info, void*) {
+  const char* path = info != nullptr ? MappedFileAt(info->si_addr) : nullptr;
+  if (path == nullptr) {
+    ::signal(sig, SIG_DFL);
+    return;
+  }
+  RemovePendingTempFiles();
+  RemovePendingStagedDirs();
+  WriteAll("parity: ");
+  WriteAll(path);
+  WriteAll(": the file changed (was truncated) while parity read it\n");
+  ::_exit(2);
+}
+
 }  // namespace
 
 void InstallSignalHandlers() {
+  struct sigaction bus {};
+  bus.sa_sigaction = &OnBusError;
+  bus.sa_flags = SA_SIGINFO;
+  sigemptyset(&bus.sa_mask);
+  ::sigaction(SIGBUS, &bus, nullptr);
   struct sigaction action {};
   action.sa_handler = &OnTerminatingSignal;
   sigemptyset(&action.sa_mask);

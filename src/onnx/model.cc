@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "core/atomic_file.h"
+#include "core/mapped_file.h"
 #include "onnx/external_data.h"
 #include "onnx/file_read.h"
 #include "onnx/model_internal.h"
@@ -54,11 +55,13 @@ bool HasOtherExternalData(onnx::ModelProto& m, const std::string& self) {
 }  // namespace
 
 Result<Model> Model::Load(const fs::path& path, const LoadOptions& options) {
-  PARITY_ASSIGN_OR_RETURN(std::string bytes, onnx_adapter::ReadFileLimited(path, kMaxProtoBytes));
+  // Mapped, not copied: the walk that leaves the inline weights in the file
+  // never reads their pages (core/mapped_file.h); the mapping goes with Load.
+  PARITY_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path, kMaxProtoBytes));
   fs::path base = path.parent_path();
   if (base.empty()) base = ".";
   const std::string self = options.external_data ? SelfLocation(path, base) : std::string();
-  PARITY_ASSIGN_OR_RETURN(Model m, Parse(bytes, path.string(), base, options.external_data, self));
+  PARITY_ASSIGN_OR_RETURN(Model m, Parse(file.bytes(), path.string(), base, options.external_data, self));
   m.path_ = path;
   if (m.weights_in_file_) {
     // ORT gets the graph from memory and reads the weights from this file

@@ -94,13 +94,11 @@ void AttachOutputRules(Context& ctx) {
 // reference model's export counts as this one's. What a reader should know
 // about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
 // refused) goes into the report's notes.
-// `shas`: the model's hash (ModelSha) and, with --reference-model, that
-// model's: each file is hashed once per check, not once per dump.
-Result<TorchDump> LoadDump(Context& ctx, const std::string& dir, const std::vector<std::string>& shas) {
+// Whether the dump was made from this very file is said once the file's
+// hash is there (ProvenanceNotes): the hash runs while the check does.
+Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
   PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = ctx.options.allow_symlinks}));
-  std::string note;
-  PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, ctx.info, ctx.options.model_path, shas, &note));
-  if (!note.empty()) ctx.report.notes.push_back(std::move(note));
+  PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, ctx.info, ctx.options.model_path, {}, nullptr));
   if (dump.export_record)
     for (const auto& w : dump.export_record->tracer_warnings)
       ctx.report.notes.push_back(
@@ -138,23 +136,37 @@ std::optional<std::string> ModelSha(Sha256FileInBackground& hash) {
   return *sha;
 }
 
-// --torch and its further dumps, each checked against the model's files.
-Status LoadDumps(Context& ctx, Sha256FileInBackground& model_sha) {
+// --torch and its further dumps, each checked against the model.
+Status LoadDumps(Context& ctx) {
   const CheckOptions& o = ctx.options;
-  std::vector<std::string> shas;
   if (o.torch) {
-    if (auto sha = ModelSha(model_sha)) shas.push_back(std::move(*sha));
-    if (ctx.reference_model)
-      if (auto sha = Sha256FileHex(o.reference.path)) shas.push_back(*sha);
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string(), shas));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string()));
     ctx.dump.emplace(std::move(dump));
   }
   if (!o.more_torch.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
   for (const auto& more : o.more_torch) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, more.path.string(), shas));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, more.path.string()));
     ctx.more_dumps.push_back(std::move(dump));
   }
   return {};
+}
+
+// For each dump whose export record names another file than the model (or,
+// with --reference-model, the model it was derived from): a note, first
+// among the report's notes. Each file is hashed once per check.
+void ProvenanceNotes(Context& ctx, Sha256FileInBackground& model_sha,
+                     std::optional<Sha256FileInBackground>& reference_sha) {
+  if (!ctx.dump) return;
+  std::vector<std::string> shas;
+  if (auto sha = ModelSha(model_sha)) shas.push_back(std::move(*sha));
+  if (reference_sha)
+    if (auto sha = ModelSha(*reference_sha)) shas.push_back(std::move(*sha));
+  std::vector<const TorchDump*> dumps{&*ctx.dump};
+  for (const auto& more : ctx.more_dumps) dumps.push_back(&more);
+  std::vector<std::string> notes;
+  for (const TorchDump* d : dumps)
+    if (auto note = DumpProvenanceNote(*d, ctx.options.model_path, shas); !note.empty()) notes.push_back(note);
+  ctx.report.notes.insert(ctx.report.notes.begin(), notes.begin(), notes.end());
 }
 
 CheckedModel ModelFacts(const Context& ctx, const std::optional<std::string>& sha256) {
@@ -205,11 +217,13 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   Context ctx{.options = o, .model = std::move(model)};
   ctx.label = o.model_path;
   ctx.info = Inspect(ctx.model);
+  std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
   if (o.reference.kind == Reference::Kind::kModel) {
+    if (o.torch) reference_sha.emplace(o.reference.path);
     PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference.path.string()));
     ctx.reference_model.emplace(std::move(reference));
   }
-  PARITY_RETURN_IF_ERROR(LoadDumps(ctx, model_sha));
+  PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
   // A model without outputs, or with outputs that are not tensors, cannot be
   // judged: bad input, not a failed check (docs/security.md).
   if (ctx.info.outputs.empty())
@@ -228,7 +242,6 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
-  r.model = ModelFacts(ctx, ModelSha(model_sha));
   r.config = CheckConfig{.reference = o.reference.config,
                          .target = o.target,
                          .tolerance = o.policy,
@@ -271,6 +284,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   AttachOutputRules(ctx);
   ReconcileAccepts(r);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
+  // The model's hash ran while the check did (Sha256FileInBackground).
+  r.model = ModelFacts(ctx, ModelSha(model_sha));
+  ProvenanceNotes(ctx, model_sha, reference_sha);
   r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)
     if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;

@@ -10,18 +10,22 @@
 
 namespace parity {
 
+std::string DumpProvenanceNote(const TorchDump& dump, const std::string& model_label,
+                               const std::vector<std::string>& model_sha256s) {
+  if (!dump.export_record || dump.export_record->sha256.empty() ||
+      std::find(model_sha256s.begin(), model_sha256s.end(), dump.export_record->sha256) != model_sha256s.end())
+    return "";
+  return fmt::format(
+      "{}: the dump was made with an export of sha256 {}..., {} is {}...: judging a model changed since the "
+      "export (dump again with python -m parity.torch dump --export if it is not derived from it)",
+      dump.dir.string(), dump.export_record->sha256.substr(0, 12), model_label,
+      model_sha256s.empty() ? std::string("?") : model_sha256s.front().substr(0, 12));
+}
+
 Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const std::string& model_label,
                           const std::vector<std::string>& model_sha256s, std::string* note) {
   const std::string where = dump.dir.string();
-  if (dump.export_record && !dump.export_record->sha256.empty() &&
-      std::find(model_sha256s.begin(), model_sha256s.end(), dump.export_record->sha256) == model_sha256s.end() &&
-      note != nullptr) {
-    *note = fmt::format(
-        "{}: the dump was made with an export of sha256 {}..., {} is {}...: judging a model changed since the "
-        "export (dump again with python -m parity.torch dump --export if it is not derived from it)",
-        where, dump.export_record->sha256.substr(0, 12), model_label,
-        model_sha256s.empty() ? std::string("?") : model_sha256s.front().substr(0, 12));
-  }
+  if (note != nullptr) *note = DumpProvenanceNote(dump, model_label, model_sha256s);
   std::vector<std::string> outputs;
   for (const auto& v : model.outputs) outputs.push_back(v.name);
   for (const auto& [name, file] : dump.outputs)

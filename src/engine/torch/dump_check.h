@@ -26,6 +26,12 @@ namespace parity {
 Status CheckDumpFitsModel(const TorchDump& dump, const ModelInfo& model, const std::string& model_label,
                           const std::vector<std::string>& model_sha256s, std::string* note);
 
+// CheckDumpFitsModel's note alone: empty when the export record names no
+// sha256 or one of `model_sha256s`. For a caller that hashes the model while
+// it does something else (check: the note is added once the hash is there).
+std::string DumpProvenanceNote(const TorchDump& dump, const std::string& model_label,
+                               const std::vector<std::string>& model_sha256s);
+
 // CheckDumpFitsModel with the sha256 of each file in `model_paths` (the
 // model first, then the model it was derived from, if any; empty paths are
 // skipped).

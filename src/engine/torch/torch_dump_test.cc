@@ -11,6 +11,7 @@
 
 #include "core/npy.h"
 #include "core/testing/temp_dir.h"
+#include "engine/torch/dump_check.h"
 
 namespace parity {
 namespace {
@@ -188,6 +189,26 @@ TEST_F(TorchDumpTest, SymlinksInsideTheDumpAreRefusedUnlessAllowed) {
   auto manifest = LoadTorchDump(dir_);
   ASSERT_FALSE(manifest);
   EXPECT_NE(manifest.error().message().find("manifest.json: is a symlink"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+// The provenance note (check adds it once the model's hash is there): none
+// when the export record names one of the given files' sha256 or none at
+// all; else it names the dump, both hashes' prefixes and the model.
+TEST(DumpProvenanceNote, SaysOnlyWhenTheExportIsAnotherFile) {
+  TorchDump dump;
+  dump.dir = "d";
+  EXPECT_EQ(DumpProvenanceNote(dump, "m.onnx", {"aaaa"}), "");  // no export record
+  dump.export_record = TorchExportRecord{.sha256 = "abcdef0123456789"};
+  EXPECT_EQ(DumpProvenanceNote(dump, "m.onnx", {"ffff", "abcdef0123456789"}), "");  // the derived model's export
+  const std::string note = DumpProvenanceNote(dump, "m.onnx", {"9876543210fedcba"});
+  EXPECT_NE(note.find("d: the dump was made with an export of sha256 abcdef012345..."), std::string::npos) << note;
+  EXPECT_NE(note.find("m.onnx is 9876543210fe..."), std::string::npos) << note;
 }
 
 }  // namespace
