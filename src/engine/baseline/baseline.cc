@@ -143,7 +143,7 @@ namespace {
 
 // What a baseline is made from, read and checked before anything is written.
 struct BaselineSource {
-  std::string model_sha;
+  std::string model_sha;  // set once the background hash is there, before the manifest
   Model model;
   GraphView graph;
   ModelInfo info;
@@ -153,9 +153,7 @@ struct BaselineSource {
 Result<BaselineSource> LoadModelAndSamples(const fs::path& model_path, const fs::path& inputs_path) {
   const std::string label = model_path.string();
   BaselineSource src;
-  Sha256FileInBackground model_sha(model_path);  // while the model is parsed
   PARITY_ASSIGN_OR_RETURN(src.model, Model::Load(model_path));
-  PARITY_ASSIGN_OR_RETURN(src.model_sha, model_sha.get());
   PARITY_ASSIGN_OR_RETURN(src.graph, WithContext(BuildGraphView(src.model), label));
   src.info = Inspect(src.model);
   PARITY_ASSIGN_OR_RETURN(src.samples, LoadSamplesFor(src.model, inputs_path, {.model_label = label}));
@@ -390,6 +388,7 @@ nlohmann::json BuildManifest(const BaselineSource& src, const fs::path& model_pa
 Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path& inputs_path, const fs::path& dir,
                                      const BaselineOptions& options) {
   const std::string label = model_path.string();
+  Sha256FileInBackground model_sha(model_path);  // while the baseline is made
   PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
   PARITY_RETURN_IF_ERROR(CheckSamples(src, inputs_path));
   PARITY_RETURN_IF_ERROR(baseline_internal::CheckTargetDir(dir, options.overwrite));
@@ -407,6 +406,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   PARITY_ASSIGN_OR_RETURN(StagedDir staged, StagedDir::Create(dir));
   PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, staged.path(), inputs_path, options, result));
 
+  PARITY_ASSIGN_OR_RETURN(src.model_sha, model_sha.get());
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = ToJsonText(j, 2) + "\n";
   PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text), Sync::kByFolder),
