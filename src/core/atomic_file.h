@@ -73,7 +73,8 @@ class AtomicFile {
 };
 
 // Writes `data` to `path` through an AtomicFile.
-Status WriteFileAtomic(const std::filesystem::path& path, std::span<const std::byte> data, Sync sync = Sync::kEach);
+Status WriteFileAtomic(const std::filesystem::path& path, std::span<const std::byte> data,
+                       Sync sync = Sync::kEach);
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view data, Sync sync = Sync::kEach);
 
 // Unlinks every temp file of a live, uncommitted AtomicFile. Async-signal-safe

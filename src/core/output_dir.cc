@@ -94,7 +94,8 @@ Result<std::optional<std::string>> FirstUnlistedEntry(
 Result<StagedDir> StageOutputDir(const fs::path& dir, std::string_view kind, std::span<const std::string_view> files) {
   PARITY_RETURN_IF_ERROR(CheckReplaceableOutputDir(dir, kind, files));
   PARITY_ASSIGN_OR_RETURN(StagedDir staged, StagedDir::Create(dir));
-  PARITY_RETURN_IF_ERROR(WriteFileAtomic(staged.path() / kOutputMarker, std::string(kind) + "\n", Sync::kByFolder));
+  PARITY_RETURN_IF_ERROR(
+      WriteFileAtomic(staged.path() / kOutputMarker, std::string(kind) + "\n", Sync::kByFolder));
   return staged;
 }
 

@@ -105,7 +105,8 @@ Status WriteNpyDir(const std::filesystem::path& dir, const TensorSet& tensors, S
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-  for (size_t i = 0; i < files.size(); ++i) PARITY_RETURN_IF_ERROR(WriteNpy(dir / files[i], tensors[i].tensor, sync));
+  for (size_t i = 0; i < files.size(); ++i)
+    PARITY_RETURN_IF_ERROR(WriteNpy(dir / files[i], tensors[i].tensor, sync));
   return {};
 }
 

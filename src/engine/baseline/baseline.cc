@@ -409,8 +409,9 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   PARITY_ASSIGN_OR_RETURN(src.model_sha, model_sha.get());
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = ToJsonText(j, 2) + "\n";
-  PARITY_RETURN_IF_ERROR(WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text), Sync::kByFolder),
-                                     (dir / "manifest.json").string()));
+  PARITY_RETURN_IF_ERROR(
+      WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text), Sync::kByFolder),
+                  (dir / "manifest.json").string()));
   PARITY_RETURN_IF_ERROR(staged.Commit(options.overwrite));
   result.dir = dir;
   result.manifest = std::move(j);

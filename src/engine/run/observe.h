@@ -4,8 +4,11 @@
 // The target is first run untouched; then the surviving tensors of its plan
 // are exposed as extra outputs of the ORIGINAL model under the same config.
 // That observation is trusted only when (a) every final output is bitwise
-// identical to the untouched run's and (b) ORT made the same fused regions
-// (same op types, domains and outputs) as for the untouched model. If not,
+// identical to the untouched run's and (b) ORT made the same plan as for the
+// untouched model: the same nodes by name and op type on the same EPs, where
+// ORT reports its node assignment (the observed session then saves no
+// optimized model), else the same fused regions (same op types, domains and
+// outputs) of the optimized models both saved. If not,
 // ORT changed its plan because of the extra outputs; the fallback then runs
 // the optimized model ORT saved for the untouched session, at `disable` (so
 // nothing is re-planned), with the same tensors exposed, and checks (a)
