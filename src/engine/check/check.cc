@@ -238,7 +238,6 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     ctx.output_rules = DeriveOutputRules(*ctx.reference_model, ctx.model, o.policy);
     ctx.policy = WithOutputRules(o.policy, ctx.output_rules);
   }
-
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
@@ -284,8 +283,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   AttachOutputRules(ctx);
   ReconcileAccepts(r);
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
-  // The model's hash ran while the check did (Sha256FileInBackground).
-  r.model = ModelFacts(ctx, ModelSha(model_sha));
+  r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);
   r.overall = Verdict::kPass;
   for (const auto& stage : r.stages)
