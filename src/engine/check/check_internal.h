@@ -98,6 +98,9 @@ inline bool IsOutOfMemory(const Error& e) {
 // curve and the shared-tensor comparison observe; null when all are.
 const Sample* FirstOrdinarySample(const Context& ctx);
 
+// Whether two sets hold the same names with bitwise equal tensors.
+bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b);
+
 // Runs `sample` on one of the check's sessions. With --reference-model the
 // floating inputs are first cast to the dtypes the session declares (a
 // float16 model converted without keep_io_types takes float16 inputs, its

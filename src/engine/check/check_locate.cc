@@ -35,16 +35,6 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   return FirstOrdinarySample(ctx);
 }
 
-// Whether two sets hold the same names with bitwise equal tensors.
-bool SameTensors(const TensorSet& a, const TensorSet& b) {
-  if (a.size() != b.size()) return false;
-  for (const auto& [name, t] : a) {
-    const Tensor* other = b.Find(name);
-    if (other == nullptr || !other->BitwiseEquals(t)) return false;
-  }
-  return true;
-}
-
 // A passing check does not trace every tensor of a large graph for the
 // curve alone: observing N tensors costs ORT far more than a plain run
 // (issue 29, probe 5: a 100k-node chain). A failing one still localizes.
@@ -111,7 +101,7 @@ const Sample* ReuseForCurve(Context& ctx, const Sample& first, LocateOptions& op
     ctx.target_plan->untouched = std::move(untouched);
     options.target_plan = &*ctx.target_plan;
   }
-  if (ctx.kept_reference && SameTensors(ctx.kept_reference->inputs, sample->tensors))
+  if (ctx.kept_reference && AllBitwiseEqual(ctx.kept_reference->inputs, sample->tensors))
     options.reference_values = &ctx.kept_reference->values;
   return sample;
 }

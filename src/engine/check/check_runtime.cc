@@ -16,15 +16,6 @@
 namespace parity::check_internal {
 namespace {
 
-bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
-  if (a.size() != b.size()) return false;
-  for (const auto& [name, t] : a) {
-    const Tensor* other = b.Find(name);
-    if (other == nullptr || !t.BitwiseEquals(*other)) return false;
-  }
-  return true;
-}
-
 // "raised", "nan/inf propagated" or "outputs finite".
 std::string Behaviour(const Result<TensorSet>& outputs) {
   if (!outputs) return "raised";
@@ -37,6 +28,15 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
 }
 
 }  // namespace
+
+bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [name, t] : a) {
+    const Tensor* other = b.Find(name);
+    if (other == nullptr || !t.BitwiseEquals(*other)) return false;
+  }
+  return true;
+}
 
 std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
                                              const ort::Session& session, const Sample& sample,
