@@ -92,23 +92,26 @@ TEST_F(OrtLibrary, EnvSaysTheBundledOrtByDefault) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
-// The bundled ORT's POSIX telemetry would leave /tmp/mat-debug-<pid>.log
-// behind every parity process (and a cache under ~/.cache): parity turns it
-// off unless the user chose (ORT_DISABLE_TELEMETRY=0 keeps ORT's default,
-// the control that shows the file is ORT's). `exec` keeps the shell's pid.
+// The bundled ORT's POSIX telemetry would leave $TMPDIR/mat-debug-<pid>.log
+// (/tmp without TMPDIR) behind every parity process, and a cache under
+// ~/.cache: parity turns it off unless the user chose (ORT_DISABLE_TELEMETRY=0
+// keeps ORT's default, the control that shows the file is ORT's). Each run
+// gets a TMPDIR of its own, so the test reads no folder it does not own
+// (CI sets TMPDIR elsewhere). `exec` keeps the shell's pid.
 TEST(OrtTelemetry, IsOffUnlessTheUserAsksForIt) {
-  auto pid_of = [](const std::string& env) {
-    auto r = e2e::RunProgram({"sh", "-c", env + " sh -c 'echo $$; exec \"$0\" env > /dev/null' " PARITY_BINARY});
+  e2e::TempDir tmp{"parity_telemetry"};
+  auto log_of = [&](const std::string& name, const std::string& env) {
+    const fs::path dir = tmp / name;
+    fs::create_directories(dir);
+    auto r = e2e::RunProgram({"sh", "-c",
+                              "env " + env + " TMPDIR='" + dir.string() + "'" +
+                                  " sh -c 'echo $$; exec \"$0\" env > /dev/null' " PARITY_BINARY});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return r.out.substr(0, r.out.find('\n'));
+    return dir / ("mat-debug-" + r.out.substr(0, r.out.find('\n')) + ".log");
   };
-  const std::string off = pid_of("env -u ORT_DISABLE_TELEMETRY");
-  EXPECT_FALSE(fs::exists("/tmp/mat-debug-" + off + ".log"));
-  const std::string on = pid_of("env ORT_DISABLE_TELEMETRY=0");
-  const fs::path log = "/tmp/mat-debug-" + on + ".log";
-  EXPECT_TRUE(fs::exists(log)) << "the pinned ORT writes no telemetry log any more: drop the control";
-  std::error_code ec;
-  fs::remove(log, ec);
+  EXPECT_FALSE(fs::exists(log_of("off", "-u ORT_DISABLE_TELEMETRY")));
+  EXPECT_TRUE(fs::exists(log_of("on", "ORT_DISABLE_TELEMETRY=0")))
+      << "the pinned ORT writes no telemetry log any more: drop the control";
 }
 
 TEST_F(OrtLibrary, AMissingPathIsRefused) { ExpectRefused(Path("nonexistent/libonnxruntime.so"), "no such file"); }
