@@ -3,12 +3,8 @@
 #include "engine/baseline/baseline.h"
 
 #include <algorithm>
-#include <cmath>
-#include <future>
 #include <set>
 #include <system_error>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -16,8 +12,6 @@
 #include "core/atomic_file.h"
 #include "core/input_files.h"
 #include "core/json_out.h"
-#include "core/npy.h"
-#include "core/npy_header.h"
 #include "core/regular_file.h"
 #include "core/sha256.h"
 #include "core/staged_dir.h"
@@ -37,67 +31,19 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-struct Layer {
-  std::string tensor, file, producer, op_type;
-  int64_t index = 0;
-};
+using baseline_internal::CheckDeterminism;
+using baseline_internal::FileTemplates;
+using baseline_internal::Layer;
+using baseline_internal::NameFiles;
+using baseline_internal::RecordFindings;
+using baseline_internal::WriteSampleFiles;
+using baseline_internal::WrittenSample;
 
 bool KeepLayer(const std::vector<std::string>& only, const std::string& tensor, const GraphNode& node) {
   if (only.empty()) return true;
   for (const auto& pattern : only)
     if (pattern == node.op_type || GlobMatch(pattern, tensor) || GlobMatch(pattern, node.name)) return true;
   return false;
-}
-
-// Gives each name a unique file name "<prefix><sanitised>.npy".
-class FileNamer {
- public:
-  std::string Make(const std::string& stem) {
-    std::string name = stem;
-    for (int n = 1; !used_.insert(name).second; ++n) name = fmt::format("{}_{}", stem, n);
-    return name + ".npy";
-  }
-
- private:
-  std::unordered_set<std::string> used_;
-};
-
-// The SHA-256 of the .npy file of `t` with its `header`: the manifest's
-// sha256, and what determinism's second run is compared with.
-std::string NpySha256(std::span<const std::byte> header, const Tensor& t) {
-  Sha256Hasher hasher;
-  hasher.Update(header);
-  hasher.Update(t.bytes());
-  return DigestToHex(hasher.Finish());
-}
-
-// Writes one tensor as .npy (header, then the data straight from the tensor:
-// no second copy of a large tensor), its SHA-256 and statistics computed on
-// a second thread while the kernel copies the bytes for a large tensor
-// (gpt2_small's 150 MB transposed embedding, 553 files: hashing, statistics
-// and writing one after the other were most of baseline's time after the
-// run).
-Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec) {
-  constexpr size_t kOverlapFrom = size_t{1} << 20;
-  PARITY_ASSIGN_OR_RETURN(std::string header, WithContext(EncodeNpyHeader(t.dtype(), t.shape()), path.string()));
-  PARITY_ASSIGN_OR_RETURN(AtomicFile file, AtomicFile::Create(path, Sync::kByFolder));  // in the StagedDir
-  const auto header_bytes = std::as_bytes(std::span(header.data(), header.size()));
-  const auto summarize = [&] {
-    rec.stats = ComputeStats(t);
-    rec.sha256 = NpySha256(header_bytes, t);
-  };
-  std::future<void> summary;
-  if (t.byte_size() >= kOverlapFrom) summary = std::async(std::launch::async, summarize);
-  Status written = file.Write(header_bytes);
-  if (written) written = file.Write(t.bytes());
-  if (written) written = WithContext(file.Commit(), path.string());
-  if (summary.valid()) summary.get();  // joined before `t` or `rec` can go
-  else summarize();
-  PARITY_RETURN_IF_ERROR(written);
-  rec.bytes = static_cast<int64_t>(header.size() + t.byte_size());
-  rec.dtype = std::string(DTypeName(t.dtype()));
-  rec.shape = t.shape();
-  return {};
 }
 
 std::string InputsSha(const fs::path& inputs) {
@@ -172,43 +118,6 @@ std::vector<Layer> SelectLayers(const GraphView& graph, const std::vector<std::s
   return layers;
 }
 
-// Each tensor's file record before it is written: file name, role, producer
-// (the same names in every sample's directory). Inputs apart: a graph input
-// that is also an output has a file for each role.
-struct FileTemplates {
-  std::unordered_map<std::string, BaselineFile> inputs;
-  std::unordered_map<std::string, BaselineFile> others;  // layers and outputs
-};
-
-FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers) {
-  const int width = std::max<int>(4, static_cast<int>(std::to_string(layers.size()).size()));
-  FileNamer namer;
-  FileTemplates templates;
-  auto add = [&](const std::string& tensor, FileRole role, const std::string& stem, int64_t index,
-                 const std::string& producer, const std::string& op) {
-    auto& target = role == FileRole::kInput ? templates.inputs : templates.others;
-    BaselineFile f;
-    f.file = namer.Make(stem);
-    f.tensor = tensor;
-    f.role = role;
-    f.index = index;
-    f.producer = producer;
-    f.op_type = op;
-    target[tensor] = f;
-  };
-  for (const auto& name : graph.inputs)
-    add(name, FileRole::kInput, graph.inputs.size() == 1 ? "input" : "input_" + SanitizeFileName(name), -1, "", "");
-  for (const auto& l : layers)
-    add(l.tensor, FileRole::kLayer, fmt::format("layer_{:0{}}_{}", l.index, width, SanitizeFileName(l.tensor)), l.index,
-        l.producer, l.op_type);
-  for (const auto& name : graph.outputs) {
-    const GraphNode* p = graph.Producer(name);
-    add(name, FileRole::kOutput, graph.outputs.size() == 1 ? "output" : "output_" + SanitizeFileName(name), -1,
-        p ? p->name : "", p ? p->op_type : "");
-  }
-  return templates;
-}
-
 // Memory (docs/baseline.md "Memory"): what the process already holds, what a
 // run costs besides the observed tensors, and what is left for a batch; the
 // plan goes into `result`.
@@ -253,77 +162,6 @@ Result<Tracer> CreateTracer(const BaselineSource& src, const std::vector<Layer>&
                           Tracer::Create(src.model, options.config, observed, label, std::move(trace_options)));
   result.batches = tracer.batches().size();
   return tracer;
-}
-
-// One sample's files, written in file order (inputs, layers, outputs); each
-// file's sha256 is what the sample's second run is checked against.
-struct WrittenSample {
-  BaselineSample out;
-};
-
-Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const fs::path& sample_dir,
-                                       const std::string& sample_subdir, const std::vector<std::string>& inputs,
-                                       FileTemplates& templates, const fs::path& inputs_path) {
-  WrittenSample w;
-  BaselineSample& out = w.out;
-  out.name = sample.name;
-  out.dir = sample_subdir;
-  auto rel = [&](const std::string& file) { return out.dir.empty() ? file : out.dir + "/" + file; };
-  for (const auto& name : inputs) {
-    const Tensor* t = sample.tensors.Find(name);
-    if (t == nullptr)
-      return InvalidArgument(fmt::format("{}: sample '{}' has no input '{}'", inputs_path.string(), sample.name, name));
-    BaselineFile rec = templates.inputs[name];
-    PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, *t, rec));
-    out.input_scale = std::max(out.input_scale, rec.stats.max_abs);
-    rec.file = rel(rec.file);
-    out.files.push_back(std::move(rec));
-  }
-  const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
-  std::vector<BaselineFile> outputs;
-  auto sink = [&](const std::string& name, const Tensor& t) -> Status {
-    BaselineFile rec = templates.others[name];
-    PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
-    rec.file = rel(rec.file);
-    rec.out_of_scale = rec.stats.max_abs > scale_limit;
-    (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
-    return {};
-  };
-  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
-  for (auto& rec : outputs) out.files.push_back(std::move(rec));
-  return w;
-}
-
-// The second run: hashes every tensor again as its file would be and marks
-// the files whose bytes differ from the first run's (inputs are given, never
-// non-deterministic). The first run hashed each tensor once, as its file.
-Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) {
-  std::unordered_map<std::string, const std::string*> first;  // tensor -> its file's sha256
-  for (const auto& rec : w.out.files) first.emplace(rec.tensor, &rec.sha256);
-  std::unordered_set<std::string> differing;
-  auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
-    PARITY_ASSIGN_OR_RETURN(std::string header, EncodeNpyHeader(t.dtype(), t.shape()));
-    const auto it = first.find(name);
-    if (it == first.end() ||
-        *it->second != NpySha256(std::as_bytes(std::span(header.data(), header.size())), t))
-      differing.insert(name);
-    return {};
-  };
-  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
-  for (auto& rec : w.out.files) {
-    rec.deterministic = !differing.contains(rec.tensor) || rec.role == FileRole::kInput;
-    if (!rec.deterministic) w.out.nondeterministic.push_back(rec.tensor);
-  }
-  return {};
-}
-
-// The first NaN, the first Inf and the out-of-scale tensors, in file order.
-void RecordFindings(BaselineSample& out) {
-  for (const auto& rec : out.files) {
-    if (rec.stats.nan > 0 && !out.first_nan) out.first_nan = rec.tensor;
-    if (rec.stats.inf > 0 && !out.first_inf) out.first_inf = rec.tensor;
-    if (rec.out_of_scale) out.out_of_scale.push_back(rec.tensor);
-  }
 }
 
 // Every sample has every input and its own sub-directory: checked before

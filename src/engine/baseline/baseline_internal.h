@@ -1,10 +1,18 @@
-// Shared between baseline.cc (writing), baseline_verify.cc (checking) and
-// baseline_target.cc (where it may go): the manifest's JSON records.
+// Shared between baseline.cc (writing), baseline_files.cc (a sample's tensor
+// files), baseline_verify.cc (checking) and baseline_target.cc (where it may
+// go): the manifest's JSON records and the files' records.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
 #include "engine/baseline/baseline.h"
+#include "engine/run/trace.h"
+#include "onnx/graph.h"
 
 namespace parity::baseline_internal {
 
@@ -35,5 +43,40 @@ nlohmann::json SampleToJson(const BaselineSample& s);
 // parity.baseline/1 folder holding only what its manifest lists and none of
 // this command's inputs. kInvalidArgument naming what is in the way.
 Status CheckTargetDir(const std::filesystem::path& dir, bool overwrite);
+
+// An observed layer: its tensor, file, producer and index.
+struct Layer {
+  std::string tensor, file, producer, op_type;
+  int64_t index = 0;
+};
+
+// Each tensor's file record before it is written: file name, role, producer
+// (the same names in every sample's directory). Inputs apart: a graph input
+// that is also an output has a file for each role.
+struct FileTemplates {
+  std::unordered_map<std::string, BaselineFile> inputs;
+  std::unordered_map<std::string, BaselineFile> others;  // layers and outputs
+};
+
+// The file names: "input[_<name>]", "layer_<index>_<tensor>", "output[_<name>]".
+FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers);
+
+// One sample's files, written in file order (inputs, layers, outputs); each
+// file's sha256 is what the sample's second run is checked against.
+struct WrittenSample {
+  BaselineSample out;
+};
+
+Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const std::filesystem::path& sample_dir,
+                                       const std::string& sample_subdir, const std::vector<std::string>& inputs,
+                                       FileTemplates& templates, const std::filesystem::path& inputs_path);
+
+// The second run: hashes every tensor again as its file would be and marks
+// the files whose bytes differ from the first run's (inputs are given, never
+// non-deterministic). The first run hashed each tensor once, as its file.
+Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w);
+
+// The first NaN, the first Inf and the out-of-scale tensors, in file order.
+void RecordFindings(BaselineSample& out);
 
 }  // namespace parity::baseline_internal
