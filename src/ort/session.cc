@@ -18,6 +18,9 @@
 #include "ort/value_conversion.h"
 
 namespace parity::ort {
+
+bool RecordsAssignment(const RunConfig& config) { return config.providers != std::vector<std::string>{"cpu"}; }
+
 namespace {
 
 constexpr char kDisableOptimizersKey[] = "optimization.disable_specified_optimizers";
@@ -53,6 +56,10 @@ void AppendOptimizerNames(std::string_view list, std::vector<std::string>& out) 
 
 constexpr char kRecordAssignmentKey[] = "session.record_ep_graph_assignment_info";
 
+// Whether a session of `config` with `extras` records its node assignment.
+bool Records(const RunConfig& config, const SessionExtras& extras) {
+  return RecordsAssignment(config) || extras.record_assignment;
+}
 
 // Which EP took which node; empty when ORT cannot say (an older ORT).
 std::vector<EpAssignment> ReadAssignment(const Ort::Session& session) {
@@ -97,7 +104,7 @@ Status Configure(const RunConfig& config, const SessionExtras& extras, Ort::Sess
     options.AddConfigEntry(kDisableOptimizersKey, joined.c_str());
   }
   if (!extras.profile_prefix.empty()) options.EnableProfiling(extras.profile_prefix.c_str());
-  if (RecordsAssignment(config) || extras.record_assignment) options.AddConfigEntry(kRecordAssignmentKey, "1");
+  if (Records(config, extras)) options.AddConfigEntry(kRecordAssignmentKey, "1");
   return AppendProviders(options, config);
 }
 
@@ -222,7 +229,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
       impl->modified_optimizers = ModifiedOptimizers(impl->optimizer_log);
     }
     impl->profiling = !extras.profile_prefix.empty();
-    if (RecordsAssignment(config) || extras.record_assignment) impl->ep_assignment = ReadAssignment(impl->session);
+    if (Records(config, extras)) impl->ep_assignment = ReadAssignment(impl->session);
 
     const std::vector<std::string> input_names = impl->session.GetInputNames();
     for (size_t i = 0; i < input_names.size(); ++i)
@@ -260,8 +267,6 @@ std::vector<std::string> Session::output_names() const {
 
 double Session::creation_ms() const { return impl_->creation_ms; }
 const std::vector<EpAssignment>& Session::ep_assignment() const { return impl_->ep_assignment; }
-
-bool RecordsAssignment(const RunConfig& config) { return config.providers != std::vector<std::string>{"cpu"}; }
 const std::vector<std::string>& Session::optimizer_log() const { return impl_->optimizer_log; }
 const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
 

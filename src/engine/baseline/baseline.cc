@@ -37,7 +37,6 @@ using baseline_internal::Layer;
 using baseline_internal::NameFiles;
 using baseline_internal::RecordFindings;
 using baseline_internal::WriteSampleFiles;
-using baseline_internal::WrittenSample;
 
 bool KeepLayer(const std::vector<std::string>& only, const std::string& tensor, const GraphNode& node) {
   if (only.empty()) return true;
@@ -190,11 +189,11 @@ Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& te
     std::error_code ec;
     fs::create_directories(sample_dir, ec);
     if (ec) return InvalidArgument(fmt::format("{}: {}", sample_dir.string(), ec.message()));
-    PARITY_ASSIGN_OR_RETURN(WrittenSample w, WriteSampleFiles(tracer, sample, sample_dir, subdir, src.graph.inputs,
-                                                             templates, inputs_path));
-    if (options.check_determinism) PARITY_RETURN_IF_ERROR(CheckDeterminism(tracer, sample, w));
-    RecordFindings(w.out);
-    result.samples.push_back(std::move(w.out));
+    PARITY_ASSIGN_OR_RETURN(BaselineSample out, WriteSampleFiles(tracer, sample, sample_dir, subdir,
+                                                                 src.graph.inputs, templates, inputs_path));
+    if (options.check_determinism) PARITY_RETURN_IF_ERROR(CheckDeterminism(tracer, sample, out));
+    RecordFindings(out);
+    result.samples.push_back(std::move(out));
   }
   return {};
 }

@@ -99,11 +99,10 @@ FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers
   return templates;
 }
 
-Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const fs::path& sample_dir,
-                                       const std::string& sample_subdir, const std::vector<std::string>& inputs,
-                                       FileTemplates& templates, const fs::path& inputs_path) {
-  WrittenSample w;
-  BaselineSample& out = w.out;
+Result<BaselineSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const fs::path& sample_dir,
+                                        const std::string& sample_subdir, const std::vector<std::string>& inputs,
+                                        FileTemplates& templates, const fs::path& inputs_path) {
+  BaselineSample out;
   out.name = sample.name;
   out.dir = sample_subdir;
   auto rel = [&](const std::string& file) { return out.dir.empty() ? file : out.dir + "/" + file; };
@@ -129,15 +128,15 @@ Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, con
   };
   PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
   for (auto& rec : outputs) out.files.push_back(std::move(rec));
-  return w;
+  return out;
 }
 
 // The second run: hashes every tensor again as its file would be and marks
 // the files whose bytes differ from the first run's (inputs are given, never
 // non-deterministic). The first run hashed each tensor once, as its file.
-Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) {
+Status CheckDeterminism(Tracer& tracer, const Sample& sample, BaselineSample& out) {
   std::unordered_map<std::string, const std::string*> first;  // tensor -> its file's sha256
-  for (const auto& rec : w.out.files) first.emplace(rec.tensor, &rec.sha256);
+  for (const auto& rec : out.files) first.emplace(rec.tensor, &rec.sha256);
   std::unordered_set<std::string> differing;
   auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
     PARITY_ASSIGN_OR_RETURN(std::string header, EncodeNpyHeader(t.dtype(), t.shape()));
@@ -148,9 +147,9 @@ Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w) 
     return {};
   };
   PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
-  for (auto& rec : w.out.files) {
+  for (auto& rec : out.files) {
     rec.deterministic = !differing.contains(rec.tensor) || rec.role == FileRole::kInput;
-    if (!rec.deterministic) w.out.nondeterministic.push_back(rec.tensor);
+    if (!rec.deterministic) out.nondeterministic.push_back(rec.tensor);
   }
   return {};
 }

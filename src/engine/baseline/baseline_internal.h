@@ -63,18 +63,14 @@ FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers
 
 // One sample's files, written in file order (inputs, layers, outputs); each
 // file's sha256 is what the sample's second run is checked against.
-struct WrittenSample {
-  BaselineSample out;
-};
-
-Result<WrittenSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const std::filesystem::path& sample_dir,
-                                       const std::string& sample_subdir, const std::vector<std::string>& inputs,
-                                       FileTemplates& templates, const std::filesystem::path& inputs_path);
+Result<BaselineSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, const std::filesystem::path& sample_dir,
+                                        const std::string& sample_subdir, const std::vector<std::string>& inputs,
+                                        FileTemplates& templates, const std::filesystem::path& inputs_path);
 
 // The second run: hashes every tensor again as its file would be and marks
 // the files whose bytes differ from the first run's (inputs are given, never
 // non-deterministic). The first run hashed each tensor once, as its file.
-Status CheckDeterminism(Tracer& tracer, const Sample& sample, WrittenSample& w);
+Status CheckDeterminism(Tracer& tracer, const Sample& sample, BaselineSample& out);
 
 // The first NaN, the first Inf and the out-of-scale tensors, in file order.
 void RecordFindings(BaselineSample& out);

@@ -67,8 +67,11 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
   FusionMap map = BuildFusionMap(original, view);
   std::vector<std::string> modified = session.modified_optimizers();
   std::vector<ort::EpAssignment> assignment = session.ep_assignment();
-  return PlannedSession{std::move(session), Model(), {}, std::move(view), std::move(map), std::move(modified),
-                        std::move(assignment)};
+  return PlannedSession{.session = std::move(session),
+                        .optimized_view = std::move(view),
+                        .map = std::move(map),
+                        .modified_optimizers = std::move(modified),
+                        .ep_assignment = std::move(assignment)};
 }
 
 }  // namespace

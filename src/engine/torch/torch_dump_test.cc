@@ -191,12 +191,6 @@ TEST_F(TorchDumpTest, SymlinksInsideTheDumpAreRefusedUnlessAllowed) {
   EXPECT_NE(manifest.error().message().find("manifest.json: is a symlink"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace parity
-
-namespace parity {
-namespace {
-
 // The provenance note (check adds it once the model's hash is there): none
 // when the export record names one of the given files' sha256 or none at
 // all; else it names the dump, both hashes' prefixes and the model.
