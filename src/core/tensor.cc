@@ -113,6 +113,13 @@ Result<Tensor> Tensor::Reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::Copy() const {
+  if (dtype_ == DType::kString) return FromStrings(shape_, strings_);
+  Tensor t(dtype_, shape_);
+  if (byte_size() != 0) std::memcpy(t.mutable_data(), data(), byte_size());
+  return t;
+}
+
 Status TensorSet::Add(std::string name, Tensor tensor) {
   if (Contains(name)) return InvalidArgument(fmt::format("tensor '{}' given twice", name));
   index_.emplace(name, items_.size());

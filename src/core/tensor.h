@@ -80,6 +80,10 @@ class Tensor {
   // Same data viewed under another shape with the same element count.
   Result<Tensor> Reshaped(Shape shape) const;
 
+  // The same values in a buffer of its own: what a borrowed buffer's owner
+  // (Borrow) need not outlive.
+  Tensor Copy() const;
+
  private:
   DType dtype_ = DType::kFloat32;
   Shape shape_;

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstring>
+#include <memory>
+
 namespace parity {
 namespace {
 
@@ -19,6 +23,20 @@ TEST(TensorCreate, AnAllocationThatFailsNamesTheShapeAndSize) {
 
 // A zero dim ends no check: a negative dim after it is still refused (the
 // string_tensor fuzz target loaded a STRING tensor of dims [0, -5]).
+TEST(TensorCopy, OwnsItsBytesApartFromTheBorrowedOnes) {
+  auto buffer = std::shared_ptr<std::byte[]>(new std::byte[8]);
+  const std::array<float, 2> values{1.5f, -2.0f};
+  std::memcpy(buffer.get(), values.data(), sizeof(values));
+  Tensor borrowed = Tensor::Borrow(DType::kFloat32, {2}, buffer);
+  Tensor copy = borrowed.Copy();
+  EXPECT_TRUE(copy.BitwiseEquals(borrowed));
+  EXPECT_NE(copy.data(), borrowed.data());
+  buffer[0] = std::byte{0xff};
+  EXPECT_EQ(copy.view<float>()[0], 1.5f);
+  Tensor strings = Tensor::FromStrings({2}, {"a", "b"});
+  EXPECT_EQ(strings.Copy().strings(), strings.strings());
+}
+
 TEST(ElementCount, RefusesANegativeDimAfterAZero) {
   auto n = ElementCount({0, -5});
   ASSERT_FALSE(n) << "counted " << *n;

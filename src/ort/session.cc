@@ -245,7 +245,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
   return Session(std::move(impl));
 }
 
-Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::Session(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::Session(Session&&) noexcept = default;
 Session& Session::operator=(Session&&) noexcept = default;
 Session::~Session() = default;

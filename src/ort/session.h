@@ -89,6 +89,18 @@ void ResetPeakLiveSessions();
 // weights: what a command's time on a large model is mostly made of).
 int SessionsCreated();
 
+// How Session::Run hands back the outputs.
+enum class OutputBuffers {
+  // Copied into parity Tensors; ORT's buffers are released at once.
+  kCopied,
+  // Left in ORT's buffers, which the Tensors wrap (no copy): each Tensor
+  // keeps its ORT value, and the session's ORT objects with it, until the
+  // last copy of it is destroyed. For tensors consumed and dropped at once
+  // (a trace writing each to a file): one held past its use holds the
+  // session's memory too.
+  kBorrowed,
+};
+
 class Session {
  public:
   // Loads the model under `config`. Errors keep ORT's message (callers add the
@@ -136,9 +148,11 @@ class Session {
   // and fixed dimensions, else kInvalidArgument listing every problem (nothing
   // runs). `output_names` selects outputs (empty: all, in model order); an
   // unknown name is kInvalidArgument. Returns the outputs, in the requested
-  // order, copied into parity Tensors. ORT failures during the run are
-  // kRuntime (kInvalidArgument when ORT says the arguments are invalid).
-  Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {}) const;
+  // order, copied into parity Tensors unless `buffers` says otherwise. ORT
+  // failures during the run are kRuntime (kInvalidArgument when ORT says the
+  // arguments are invalid).
+  Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {},
+                        OutputBuffers buffers = OutputBuffers::kCopied) const;
 
   // The "plain ORT loop" of bench/latency_bench.cc: converts `inputs` to
   // Ort::Values once (no copy), then times `runs` calls of Ort::Session::Run
@@ -154,8 +168,9 @@ class Session {
 
  private:
   struct Impl;
-  explicit Session(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Session(std::shared_ptr<Impl> impl);
+  // Shared with the Tensors of a kBorrowed run (they keep the session alive).
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace parity::ort

@@ -1,7 +1,9 @@
 // Session::Run: input checks, Tensor -> Ort::Value without copying, the ORT
-// call, and outputs copied back into parity Tensors.
+// call, and outputs copied back into parity Tensors (or wrapped, borrowed).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <utility>
 
 #include "ort/ort_error.h"
 #include "ort/session.h"
@@ -10,7 +12,8 @@
 
 namespace parity::ort {
 
-Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::string>& output_names) const {
+Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::string>& output_names,
+                               OutputBuffers buffers) const {
   PARITY_RETURN_IF_ERROR(CheckInputs(impl_->inputs, inputs));
 
   std::vector<std::string> fetch = output_names.empty() ? this->output_names() : output_names;
@@ -40,11 +43,14 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
                            output_ptrs.data(), output_ptrs.size());
     TensorSet out;
     for (size_t i = 0; i < results.size(); ++i) {
-      PARITY_ASSIGN_OR_RETURN(Tensor t,
-                              WithContext(FromOrtValue(results[i]), fmt::format("output '{}'", fetch[i])));
-      // ORT's copy goes as soon as parity holds its own: a run that fetches
-      // every tensor (the layers against PyTorch) holds one copy, not two.
-      results[i] = Ort::Value(nullptr);
+      // Copied, ORT's buffer goes as soon as parity holds its own: a run that
+      // fetches every tensor (the layers against PyTorch) holds one copy, not
+      // two. Borrowed, there is no second copy at all.
+      PARITY_ASSIGN_OR_RETURN(
+          Tensor t, WithContext(buffers == OutputBuffers::kBorrowed
+                                    ? AdoptOrtValue(std::move(results[i]), impl_)
+                                    : FromOrtValue(std::exchange(results[i], Ort::Value(nullptr))),
+                                fmt::format("output '{}'", fetch[i])));
       PARITY_RETURN_IF_ERROR(out.Add(fetch[i], std::move(t)));
     }
     return out;

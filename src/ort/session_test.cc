@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "core/testing/temp_dir.h"
@@ -165,6 +166,47 @@ TEST(SessionRun, AcceptsAnyShapeWhenTheModelStatesNone) {
   auto out = s.Run(in);
   ASSERT_TRUE(out.has_value()) << out.error().message();
   EXPECT_EQ(out->Find("y")->shape(), (Shape{2, 2}));
+}
+
+TEST(SessionRun, BorrowedOutputsAreTheCopiedOnesBitForBit) {
+  Session s = MustCreate(AddModel());
+  auto copied = s.Run(AddInputs());
+  auto borrowed = s.Run(AddInputs(), {}, OutputBuffers::kBorrowed);
+  ASSERT_TRUE(copied && borrowed);
+  ASSERT_EQ(borrowed->Names(), copied->Names());
+  for (const auto& [name, t] : *copied) EXPECT_TRUE(t.BitwiseEquals(*borrowed->Find(name))) << name;
+}
+
+// An output ORT may serve from the session's own memory (an initializer
+// through Identity, the initializer itself): the borrowed tensor holds the
+// session until it goes, so its bytes stay valid after the Session object.
+TEST(SessionRun, ABorrowedOutputKeepsItsSessionUntilItGoes) {
+  ModelBuilder m;
+  m.Input("x", onnx::TensorProto::FLOAT, {4})
+      .FloatInit("w", {4}, {1.5f, -2.0f, 3.25f, 4.0f})
+      .Output("y", onnx::TensorProto::FLOAT)
+      .Output("w_id", onnx::TensorProto::FLOAT)
+      .Output("w", onnx::TensorProto::FLOAT);
+  m.Node("Add", "add", {"x", "w"}, {"y"});
+  m.Node("Identity", "id", {"w"}, {"w_id"});
+  const int before = LiveSessions();
+  std::optional<TensorSet> out;
+  {
+    Session s = MustCreate(m.Bytes());
+    TensorSet in;
+    in.Set("x", Tensor::FromVector<float>(DType::kFloat32, {4}, {1, 1, 1, 1}));
+    auto run = s.Run(in, {}, OutputBuffers::kBorrowed);
+    ASSERT_TRUE(run) << run.error().message();
+    out = std::move(*run);
+  }
+  EXPECT_EQ(LiveSessions(), before + 1);  // the Session object is gone, its ORT session is not
+  EXPECT_THAT(out->Find("y")->view<float>(), ElementsAre(2.5f, -1.0f, 4.25f, 5.0f));
+  EXPECT_THAT(out->Find("w_id")->view<float>(), ElementsAre(1.5f, -2.0f, 3.25f, 4.0f));
+  EXPECT_THAT(out->Find("w")->view<float>(), ElementsAre(1.5f, -2.0f, 3.25f, 4.0f));
+  const Tensor kept = out->Find("w")->Copy();
+  out.reset();
+  EXPECT_EQ(LiveSessions(), before);
+  EXPECT_THAT(kept.view<float>(), ElementsAre(1.5f, -2.0f, 3.25f, 4.0f));
 }
 
 TEST(SessionRun, RejectsUnknownOutput) {

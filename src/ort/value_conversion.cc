@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace parity::ort {
 
@@ -42,7 +45,17 @@ Result<Ort::Value> ToOrtValue(const Tensor& tensor) {
                                   ToOrtElementType(tensor.dtype()));
 }
 
-Result<Tensor> FromOrtValue(const Ort::Value& value) {
+namespace {
+
+// What a CPU tensor value holds; kUnsupported for a sequence, map or
+// optional value, or an element type parity lacks.
+struct ValueFacts {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  size_t count = 0;
+};
+
+Result<ValueFacts> FactsOf(const Ort::Value& value) {
   if (!value) return RuntimeError("ORT returned no value");
   if (!value.IsTensor()) {
     const ONNXType kind = value.GetTypeInfo().GetONNXType();
@@ -57,22 +70,45 @@ Result<Tensor> FromOrtValue(const Ort::Value& value) {
   const std::optional<DType> dtype = FromOrtElementType(elem);
   if (!dtype)
     return Unsupported(fmt::format("element type {} (ONNX number) is not supported", static_cast<int>(elem)));
-  Shape shape = info.GetShape();
-  const size_t count = info.GetElementCount();
-
-  if (*dtype == DType::kString) {
-    std::vector<std::string> strings;
-    strings.reserve(count);
-    for (size_t i = 0; i < count; ++i) strings.push_back(value.GetStringTensorElement(i));
-    return Tensor::FromStrings(std::move(shape), std::move(strings));
-  }
-  PARITY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Create(*dtype, std::move(shape)));
-  if (static_cast<size_t>(tensor.size()) != count)
+  ValueFacts facts{.dtype = *dtype, .shape = info.GetShape(), .count = info.GetElementCount()};
+  PARITY_ASSIGN_OR_RETURN(int64_t count, ElementCount(facts.shape));
+  if (static_cast<size_t>(count) != facts.count)
     return InternalError(
-        fmt::format("ORT reports {} elements for shape {}", count, ShapeToString(tensor.shape())));
+        fmt::format("ORT reports {} elements for shape {}", facts.count, ShapeToString(facts.shape)));
+  return facts;
+}
+
+Tensor StringsOf(const Ort::Value& value, ValueFacts facts) {
+  std::vector<std::string> strings;
+  strings.reserve(facts.count);
+  for (size_t i = 0; i < facts.count; ++i) strings.push_back(value.GetStringTensorElement(i));
+  return Tensor::FromStrings(std::move(facts.shape), std::move(strings));
+}
+
+}  // namespace
+
+Result<Tensor> FromOrtValue(const Ort::Value& value) {
+  PARITY_ASSIGN_OR_RETURN(ValueFacts facts, FactsOf(value));
+  if (facts.dtype == DType::kString) return StringsOf(value, std::move(facts));
+  PARITY_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Create(facts.dtype, std::move(facts.shape)));
   if (tensor.byte_size() != 0)
     std::memcpy(tensor.mutable_data(), value.GetTensorRawData(), tensor.byte_size());
   return tensor;
+}
+
+Result<Tensor> AdoptOrtValue(Ort::Value value, std::shared_ptr<const void> keep_alive) {
+  PARITY_ASSIGN_OR_RETURN(ValueFacts facts, FactsOf(value));
+  if (facts.dtype == DType::kString) return StringsOf(value, std::move(facts));
+  if (facts.count == 0) return Tensor::Create(facts.dtype, std::move(facts.shape));
+  // The owner outlives every alias of its buffer: the value first, then the
+  // session it may point into.
+  struct Owner {
+    std::shared_ptr<const void> session;
+    Ort::Value value;
+  };
+  auto owner = std::make_shared<Owner>(Owner{std::move(keep_alive), std::move(value)});
+  auto* data = static_cast<std::byte*>(const_cast<void*>(owner->value.GetTensorRawData()));
+  return Tensor::Borrow(facts.dtype, std::move(facts.shape), std::shared_ptr<std::byte[]>(owner, data));
 }
 
 }  // namespace parity::ort

@@ -27,4 +27,10 @@ Result<Ort::Value> ToOrtValue(const Tensor& tensor);
 // sequence, map or optional value, or an element type parity lacks.
 Result<Tensor> FromOrtValue(const Ort::Value& value);
 
+// The same Tensor without the copy: it wraps the value's buffer and owns
+// `value`, and `keep_alive` (the session whose run made it: ORT may hand
+// back a buffer the session owns, an initializer's or one planned for it),
+// until its last copy goes. String tensors are copied as FromOrtValue does.
+Result<Tensor> AdoptOrtValue(Ort::Value value, std::shared_ptr<const void> keep_alive);
+
 }  // namespace parity::ort

@@ -1,7 +1,10 @@
 // A baseline sample's tensor files: named, written as .npy with their
 // SHA-256 and statistics, checked again by the determinism run.
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <future>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -68,6 +71,34 @@ Status WriteTensorFile(const fs::path& path, const Tensor& t, BaselineFile& rec)
   return {};
 }
 
+// work(0) .. work(n - 1) on up to kFileThreads threads, this one among them:
+// after the run, each file's statistics, hash and write are independent, and
+// one thread did them one after the other (resnet50: 122 files, 106 MB, 0.2 s
+// against ORT's 0.15 s run). Returns the first failure in index order; work
+// not yet started is skipped once one fails. A hand-written loop, not a
+// library: OpenMP's workers spin after a loop, taking the cores from ORT's
+// next run, and the C++ parallel algorithms need TBB, which the stack lacks.
+Status ForEachFile(size_t n, const std::function<Status(size_t)>& work) {
+  constexpr size_t kFileThreads = 4;
+  const size_t threads = std::min({n, kFileThreads, size_t{std::max(1u, std::thread::hardware_concurrency())}});
+  std::vector<Status> results(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto worker = [&] {
+    for (size_t i = next++; i < n && !failed; i = next++) {
+      results[i] = work(i);
+      if (!results[i]) failed = true;
+    }
+  };
+  std::vector<std::future<void>> helpers;
+  for (size_t t = 1; t < threads; ++t) helpers.push_back(std::async(std::launch::async, worker));
+  worker();
+  for (auto& h : helpers) h.get();
+  for (auto& r : results)
+    if (!r) return r;
+  return {};
+}
+
 }  // namespace
 
 FileTemplates NameFiles(const GraphView& graph, const std::vector<Layer>& layers) {
@@ -118,15 +149,20 @@ Result<BaselineSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, co
   }
   const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
   std::vector<BaselineFile> outputs;
-  auto sink = [&](const std::string& name, const Tensor& t) -> Status {
-    BaselineFile rec = templates.others[name];
-    PARITY_RETURN_IF_ERROR(WriteTensorFile(sample_dir / rec.file, t, rec));
-    rec.file = rel(rec.file);
-    rec.out_of_scale = rec.stats.max_abs > scale_limit;
-    (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
+  auto sink = [&](const std::vector<NamedTensor>& batch) -> Status {
+    std::vector<BaselineFile> recs;
+    for (const auto& [name, t] : batch) recs.push_back(templates.others[name]);
+    PARITY_RETURN_IF_ERROR(ForEachFile(batch.size(), [&](size_t i) {
+      return WriteTensorFile(sample_dir / recs[i].file, batch[i].tensor, recs[i]);
+    }));
+    for (auto& rec : recs) {
+      rec.file = rel(rec.file);
+      rec.out_of_scale = rec.stats.max_abs > scale_limit;
+      (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
+    }
     return {};
   };
-  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, sink));
+  PARITY_RETURN_IF_ERROR(tracer.TraceBatches(sample, sink));
   for (auto& rec : outputs) out.files.push_back(std::move(rec));
   return out;
 }
@@ -138,15 +174,21 @@ Status CheckDeterminism(Tracer& tracer, const Sample& sample, BaselineSample& ou
   std::unordered_map<std::string, const std::string*> first;  // tensor -> its file's sha256
   for (const auto& rec : out.files) first.emplace(rec.tensor, &rec.sha256);
   std::unordered_set<std::string> differing;
-  auto recheck = [&](const std::string& name, const Tensor& t) -> Status {
-    PARITY_ASSIGN_OR_RETURN(std::string header, EncodeNpyHeader(t.dtype(), t.shape()));
-    const auto it = first.find(name);
-    if (it == first.end() ||
-        *it->second != NpySha256(std::as_bytes(std::span(header.data(), header.size())), t))
-      differing.insert(name);
+  auto recheck = [&](const std::vector<NamedTensor>& batch) -> Status {
+    std::vector<std::string> shas(batch.size());
+    PARITY_RETURN_IF_ERROR(ForEachFile(batch.size(), [&](size_t i) -> Status {
+      const Tensor& t = batch[i].tensor;
+      PARITY_ASSIGN_OR_RETURN(std::string header, EncodeNpyHeader(t.dtype(), t.shape()));
+      shas[i] = NpySha256(std::as_bytes(std::span(header.data(), header.size())), t);
+      return {};
+    }));
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const auto it = first.find(batch[i].name);
+      if (it == first.end() || *it->second != shas[i]) differing.insert(batch[i].name);
+    }
     return {};
   };
-  PARITY_RETURN_IF_ERROR(tracer.Trace(sample, recheck));
+  PARITY_RETURN_IF_ERROR(tracer.TraceBatches(sample, recheck));
   for (auto& rec : out.files) {
     rec.deterministic = !differing.contains(rec.tensor) || rec.role == FileRole::kInput;
     if (!rec.deterministic) out.nondeterministic.push_back(rec.tensor);

@@ -85,12 +85,18 @@ struct Tracer::Impl {
   std::vector<int64_t> batch_bytes;
   std::optional<ort::Session> session;  // single-batch mode only
 
-  // Runs one batch; `fetch` are node outputs (graph outputs allowed).
+  // Runs one batch; `fetch` are node outputs (graph outputs allowed). The
+  // tensors are ORT's own buffers (no copy of a trace's every tensor); a
+  // batch's own session lives as long as they do.
   Result<TensorSet> RunBatch(const Sample& sample, const std::vector<std::string>& fetch) {
-    if (session) return RunSample(*session, sample, label, fetch);
+    auto run = [&](const ort::Session& on) {
+      return WithContext(on.Run(sample.tensors, fetch, ort::OutputBuffers::kBorrowed),
+                         fmt::format("{}, sample '{}'", label, sample.name));
+    };
+    if (session) return run(*session);
     PARITY_ASSIGN_OR_RETURN(Model exposed, WithContext(WithExtraOutputs(model, fetch), label));
     PARITY_ASSIGN_OR_RETURN(ort::Session batch_session, CreateSession(exposed, config, label));
-    return RunSample(batch_session, sample, label, fetch);
+    return run(batch_session);
   }
 };
 
@@ -163,7 +169,7 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
   return Tracer(std::move(impl));
 }
 
-Result<TensorSet> Tracer::Trace(const Sample& sample, const TensorSink& sink) {
+Result<TensorSet> Tracer::TraceBatches(const Sample& sample, const BatchSink& sink) {
   Impl& s = *impl_;
   const std::unordered_set<std::string> output_set(s.outputs.begin(), s.outputs.end());
   TensorSet model_outputs;
@@ -181,29 +187,39 @@ Result<TensorSet> Tracer::Trace(const Sample& sample, const TensorSink& sink) {
     if (!fetch.empty()) {
       PARITY_ASSIGN_OR_RETURN(got, s.RunBatch(sample, fetch));
     }
+    std::vector<NamedTensor> delivered;
     for (const auto& name : s.batches[b]) {
       const Tensor* t = s.graph_inputs.contains(name) ? sample.tensors.Find(name) : got.Find(name);
       if (t == nullptr)
         return InvalidArgument(fmt::format("{}, sample '{}': input '{}' is missing", s.label, sample.name, name));
-      PARITY_RETURN_IF_ERROR(sink(name, *t));
+      delivered.push_back({name, *t});
       if (output_set.contains(name)) model_outputs.Set(name, *t);
     }
-    if (last) {
+    if (last)
       for (const auto& name : s.outputs) {
         const Tensor* t = got.Find(name);
         if (t == nullptr) return InternalError(fmt::format("{}: output '{}' was not fetched", s.label, name));
-        if (!model_outputs.Contains(name)) {
-          PARITY_RETURN_IF_ERROR(sink(name, *t));
-        }
+        if (!model_outputs.Contains(name)) delivered.push_back({name, *t});
       }
-      // Model order, whatever order the observed list had.
+    PARITY_RETURN_IF_ERROR(sink(delivered));
+    if (last) {
+      // Model order, whatever order the observed list had; copied out of
+      // ORT's buffers so that what is returned holds no session.
       TensorSet ordered;
-      for (const auto& name : s.outputs) ordered.Set(name, *got.Find(name));
+      for (const auto& name : s.outputs) ordered.Set(name, got.Find(name)->Copy());
       model_outputs = std::move(ordered);
     }
-    // `got` goes out of scope here: the batch's tensors are released before the next run.
+    // `got` and `delivered` go out of scope here: the batch's tensors (and
+    // a batch's own session) are released before the next run.
   }
   return model_outputs;
+}
+
+Result<TensorSet> Tracer::Trace(const Sample& sample, const TensorSink& sink) {
+  return TraceBatches(sample, [&](const std::vector<NamedTensor>& batch) -> Status {
+    for (const auto& [name, value] : batch) PARITY_RETURN_IF_ERROR(sink(name, value));
+    return {};
+  });
 }
 
 const std::vector<std::vector<std::string>>& Tracer::batches() const { return impl_->batches; }

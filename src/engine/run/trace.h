@@ -28,8 +28,8 @@
 // creation per batch and sample, the price of bounded memory.
 //
 // Memory of one batch run, roughly: ORT's arena (the batch's outputs plus the
-// run's working tensors, grown in power-of-two chunks) and the copies of the
-// outputs in parity Tensors. Callers budgeting a total should subtract what
+// run's working tensors, grown in power-of-two chunks); the sink gets ORT's
+// buffers themselves, not copies. Callers budgeting a total should subtract what
 // the process already holds and one run's own cost first, and give about a
 // third of the rest (baseline.h PlanBaselineMemory).
 //
@@ -67,6 +67,14 @@ struct TraceOptions {
 // trace and is returned by Trace.
 using TensorSink = std::function<Status(const std::string& name, const Tensor& value)>;
 
+// Called once per batch with that batch's tensors in delivery order (the
+// last batch's followed by the graph outputs not observed), so that a caller
+// may work on them together (write them on several threads). They are valid
+// during the call only: they are ORT's own buffers, released with the batch
+// (a copy kept past the call keeps the batch's session alive with it). An
+// error stops the trace and is returned by TraceBatches.
+using BatchSink = std::function<Status(const std::vector<NamedTensor>& batch)>;
+
 class Tracer {
  public:
   // `tensors`: node outputs (or graph inputs) to observe, in the order they
@@ -87,6 +95,8 @@ class Tracer {
   // model's outputs (in model order). Errors: the run's (naming the sample and
   // label), or the sink's.
   Result<TensorSet> Trace(const Sample& sample, const TensorSink& sink);
+  // The same run, each batch handed over whole.
+  Result<TensorSet> TraceBatches(const Sample& sample, const BatchSink& sink);
 
   // The planned batches, in run order; their concatenation is the observed list.
   const std::vector<std::vector<std::string>>& batches() const;

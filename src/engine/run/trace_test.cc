@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 
 #include "engine/run/runner.h"
@@ -105,6 +106,38 @@ TEST(Tracer, ReturnsTheModelOutputsAndDeliversUnobservedOutputsLast) {
   ASSERT_TRUE(session);
   auto plain = RunSample(*session, sample, "cbr");
   ASSERT_TRUE(plain);
+  EXPECT_TRUE((*outputs)[0].tensor.BitwiseEquals((*plain)[0].tensor));
+}
+
+// Whole batches, in the tracer's order; what Trace returns is copied out of
+// ORT's buffers, so it holds no session once the tracer is gone.
+TEST(Tracer, HandsOverWholeBatchesAndReturnsOutputsThatHoldNoSession) {
+  Model m = ResidualCnn();
+  auto names = Intermediates(m);
+  Sample sample = RandomSample("input", {1, 3, 64, 64});
+  const int before = ort::LiveSessions();
+  std::optional<TensorSet> outputs;
+  std::vector<std::string> order;
+  {
+    auto tracer = Tracer::Create(m, RunConfig{}, names, "residual", Batched(200 << 10));
+    ASSERT_TRUE(tracer) << tracer.error().message();
+    std::vector<size_t> sizes;
+    auto traced = tracer->TraceBatches(sample, [&](const std::vector<NamedTensor>& batch) -> Status {
+      sizes.push_back(batch.size());
+      for (const auto& [name, t] : batch) order.push_back(name);
+      return {};
+    });
+    ASSERT_TRUE(traced) << traced.error().message();
+    outputs = std::move(*traced);
+    ASSERT_EQ(sizes.size(), tracer->batches().size());
+    for (size_t b = 0; b < sizes.size(); ++b) EXPECT_EQ(sizes[b], tracer->batches()[b].size()) << "batch " << b;
+  }
+  EXPECT_EQ(order, names);
+  EXPECT_EQ(ort::LiveSessions(), before);
+  auto session = CreateSession(m, RunConfig{}, "residual");
+  ASSERT_TRUE(session);
+  auto plain = RunSample(*session, sample, "residual");
+  ASSERT_TRUE(plain && outputs->size() == plain->size());
   EXPECT_TRUE((*outputs)[0].tensor.BitwiseEquals((*plain)[0].tensor));
 }
 
