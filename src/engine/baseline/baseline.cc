@@ -130,8 +130,8 @@ Status PlanMemory(const BaselineSource& src, const std::vector<std::string>& obs
   in.weights_read_in_place = !src.model.external_data_dir().empty();
   for (const auto& t : src.samples[0].tensors)
     in.largest_bytes = std::max<int64_t>(in.largest_bytes, static_cast<int64_t>(t.tensor.byte_size()));
-  const auto layer_sizes = EstimateTensorBytes(src.model, observed, trace_options.input_shapes);
-  const auto output_sizes = EstimateTensorBytes(src.model, src.graph.outputs, trace_options.input_shapes);
+  const auto layer_sizes = EstimateTensorBytes(src.graph, observed, trace_options.input_shapes);
+  const auto output_sizes = EstimateTensorBytes(src.graph, src.graph.outputs, trace_options.input_shapes);
   for (const auto& s : layer_sizes)
     if (s) in.largest_bytes = std::max(in.largest_bytes, *s);
   for (const auto& s : output_sizes)
@@ -151,7 +151,7 @@ Status PlanMemory(const BaselineSource& src, const std::vector<std::string>& obs
 // puts into `result`).
 Result<Tracer> CreateTracer(const BaselineSource& src, const std::vector<Layer>& layers, int64_t budget,
                             const BaselineOptions& options, const std::string& label, BaselineResult& result) {
-  TraceOptions trace_options;
+  TraceOptions trace_options{.graph = &src.graph};
   for (const auto& t : src.samples[0].tensors) trace_options.input_shapes[t.name] = t.tensor.shape();
   std::vector<std::string> observed;
   for (const auto& l : layers) observed.push_back(l.tensor);

@@ -176,7 +176,7 @@ Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult&
   RerunSample plan = PlanSample(ctx, ms, r);
   if (!plan.inputs_ok) return {};  // the integrity check already named the input file
   int64_t input_bytes = 0;
-  TraceOptions options;
+  TraceOptions options{.graph = &ctx.graph};
   for (const auto& t : plan.sample.tensors) {
     input_bytes += static_cast<int64_t>(t.tensor.byte_size());
     options.input_shapes[t.name] = t.tensor.shape();

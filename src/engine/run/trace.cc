@@ -49,8 +49,10 @@ std::optional<int64_t> Bytes(const TensorType* type, const std::unordered_map<st
   return count * static_cast<int64_t>(element);
 }
 
-std::vector<std::optional<int64_t>> Estimate(const GraphView& g, const std::vector<std::string>& tensors,
-                                             const std::map<std::string, Shape>& input_shapes) {
+}  // namespace
+
+std::vector<std::optional<int64_t>> EstimateTensorBytes(const GraphView& g, const std::vector<std::string>& tensors,
+                                                        const std::map<std::string, Shape>& input_shapes) {
   const auto symbols = ResolveSymbols(g, input_shapes);
   std::vector<std::optional<int64_t>> out;
   for (const auto& name : tensors) {
@@ -66,13 +68,11 @@ std::vector<std::optional<int64_t>> Estimate(const GraphView& g, const std::vect
   return out;
 }
 
-}  // namespace
-
 std::vector<std::optional<int64_t>> EstimateTensorBytes(const Model& model, const std::vector<std::string>& tensors,
                                                         const std::map<std::string, Shape>& input_shapes) {
   auto g = BuildGraphView(model);
   if (!g) return std::vector<std::optional<int64_t>>(tensors.size());
-  return Estimate(*g, tensors, input_shapes);
+  return EstimateTensorBytes(*g, tensors, input_shapes);
 }
 
 struct Tracer::Impl {
@@ -89,14 +89,10 @@ struct Tracer::Impl {
   // tensors are ORT's own buffers (no copy of a trace's every tensor); a
   // batch's own session lives as long as they do.
   Result<TensorSet> RunBatch(const Sample& sample, const std::vector<std::string>& fetch) {
-    auto run = [&](const ort::Session& on) {
-      return WithContext(on.Run(sample.tensors, fetch, ort::OutputBuffers::kBorrowed),
-                         fmt::format("{}, sample '{}'", label, sample.name));
-    };
-    if (session) return run(*session);
+    if (session) return RunSample(*session, sample, label, fetch, ort::OutputBuffers::kBorrowed);
     PARITY_ASSIGN_OR_RETURN(Model exposed, WithContext(WithExtraOutputs(model, fetch), label));
     PARITY_ASSIGN_OR_RETURN(ort::Session batch_session, CreateSession(exposed, config, label));
-    return run(batch_session);
+    return RunSample(batch_session, sample, label, fetch, ort::OutputBuffers::kBorrowed);
   }
 };
 
@@ -107,7 +103,11 @@ Tracer::~Tracer() = default;
 
 Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::vector<std::string> tensors,
                               const std::string& label, TraceOptions options) {
-  PARITY_ASSIGN_OR_RETURN(GraphView g, WithContext(BuildGraphView(model), label));
+  std::optional<GraphView> built;
+  if (options.graph == nullptr) {
+    PARITY_ASSIGN_OR_RETURN(built, WithContext(BuildGraphView(model), label));
+  }
+  const GraphView& g = options.graph != nullptr ? *options.graph : *built;
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->label = label;
@@ -123,12 +123,12 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
   }
 
   // Graph inputs are delivered from the sample; they cost no run memory.
-  std::vector<std::optional<int64_t>> sizes = Estimate(g, tensors, options.input_shapes);
+  std::vector<std::optional<int64_t>> sizes = EstimateTensorBytes(g, tensors, options.input_shapes);
   int64_t largest = 0;
   for (const auto& s : sizes)
     if (s) largest = std::max(largest, *s);
   for (const auto& name : g.inputs)
-    if (auto s = Estimate(g, {name}, options.input_shapes)[0]) largest = std::max(largest, *s);
+    if (auto s = EstimateTensorBytes(g, {name}, options.input_shapes)[0]) largest = std::max(largest, *s);
 
   std::vector<std::string> current;
   int64_t current_bytes = 0;

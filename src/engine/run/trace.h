@@ -47,6 +47,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "onnx/graph.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 
@@ -59,6 +60,10 @@ struct TraceOptions {
   // Shapes of the inputs the tracer will be run on, to resolve symbolic dims
   // when planning batches (usually the first sample's). Optional.
   std::map<std::string, Shape> input_shapes;
+  // The model's graph view with its inferred types (BuildGraphView's
+  // default), when the caller has one already: not built again. It must be
+  // of the model given to Create, and outlive Create (not the Tracer).
+  const GraphView* graph = nullptr;
 };
 
 // Called once per observed tensor, in the order given to Tracer::Create, then
@@ -114,6 +119,9 @@ class Tracer {
 // Estimated bytes of each of `tensors` in `model` (see "Batching" above):
 // nullopt where the size stays unknown. Exposed for tests and planning.
 std::vector<std::optional<int64_t>> EstimateTensorBytes(const Model& model, const std::vector<std::string>& tensors,
+                                                        const std::map<std::string, Shape>& input_shapes);
+// The same from the model's graph view (with inferred types).
+std::vector<std::optional<int64_t>> EstimateTensorBytes(const GraphView& graph, const std::vector<std::string>& tensors,
                                                         const std::map<std::string, Shape>& input_shapes);
 
 }  // namespace parity
