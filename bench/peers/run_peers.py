@@ -31,7 +31,7 @@ from peer_common import ATOL, DEFAULT_MODELS, REPO, RTOL, SCRIPT
 
 sys.path[:0] = [os.path.join(REPO, "python"), os.path.join(REPO, "python", "tests")]  # the package, the zoo
 
-from peer_children import fusion_probe, seed_main, torchverify_main  # noqa: E402
+from peer_children import _mark_all, fusion_probe, seed_main, torchverify_main  # noqa: E402
 from peer_models import do_export, plant_faults  # noqa: E402
 from peer_report import render_md, write_reports  # noqa: E402
 from peer_runner import Runner, measure, polygraphy_failed  # noqa: E402
@@ -137,6 +137,21 @@ def job_layerwise(R, P, me, m, f):
     R.run("layerwise", m, "seed", me + ["--_seed", "layerwise", f.d, out], result_file=os.path.join(W, "r.json"),
           out_path=out)
     shutil.rmtree(out, ignore_errors=True)
+    # The job's own floor (issue 26): layerwise_floor_bench, built beside parity with the benchmarks,
+    # on the mark-all model written once beforehand (untimed, cached): ORT's session at `disable`, one
+    # run, one .npy per tensor, as a process of its own on parity's ORT.
+    floor = os.path.join(os.path.dirname(os.path.abspath(P)), "layerwise_floor_bench")
+    if os.path.exists(floor):
+        marked = os.path.join(f.d, "marked.onnx")
+        if not os.path.exists(marked):
+            mm, _ = _mark_all(f.mo)
+            with open(marked + ".tmp", "wb") as fh:
+                fh.write(mm.SerializeToString())
+            os.replace(marked + ".tmp", marked)
+        out = os.path.join(W, f"{m}.floor")
+        shutil.rmtree(out, ignore_errors=True)
+        R.run("layerwise", m, "floor", [floor, marked, f.inp, out], out_path=out)
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def job_fault(R, P, me, m, f, kind, fault, run_verif):

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/atomic_file.h"
+#include "ort/ep_libraries.h"
 #include "ort/optimizer_log.h"
 #include "ort/ort_env.h"
 #include "ort/ort_error.h"
@@ -182,6 +183,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
   // The ORT first: an Impl destroyed with no ORT loaded would release its
   // empty Ort::Session through a null API table.
   if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
+  AwaitEpRegistration();  // no library registered while a session is made
   auto impl = std::make_unique<Impl>();
   try {
     Ort::Env& env = GlobalEnv();

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/npz.h"
 #include "e2e_util.h"
 #include "onnx/builtin_models.h"
 
@@ -176,6 +177,34 @@ TEST_F(OpenVino, RunAndBenchRunOnIt) {
   bool ov = false;
   for (const auto& c : j["configs"]) ov = ov || c["label"].get<std::string>().find("openvino") != std::string::npos;
   EXPECT_TRUE(ov) << j["configs"].dump();
+}
+
+// The plugin libraries are registered on a thread of their own while
+// baseline and check read the model (ort::EpRegistrationInBackground); a
+// library that cannot be registered there is not an error of the command,
+// and its failure is not lost: the report's env names it.
+TEST(EpRegistration, ABadLibraryInTheBackgroundIsNamedInTheEnvNotFatal) {
+  e2e::TempDir dir("parity_ep_bg");
+  ASSERT_TRUE(OpsetModel(17).Save(dir.path() / "m.onnx").has_value());
+  Tensor x(DType::kFloat32, {2, 8});
+  for (float& v : x.mutable_view<float>()) v = 0.5f;
+  TensorSet inputs;
+  ASSERT_TRUE(inputs.Add("x", x).has_value());
+  ASSERT_TRUE(WriteNpz(dir.path() / "in.npz", inputs).has_value());
+  const std::string missing = "bad=" + (dir.path() / "missing_plugin.so").string();
+  auto baseline = e2e::RunProgram({"env", "PARITY_EP_LIBRARY=" + missing, PARITY_BINARY, "baseline",
+                                   (dir.path() / "m.onnx").string(), "--inputs", (dir.path() / "in.npz").string(),
+                                   "-o", (dir.path() / "bl").string()});
+  ASSERT_EQ(baseline.exit_code, 0) << baseline.err;
+  const auto manifest = ReadJson(dir.path() / "bl" / "manifest.json");
+  EXPECT_NE(manifest["env"].value("ep_error", "").find("missing_plugin.so is not a file"), std::string::npos)
+      << manifest["env"].dump();
+  auto check = e2e::RunProgram({"env", "PARITY_EP_LIBRARY=" + missing, PARITY_BINARY, "check",
+                                (dir.path() / "m.onnx").string(), "--inputs", (dir.path() / "in.npz").string(),
+                                "--json", (dir.path() / "r.json").string()});
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(ReadJson(dir.path() / "r.json")["env"].value("ep_error", "").find("missing_plugin.so is not a file"),
+            std::string::npos);
 }
 
 TEST(Cuda, CheckRunsOnCudaWhereThereIsOne) {
