@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,6 +16,11 @@
 #include "onnx/graph.h"
 
 namespace parity::baseline_internal {
+
+// ComputeStats of a float32 tensor with no NaN and no Inf, vectorized
+// (baseline_stats.cc); false, `s` untouched, when one is there (the caller
+// then counts them element by element).
+bool Float32FiniteStats(std::span<const float> x, TensorStats& s);
 
 nlohmann::json FileToJson(const BaselineFile& f);
 // kCorrupt when a required key is missing or of the wrong type, or the path

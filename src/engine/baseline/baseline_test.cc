@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <random>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -307,6 +309,35 @@ TEST(ComputeStats, CountsNaNAndInfApartFromTheFiniteStatistics) {
   EXPECT_DOUBLE_EQ(s.max, 3.0);
   EXPECT_DOUBLE_EQ(s.mean, 2.0);
   EXPECT_DOUBLE_EQ(s.std, 1.0);
+}
+
+// float32's vectorized path against the element-by-element one (the same
+// values as float64): a length that is no multiple of its lanes, NaN and
+// both infinities scattered, and all-non-finite.
+TEST(ComputeStats, Float32AgreesWithTheWidenedPath) {
+  std::vector<float> v(1003);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.37f * static_cast<float>(i)) * 50.0f - 3.0f;
+  v[5] = NAN;
+  v[17] = INFINITY;
+  v[1002] = -INFINITY;
+  v[640] = NAN;
+  std::vector<double> wide(v.begin(), v.end());
+  const Shape shape{static_cast<int64_t>(v.size())};
+  const TensorStats f = ComputeStats(Tensor::FromVector<float>(DType::kFloat32, shape, v));
+  const TensorStats d = ComputeStats(Tensor::FromVector<double>(DType::kFloat64, shape, wide));
+  EXPECT_EQ(f.nan, 2);
+  EXPECT_EQ(f.inf, 2);
+  EXPECT_EQ(f.nan, d.nan);
+  EXPECT_EQ(f.inf, d.inf);
+  EXPECT_EQ(f.min, d.min);
+  EXPECT_EQ(f.max, d.max);
+  EXPECT_EQ(f.max_abs, d.max_abs);
+  EXPECT_NEAR(f.mean, d.mean, 1e-12 * std::abs(d.mean));
+  EXPECT_NEAR(f.std, d.std, 1e-12 * d.std);
+  const TensorStats none = ComputeStats(Tensor::FromVector<float>(DType::kFloat32, {3}, {NAN, INFINITY, NAN}));
+  EXPECT_EQ(none.nan, 2);
+  EXPECT_EQ(none.inf, 1);
+  EXPECT_EQ(none.max_abs, 0.0);
 }
 
 // A tensor named "block." is written as layer_0000_block..npy; the manifest's
