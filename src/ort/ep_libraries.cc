@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <future>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -24,7 +23,6 @@ struct LibraryState {
   std::map<std::string, std::string> registered;  // name -> path, once registered
   // EP names each registered library brought (a plugin may bring several).
   std::map<std::string, std::vector<std::string>> ep_names_by_library;
-  std::shared_future<void> background;  // EpRegistrationInBackground's, once started
 };
 LibraryState& State() {
   static auto* state = new LibraryState();  // leaked like the Ort::Env it feeds
@@ -209,30 +207,6 @@ Result<std::vector<EpDeviceInfo>> EpDevices() {
     return RuntimeError(fmt::format("listing ORT's EP devices: {}", e.what()));
   }
   return out;
-}
-
-EpRegistrationInBackground::EpRegistrationInBackground() {
-  LibraryState& s = State();
-  std::lock_guard lock(s.mutex);
-  if (s.background.valid()) return;
-  // Its status is dropped: a failure is met again, and reported, where a
-  // library is needed (RegisterEpLibraries runs again for what is left).
-  s.background = std::async(std::launch::async, [] { (void)RegisterEpLibraries(); }).share();
-  started_ = true;
-}
-
-EpRegistrationInBackground::~EpRegistrationInBackground() {
-  if (started_) AwaitEpRegistration();
-}
-
-void AwaitEpRegistration() {
-  std::shared_future<void> background;
-  {
-    LibraryState& s = State();
-    std::lock_guard lock(s.mutex);
-    background = s.background;
-  }
-  if (background.valid()) background.wait();
 }
 
 }  // namespace parity::ort

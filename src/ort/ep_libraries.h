@@ -48,27 +48,6 @@ std::vector<EpLibrary> EpLibraries();
 // naming it and where it came from (one line).
 Status RegisterEpLibraries();
 
-// RegisterEpLibraries on a thread of its own while the command reads its
-// model: loading a plugin (OpenVINO's: ~12 ms and 11 MiB) is then off the
-// command's path by the time its report lists the EP devices. The first
-// object starts it (later ones do nothing) and waits for it when destroyed;
-// Session::Create waits for it too, so ORT never registers a library while a
-// session is made. A failure is not kept: the next RegisterEpLibraries (an
-// EP asked for, EpDevices) tries again and reports it.
-class EpRegistrationInBackground {
- public:
-  EpRegistrationInBackground();
-  ~EpRegistrationInBackground();
-  EpRegistrationInBackground(const EpRegistrationInBackground&) = delete;
-  EpRegistrationInBackground& operator=(const EpRegistrationInBackground&) = delete;
-
- private:
-  bool started_ = false;
-};
-
-// Waits for an EpRegistrationInBackground's thread, if one was started.
-void AwaitEpRegistration();
-
 struct EpDeviceInfo {
   std::string ep_name;      // "OpenVINOExecutionProvider"
   std::string ep_vendor;    // "Intel"

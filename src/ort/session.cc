@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <future>
+#include <mutex>
 #include <optional>
 
 #include "core/atomic_file.h"
@@ -178,12 +180,56 @@ int PeakLiveSessions() { return peak_live_sessions.load(); }
 void ResetPeakLiveSessions() { peak_live_sessions.store(live_sessions.load()); }
 int SessionsCreated() { return sessions_created.load(); }
 
+namespace {
+
+struct WarmUpState {
+  std::mutex mutex;
+  std::shared_future<void> done;  // once started
+};
+WarmUpState& WarmUp() {
+  static auto* state = new WarmUpState();  // leaked like the Ort::Env it makes
+  return *state;
+}
+
+void AwaitWarmUp() {
+  std::shared_future<void> done;
+  {
+    std::lock_guard lock(WarmUp().mutex);
+    done = WarmUp().done;
+  }
+  if (done.valid()) done.wait();
+}
+
+}  // namespace
+
+WarmUpInBackground::WarmUpInBackground() {
+  WarmUpState& s = WarmUp();
+  std::lock_guard lock(s.mutex);
+  if (s.done.valid()) return;
+  // The library on this thread: loading it sets ORT_DISABLE_TELEMETRY, and
+  // setenv may not race the getenv of another thread. Its failure is met
+  // again where a session is made.
+  if (!LoadedOrtLibrary()) return;
+  s.done = std::async(std::launch::async, [] {
+             try {
+               (void)GlobalEnv();
+             } catch (const std::exception&) {  // met again where a session is made
+             }
+             (void)RegisterEpLibraries();  // its failure: met again where a library is needed
+           }).share();
+  started_ = true;
+}
+
+WarmUpInBackground::~WarmUpInBackground() {
+  if (started_) AwaitWarmUp();
+}
+
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
   // The ORT first: an Impl destroyed with no ORT loaded would release its
   // empty Ort::Session through a null API table.
   if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
-  AwaitEpRegistration();  // no library registered while a session is made
+  AwaitWarmUp();  // no library registered while a session is made
   auto impl = std::make_unique<Impl>();
   try {
     Ort::Env& env = GlobalEnv();

@@ -89,6 +89,25 @@ void ResetPeakLiveSessions();
 // weights: what a command's time on a large model is mostly made of).
 int SessionsCreated();
 
+// Makes ORT ready on a thread of its own while the command reads its model:
+// the library loaded, its environment made (~15 ms) and the plugin EP
+// libraries registered (OpenVINO's: ~12 ms and 11 MiB where the venv has
+// it), so that neither the first session nor the report's list of EP devices
+// waits for them. The first object starts it (later ones do nothing) and
+// waits for it when destroyed; Session::Create waits for it too, so ORT never
+// registers a library while a session is made. Failures are not kept: they
+// are met again, and reported, where ORT or the library is needed.
+class WarmUpInBackground {
+ public:
+  WarmUpInBackground();
+  ~WarmUpInBackground();
+  WarmUpInBackground(const WarmUpInBackground&) = delete;
+  WarmUpInBackground& operator=(const WarmUpInBackground&) = delete;
+
+ private:
+  bool started_ = false;
+};
+
 // How Session::Run hands back the outputs.
 enum class OutputBuffers {
   // Copied into parity Tensors; ORT's buffers are released at once.

@@ -180,10 +180,10 @@ TEST_F(OpenVino, RunAndBenchRunOnIt) {
 }
 
 // The plugin libraries are registered on a thread of their own while
-// baseline and check read the model (ort::EpRegistrationInBackground); a
+// baseline and check read the model (ort::WarmUpInBackground); a
 // library that cannot be registered there is not an error of the command,
 // and its failure is not lost: the report's env names it.
-TEST(EpRegistration, ABadLibraryInTheBackgroundIsNamedInTheEnvNotFatal) {
+TEST(WarmUp, ABadPluginLibraryInTheBackgroundIsNamedInTheEnvNotFatal) {
   e2e::TempDir dir("parity_ep_bg");
   ASSERT_TRUE(OpsetModel(17).Save(dir.path() / "m.onnx").has_value());
   Tensor x(DType::kFloat32, {2, 8});

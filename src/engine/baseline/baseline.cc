@@ -25,7 +25,7 @@
 #include "engine/run/trace.h"
 #include "onnx/graph.h"
 #include "onnx/inspect.h"
-#include "ort/ep_libraries.h"
+#include "ort/session.h"
 
 namespace fs = std::filesystem;
 
@@ -227,7 +227,7 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
                                      const BaselineOptions& options) {
   const std::string label = model_path.string();
   Sha256FileInBackground model_sha(model_path);  // while the baseline is made
-  ort::EpRegistrationInBackground ep_devices;     // for the manifest's env, while the model is read
+  ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is read
   PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
   PARITY_RETURN_IF_ERROR(CheckSamples(src, inputs_path));
   PARITY_RETURN_IF_ERROR(baseline_internal::CheckTargetDir(dir, options.overwrite));

@@ -25,7 +25,7 @@
 #include "engine/run/tensor_source.h"
 #include "engine/torch/dump_check.h"
 #include "onnx/graph.h"
-#include "ort/ep_libraries.h"
+#include "ort/session.h"
 
 namespace parity {
 namespace check_internal {
@@ -214,7 +214,7 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
 Result<CheckReport> RunCheck(const CheckOptions& o) {
   PARITY_RETURN_IF_ERROR(CheckReferenceKinds(o));
   Sha256FileInBackground model_sha(o.model_path);  // while the model is parsed
-  ort::EpRegistrationInBackground ep_devices;       // for the report's env, while the model is parsed
+  ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o, .model = std::move(model)};
   ctx.label = o.model_path;
