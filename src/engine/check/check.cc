@@ -192,6 +192,19 @@ Status CheckReferenceKinds(const CheckOptions& o) {
   return {};
 }
 
+// What the report says the check was run with.
+CheckConfig ConfigOf(const CheckOptions& o) {
+  CheckConfig c{.reference = o.reference.config,
+                .target = o.target,
+                .tolerance = o.policy,
+                .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
+                .seed = o.seed,
+                .torch = o.torch ? o.torch->path.string() : "",
+                .more_torch = {}};
+  for (const auto& more : o.more_torch) c.more_torch.push_back(more.path.string());
+  return c;
+}
+
 }  // namespace
 
 namespace {
@@ -243,14 +256,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
-  r.config = CheckConfig{.reference = o.reference.config,
-                         .target = o.target,
-                         .tolerance = o.policy,
-                         .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
-                         .seed = o.seed,
-                         .torch = o.torch ? o.torch->path.string() : "",
-                         .more_torch = {}};
-  for (const auto& more : o.more_torch) r.config->more_torch.push_back(more.path.string());
+  r.config = ConfigOf(o);
 
   auto timed = [&ctx](void (*stage)(Context&)) {
     const auto start = std::chrono::steady_clock::now();
