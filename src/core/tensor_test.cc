@@ -21,8 +21,6 @@ TEST(TensorCreate, AnAllocationThatFailsNamesTheShapeAndSize) {
   EXPECT_EQ(t.error().message(), "cannot allocate a float32 tensor of shape [536870912, 1024] (2199023255552 bytes)");
 }
 
-// A zero dim ends no check: a negative dim after it is still refused (the
-// string_tensor fuzz target loaded a STRING tensor of dims [0, -5]).
 TEST(TensorCopy, OwnsItsBytesApartFromTheBorrowedOnes) {
   auto buffer = std::shared_ptr<std::byte[]>(new std::byte[8]);
   const std::array<float, 2> values{1.5f, -2.0f};
@@ -37,6 +35,8 @@ TEST(TensorCopy, OwnsItsBytesApartFromTheBorrowedOnes) {
   EXPECT_EQ(strings.Copy().strings(), strings.strings());
 }
 
+// A zero dim ends no check: a negative dim after it is still refused (the
+// string_tensor fuzz target loaded a STRING tensor of dims [0, -5]).
 TEST(ElementCount, RefusesANegativeDimAfterAZero) {
   auto n = ElementCount({0, -5});
   ASSERT_FALSE(n) << "counted " << *n;

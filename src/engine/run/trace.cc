@@ -172,6 +172,7 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
 Result<TensorSet> Tracer::TraceBatches(const Sample& sample, const BatchSink& sink) {
   Impl& s = *impl_;
   const std::unordered_set<std::string> output_set(s.outputs.begin(), s.outputs.end());
+  std::unordered_set<std::string> outputs_delivered;  // graph outputs among the observed tensors
   TensorSet model_outputs;
   for (size_t b = 0; b < s.batches.size(); ++b) {
     const bool last = b + 1 == s.batches.size();
@@ -193,22 +194,20 @@ Result<TensorSet> Tracer::TraceBatches(const Sample& sample, const BatchSink& si
       if (t == nullptr)
         return InvalidArgument(fmt::format("{}, sample '{}': input '{}' is missing", s.label, sample.name, name));
       delivered.push_back({name, *t});
-      if (output_set.contains(name)) model_outputs.Set(name, *t);
+      if (output_set.contains(name)) outputs_delivered.insert(name);
     }
     if (last)
       for (const auto& name : s.outputs) {
         const Tensor* t = got.Find(name);
         if (t == nullptr) return InternalError(fmt::format("{}: output '{}' was not fetched", s.label, name));
-        if (!model_outputs.Contains(name)) delivered.push_back({name, *t});
+        if (!outputs_delivered.contains(name)) delivered.push_back({name, *t});
       }
     PARITY_RETURN_IF_ERROR(sink(delivered));
-    if (last) {
-      // Model order, whatever order the observed list had; copied out of
-      // ORT's buffers so that what is returned holds no session.
-      TensorSet ordered;
-      for (const auto& name : s.outputs) ordered.Set(name, got.Find(name)->Copy());
-      model_outputs = std::move(ordered);
-    }
+    // The last run fetches every graph output: returned in model order,
+    // whatever order the observed list had, copied out of ORT's buffers so
+    // that what is returned holds no session.
+    if (last)
+      for (const auto& name : s.outputs) model_outputs.Set(name, got.Find(name)->Copy());
     // `got` and `delivered` go out of scope here: the batch's tensors (and
     // a batch's own session) are released before the next run.
   }

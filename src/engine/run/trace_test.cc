@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
@@ -139,6 +140,27 @@ TEST(Tracer, HandsOverWholeBatchesAndReturnsOutputsThatHoldNoSession) {
   auto plain = RunSample(*session, sample, "residual");
   ASSERT_TRUE(plain && outputs->size() == plain->size());
   EXPECT_TRUE((*outputs)[0].tensor.BitwiseEquals((*plain)[0].tensor));
+}
+
+// One batch's session at a time, even when a graph output is observed in an
+// early batch (the tensors handed over are ORT's buffers, which hold their
+// session): the memory bound of batching.
+TEST(Tracer, HoldsOneBatchSessionAtATimeWhenAnOutputComesEarly) {
+  Model m = ResidualCnn();
+  auto names = Intermediates(m);
+  std::reverse(names.begin(), names.end());  // the graph output first
+  auto tracer = Tracer::Create(m, RunConfig{}, names, "residual", Batched(200 << 10));
+  ASSERT_TRUE(tracer) << tracer.error().message();
+  ASSERT_GT(tracer->batches().size(), 3u);
+  const int before = ort::LiveSessions();
+  std::vector<int> live;
+  auto traced = tracer->TraceBatches(RandomSample("input", {1, 3, 64, 64}), [&](const std::vector<NamedTensor>&) {
+    live.push_back(ort::LiveSessions());
+    return Status{};
+  });
+  ASSERT_TRUE(traced) << traced.error().message();
+  EXPECT_EQ(live, std::vector<int>(tracer->batches().size(), before + 1));
+  EXPECT_EQ(ort::LiveSessions(), before);
 }
 
 TEST(Tracer, RefusesATensorNoNodeProduces) {
