@@ -126,4 +126,11 @@ int Main(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Main(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const Ort::Exception& e) {
+    std::fprintf(stderr, "layerwise_floor_bench: %s\n", e.what());
+    return 2;
+  }
+}
