@@ -1,7 +1,7 @@
 // Traced runs (docs/contract.md (""trace"")): a model run under one config while a chosen
 // list of its tensors is observed, in batches bounded by memory, each tensor
-// handed to a sink as it arrives so that callers (baseline, locate) compare or
-// write tensors one by one and never hold a whole trace.
+// (or each batch, TraceBatches) handed to a sink as it arrives so that callers
+// (baseline, verify) compare or write them and never hold a whole trace.
 //
 //   auto tracer = Tracer::Create(model, config, observed, path, {.max_batch_bytes = 256 << 20});
 //   auto outputs = tracer->Trace(sample, [&](const std::string& name, const Tensor& t) -> Status {
