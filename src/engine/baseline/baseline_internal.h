@@ -21,6 +21,9 @@ namespace parity::baseline_internal {
 // (baseline_stats.cc); false, `s` untouched, when one is there (the caller
 // then counts them element by element).
 bool Float32FiniteStats(std::span<const float> x, TensorStats& s);
+// min, max, mean, std and max_abs of `s` from the finite elements' bounds
+// and sums (left 0 when `finite` is 0): ComputeStats's and Float32FiniteStats's end.
+void SetFiniteStats(double lo, double hi, double sum, double sum_sq, int64_t finite, TensorStats& s);
 
 nlohmann::json FileToJson(const BaselineFile& f);
 // kCorrupt when a required key is missing or of the wrong type, or the path

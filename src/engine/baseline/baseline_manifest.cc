@@ -124,15 +124,22 @@ TensorStats ComputeStats(const Tensor& t) {
   } else {
     for (int64_t i = 0; i < t.size(); ++i) visit(t.GetAsDouble(i));
   }
-  if (finite > 0) {
-    s.min = lo;
-    s.max = hi;
-    s.mean = sum / static_cast<double>(finite);
-    s.std = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(finite) - s.mean * s.mean));
-    s.max_abs = std::max(std::abs(lo), std::abs(hi));
-  }
+  baseline_internal::SetFiniteStats(lo, hi, sum, sum_sq, finite, s);
   return s;
 }
+
+namespace baseline_internal {
+
+void SetFiniteStats(double lo, double hi, double sum, double sum_sq, int64_t finite, TensorStats& s) {
+  if (finite == 0) return;
+  s.min = lo;
+  s.max = hi;
+  s.mean = sum / static_cast<double>(finite);
+  s.std = std::sqrt(std::max(0.0, sum_sq / static_cast<double>(finite) - s.mean * s.mean));
+  s.max_abs = std::max(std::abs(lo), std::abs(hi));
+}
+
+}  // namespace baseline_internal
 
 namespace baseline_internal {
 

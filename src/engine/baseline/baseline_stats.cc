@@ -70,13 +70,7 @@ bool Float32FiniteStats(std::span<const float> x, TensorStats& s) {
     high = std::max(high, v);
   }
   if (!finite) return false;
-  if (x.empty()) return true;
-  const auto n = static_cast<double>(x.size());
-  s.min = low;
-  s.max = high;
-  s.mean = total / n;
-  s.std = std::sqrt(std::max(0.0, total_sq / n - s.mean * s.mean));
-  s.max_abs = std::max(std::abs(s.min), std::abs(s.max));
+  SetFiniteStats(low, high, total, total_sq, static_cast<int64_t>(x.size()), s);
   return true;
 }
 
