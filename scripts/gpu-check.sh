@@ -1,50 +1,86 @@
 #!/usr/bin/env bash
-# CPU vs CUDA on the zoo, TF32 on and off (issue 24): `parity check` and
-# `parity locate` with the CPU EP as reference and the CUDA EP as target.
-# Needs an ORT with the CUDA EP: PARITY_ORT_LIBRARY / --ort-library is not
-# there yet, so build parity against onnxruntime-gpu's or npm's GPU package
-# (PARITY_ORT_ROOT), or run on a build whose `parity env` lists
-# CUDAExecutionProvider. Writes OUT/<model>/{check,locate}_tf32_{on,off}.*
-# and OUT/summary.txt (max_abs of each output, the arithmetic parity names).
+# The GPU measurements of docs/gpu.md (issue 44), one script on a machine with an
+# NVIDIA GPU: for each model of MODELS_DIR (scripts/gpu_models.py), `parity check`
+# and `parity locate` of
+#   - CPU (the unfused reference, `disable`) vs CUDA at `all`, TF32 as ORT's default
+#     (use_tf32=1) and with use_tf32=0;
+#   - CUDA at `disable` vs CUDA at `all` (the fusions the CUDA EP makes);
+#   - the TensorRT EP where its libraries load (else the one line parity says);
+# then the GPU tests of the C++ suite (Cuda.*) when their binary is given, and the
+# table (scripts/gpu_summary.py).
 #
-#   scripts/gpu-check.sh [OUT]    (default: build/gpu-check)
-# Exit: 0 done (verdicts are data, not failures), 2 no CUDA EP / no zoo.
-set -euo pipefail
+#   scripts/gpu-check.sh MODELS_DIR OUT
+#
+# Needs an ORT with the CUDA EP: PARITY_ORT_LIBRARY (scripts/gpu-setup.sh prints it
+# for onnxruntime-gpu, with the LD_LIBRARY_PATH of CUDA's and cuDNN's libraries).
+# PARITY_BINARY: the parity to run (default build/parity). PARITY_E2E_TESTS: the
+# e2e test binary (optional). GPU_CHECK_MODELS: which models (default: all).
+# Exit: 0 done (verdicts are data, not failures), 2 no CUDA EP or no models.
+set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PARITY=${PARITY_BINARY:-$ROOT/build/parity}
-PY=${PARITY_PYTHON:-$ROOT/.venv/bin/python}
-OUT=${1:-$ROOT/build/gpu-check}
-ZOO=${PARITY_TORCH_CACHE:-$ROOT/build/torch-cache}
-MODELS=${MODELS:-resnet18 mobilenet_v3_small squeezenet1_0}
+MODELS_DIR=${1:?usage: scripts/gpu-check.sh MODELS_DIR OUT}
+OUT=${2:?usage: scripts/gpu-check.sh MODELS_DIR OUT}
+PER_RUN=${GPU_CHECK_TIMEOUT:-150}
+export PARITY_EP_DISCOVERY=0  # no plugin EP: the runs compare ORT's built-in EPs
+mkdir -p "$OUT/runs"
 
-if ! "$PARITY" env | grep -q CUDAExecutionProvider; then
-  echo "gpu-check: this parity's ONNX Runtime has no CUDA EP (parity env); nothing to run" >&2
+{ date -u +"date %Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  "$PARITY" env 2>&1 | head -30; } > "$OUT/environment.txt" 2>&1
+if ! grep -q CUDAExecutionProvider "$OUT/environment.txt"; then
+  echo "gpu-check: this parity's ONNX Runtime has no CUDA EP (parity env in $OUT/environment.txt)" >&2
   exit 2
 fi
-if [ ! -d "$ZOO" ]; then
-  PYTHONPATH=$ROOT/python:$ROOT/python/tests "$PY" -m zoo --out "$ZOO" --exporter torchscript \
-    --only "$(echo $MODELS | tr ' ' ,)"
-fi
-mkdir -p "$OUT"
-: > "$OUT/summary.txt"
-for m in $MODELS; do
-  model=$ZOO/$m/torchscript/model.onnx
-  inputs=$ZOO/$m/torchscript/inputs.npz
-  [ -f "$model" ] || { echo "gpu-check: $model missing (python -m zoo)" >&2; continue; }
-  mkdir -p "$OUT/$m"
-  for tf32 in 1 0; do
-    tag=$([ $tf32 = 1 ] && echo on || echo off)
-    set +e
-    "$PARITY" check "$model" --inputs "$inputs" --providers cuda --provider-option cuda:use_tf32=$tf32 \
-      --report "$OUT/$m/check_tf32_$tag" > "$OUT/$m/check_tf32_$tag.txt" 2>&1
-    check_rc=$?
-    "$PARITY" locate "$model" --inputs "$inputs" --reference disable --providers cuda \
-      --provider-option cuda:use_tf32=$tf32 --json "$OUT/$m/locate_tf32_$tag.json" \
-      > "$OUT/$m/locate_tf32_$tag.txt" 2>&1
-    locate_rc=$?
-    set -e
-    why=$(grep -h "^why:\|  why:" "$OUT/$m/check_tf32_$tag.txt" "$OUT/$m/locate_tf32_$tag.txt" | head -1 || true)
-    echo "$m tf32=$tag check_exit=$check_rc locate_exit=$locate_rc ${why:-no arithmetic named}" \
-      | tee -a "$OUT/summary.txt"
-  done
+
+cat > "$OUT/cuda_disable.json" <<'EOF'
+{"opt": "disable", "providers": ["cuda"]}
+EOF
+
+# run MODEL RUN ARGS...: one parity command into runs/MODEL/RUN/ (stdout, stderr,
+# exit, seconds), bounded in time.
+run() {
+  local model=$1 name=$2; shift 2
+  local d="$OUT/runs/$model/$name"
+  mkdir -p "$d"
+  local start=$SECONDS
+  timeout "$PER_RUN" "$PARITY" "$@" > "$d/stdout.txt" 2> "$d/stderr.txt"
+  echo $? > "$d/exit"
+  echo $((SECONDS - start)) > "$d/seconds"
+  echo "gpu-check: $model $name: exit $(cat "$d/exit") in $(cat "$d/seconds") s"
+}
+
+models=${GPU_CHECK_MODELS:-$(ls "$MODELS_DIR")}
+found=0
+for m in $models; do
+  model="$MODELS_DIR/$m/model.onnx" inputs="$MODELS_DIR/$m/inputs.npz"
+  [ -f "$model" ] || continue
+  found=1
+  d="$OUT/runs/$m"
+  run "$m" check_cpu_vs_cuda check "$model" --inputs "$inputs" --providers cuda --report "$d/check_cpu_vs_cuda/report"
+  run "$m" check_cpu_vs_cuda_tf32_off check "$model" --inputs "$inputs" --providers cuda \
+    --provider-option cuda:use_tf32=0 --report "$d/check_cpu_vs_cuda_tf32_off/report"
+  run "$m" locate_cpu_vs_cuda locate "$model" --inputs "$inputs" --reference disable --providers cuda \
+    --json "$d/locate_cpu_vs_cuda/locate.json"
+  run "$m" check_cuda_disable_vs_all check "$model" --inputs "$inputs" --reference-config "$OUT/cuda_disable.json" \
+    --providers cuda --report "$d/check_cuda_disable_vs_all/report"
+  run "$m" locate_cuda_disable_vs_all locate "$model" --inputs "$inputs" --reference "$OUT/cuda_disable.json" \
+    --providers cuda --json "$d/locate_cuda_disable_vs_all/locate.json"
 done
+[ $found = 1 ] || { echo "gpu-check: no MODEL/model.onnx under $MODELS_DIR (scripts/gpu_models.py)" >&2; exit 2; }
+
+# TensorRT: one model, fp16 engines, the engine cache inside the output.
+first=$(for m in $models; do [ -f "$MODELS_DIR/$m/model.onnx" ] && echo "$m" && break; done)
+run "$first" check_cpu_vs_tensorrt_fp16 check "$MODELS_DIR/$first/model.onnx" --inputs "$MODELS_DIR/$first/inputs.npz" \
+  --providers tensorrt --provider-option tensorrt:trt_fp16_enable=1 \
+  --provider-option tensorrt:trt_engine_cache_enable=1 \
+  --provider-option "tensorrt:trt_engine_cache_path=$OUT/runs/$first/trt_cache" \
+  --report "$OUT/runs/$first/check_cpu_vs_tensorrt_fp16/report"
+
+if [ -n "${PARITY_E2E_TESTS:-}" ] && [ -x "${PARITY_E2E_TESTS}" ]; then
+  PARITY_BINARY_OVERRIDE=$PARITY timeout 300 "$PARITY_E2E_TESTS" --gtest_filter='Cuda*:*Gpu*' \
+    > "$OUT/gpu-tests.txt" 2>&1
+  echo "gpu-check: GPU tests exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/gpu-tests.txt" | tr '\n' ' '))"
+fi
+
+python3 "$ROOT/scripts/gpu_summary.py" "$OUT/runs" > "$OUT/gpu-table.md" && cat "$OUT/gpu-table.md"
+exit 0

@@ -315,6 +315,21 @@ std::vector<std::string> Session::output_names() const {
 
 double Session::creation_ms() const { return impl_->creation_ms; }
 const std::vector<EpAssignment>& Session::ep_assignment() const { return impl_->ep_assignment; }
+
+std::optional<int64_t> Session::CudaPeakBytes() const {
+  try {
+    // The CUDA EP registers its device arena under the name "Cuda"; a session
+    // without it throws here, which means "no CUDA memory".
+    const Ort::MemoryInfo cuda("Cuda", OrtArenaAllocator, 0, OrtMemTypeDefault);
+    const Ort::Allocator allocator(impl_->session, cuda);
+    const Ort::KeyValuePairs stats = allocator.GetStats();
+    const char* peak = stats.GetValue("MaxInUse");
+    if (peak == nullptr) return std::nullopt;
+    return std::stoll(peak);
+  } catch (const std::exception&) {  // Ort::Exception, or a non-number from stoll
+    return std::nullopt;
+  }
+}
 const std::vector<std::string>& Session::optimizer_log() const { return impl_->optimizer_log; }
 const std::vector<std::string>& Session::modified_optimizers() const { return impl_->modified_optimizers; }
 

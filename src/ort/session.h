@@ -7,7 +7,9 @@
 // moving must not overlap a Run.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -155,6 +157,12 @@ class Session {
 
   // Wall time of ORT's session construction (load + optimize + prepare), ms.
   double creation_ms() const;
+  // The most bytes the session's CUDA memory arena has held at once since the
+  // session was created (ORT's allocator statistics, "MaxInUse"): the GPU
+  // memory its weights and activations took. nullopt for a session with no
+  // CUDA allocator (the CPU EP, plugin EPs) or an ORT whose arena keeps no
+  // statistics. cuDNN/cuBLAS workspaces outside the arena are not counted.
+  std::optional<int64_t> CudaPeakBytes() const;
 
   // The ORT log lines of this session's creation; empty unless
   // SessionExtras::capture_optimizer_log.

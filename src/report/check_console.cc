@@ -45,9 +45,10 @@ std::string LatencyLines(const CheckReport& r, const Paint& paint) {
   for (const auto& p : r.performance)
     out += fmt::format(
         "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
-        "peak RSS {}{}\n",
+        "peak RSS {}{}{}\n",
         p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
         p.session_creation_ms, Bytes(p.peak_rss_bytes),
+        p.gpu_peak_bytes ? fmt::format("; GPU arena peak {}", Bytes(*p.gpu_peak_bytes)) : std::string(),
         p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
   return out;
 }
@@ -127,6 +128,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
                          s->error);
   }
   if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
+  if (!r.tf32_probe.empty()) out += fmt::format("tf32: {}\n", r.tf32_probe);
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);

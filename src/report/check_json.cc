@@ -168,6 +168,7 @@ json PerformanceToJson(const PerformanceResult& p) {
             {"max_ms", JsonNumber(l.max_ms)},
             {"samples_ms", samples}}},
           {"peak_rss_bytes", p.peak_rss_bytes},
+          {"gpu_peak_bytes", p.gpu_peak_bytes ? json(*p.gpu_peak_bytes) : json(nullptr)},
           {"deterministic", p.deterministic}};
 }
 
@@ -218,6 +219,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},
+          {"tf32_probe", r.tf32_probe.empty() ? json(nullptr) : json(r.tf32_probe)},
           {"notes", r.notes}};
 }
 

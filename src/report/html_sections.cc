@@ -269,8 +269,11 @@ std::string PerformanceSection(const CheckReport& r) {
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
         Esc(p.config), l.runs, Num(l.mean_ms), Num(l.p50_ms), Num(l.p95_ms), Num(l.p99_ms), Num(l.min_ms),
         Num(l.max_ms), Num(p.session_creation_ms),
-        p.peak_rss_bytes > 0 ? fmt::format("{:.1f} MiB", static_cast<double>(p.peak_rss_bytes) / 1048576.0)
-                             : "n/a",
+        (p.peak_rss_bytes > 0 ? fmt::format("{:.1f} MiB", static_cast<double>(p.peak_rss_bytes) / 1048576.0)
+                              : std::string("n/a")) +
+            (p.gpu_peak_bytes
+                 ? fmt::format("; GPU {:.1f} MiB", static_cast<double>(*p.gpu_peak_bytes) / 1048576.0)
+                 : std::string()),
         p.deterministic ? Pill("pass") : Pill("fail"));
   }
   s += "</tbody></table>\n";

@@ -284,6 +284,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   // own: one session (one copy of the weights) alive at a time.
   ctx.sessions_loaded = ctx.reference_loaded && ctx.target.has_value();
   ctx.target.reset();
+  ProbeTf32(ctx);
   FinishNumerics(ctx);
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));

@@ -137,6 +137,12 @@ void FinishNumerics(Context& ctx);
 // failure the first diverging fused node into the numerics stage.
 void Localize(Context& ctx);
 
+// For a CUDA target with TF32 allowed and a failing output: re-runs the worst
+// failing sample with use_tf32=0 and names TF32 (report.arithmetic) only if
+// the error falls (check_tf32.cc). Creates its own session: call after the
+// target's is released.
+void ProbeTf32(Context& ctx);
+
 // One finding line.
 inline CheckFinding Pass(std::string id, std::string message) {
   return {std::move(id), Verdict::kPass, std::move(message)};

@@ -60,6 +60,9 @@ struct PerformanceResult {
   double session_creation_ms = 0;
   LatencyStats latency;
   int64_t peak_rss_bytes = 0;
+  // The CUDA arena's peak (ort::Session::CudaPeakBytes) for a session on the
+  // CUDA EP; nullopt elsewhere.
+  std::optional<int64_t> gpu_peak_bytes;
   bool deterministic = true;  // two runs bitwise identical
 };
 
@@ -118,6 +121,10 @@ struct CheckReport {
   // is consistent with (engine/run/arithmetic.h), when an output failed.
   std::vector<ort::EpAssignment> target_assignment;
   std::optional<ArithmeticVerdict> arithmetic;
+  // For a target on the CUDA EP with TF32 allowed and an output failing: the
+  // re-run of that sample with use_tf32=0 and what it showed (check_tf32.cc);
+  // empty when no probe ran.
+  std::string tf32_probe;
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
 
   // Samples ORT refused or raised on without that being a failure: a

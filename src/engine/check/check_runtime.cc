@@ -80,6 +80,7 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
   }
   perf.latency = std::move(*stats);
   perf.peak_rss_bytes = PeakRssBytes();
+  perf.gpu_peak_bytes = session.CudaPeakBytes();
   f.push_back(Pass(id + ".latency",
                    fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} runs; session created in "
                                "{:.1f} ms",

@@ -1,0 +1,110 @@
+// TF32 named from evidence (issue 44): the CUDA EP runs float32 MatMul and
+// Conv as TF32 on Ampere and newer GPUs unless use_tf32=0. An error whose
+// size merely looks like TF32 proves nothing (a planted weight can give the
+// same SNR), so the check re-runs the worst failing sample on the same
+// model and config with use_tf32=0 alone changed: TF32 is named only when
+// that run's error falls well below the deployed one (it is then the cause,
+// and the option is the fix); otherwise the check says TF32 is not it.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "compare/judge.h"
+#include "engine/check/check_internal.h"
+#include "engine/run/runner.h"
+
+namespace parity::check_internal {
+namespace {
+
+// The error of the fp32 run must fall at least this much below the TF32
+// run's: TF32's unit roundoff (2^-11) is 2^13 times float32's, so a real
+// TF32 error falls by orders of magnitude; a 2x change is noise.
+constexpr double kFallFactor = 8.0;
+
+double RelativeError(double snr_db) { return std::pow(10.0, -snr_db / 20.0); }
+
+bool TargetRunsTf32(const RunConfig& target) {
+  bool cuda = false;
+  for (const auto& p : target.providers) cuda = cuda || p == "cuda";
+  if (!cuda) return false;
+  const auto options = target.provider_options.find("cuda");
+  if (options == target.provider_options.end()) return true;  // ORT's default: use_tf32=1
+  const auto tf32 = options->second.find("use_tf32");
+  return tf32 == options->second.end() || tf32->second != "0";
+}
+
+struct Worst {
+  const SampleResult* sample = nullptr;
+  const OutputResult* output = nullptr;
+};
+
+// The failing output against the ONNX reference with the lowest SNR.
+Worst WorstFailure(const CheckReport& r) {
+  Worst w;
+  for (const SampleResult& s : r.samples)
+    for (const OutputResult& out : s.outputs)
+      if (out.against != "torch" && out.comparison.status == Verdict::kFail &&
+          std::isfinite(out.comparison.metrics.snr_db) &&
+          (w.output == nullptr || out.comparison.metrics.snr_db < w.output->comparison.metrics.snr_db))
+        w = {&s, &out};
+  return w;
+}
+
+const Sample* FindSample(const Context& ctx, const std::string& name) {
+  for (const Sample& s : ctx.samples)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+// The normwise error of `output` on `sample` under `config`; an error when the
+// run or the comparison could not be made.
+Result<double> ErrorUnder(const Context& ctx, const RunConfig& config, const Sample& sample,
+                          const std::string& output) {
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(ctx.model, config, ctx.label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunOn(ctx, session, sample));
+  PARITY_ASSIGN_OR_RETURN(TensorSet want, ReferenceOutputs(ctx, sample));
+  const Tensor* test = got.Find(output);
+  const Tensor* ref = want.Find(output);
+  if (test == nullptr || ref == nullptr) return InvalidArgument(fmt::format("output '{}' is missing", output));
+  PARITY_ASSIGN_OR_RETURN(JudgedTensor judged, JudgeTensor(output, *ref, *test, ctx.policy));
+  return RelativeError(judged.metrics.snr_db);
+}
+
+}  // namespace
+
+void ProbeTf32(Context& ctx) {
+  CheckReport& r = ctx.report;
+  if (!TargetRunsTf32(ctx.options.target)) return;
+  const Worst worst = WorstFailure(r);
+  const Sample* sample = worst.sample ? FindSample(ctx, worst.sample->name) : nullptr;
+  if (sample == nullptr) return;  // nothing failed against the ONNX reference: nothing to explain
+  RunConfig fp32 = ctx.options.target;
+  fp32.provider_options["cuda"]["use_tf32"] = "0";
+  const std::string& output = worst.output->output;
+  const double with_tf32 = RelativeError(worst.output->comparison.metrics.snr_db);
+  const Result<double> without = ErrorUnder(ctx, fp32, *sample, output);
+  if (!without) {
+    r.tf32_probe = fmt::format("TF32 not tested: the run with use_tf32=0 failed: {}", without.error().message());
+    return;
+  }
+  const bool named = *without * kFallFactor <= with_tf32;
+  r.tf32_probe = fmt::format(
+      "sample '{}', output '{}': normwise relative error {:.2e} as deployed (TF32 allowed), {:.2e} with "
+      "use_tf32=0 alone changed: {}",
+      sample->name, output, with_tf32, *without,
+      named ? "TF32 is the cause" : "TF32 is not the cause (the error stays without it)");
+  if (named) {
+    r.arithmetic = ArithmeticVerdict{
+        .arithmetic = "tf32",
+        .relative_error = with_tf32,
+        .unit_roundoff = std::ldexp(1.0, -11),
+        .cause = fmt::format("the CUDA EP runs float32 MatMul/Conv as TF32 by default; with use_tf32=0 the error "
+                             "falls to {:.2e} (measured on sample '{}')",
+                             *without, sample->name),
+        .fix = "run fp32 with --provider-option cuda:use_tf32=0"};
+  } else if (r.arithmetic && r.arithmetic->arithmetic != "fp32") {
+    r.arithmetic.reset();  // the error's size resembled TF32's; the re-run says it is something else
+  }
+}
+
+}  // namespace parity::check_internal
