@@ -98,7 +98,7 @@ for f in $here/*.zst $here/../part1/*.zst /tmp/gpu/part1/*.zst; do
   case $name in
     libonnxruntime*) $Z -q -d -f "$f" -o $G/ort/$name ;;
     parity|*_test) $Z -q -d -f "$f" -o $G/bin/$name; chmod +x $G/bin/$name ;;
-    models.tar) $Z -q -d -f "$f" -o $G/models.tar; tar -C $G -xf $G/models.tar ;;
+    models.tar) $Z -q -d -f "$f" -o $G/models.tar; tar -C $G -xf $G/models.tar; rm $G/models.tar ;;
     *) $Z -q -d -f "$f" -o $G/lib/$name ;;
   esac
 done
@@ -142,6 +142,7 @@ def main(argv=None):
     a.add_argument("--out", required=True)
     a.add_argument("--parity", default="build/parity")
     a.add_argument("--e2e", default=None)
+    a.add_argument("--part1-models", default="", help="models carried beside the CUDA library (comma-separated)")
     o = a.parse_args(argv)
     part1, part2 = os.path.join(o.out, "part1"), os.path.join(o.out, "part2")
     for d in (part1, part2, os.path.join(part2, "tools")):
@@ -167,9 +168,15 @@ def main(argv=None):
     shutil.copy(zstd, os.path.join(part2, "tools", "zstd"))
     for lib in _shared_libs(zstd):
         shutil.copy(lib, os.path.join(part2, "tools", os.path.basename(lib)))
-    subprocess.run(["tar", "-C", os.path.dirname(os.path.abspath(o.models)), "-cf", os.path.join(tmp, "models.tar"),
-                    os.path.basename(os.path.abspath(o.models))], check=True)
-    _zstd(os.path.join(tmp, "models.tar"), os.path.join(part2, "models.tar.zst"))
+    models = os.path.abspath(o.models)
+    first = [n for n in (o.part1_models or "").split(",") if n]
+    rest = [n for n in sorted(os.listdir(models)) if n not in first]
+    for part, names in ((part1, first), (part2, rest)):
+        if names:
+            tar = os.path.join(tmp, "models.tar")
+            subprocess.run(["tar", "-C", os.path.dirname(models), "-cf", tar] +
+                           [os.path.join(os.path.basename(models), n) for n in names], check=True)
+            _zstd(tar, os.path.join(part, "models.tar.zst"))
     for name, text in (("unpack.sh", UNPACK), ("run.sh", RUN)):
         with open(os.path.join(part2, name), "w") as f:
             f.write(text)

@@ -34,8 +34,9 @@ def _set_norm_statistics(model, seed=SEED):
 
 
 def _images(size, batch=1):
+    """Pixels in [0, 1] on the 1/255 grid of the 8-bit images a detector or classifier is fed."""
     g = torch.Generator().manual_seed(SEED)
-    return {"images": torch.rand(batch, 3, size, size, generator=g)}
+    return {"images": torch.randint(0, 256, (batch, 3, size, size), generator=g).float() / 255}
 
 
 def torchvision_model(name, size):
@@ -86,8 +87,8 @@ class _Block(nn.Module):
         self.heads, self.hd = heads, d // heads
         self.norm1, self.norm2 = _RmsNorm(d), _RmsNorm(d)
         self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(d, d, bias=False) for _ in range(4))
-        self.gate, self.up, self.down = nn.Linear(d, 4 * d, bias=False), nn.Linear(d, 4 * d, bias=False), \
-            nn.Linear(4 * d, d, bias=False)
+        self.gate, self.up, self.down = nn.Linear(d, 2 * d, bias=False), nn.Linear(d, 2 * d, bias=False), \
+            nn.Linear(2 * d, d, bias=False)
 
     def forward(self, x, past_k, past_v):
         b, s, d = x.shape
