@@ -1,0 +1,64 @@
+"""docs/verdicts.md from the scoreboard's rows (bench/zoo/scoreboard.py)."""
+
+
+def _cell(v):
+    if v in (None, "", []):
+        return "-"
+    if isinstance(v, list):
+        v = ", ".join(str(x) for x in v)
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def _truth(t):
+    if not t:
+        return "-"
+    return ", ".join(f"{k} {v}" for k, v in t.items() if k not in ("rows", "confident_anchors"))
+
+
+def render(rows, summary, stamps, line, when):
+    out = [HEADER.format(when=when, line=line), "",
+           "| case | what | expected | check | locate | module named | node named | arithmetic named | "
+           "check s | locate s | wrong |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        c, loc = r["check"], r.get("locate") or {}
+        out.append("| " + " | ".join(_cell(x) for x in (
+            r["case"], r.get("about"), r["expected"], c.get("verdict"), loc.get("verdict"),
+            c.get("module") or loc.get("module"), c.get("node") or loc.get("node"),
+            sorted(set((c.get("arithmetic") or []) + (loc.get("arithmetic") or []))),
+            c.get("seconds"), loc.get("seconds"), "; ".join(r["problems"]) or "")) + " |")
+    out += ["", "## Why each check failed (failed tests, first three)", ""]
+    for r in rows:
+        failed = r["check"].get("failed") or []
+        if failed:
+            out.append(f"- `{r['case']}`: " + "; ".join(_cell(f)[:240] for f in failed[:3]))
+    out += ["", "## Truth of the derived copies (derived.py, measured on images the check does not see)", ""]
+    for r in rows:
+        if r.get("truth"):
+            out.append(f"- `{r['case']}` (expected {r['expected']}): {_truth(r['truth'])}")
+    out += ["", "## Build", ""]
+    for group, s in sorted(stamps.items()):
+        out.append(f"- `{group}`: {s.get('status')}, {s.get('seconds')} s to build"
+                   + (f" ({s['error']})" if s.get("error") else ""))
+    return "\n".join(out) + "\n"
+
+
+HEADER = """# Verdicts on real exporters' models: the zoo's scoreboard
+
+Measured {when} by `bench/zoo/scoreboard.py --write-docs` (issue 40). Every case is a command a user
+runs on a model made by its real exporter from a config with seeded random weights
+(python/tests/zoo_real: Ultralytics YOLOv8n, torch's TorchScript and dynamo exporters, ONNX
+Runtime's quantizers and float16 converter); nothing is downloaded. The expected verdict is what is
+true: a healthy export computes what PyTorch computes (PASS); a planted fault (a weight scaled in
+PyTorch before the export, the dump made from the healthy module) FAILs naming the planted module;
+a derived copy (int8, fp16) is healthy when its outputs stay close on images the check does not see
+(`cases.py`, `expected_of`: classifier logits within a quarter of their spread; a detector's
+boxes within 2% of their scale, its best class kept on 95% of the anchors that show one). Commands:
+`parity check MODEL --torch DUMP --report DIR` and `parity locate MODEL --reference torch:DUMP`
+(torch cases), `parity check COPY --reference-model FLOAT --report DIR` (derived cases).
+python/tests/test_zoo_real.py asserts the same (the cases wrong today are xfail(strict)).
+
+**Summary:** {line}.
+
+Rerun: `PYTHONPATH=python:python/tests .venv/bin/python -m zoo_real` (builds the cache once,
+build/zoo-real-cache), then `.venv/bin/python bench/zoo/scoreboard.py --write-docs`."""

@@ -1,0 +1,119 @@
+"""The real exporters' zoo's cases: each is a command a user runs on a model
+of the cache (groups.py) and the verdict that is TRUE for it.
+
+kind "torch":   parity check MODEL --torch DUMP  (and parity locate MODEL --reference torch:DUMP)
+kind "derived": parity check MODEL --reference-model FLOAT
+
+A healthy export computes what PyTorch computes: PASS. A planted fault (a
+weight scaled in PyTorch before export; the dump is of the healthy module)
+must FAIL, naming the planted module (`planted`: the named module must be it
+or inside it). A derived copy's expected verdict is read from its truth
+(derived.py, measured with ONNX Runtime on images the check does not see):
+healthy when a user of its outputs would not notice (expected_from_truth).
+"""
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    group: str
+    kind: str                 # "torch" | "derived"
+    model: str                # file in the group's folder
+    reference: str            # the dump folder (torch) or the float model (derived)
+    expected: str = None      # "PASS" | "FAIL"; None: from the truth of a derived copy
+    planted: str = None       # the module a planted fault must be named at
+    fp32_fault: bool = False  # a fault in fp32 weights: no bf16/fp16/tf32 arithmetic may be named
+    about: str = ""
+
+
+def _torch(name, group, model, dump, expected="PASS", planted=None, about=""):
+    return Case(name, group, "torch", model, dump, expected, planted, planted is not None, about)
+
+
+def _derived(name, group, model, reference, about=""):
+    return Case(name, group, "derived", model, reference, None, None, False, about)
+
+
+DEEP = "model.4.m.1.cv1"
+CASES = [
+    _torch("yolo_ultra", "yolo", "ultra.onnx", "dump", about="Ultralytics export (dynamic=True) vs the module's dump"),
+    _torch("yolo_ultra_wrapped", "yolo", "ultra.onnx", "dump_wrapped",
+           about="the same export vs the module behind a one-line wrapper (model.model.*)"),
+    _torch("yolo_ultra_deep", "yolo", "ultra_deep.onnx", "dump", "FAIL", DEEP, "model.4.m.1.cv1 weight x1.05"),
+    _torch("yolo_ultra_deep_wrapped", "yolo", "ultra_deep.onnx", "dump_wrapped", "FAIL", "model." + DEEP,
+           "the deep fault, dump behind the wrapper"),
+    _torch("yolo_ultra_cls3", "yolo", "ultra_cls3.onnx", "dump", "FAIL", "model.22.cv3",
+           "class-branch output convs x3: the scores (<= 1) beside boxes in pixels"),
+    _torch("yolo_dynamo", "yolo", "dynamo.onnx", "dynamo_dump", about="dynamo export of the plain eval module"),
+    _torch("yolo_dynamo_deep", "yolo", "dynamo_deep.onnx", "dynamo_dump", "FAIL", DEEP,
+           "dynamo export with the deep fault"),
+    _torch("yolo_guide", "yolo", "guide.onnx", "guide_dump",
+           about="TorchScript export, guide-style height/width labels on maps of other sizes"),
+    _derived("yolo_int8_saturated", "yolo", "int8_saturated.onnx", "ultra.onnx",
+             "quantize_static QDQ as documented: one scale for boxes and scores"),
+    _derived("yolo_int8_tensor", "yolo", "int8_tensor.onnx", "ultra.onnx",
+             "quantize_static QDQ per tensor, head decode kept in float"),
+    _derived("yolo_int8_channel", "yolo", "int8_channel.onnx", "ultra.onnx",
+             "quantize_static QDQ per channel, head decode kept in float"),
+    _derived("yolo_fp16", "yolo", "fp16.onnx", "ultra.onnx", "float16 converter, keep_io_types"),
+    _torch("mobilenet_torchscript", "mobilenet", "torchscript.onnx", "torchscript_dump",
+           about="torchvision mobilenet_v3_small, 96x96"),
+    _torch("mobilenet_dynamo", "mobilenet", "dynamo.onnx", "dynamo_dump"),
+    _derived("mobilenet_int8_tensor", "mobilenet", "int8_tensor.onnx", "torchscript.onnx",
+             "quantize_static QDQ per tensor"),
+    _derived("mobilenet_int8_channel", "mobilenet", "int8_channel.onnx", "torchscript.onnx",
+             "quantize_static QDQ per channel"),
+    _torch("vit_torchscript", "vit", "torchscript.onnx", "torchscript_dump",
+           about="transformers ViT classifier, 2 layers, 64x64"),
+    _torch("vit_dynamo", "vit", "dynamo.onnx", "dynamo_dump"),
+    _derived("vit_int8_dynamic", "vit", "int8_dynamic.onnx", "torchscript.onnx", "quantize_dynamic int8"),
+    _derived("vit_fp16", "vit", "fp16.onnx", "torchscript.onnx", "float16 converter, keep_io_types"),
+    _torch("llama_torchscript", "llama", "torchscript.onnx", "torchscript_dump",
+           about="Llama decode step, explicit KV cache (past 12)"),
+    _torch("llama_dynamo", "llama", "dynamo.onnx", "dynamo_dump"),
+    _torch("llama_torchscript_vproj", "llama", "torchscript_vproj.onnx", "torchscript_dump", "FAIL",
+           "model.layers.1.self_attn.v_proj", "v_proj of layer 1 x1.02"),
+    _torch("llama_dynamo_vproj", "llama", "dynamo_vproj.onnx", "dynamo_dump", "FAIL",
+           "model.layers.1.self_attn.v_proj", "v_proj of layer 1 x1.02"),
+    _torch("whisper_torchscript", "whisper", "torchscript.onnx", "torchscript_dump",
+           about="transformers Whisper encoder, 2 layers, 100 frames"),
+    _torch("whisper_dynamo", "whisper", "dynamo.onnx", "dynamo_dump"),
+    _torch("convnext_torchscript", "convnext", "torchscript.onnx", "torchscript_dump",
+           about="timm convnext_atto, 64x64"),
+    _torch("convnext_dynamo", "convnext", "dynamo.onnx", "dynamo_dump"),
+]
+BY_NAME = {c.name: c for c in CASES}
+
+# A derived copy is healthy when a user of its outputs would not notice:
+# classifier logits off by at most a quarter of their spread; a detector's boxes
+# off by at most 2% of their scale, its best class kept on 95% of the anchors
+# that show one, and some class score left.
+CLASSIFIER_MAX_ERROR_OVER_STD = 0.25
+DETECTOR_MAX_BOX_ERROR = 0.02
+DETECTOR_MIN_AGREEMENT = 0.95
+
+
+def truth_of(case, stamps):
+    """The measured truth of a derived case (derived.py), or None."""
+    if case.kind != "derived":
+        return None
+    facts = (stamps.get(case.group) or {}).get("facts") or {}
+    key = case.model[:-len(".onnx")]
+    return (facts.get("derived") or {}).get(key)
+
+
+def expected_of(case, stamps):
+    if case.expected is not None:
+        return case.expected
+    truth = truth_of(case, stamps)
+    if truth is None:
+        return None
+    if "top1_agreement" in truth:
+        healthy = truth["max_abs_over_std"] <= CLASSIFIER_MAX_ERROR_OVER_STD
+    else:
+        box_scale = (stamps[case.group]["facts"] or {}).get("box_absmax", 1.0)
+        healthy = (not truth["all_scores_zero"] and truth["box_max_abs_px"] <= DETECTOR_MAX_BOX_ERROR * box_scale
+                   and truth["best_class_agreement"] >= DETECTOR_MIN_AGREEMENT)
+    return "PASS" if healthy else "FAIL"

@@ -1,0 +1,95 @@
+"""The zoo's build groups: each writes its files into its own folder of the
+cache (cache.py) and returns facts for its stamp (truth of derived copies)."""
+
+import copy
+import os
+
+from . import derived, hf, yolo
+from .common import export_and_dump, images, scale_parameters
+
+EXPORTERS = ("torchscript", "dynamo")
+
+
+def build_yolo(out):
+    facts = yolo.build(out)
+    facts["derived"] = yolo.build_derived(out)
+    return facts
+
+
+def _both(model, args, out, **kwargs):
+    """The model through both exporters: out/<exporter>.onnx + <exporter>_dump/;
+    an exporter that fails is a fact, not an error."""
+    facts = {}
+    for exporter in EXPORTERS:
+        try:
+            export_and_dump(model, args, out, exporter, exporter=exporter, **kwargs)
+            facts[exporter] = "ok"
+        except Exception as e:  # noqa: BLE001 -- recorded: that exporter cannot make this model
+            facts[exporter] = f"failed: {str(e).splitlines()[0][:300] if str(e) else type(e).__name__}"
+    return facts
+
+
+def build_mobilenet(out):
+    """torchvision mobilenet_v3_small (TorchScript export) and its static int8
+    QDQ copies, per tensor and per channel, calibrated on [0, 1] images."""
+    model, args = hf.mobilenet()
+    facts = _both(model, args, out, input_names=["images"], output_names=["logits"])
+    src = os.path.join(out, "torchscript.onnx")
+    calib = [{"images": images(1, 96, seed=100 + k).numpy()} for k in range(8)]
+    test = [{"images": images(1, 96, seed=200 + k).numpy()} for k in range(8)]
+    made = {"int8_tensor": derived.quantize_qdq(src, os.path.join(out, "int8_tensor.onnx"), calib),
+            "int8_channel": derived.quantize_qdq(src, os.path.join(out, "int8_channel.onnx"), calib,
+                                                 per_channel=True)}
+    facts["derived"] = {k: derived.classifier_truth(derived.compare_outputs(src, p, test)) for k, p in made.items()}
+    return facts
+
+
+def build_vit(out):
+    """transformers ViT classifier (2 layers, hidden 64, 64x64 images, 100
+    labels): both exporters, a dynamic int8 and an fp16 copy."""
+    model, args = hf.vit()
+    facts = _both(model, args, out, input_names=["pixel_values"], output_names=["logits"])
+    src = os.path.join(out, "torchscript.onnx")
+    test = [{"pixel_values": images(1, 64, seed=200 + k).numpy()} for k in range(8)]
+    made = {"int8_dynamic": derived.quantize_dynamic(src, os.path.join(out, "int8_dynamic.onnx")),
+            "fp16": derived.to_fp16(src, os.path.join(out, "fp16.onnx"))}
+    facts["derived"] = {k: derived.classifier_truth(derived.compare_outputs(src, p, test)) for k, p in made.items()}
+    return facts
+
+
+LLAMA_FAULT = "model.layers.1.self_attn.v_proj"
+
+
+def build_llama(out):
+    """A Llama decode step with an explicit KV cache, both exporters, and the
+    same step with v_proj of layer 1 x1.02 (each exporter's file)."""
+    model, args = hf.llama_decode()
+    kw = {"input_names": hf.LLAMA_INPUTS, "output_names": hf.LLAMA_OUTPUTS}
+    facts = _both(model, args, out, **kw)
+    faulty = copy.deepcopy(model)
+    scale_parameters(faulty, [LLAMA_FAULT], 1.02)
+    from parity.torch.exporter import export
+    for exporter in EXPORTERS:
+        if facts[exporter] == "ok":
+            export(faulty, args, os.path.join(out, f"{exporter}_vproj.onnx"), exporter=exporter, **kw)
+    return facts
+
+
+def build_whisper(out):
+    model, args = hf.whisper_encoder()
+    return _both(model, args, out, input_names=["input_features"], output_names=["last_hidden_state"])
+
+
+def build_convnext(out):
+    model, args = hf.convnext()
+    return _both(model, args, out, input_names=["images"], output_names=["logits"])
+
+
+GROUPS = {
+    "yolo": build_yolo,
+    "mobilenet": build_mobilenet,
+    "vit": build_vit,
+    "llama": build_llama,
+    "whisper": build_whisper,
+    "convnext": build_convnext,
+}
