@@ -26,7 +26,7 @@ def render(rows, summary, stamps, line, when):
             r["case"], r.get("about"), r["expected"], c.get("verdict"), loc.get("verdict"),
             c.get("module") or loc.get("module"), c.get("node") or loc.get("node"),
             sorted(set((c.get("arithmetic") or []) + (loc.get("arithmetic") or []))),
-            c.get("seconds"), loc.get("seconds"), "; ".join(r["problems"]) or "")) + " |")
+            c.get("seconds"), loc.get("seconds"), "; ".join(p for _, p in r["problems"]) or "")) + " |")
     out += ["", "## Why each check failed (failed tests, first three)", ""]
     for r in rows:
         failed = r["check"].get("failed") or []

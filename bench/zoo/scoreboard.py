@@ -75,7 +75,7 @@ def score(case, stamps, cache_dir, binary, a):
     if stamp.get("status") != "ok" or not os.path.exists(os.path.join(cache_dir, case.group, case.model)):
         return {"case": case.name, "expected": expected, "about": case.about, "planted": case.planted,
                 "check": {"verdict": "NOT BUILT", "error": stamp.get("error")}, "locate": None,
-                "problems": ["not built"], "truth": None}
+                "problems": [["verdict", "not built"]], "truth": None}
     result = run_case(case, cache_dir, binary, a.out, locate=not a.no_locate)
     result.update(expected=expected, about=case.about, planted=case.planted, truth=truth_of(case, stamps),
                   problems=judge(case, expected, result))
@@ -89,25 +89,27 @@ def print_row(r):
           f"{c.get('seconds', 0):>6.1f} s  module {c.get('module')}  node {c.get('node')}  "
           f"arith {','.join(c.get('arithmetic') or []) or '-'}"
           + (f" | locate {loc.get('verdict')} {loc.get('module')} {loc.get('seconds', 0):.1f} s" if loc else "")
-          + (f"  WRONG: {'; '.join(r['problems'])}" if r["problems"] else "  ok"))
+          + (f"  WRONG: {'; '.join(p for _, p in r['problems'])}" if r["problems"] else "  ok"))
 
 
 def summarize(rows):
-    def count(kind):
-        return sum(1 for r in rows for p in r["problems"] if p.endswith(f"false {kind}"))
+    def count(text):
+        return sum(1 for r in rows for _, p in r["problems"] if p.endswith(text))
     planted = [r for r in rows if r.get("planted")]
-    named = [r for r in planted if not any("named '" in p or "named None" in p for p in r["problems"])
-             and r["check"].get("verdict") == "FAIL"]
+    named = [r for r in planted if r["check"].get("verdict") == "FAIL"
+             and not any(kind == "module" for kind, _ in r["problems"])]
     return {"cases": len(rows), "right": sum(1 for r in rows if not r["problems"]),
-            "wrong": sum(1 for r in rows if r["problems"]), "false_pass": count("PASS"),
-            "false_fail": count("FAIL"), "planted": len(planted), "planted_named": len(named),
-            "arithmetic_misnamed": sum(1 for r in rows for p in r["problems"] if "arithmetic for" in p)}
+            "wrong": sum(1 for r in rows if r["problems"]), "false_pass": count("false PASS"),
+            "false_fail": count("false FAIL"), "planted": len(planted), "planted_named": len(named),
+            "arithmetic_fp32": count("for an fp32 weight fault"),
+            "arithmetic_derived": count("for a derived copy")}
 
 
 def summary_line(s):
     return (f"{s['right']} of {s['cases']} cases right; false PASS {s['false_pass']}, false FAIL "
             f"{s['false_fail']} (check and locate counted apart); planted modules named "
-            f"{s['planted_named']} of {s['planted']}; arithmetic named for fp32 faults {s['arithmetic_misnamed']}")
+            f"{s['planted_named']} of {s['planted']}; bf16/fp16/tf32 named for fp32 faults {s['arithmetic_fp32']}, "
+            f"for derived copies {s['arithmetic_derived']}")
 
 
 

@@ -28,17 +28,51 @@ from zoo_real.verdicts import judge, run_case  # noqa: E402
 
 pytestmark = [needs_parity, pytest.mark.zoo_real]
 
-# What parity says today where it is wrong (measured by bench/zoo/scoreboard.py;
-# docs/verdicts.md). Remove an entry when its fix lands (the test then XPASSes: strict).
-WRONG_TODAY = {
+# What parity says today where it is wrong, per kind of problem (measured by
+# bench/zoo/scoreboard.py; docs/verdicts.md). Remove an entry when its fix
+# lands: the test then XPASSes, which strict=True turns into a failure.
+WRONG_VERDICT = {
+    "yolo_guide": "false FAIL: numerics.*.declared_shapes (height/width labels on maps of other sizes) fails "
+                  "every generated sample although the export computes PyTorch's values",
+    "yolo_fp16": "false FAIL: boundary_large output0 max_abs 3.45 > 3.25 (float16_roundoff, 16 unit roundoffs "
+                 "x max|ref|) on a copy whose boxes stay within 3.6 px and best class agrees everywhere",
+    "vit_int8_dynamic": "false FAIL: 1 of 100 logits outside atol 0.0156 (rule quantized_default), max_abs "
+                        "0.031, error 4% of the logits' spread",
+    "llama_ortopt": "false FAIL: syntax.checker: No Op registered for SimplifiedLayerNormalization "
+                    "(ORT's contrib op from onnxruntime.transformers.optimizer)",
+    "ssdlite_torchscript": "false FAIL: first divergent layer detector.head.classification_head.module_list.2.0.2 "
+                           "(ReLU6) on 1 of 12800 elements, 2.7e-5 > atol 1.5e-5, while boxes, scores and "
+                           "labels all pass",
+}
+WRONG_MODULE = {
+    "yolo_ultra_deep_wrapped": "named model.model.4.m.0 (check and locate), not model.model.4.m.1.cv1",
+    "yolo_dynamo_deep": "named model.4.m.0 at node_add_* (check and locate), not model.4.m.1.cv1",
+}
+_BF16 = "why: errors consistent with bf16 arithmetic, for a 1.05/1.02 fp32 weight"
+_DERIVED = "why: errors worse than bf16 arithmetic, for a derived copy (it knows what it is)"
+WRONG_ARITHMETIC = {
+    "yolo_ultra_deep": _BF16,
+    "yolo_ultra_deep_wrapped": _BF16,
+    "yolo_ultra_cls3": "why: errors consistent with fp16/tf32 arithmetic, for class convs x3",
+    "yolo_dynamo_deep": _BF16,
+    "llama_torchscript_vproj": _BF16,
+    "llama_dynamo_vproj": _BF16,
+    "yolo_int8_saturated": _DERIVED,
+    "yolo_int8_tensor": _DERIVED,
+    "yolo_int8_channel": _DERIVED,
+    "yolo_fp16": "why: bf16 named for an fp16 copy",
+    "mobilenet_int8_tensor": _DERIVED,
+    "mobilenet_int8_channel": _DERIVED,
+    "vit_int8_dynamic": "why: bf16 named for a dynamic int8 copy",
 }
 
 LOCATED = {c.name for c in CASES if c.planted} | {"yolo_ultra_wrapped"}
+_RESULTS = {}
 
 
-def _param(case):
-    marks = [pytest.mark.xfail(strict=True, reason=WRONG_TODAY[case.name])] if case.name in WRONG_TODAY else []
-    return pytest.param(case, id=case.name, marks=marks)
+def _params(cases, wrong):
+    return [pytest.param(c, id=c.name, marks=[pytest.mark.xfail(strict=True, reason=wrong[c.name])]
+                         if c.name in wrong else []) for c in cases]
 
 
 @pytest.fixture(scope="module")
@@ -52,22 +86,44 @@ def reports(tmp_path_factory):
     return str(tmp_path_factory.mktemp("zoo_real_reports"))
 
 
+def _problems(zoo, reports, case, kind):
+    """The case's problems of one kind; its commands run once for all three tests."""
+    cache_dir, stamps = zoo
+    if stamps[case.group]["status"] != "ok":
+        pytest.skip(f"{case.group} did not build: {stamps[case.group].get('error')}")
+    expected = expected_of(case, stamps)
+    assert expected in ("PASS", "FAIL"), f"no expected verdict for {case.name}"
+    if case.name not in _RESULTS:
+        result = run_case(case, cache_dir, PARITY, reports, locate=case.name in LOCATED)
+        _RESULTS[case.name] = (expected, judge(case, expected, result))
+    expected, problems = _RESULTS[case.name]
+    return expected, [text for k, text in problems if k == kind]
+
+
 def test_every_group_builds(zoo):
     _, stamps = zoo
     failed = {g: s.get("error") for g, s in stamps.items() if s["status"] != "ok"}
     assert not failed, failed
 
 
-@pytest.mark.parametrize("case", [_param(c) for c in CASES])
+@pytest.mark.parametrize("case", _params(CASES, WRONG_VERDICT))
 def test_verdict_is_true(zoo, reports, case):
-    cache_dir, stamps = zoo
-    if stamps[case.group]["status"] != "ok":
-        pytest.skip(f"{case.group} did not build: {stamps[case.group].get('error')}")
-    expected = expected_of(case, stamps)
-    assert expected in ("PASS", "FAIL"), f"no expected verdict for {case.name}"
-    result = run_case(case, cache_dir, PARITY, reports, locate=case.name in LOCATED)
-    problems = judge(case, expected, result)
+    """0 false PASS, 0 false FAIL."""
+    expected, problems = _problems(zoo, reports, case, "verdict")
     assert not problems, f"{case.name}: expected {expected}; " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.planted], WRONG_MODULE))
+def test_planted_module_is_named(zoo, reports, case):
+    _, problems = _problems(zoo, reports, case, "module")
+    assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("case", _params([c for c in CASES if c.no_arithmetic], WRONG_ARITHMETIC))
+def test_no_arithmetic_is_named_without_evidence(zoo, reports, case):
+    """No bf16/fp16/tf32 for an fp32 weight fault, nor for a derived copy."""
+    _, problems = _problems(zoo, reports, case, "arithmetic")
+    assert not problems, "; ".join(problems)
 
 
 def test_the_cases_cover_every_class_of_issue_40():
@@ -80,4 +136,5 @@ def test_the_cases_cover_every_class_of_issue_40():
     assert any(c.name == "yolo_int8_saturated" for c in CASES)
     healthy = {c.model for c in CASES if c.kind == "torch" and c.expected == "PASS"}
     assert {"torchscript.onnx", "dynamo.onnx", "ultra.onnx"} <= healthy
-    assert set(WRONG_TODAY) <= {c.name for c in CASES}
+    names = {c.name for c in CASES}
+    assert set(WRONG_VERDICT) | set(WRONG_MODULE) | set(WRONG_ARITHMETIC) <= names

@@ -21,7 +21,7 @@ from parity.torch.errors import one_line
 from parity.torch.quiet import captured_output
 from parity.torch.tensors import save_json
 
-_NOT_FINGERPRINTED = ("cases.py", "__main__.py", "cli.py")
+_NOT_FINGERPRINTED = ("cases.py", "verdicts.py", "__main__.py")  # what runs parity, not what builds
 _VERSIONED = ("torch", "torchvision", "transformers", "timm", "onnx", "onnxruntime", "ultralytics", "numpy")
 _LOG_LIMIT = 256 * 1024
 

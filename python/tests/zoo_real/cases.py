@@ -26,10 +26,17 @@ class Case:
     planted: str = None       # the module a planted fault must be named at
     fp32_fault: bool = False  # a fault in fp32 weights: no bf16/fp16/tf32 arithmetic may be named
     about: str = ""
+    locate_expected: str = None  # locate's verdict where it differs (it judges the dump's traced sample only)
+
+    @property
+    def no_arithmetic(self):
+        """bf16/fp16/tf32 may not be named: an fp32 weight fault, or a derived
+        copy (int8, fp16, optimized), which knows what it is."""
+        return self.fp32_fault or self.kind == "derived"
 
 
-def _torch(name, group, model, dump, expected="PASS", planted=None, about=""):
-    return Case(name, group, "torch", model, dump, expected, planted, planted is not None, about)
+def _torch(name, group, model, dump, expected="PASS", planted=None, about="", locate_expected=None):
+    return Case(name, group, "torch", model, dump, expected, planted, planted is not None, about, locate_expected)
 
 
 def _derived(name, group, model, reference, about=""):
@@ -46,7 +53,11 @@ CASES = [
            "the deep fault, dump behind the wrapper"),
     _torch("yolo_ultra_cls3", "yolo", "ultra_cls3.onnx", "dump", "FAIL", "model.22.cv3",
            "class-branch output convs x3: the scores (<= 1) beside boxes in pixels"),
-    _torch("yolo_dynamo", "yolo", "dynamo.onnx", "dynamo_dump", about="dynamo export of the plain eval module"),
+    _torch("yolo_dynamo", "yolo", "dynamo.onnx", "dynamo_dump",
+           about="dynamo export of the plain eval module (tuple output), Detect.dynamic"),
+    _torch("yolo_dynamo_fixed", "yolo", "dynamo_fixed.onnx", "dynamo_fixed_dump", "FAIL",
+           about="the same without Detect.dynamic: the export refuses sizes PyTorch takes (a true FAIL; "
+                 "locate judges the traced size only, where it is right)", locate_expected="PASS"),
     _torch("yolo_dynamo_deep", "yolo", "dynamo_deep.onnx", "dynamo_dump", "FAIL", DEEP,
            "dynamo export with the deep fault"),
     _torch("yolo_guide", "yolo", "guide.onnx", "guide_dump",
@@ -70,6 +81,8 @@ CASES = [
     _torch("vit_dynamo", "vit", "dynamo.onnx", "dynamo_dump"),
     _derived("vit_int8_dynamic", "vit", "int8_dynamic.onnx", "torchscript.onnx", "quantize_dynamic int8"),
     _derived("vit_fp16", "vit", "fp16.onnx", "torchscript.onnx", "float16 converter, keep_io_types"),
+    _derived("vit_ortopt", "vit", "ortopt.onnx", "torchscript.onnx",
+             "ORT transformers optimizer (SkipLayerNormalization, BiasGelu)"),
     _torch("llama_torchscript", "llama", "torchscript.onnx", "torchscript_dump",
            about="Llama decode step, explicit KV cache (past 12)"),
     _torch("llama_dynamo", "llama", "dynamo.onnx", "dynamo_dump"),
@@ -77,12 +90,16 @@ CASES = [
            "model.layers.1.self_attn.v_proj", "v_proj of layer 1 x1.02"),
     _torch("llama_dynamo_vproj", "llama", "dynamo_vproj.onnx", "dynamo_dump", "FAIL",
            "model.layers.1.self_attn.v_proj", "v_proj of layer 1 x1.02"),
+    _derived("llama_ortopt", "llama", "ortopt.onnx", "torchscript.onnx",
+             "ORT transformers optimizer (SkipSimplifiedLayerNormalization)"),
     _torch("whisper_torchscript", "whisper", "torchscript.onnx", "torchscript_dump",
            about="transformers Whisper encoder, 2 layers, 100 frames"),
     _torch("whisper_dynamo", "whisper", "dynamo.onnx", "dynamo_dump"),
     _torch("convnext_torchscript", "convnext", "torchscript.onnx", "torchscript_dump",
            about="timm convnext_atto, 64x64"),
     _torch("convnext_dynamo", "convnext", "dynamo.onnx", "dynamo_dump"),
+    _torch("ssdlite_torchscript", "ssdlite", "torchscript.onnx", "torchscript_dump",
+           about="torchvision ssdlite320_mobilenet_v3_large with NMS in the graph"),
 ]
 BY_NAME = {c.name: c for c in CASES}
 

@@ -42,11 +42,36 @@ def quantize_dynamic(src, dst):
 
 
 def to_fp16(src, dst):
-    """onnxruntime.transformers.float16, keep_io_types=True (float32 inputs and outputs)."""
+    """onnxruntime.transformers.float16, keep_io_types=True (float32 inputs and
+    outputs), then topologically sorted: the converter appends the input Casts
+    after the nodes that read them, which ONNX Runtime runs but ONNX's checker
+    (and parity's syntax stage) rightly refuses; the zoo's fp16 copies test
+    numerics, so they get the order the spec requires."""
     from onnxruntime.transformers.float16 import convert_float_to_float16
-    model = convert_float_to_float16(onnx.load(str(src)), keep_io_types=True)
-    onnx.save(model, str(dst))
+    from onnxruntime.transformers.onnx_model import OnnxModel
+    model = OnnxModel(convert_float_to_float16(onnx.load(str(src)), keep_io_types=True))
+    model.topological_sort()
+    onnx.save(model.model, str(dst))
     return dst
+
+
+def ort_optimized(src, dst, model_type, num_heads, hidden_size):
+    """onnxruntime.transformers.optimizer.optimize_model (its fusions into ORT's
+    com.microsoft ops: SkipLayerNormalization, BiasGelu,
+    SkipSimplifiedLayerNormalization, ...), saved as users save it."""
+    from onnxruntime.transformers.optimizer import optimize_model
+    optimize_model(str(src), model_type=model_type, num_heads=num_heads, hidden_size=hidden_size,
+                   opt_level=0).save_model_to_file(str(dst))
+    return dst
+
+
+def dump_feeds(dump_dir):
+    """The feeds of a parity.torch dump's traced sample, keyed by input name."""
+    import json
+    import os
+    with open(os.path.join(dump_dir, "manifest.json"), encoding="utf-8") as f:
+        inputs = json.load(f)["inputs"]
+    return {k: np.load(os.path.join(dump_dir, rel)) for k, rel in inputs.items()}
 
 
 def nodes_under(path, prefix, keep_ops=("Conv",)):

@@ -4,7 +4,7 @@ cache (cache.py) and returns facts for its stamp (truth of derived copies)."""
 import copy
 import os
 
-from . import derived, hf, yolo
+from . import derived, detection, hf, yolo
 from .common import export_and_dump, images, scale_parameters
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -16,11 +16,11 @@ def build_yolo(out):
     return facts
 
 
-def _both(model, args, out, **kwargs):
+def _both(model, args, out, exporters=EXPORTERS, **kwargs):
     """The model through both exporters: out/<exporter>.onnx + <exporter>_dump/;
     an exporter that fails is a fact, not an error."""
     facts = {}
-    for exporter in EXPORTERS:
+    for exporter in exporters:
         try:
             export_and_dump(model, args, out, exporter, exporter=exporter, **kwargs)
             facts[exporter] = "ok"
@@ -52,7 +52,8 @@ def build_vit(out):
     src = os.path.join(out, "torchscript.onnx")
     test = [{"pixel_values": images(1, 64, seed=200 + k).numpy()} for k in range(8)]
     made = {"int8_dynamic": derived.quantize_dynamic(src, os.path.join(out, "int8_dynamic.onnx")),
-            "fp16": derived.to_fp16(src, os.path.join(out, "fp16.onnx"))}
+            "fp16": derived.to_fp16(src, os.path.join(out, "fp16.onnx")),
+            "ortopt": derived.ort_optimized(src, os.path.join(out, "ortopt.onnx"), "vit", 4, 64)}
     facts["derived"] = {k: derived.classifier_truth(derived.compare_outputs(src, p, test)) for k, p in made.items()}
     return facts
 
@@ -72,6 +73,10 @@ def build_llama(out):
     for exporter in EXPORTERS:
         if facts[exporter] == "ok":
             export(faulty, args, os.path.join(out, f"{exporter}_vproj.onnx"), exporter=exporter, **kw)
+    src = os.path.join(out, "torchscript.onnx")
+    opt = derived.ort_optimized(src, os.path.join(out, "ortopt.onnx"), "gpt2", hf.HEADS, hf.HIDDEN)
+    feeds = [derived.dump_feeds(os.path.join(out, "torchscript_dump"))]
+    facts["derived"] = {"ortopt": derived.classifier_truth(derived.compare_outputs(src, opt, feeds))}
     return facts
 
 
@@ -85,6 +90,15 @@ def build_convnext(out):
     return _both(model, args, out, input_names=["images"], output_names=["logits"])
 
 
+def build_ssdlite(out):
+    """torchvision SSDlite320 with NMS in the graph (20 detections kept).
+    TorchScript only: torch 2.14's dynamo exporter refuses the NMS's
+    data-dependent sizes (GuardOnDataDependentSymNode), after a minute."""
+    model, args = detection.ssdlite()
+    return _both(model, args, out, exporters=("torchscript",), input_names=["images"],
+                 output_names=["boxes", "scores", "labels"])
+
+
 GROUPS = {
     "yolo": build_yolo,
     "mobilenet": build_mobilenet,
@@ -92,4 +106,5 @@ GROUPS = {
     "llama": build_llama,
     "whisper": build_whisper,
     "convnext": build_convnext,
+    "ssdlite": build_ssdlite,
 }

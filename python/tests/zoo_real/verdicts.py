@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import time
 
+PATH = re.compile(r"\S*[/.]\S*onnx\S*")
 ARITHMETIC = re.compile(r"\b(bf16|bfloat16|fp16|float16|tf32)\b", re.IGNORECASE)
 
 
@@ -63,7 +64,8 @@ def read_check_report(r):
     module, node = named_location(r)
     failed = [f"{t['id']}: {t['reason']}" for t in r.get("failed_tests", [])]
     return {"verdict": r.get("overall_status"), "module": module, "node": node,
-            "failed": failed, "arithmetic": arithmetic_named(r), "notes": r.get("notes", [])}
+            "failed": failed, "arithmetic": arithmetic_named(r),
+            "arithmetic_diagnosis": arithmetic_named(r, ("summary", "arithmetic")), "notes": r.get("notes", [])}
 
 
 def named_location(r):
@@ -89,9 +91,11 @@ def named_location(r):
     return None, fd.get("producer")
 
 
-def arithmetic_named(r):
-    """Every bf16/fp16/tf32 the report names in a why line, a reason or its
-    arithmetic diagnosis (sorted, lower case)."""
+def arithmetic_named(r, keys=("why", "summary", "arithmetic")):
+    """Every bf16/fp16/tf32 the report names as the arithmetic behind an error,
+    in a tolerance's `why` line or the `arithmetic` diagnosis (sorted, lower
+    case; paths such as fp16.onnx are not claims). keys=("summary",
+    "arithmetic"): the diagnosis alone."""
     found = set()
 
     def walk(v, key=""):
@@ -101,10 +105,11 @@ def arithmetic_named(r):
         elif isinstance(v, list):
             for x in v:
                 walk(x, key)
-        elif isinstance(v, str) and key in ("why", "reason", "message", "diagnosis", "text", "summary", "arithmetic"):
-            found.update(m.lower() for m in ARITHMETIC.findall(v))
+        elif isinstance(v, str) and key in keys:
+            found.update(m.lower() for m in ARITHMETIC.findall(PATH.sub("", v)))
 
-    walk({k: v for k, v in r.items() if k not in ("env", "model", "config", "judged_against")})
+    if "why" in keys:
+        walk(r.get("samples"))
     walk(r.get("arithmetic"), "arithmetic")
     return sorted(found)
 
@@ -123,7 +128,8 @@ def _locate(binary, model, dump, path, timeout):
     first = j.get("first_divergence") or {}
     op = first.get("op") or {}
     out.update(verdict="PASS" if j.get("passed") else "FAIL", module=first.get("module"),
-               node=op.get("node") or first.get("node"), arithmetic=arithmetic_named(j))
+               node=op.get("node") or first.get("node"), arithmetic=arithmetic_named(j),
+               arithmetic_diagnosis=arithmetic_named(j, ("summary", "arithmetic")))
     if not first and j.get("unexplained"):
         out["module"] = j["unexplained"].get("after_module")
     return out
@@ -135,22 +141,30 @@ def _short(arg):
 
 
 def judge(case, expected, result):
-    """The problems with what parity said on a case (empty: right):
-    "false PASS" / "false FAIL" per command, the planted module not named,
-    arithmetic named for an fp32 fault, a command that did not run."""
+    """The problems with what parity said on a case, as (kind, text); kind is
+    "verdict" (a false PASS / false FAIL, or a command that did not run),
+    "module" (a planted fault named elsewhere) or "arithmetic" (bf16/fp16/tf32
+    named for an fp32 weight fault or for a derived copy, which knows what it
+    is). Empty: right."""
     problems = []
-    runs = [("check", result["check"])] + ([("locate", result["locate"])] if result.get("locate") else [])
-    for label, r in runs:
+    runs = [("check", result["check"], expected)]
+    if result.get("locate"):
+        runs.append(("locate", result["locate"], case.locate_expected or expected))
+    for label, r, want in runs:
         given = r.get("verdict")
         if given not in ("PASS", "FAIL"):
-            problems.append(f"{label}: {given}: {r.get('error')}")
+            problems.append(("verdict", f"{label}: {given}: {r.get('error')}"))
             continue
-        if expected and given != expected:
-            problems.append(f"{label}: false {given}")
+        if want and given != want:
+            problems.append(("verdict", f"{label}: false {given}"))
         if case.planted and given == "FAIL" and not names_module(r.get("module"), case.planted):
-            problems.append(f"{label}: named {r.get('module')!r}, not {case.planted}")
-        if case.fp32_fault and r.get("arithmetic"):
-            problems.append(f"{label}: named {'/'.join(r['arithmetic'])} arithmetic for an fp32 weight fault")
+            problems.append(("module", f"{label}: named {r.get('module')!r}, not {case.planted}"))
+        # a derived copy's why lines may name its own dtype (float16 roundoffs of
+        # an fp16 copy); what it may not get is a guess at the arithmetic
+        named = r.get("arithmetic") if case.fp32_fault else r.get("arithmetic_diagnosis")
+        if case.no_arithmetic and named:
+            what = "an fp32 weight fault" if case.fp32_fault else "a derived copy"
+            problems.append(("arithmetic", f"{label}: named {'/'.join(named)} arithmetic for {what}"))
     return problems
 
 

@@ -8,7 +8,10 @@ BatchNorm statistics measured on [0, 1] images; 320x320.
     yolo/dump/               parity.torch's dump of the DetectionModel (as exported: Detect.export)
     yolo/dump_wrapped/       the same module behind a one-line wrapper (paths model.model.4...)
     yolo/dynamo.onnx + dynamo_dump/   parity.torch's dynamo export of the plain eval module
+                             (tuple output), anchors from the input's shape (Detect.dynamic)
     yolo/dynamo_deep.onnx    the same with the deep fault
+    yolo/dynamo_fixed.onnx + dynamo_fixed_dump/   the same without Detect.dynamic: anchors of
+                             the traced size baked in, the export refuses every other size
     yolo/guide.onnx + guide_dump/     TorchScript export with the guides' height/width labels on
                                       every map output
 """
@@ -88,6 +91,14 @@ def as_exported(model):
     return m
 
 
+def dynamic_anchors(model):
+    """The plain eval module (its (decoded, raw) tuple output) with anchors
+    computed from the input's shape, as Ultralytics' exporter sets it."""
+    m = copy.deepcopy(model).eval()
+    m.model[-1].dynamic = True
+    return m
+
+
 def ultralytics_export(yolo, path):
     """YOLO.export(format='onnx', dynamic=True), as the docs say; the file moved to path."""
     with working_dir():
@@ -113,10 +124,11 @@ def build(out):
     write_dump(Wrapper(exported), (x,), os.path.join(out, "dump_wrapped"), ["images"], ["output0"])
     axes = {"images": {0: "batch", 2: "height", 3: "width"}}
     plain = copy.deepcopy(yolo.model).eval()
-    export_and_dump(plain, (x,), out, "dynamo", exporter="dynamo", input_names=["images"], dynamic_axes=axes)
-    deep = with_fault(yolo, [DEEP], 1.05).model.eval()
-    export(deep, (x,), os.path.join(out, "dynamo_deep.onnx"), exporter="dynamo", input_names=["images"],
-           dynamic_axes=axes)
+    export_and_dump(plain, (x,), out, "dynamo_fixed", exporter="dynamo", input_names=["images"], dynamic_axes=axes)
+    shaped = dynamic_anchors(yolo.model)
+    export_and_dump(shaped, (x,), out, "dynamo", exporter="dynamo", input_names=["images"], dynamic_axes=axes)
+    export(dynamic_anchors(with_fault(yolo, [DEEP], 1.05).model), (x,), os.path.join(out, "dynamo_deep.onnx"),
+           exporter="dynamo", input_names=["images"], dynamic_axes=axes)
     guide_export(plain, x, out)
     with torch.no_grad():
         y = exported(x)
