@@ -27,6 +27,7 @@ class Case:
     fp32_fault: bool = False  # a fault in fp32 weights: no bf16/fp16/tf32 arithmetic may be named
     about: str = ""
     locate_expected: str = None  # locate's verdict where it differs (it judges the dump's traced sample only)
+    in_test: bool = True      # False: the scoreboard's only (test_zoo_real.py keeps its CI cost in minutes)
 
     @property
     def no_arithmetic(self):
@@ -39,8 +40,8 @@ def _torch(name, group, model, dump, expected="PASS", planted=None, about="", lo
     return Case(name, group, "torch", model, dump, expected, planted, planted is not None, about, locate_expected)
 
 
-def _derived(name, group, model, reference, about=""):
-    return Case(name, group, "derived", model, reference, None, None, False, about)
+def _derived(name, group, model, reference, about="", in_test=True):
+    return Case(name, group, "derived", model, reference, None, None, False, about, in_test=in_test)
 
 
 DEEP = "model.4.m.1.cv1"
@@ -65,9 +66,9 @@ CASES = [
     _derived("yolo_int8_saturated", "yolo", "int8_saturated.onnx", "ultra.onnx",
              "quantize_static QDQ as documented: one scale for boxes and scores"),
     _derived("yolo_int8_tensor", "yolo", "int8_tensor.onnx", "ultra.onnx",
-             "quantize_static QDQ per tensor, head decode kept in float"),
+             "quantize_static QDQ per tensor, head decode kept in float", in_test=False),
     _derived("yolo_int8_channel", "yolo", "int8_channel.onnx", "ultra.onnx",
-             "quantize_static QDQ per channel, head decode kept in float"),
+             "quantize_static QDQ per channel, head decode kept in float", in_test=False),
     _derived("yolo_fp16", "yolo", "fp16.onnx", "ultra.onnx", "float16 converter, keep_io_types"),
     _torch("mobilenet_torchscript", "mobilenet", "torchscript.onnx", "torchscript_dump",
            about="torchvision mobilenet_v3_small, 96x96"),
