@@ -58,6 +58,7 @@ WRONG_ARITHMETIC = {
     "llama_torchscript_vproj": _BF16,
     "llama_dynamo_vproj": _BF16,
     "yolo_int8_saturated": _DERIVED,
+    "yolo_int8_concat": _DERIVED,
     "yolo_fp16": "why: bf16 named for an fp16 copy",
     "mobilenet_int8_tensor": _DERIVED,
     "mobilenet_int8_channel": _DERIVED,

@@ -65,6 +65,8 @@ CASES = [
            about="TorchScript export, guide-style height/width labels on maps of other sizes"),
     _derived("yolo_int8_saturated", "yolo", "int8_saturated.onnx", "ultra.onnx",
              "quantize_static QDQ as documented: one scale for boxes and scores"),
+    _derived("yolo_int8_concat", "yolo", "int8_concat.onnx", "ultra.onnx",
+             "quantize_static QDQ of the output Concat alone: boxes within 1.25 px, every score 0"),
     _derived("yolo_int8_tensor", "yolo", "int8_tensor.onnx", "ultra.onnx",
              "quantize_static QDQ per tensor, head decode kept in float", in_test=False),
     _derived("yolo_int8_channel", "yolo", "int8_channel.onnx", "ultra.onnx",

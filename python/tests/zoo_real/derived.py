@@ -21,9 +21,10 @@ class _Reader:
         self._it = iter(self._feeds)
 
 
-def quantize_qdq(src, dst, feeds, per_channel=False, exclude=()):
+def quantize_qdq(src, dst, feeds, per_channel=False, exclude=(), only=None):
     """quantize_static, QDQ, uint8 activations, int8 weights (ORT's defaults);
-    `exclude` keeps those nodes in float (the recipes' ignored scope)."""
+    `exclude` keeps those nodes in float (the recipes' ignored scope), `only`
+    quantizes those nodes alone."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     class Reader(_Reader, CalibrationDataReader):
@@ -31,7 +32,7 @@ def quantize_qdq(src, dst, feeds, per_channel=False, exclude=()):
 
     quantize_static(str(src), str(dst), Reader(feeds), quant_format=QuantFormat.QDQ, per_channel=per_channel,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                    nodes_to_exclude=list(exclude))
+                    nodes_to_exclude=list(exclude), nodes_to_quantize=list(only) if only else None)
     return dst
 
 
@@ -72,6 +73,11 @@ def dump_feeds(dump_dir):
     with open(os.path.join(dump_dir, "manifest.json"), encoding="utf-8") as f:
         inputs = json.load(f)["inputs"]
     return {k: np.load(os.path.join(dump_dir, rel)) for k, rel in inputs.items()}
+
+
+def producer_of(path, output):
+    """The name of the node that writes graph output `output`."""
+    return next(n.name for n in onnx.load(str(path), load_external_data=False).graph.node if output in n.output)
 
 
 def nodes_under(path, prefix, keep_ops=("Conv",)):

@@ -157,7 +157,9 @@ def build_derived(out):
     int8_saturated: quantize_static as documented (one output scale for the
     concat of boxes in pixels and scores <= 1); int8_tensor / int8_channel: the
     same with the head's decode kept in float (Ultralytics' own int8 recipes
-    leave it out: ignored scope), the healthy twins."""
+    leave it out: ignored scope), the healthy twins (with random weights they are
+    not: truth.json says how far). int8_concat: only the output's Concat
+    quantized: boxes keep to half a step (1.25 px), every score becomes 0."""
     from . import derived
     src = os.path.join(out, "ultra.onnx")
     calib = [{"images": images(1, SIZE, seed=100 + k).numpy()} for k in range(4)]
@@ -169,5 +171,7 @@ def build_derived(out):
         "int8_channel": derived.quantize_qdq(src, os.path.join(out, "int8_channel.onnx"), calib,
                                              per_channel=True, exclude=head),
         "fp16": derived.to_fp16(src, os.path.join(out, "fp16.onnx")),
+        "int8_concat": derived.quantize_qdq(src, os.path.join(out, "int8_concat.onnx"), calib,
+                                            only=[derived.producer_of(src, "output0")]),
     }
     return {k: derived.detector_truth(derived.compare_outputs(src, p, test)) for k, p in made.items()}
