@@ -8,14 +8,15 @@
 #   scripts/gpu-setup.sh && . .venv-gpu/parity-gpu.env && build/parity env
 #   scripts/gpu-check.sh MODELS_DIR OUT      (docs/gpu.md)
 #
-# With --tensorrt, also TensorRT's wheel (tensorrt-cu13, several GB), for
+# With --tensorrt, also TensorRT 10 (tensorrt-cu13 10.16: ORT 1.31.1's TensorRT EP
+# links libnvinfer.so.10, which TensorRT 11 does not ship; several GB), for
 # --providers tensorrt. A second run does no network work.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 venv=$here/.venv-gpu
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q -r "$here/python/requirements-gpu.txt"
-if [ "${1:-}" = "--tensorrt" ]; then "$venv/bin/python" -m pip install -q tensorrt-cu13; fi
+if [ "${1:-}" = "--tensorrt" ]; then "$venv/bin/python" -m pip install -q tensorrt-cu13==10.16.1.11; fi
 "$venv/bin/python" - "$venv/parity-gpu.env" <<'PY'
 import glob, os, sys, sysconfig
 site = sysconfig.get_paths()["purelib"]

@@ -224,6 +224,25 @@ WarmUpInBackground::~WarmUpInBackground() {
   if (started_) AwaitWarmUp();
 }
 
+Status CheckConfig(const RunConfig& config) {
+  if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
+  AwaitWarmUp();
+  try {
+    Ort::SessionOptions options;
+    return Configure(config, {}, options);
+  } catch (const Ort::Exception& e) {
+    const std::string what = e.what();
+    const bool load = what.find("Failed to load") != std::string::npos ||
+                      what.find("cannot open shared object") != std::string::npos;
+    return Fail(load ? ErrorCode::kUnsupported : ErrorCode::kInvalidArgument,
+                fmt::format("config [{}]: {}: {}", config.Label(),
+                            load ? "an execution provider's libraries cannot be loaded (docs/gpu.md says what the "
+                                   "CUDA and TensorRT EPs need)"
+                                 : "ONNX Runtime refuses the config",
+                            what));
+  }
+}
+
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
   // The ORT first: an Impl destroyed with no ORT loaded would release its

@@ -122,6 +122,14 @@ enum class OutputBuffers {
   kBorrowed,
 };
 
+// Whether ORT can make sessions under `config` at all, before any model is
+// read: every provider is available and its libraries load (the TensorRT EP
+// without libnvinfer, the CUDA EP without CUDA's libraries), its options and
+// the session config entries are accepted. A config that fails here is a
+// setup mistake, not a verdict on a model: kUnsupported (a provider that
+// cannot be loaded) or kInvalidArgument (a bad option), with ORT's reason.
+Status CheckConfig(const RunConfig& config);
+
 class Session {
  public:
   // Loads the model under `config`. Errors keep ORT's message (callers add the

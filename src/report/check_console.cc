@@ -53,6 +53,15 @@ std::string LatencyLines(const CheckReport& r, const Paint& paint) {
   return out;
 }
 
+// The arithmetic named, and the TF32 re-run's evidence (docs/gpu.md).
+template <typename Paint>
+std::string WhyLines(const CheckReport& r, const Paint& paint) {
+  std::string out;
+  if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
+  if (!r.tf32_probe.empty()) out += fmt::format("tf32: {}\n", r.tf32_probe);
+  return out;
+}
+
 }  // namespace
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
@@ -127,8 +136,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), ConsoleName(s->name),
                          s->error);
   }
-  if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
-  if (!r.tf32_probe.empty()) out += fmt::format("tf32: {}\n", r.tf32_probe);
+  out += WhyLines(r, paint);
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);

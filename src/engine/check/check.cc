@@ -226,6 +226,10 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
   PARITY_RETURN_IF_ERROR(CheckReferenceKinds(o));
+  // A provider that cannot be loaded is a setup mistake (exit 2), found
+  // before any model is read, not a failed syntax stage.
+  PARITY_RETURN_IF_ERROR(ort::CheckConfig(o.target));
+  PARITY_RETURN_IF_ERROR(ort::CheckConfig(o.reference.config));
   Sha256FileInBackground model_sha(o.model_path);  // while the model is parsed
   ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));

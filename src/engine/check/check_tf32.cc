@@ -2,7 +2,8 @@
 // Conv as TF32 on Ampere and newer GPUs unless use_tf32=0. An error whose
 // size merely looks like TF32 proves nothing (a planted weight can give the
 // same SNR), so the check re-runs the worst failing sample on the same
-// model and config with use_tf32=0 alone changed: TF32 is named only when
+// model and config with use_tf32=0 alone changed (the reference's too when
+// it runs on CUDA with TF32 itself): TF32 is named only when
 // that run's error falls well below the deployed one (it is then the cause,
 // and the option is the fix); otherwise the check says TF32 is not it.
 #include <fmt/format.h>
@@ -56,13 +57,28 @@ const Sample* FindSample(const Context& ctx, const std::string& name) {
   return nullptr;
 }
 
-// The normwise error of `output` on `sample` under `config`; an error when the
-// run or the comparison could not be made.
-Result<double> ErrorUnder(const Context& ctx, const RunConfig& config, const Sample& sample,
-                          const std::string& output) {
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(ctx.model, config, ctx.label));
+RunConfig WithoutTf32(RunConfig config) {
+  config.provider_options["cuda"]["use_tf32"] = "0";
+  return config;
+}
+
+// What the reference gives for `sample` with TF32 off: its kept outputs when
+// it does not run TF32 itself (the CPU), else a run of it with use_tf32=0
+// (CUDA at `disable` against CUDA at `all`: both sides lose TF32).
+Result<TensorSet> ReferenceWithoutTf32(const Context& ctx, const Sample& sample) {
+  if (!TargetRunsTf32(ctx.options.reference.config)) return ReferenceOutputs(ctx, sample);
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(ctx.ReferenceModel(),
+                                                              WithoutTf32(ctx.options.reference.config), ctx.label));
+  return RunOn(ctx, session, sample);
+}
+
+// The normwise error of `output` on `sample` with TF32 off on both sides; an
+// error when a run or the comparison could not be made.
+Result<double> ErrorWithoutTf32(const Context& ctx, const Sample& sample, const std::string& output) {
+  PARITY_ASSIGN_OR_RETURN(TensorSet want, ReferenceWithoutTf32(ctx, sample));
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          CreateSession(ctx.model, WithoutTf32(ctx.options.target), ctx.label));
   PARITY_ASSIGN_OR_RETURN(TensorSet got, RunOn(ctx, session, sample));
-  PARITY_ASSIGN_OR_RETURN(TensorSet want, ReferenceOutputs(ctx, sample));
   const Tensor* test = got.Find(output);
   const Tensor* ref = want.Find(output);
   if (test == nullptr || ref == nullptr) return InvalidArgument(fmt::format("output '{}' is missing", output));
@@ -78,11 +94,9 @@ void ProbeTf32(Context& ctx) {
   const Worst worst = WorstFailure(r);
   const Sample* sample = worst.sample ? FindSample(ctx, worst.sample->name) : nullptr;
   if (sample == nullptr) return;  // nothing failed against the ONNX reference: nothing to explain
-  RunConfig fp32 = ctx.options.target;
-  fp32.provider_options["cuda"]["use_tf32"] = "0";
   const std::string& output = worst.output->output;
   const double with_tf32 = RelativeError(worst.output->comparison.metrics.snr_db);
-  const Result<double> without = ErrorUnder(ctx, fp32, *sample, output);
+  const Result<double> without = ErrorWithoutTf32(ctx, *sample, output);
   if (!without) {
     r.tf32_probe = fmt::format("TF32 not tested: the run with use_tf32=0 failed: {}", without.error().message());
     return;
@@ -90,8 +104,9 @@ void ProbeTf32(Context& ctx) {
   const bool named = *without * kFallFactor <= with_tf32;
   r.tf32_probe = fmt::format(
       "sample '{}', output '{}': normwise relative error {:.2e} as deployed (TF32 allowed), {:.2e} with "
-      "use_tf32=0 alone changed: {}",
+      "use_tf32=0 alone changed{}: {}",
       sample->name, output, with_tf32, *without,
+      TargetRunsTf32(ctx.options.reference.config) ? " on both sides" : "",
       named ? "TF32 is the cause" : "TF32 is not the cause (the error stays without it)");
   if (named) {
     r.arithmetic = ArithmeticVerdict{
