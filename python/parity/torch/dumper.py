@@ -24,6 +24,8 @@ import copy
 import glob
 import os
 import platform
+import shutil
+import tempfile
 import warnings
 
 import numpy as np
@@ -69,12 +71,51 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
 
     Returns the manifest (a dict). The model's train/eval flags, torch's
     RNG state and deterministic-algorithms setting are restored afterwards.
-    Raises what the model's forward raises; then no manifest.json is left.
+    The dump is written into a new folder beside out_dir and moved into
+    place once whole: when anything raises (the model's forward, a tensor
+    that cannot be saved), it is removed and out_dir is left as it was, with
+    no folder created and a previous dump there untouched.
     """
-    os.makedirs(out_dir, exist_ok=True)
+    with _staged(out_dir) as staging:
+        return _dump_into(staging, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
+                          module_inputs, sizes)
+
+
+@contextlib.contextmanager
+def _staged(out_dir):
+    """A fresh folder beside out_dir to write the dump into; moved to out_dir
+    when the block ends normally, removed when it raises. Files of out_dir
+    that are not a dump's (an .onnx file exported there) are kept; a previous
+    dump's files are replaced, its manifest first (a half-replaced dump reads
+    as incomplete)."""
+    out_dir = os.path.abspath(out_dir)
+    parent = os.path.dirname(out_dir)
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.", suffix=".partial", dir=parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # as os.makedirs would have made it, not mkdtemp's 0700
+    try:
+        yield staging
+        if not os.path.isdir(out_dir):
+            os.rename(staging, out_dir)
+            return
+        manifest = os.path.join(out_dir, "manifest.json")
+        if os.path.exists(manifest):
+            os.remove(manifest)
+        _remove_stale(out_dir, set())
+        files = [os.path.relpath(os.path.join(d, f), staging) for d, _, names in os.walk(staging) for f in names]
+        for rel in sorted(files, key=lambda r: (r == "manifest.json", r)):  # the manifest last
+            os.makedirs(os.path.dirname(os.path.join(out_dir, rel)), exist_ok=True)
+            os.replace(os.path.join(staging, rel), os.path.join(out_dir, rel))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _dump_into(out_dir, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
+               module_inputs, sizes):
+    """dump() into the empty folder out_dir; returns the manifest."""
     manifest_path = os.path.join(out_dir, "manifest.json")
-    if os.path.exists(manifest_path):
-        os.remove(manifest_path)  # a dump without manifest reads as incomplete
     pos_args, kw_args = split_args(args)
     written = set()
 
@@ -113,7 +154,7 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
         manifest.update(_dump_sizes(model, sizes, names, out_names, out_dir, seed, slow, written, fp64))
     if export_info is not None:
         manifest["export"] = export_info
-    _remove_stale(out_dir, written)
+    _remove_stale(out_dir, written)  # what a failed fp64 run left
     save_json(manifest_path, manifest)
     return manifest
 
@@ -351,7 +392,7 @@ def _device_of(model, pos_args):
 
 
 def _remove_stale(out_dir, written):
-    """Deletes dump files a previous dump into out_dir left and this one did not write."""
+    """Deletes the dump files in out_dir that are not in `written`."""
     for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy", "module_inputs/*.npy",
                     "sizes/*/*.npy", "sizes/*/fp64/*.npy"):
         for path in glob.glob(os.path.join(out_dir, pattern)):

@@ -36,6 +36,8 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
         onnx_sha256 covers them; torch still splits files over 2 GB),
         verbose to False; the model runs in eval mode with the fused
         transformer fast path off, as dump() runs it (flags restored after).
+      - the exporter traces a deep copy of `model` (traced_copy): `model`
+        itself is left as it was, for dump() and the caller.
     dynamic_axes given as lists are recorded with the names torch gives them
     ("<name>_dynamic_axes_<k>", k from 1); the record's onnx_dynamic_dims
     says which dims are symbolic in the file.
@@ -49,12 +51,14 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
     exporter = resolve_exporter(exporter, kwargs)
     asked_axes = copy.deepcopy(kwargs.get("dynamic_axes"))
     call_args, call_kwargs = _call(model, args, exporter, dict(kwargs))
-    with eval_mode(model), fastpath_disabled(model), warnings.catch_warnings(record=True) as caught:
+    traced = traced_copy(model)
+    with eval_mode(traced), fastpath_disabled(traced), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            torch.onnx.export(model, call_args, path, **call_kwargs)
+            torch.onnx.export(traced, call_args, path, **call_kwargs)
         except Exception as e:  # noqa: BLE001 -- whatever the exporter raises
             raise ExportError(exporter, e) from e
+    del traced
     for w in caught:  # the caller still sees every warning, as without us
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     record = export_record(dict(kwargs, dynamo=exporter == "dynamo"), path, asked_axes)
@@ -68,6 +72,22 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
         dump(model, args, dump_dir, export_info=record, fp64=fp64, seed=seed,
              sizes=export_sizes(model, args, names["input_names"], record, seed), **names)
     return record
+
+
+def traced_copy(model):
+    """The module an export may trace: a deep copy of `model`, so that the
+    caller's module (which dump() runs next) is never one an export traced.
+    torch.export leaves state behind in what it traced (Ultralytics' YOLO kept
+    tensor subclasses there: `.numpy() is not supported for tensor
+    subclasses` in the dump after a dynamo export). A model that cannot be
+    copied is exported itself, with a warning."""
+    try:
+        return copy.deepcopy(model)
+    except Exception as e:  # noqa: BLE001 -- any module deepcopy refuses
+        warnings.warn(f"parity.torch: the model cannot be copied for the export ({type(e).__name__}: {e}); "
+                      "the export traces the model itself, and a dump made after it may see what the export "
+                      "left in it")
+        return model
 
 
 def tracer_warnings(caught):
