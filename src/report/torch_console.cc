@@ -40,6 +40,8 @@ std::string FormatAlignTable(const TorchComparison& c, bool all_layers) {
 std::string FormatAlignSummary(const TorchComparison& c) {
   std::string out = fmt::format("\n{}; {} pass, {} fail\n", c.AlignmentLine(), c.Count(Verdict::kPass),
                                 c.Count(Verdict::kFail));
+  out += fmt::format("{}\n", c.paths.Describe());
+  if (const std::string unchecked = c.UncheckedExpectedLine(); !unchecked.empty()) out += unchecked + "\n";
   out += fmt::format("{}\n", c.VerdictLine());
   for (const auto& t : c.outputs.tensors)
     if (t.status == Verdict::kFail) out += fmt::format("output '{}' differs: {}\n", ConsoleName(t.name), t.reason);

@@ -26,6 +26,11 @@ json TorchComparisonToJson(const TorchComparison& c) {
               {"folded", a.folded},
               {"status", VerdictName(v.status)}};
     if (!a.reason.empty()) e["reason"] = a.reason;
+    if (v.status == Verdict::kUnchecked && a.expected) e["expected"] = true;
+    if (v.status == Verdict::kUnchecked && a.refused) {
+      e["refused"] = true;
+      e["nearest"] = a.nearest;
+    }
     if (v.status != Verdict::kUnchecked) {
       e["metrics"] = MetricsToJson(v.metrics);
       e["atol"] = v.tolerance.tolerance.atol;
@@ -74,9 +79,25 @@ json TorchComparisonToJson(const TorchComparison& c) {
             {"leaves_by_structure", c.StructuralLeaves()},
             {"pass", c.Count(Verdict::kPass)},
             {"fail", c.Count(Verdict::kFail)},
-            {"unchecked", c.Count(Verdict::kUnchecked)}}},
+            {"unchecked", c.Count(Verdict::kUnchecked)},
+            {"unchecked_expected", c.UncheckedExpected().size()},
+            {"refused", c.Refused().size()}}},
+          {"module_paths",
+           {{"strip", c.paths.strip},
+            {"add", c.paths.add},
+            {"dumped_modules", c.paths.dumped},
+            {"in_export", c.paths.in_export},
+            {"as_dumped", c.paths.as_is},
+            {"message", c.paths.Describe()}}},
           {"outputs", std::move(outputs)},
           {"passed", c.passed()}};
+  json expected = json::array();
+  for (size_t k : c.UncheckedExpected()) {
+    const LayerAlignment& a = c.layers[k].alignment;
+    expected.push_back({{"module", a.module}, {"call", a.call}, {"refused", a.refused}, {"reason", a.reason}});
+  }
+  result["unchecked_expected"] = std::move(expected);
+  result["verdict"] = c.VerdictLine();
   if (c.unexplained)
     result["unexplained"] = {{"after_module", JsonStringOrNull(c.unexplained->after_module)},
                              {"unchecked_modules", c.unexplained->unchecked_modules},
@@ -110,6 +131,8 @@ nlohmann::json TorchLocateResultToJson(const TorchLocateResult& r, const std::st
                       {"deployed_outputs", SetComparisonToJson(r.deployed)}};
   if (!options.target_label.empty()) j["target_model"] = options.target_label;
   if (exported.contains("unexplained")) j["unexplained"] = exported["unexplained"];
+  j["module_paths"] = exported["module_paths"];
+  j["unchecked_expected"] = exported["unchecked_expected"];
   if (r.fusion) {
     // The export matches PyTorch: the divergence comes from the deployed
     // config, localized fused node by fused node against the unfused run.

@@ -40,25 +40,58 @@ class Aligner {
   Aligner(const TorchDump& dump, const IndexedGraph& g, const TensorSet& values, const AlignOptions& options)
       : dump_(dump), g_(g), options_(options) {
     for (const auto& item : values) values_[item.name] = &item.tensor;
-    std::unordered_set<std::string> known;
-    for (const auto& layer : dump.layers) {
-      known.insert(layer.module);
-      calls_[layer.module] = std::max(calls_[layer.module], layer.call + 1);
-    }
-    scopes_ = ScopesOf(g.graph, known);
+    InferPaths();
+    for (const auto& layer : dump.layers)
+      if (auto path = paths_.ToExport(layer.module)) calls_[*path] = std::max(calls_[*path], layer.call + 1);
     BuildOwnership();
   }
 
-  Result<std::vector<LayerAlignment>> Run() {
+  Result<Alignment> Run() {
     for (size_t i = 0; i < dump_.layers.size(); ++i) {
       PARITY_ASSIGN_OR_RETURN(Tensor t, LoadLayer(dump_, dump_.layers[i]));
       out_.push_back(AlignLayer(i, t));
       if (!out_.back().tensor.empty()) last_tensor_ = out_.back().tensor;
     }
-    return std::move(out_);
+    FoldByValue();
+    return Alignment{std::move(out_), paths_};
   }
 
  private:
+  // The scopes of every node, read under the module path map that makes most
+  // dumped modules name one the export recorded (module_paths.h).
+  void InferPaths() {
+    std::vector<std::string> modules;
+    for (const auto& layer : dump_.layers) modules.push_back(layer.module);
+    const std::unordered_set<std::string> known(modules.begin(), modules.end());
+    scopes_ = ScopesOf(g_.graph, known);
+    paths_ = InferModulePathMap(modules, ExportModules());
+    if (paths_.Identity()) return;
+    // TorchScript's "relu_1" is told from call 1 of "relu" by the dump's
+    // paths: read the names again with them in the export's terms.
+    std::unordered_set<std::string> known_export;
+    for (const auto& m : known)
+      if (auto path = paths_.ToExport(m)) known_export.insert(*path);
+    scopes_ = ScopesOf(g_.graph, known_export);
+    const std::unordered_set<std::string> exported = ExportModules();
+    paths_.in_export = static_cast<size_t>(std::count_if(known.begin(), known.end(), [&](const std::string& m) {
+      auto path = paths_.ToExport(m);
+      return path && exported.contains(*path);
+    }));
+  }
+
+  std::unordered_set<std::string> ExportModules() const {
+    std::unordered_set<std::string> out;
+    for (const NodeScope& s : scopes_)
+      for (const ScopeLevel& level : s.levels) out.insert(level.module);
+    return out;
+  }
+
+  // The nodes of a dumped layer's call (null: none, or the module lies
+  // outside what was exported).
+  const std::vector<size_t>* OwnedBy(const TorchLayer& layer) const {
+    auto path = paths_.ToExport(layer.module);
+    return path ? Owned(*path, layer.call) : nullptr;
+  }
   // Which nodes each module call owns (see alignment.h).
   void BuildOwnership() {
     std::map<std::string, std::vector<size_t>> dynamo;  // module -> nodes, calls unknown
@@ -178,7 +211,7 @@ class Aligner {
           e.node = producer.name;
           e.op_type = producer.op_type;
           if (!scopes_[p->second].levels.empty()) {
-            e.module = scopes_[p->second].levels.back().module;
+            e.module = paths_.ToDump(scopes_[p->second].levels.back().module);
             e.call = scopes_[p->second].levels.back().call;
           }
         }
@@ -188,37 +221,67 @@ class Aligner {
     return out;
   }
 
-  // How many tensors call `layer.call` of the module returned.
-  size_t OutputsOfCall(const TorchLayer& layer) const {
-    return std::count_if(dump_.layers.begin(), dump_.layers.end(), [&](const TorchLayer& l) {
-      return l.module == layer.module && l.call == layer.call;
-    });
+  // The output indexes of the call's elements with `layer`'s shape, in order.
+  std::vector<int64_t> ElementsOfShape(const TorchLayer& layer) const {
+    std::vector<int64_t> out;
+    for (const TorchLayer& l : dump_.layers)
+      if (l.module == layer.module && l.call == layer.call && l.shape == layer.shape)
+        out.push_back(l.output_index.value_or(0));
+    return out;
   }
 
-  // The call's output among the escaping tensors: those of the dump's shape;
-  // a tuple's element by its index; else the last (what the call returned
-  // is computed last).
-  std::string OutputCandidate(const std::vector<std::string>& escaping, const TorchLayer& layer) const {
+  // The escaping tensors of the dump's shape, in topological order.
+  std::vector<std::string> OfShape(const std::vector<std::string>& escaping, const Shape& shape) const {
     std::vector<std::string> same;
     for (const auto& t : escaping)
-      if (ShapeFits(layer.shape, t)) same.push_back(t);
-    if (same.empty()) return "";
-    if (layer.output_index && same.size() == OutputsOfCall(layer) &&
-        *layer.output_index < static_cast<int64_t>(same.size()))
-      return same[*layer.output_index];
-    return same.back();
+      if (ShapeFits(shape, t)) same.push_back(t);
+    return same;
   }
+
+  // The call's output among the escaping tensors of the dump's shape: a
+  // tuple's element by its rank among the call's elements of that shape when
+  // as many tensors leave the call; else the last (what the call returned is
+  // computed last). "" when none, or for a tuple element that shape alone
+  // cannot place (an element the caller never used leaves no tensor: the
+  // k-th escaping tensor would be another element's).
+  std::string OutputCandidate(const std::vector<std::string>& same, const TorchLayer& layer) const {
+    if (same.empty()) return "";
+    if (!layer.output_index) return same.back();
+    const std::vector<int64_t> elements = ElementsOfShape(layer);
+    if (same.size() != elements.size()) return "";
+    const auto rank = std::find(elements.begin(), elements.end(), *layer.output_index) - elements.begin();
+    return same[rank];
+  }
+
+  // What a value search saw: the tensor that agrees, else how many of the
+  // dump's shape it tried and the first of them.
+  struct Search {
+    std::optional<std::string> found;
+    int tried = 0;
+    std::string first_tried;
+    void Try(const std::string& t) {
+      if (tried++ == 0) first_tried = t;
+    }
+  };
 
   // Tensors of the dump's shape, nearest first to the anchor (forward before
   // backward), within the window; the first that agrees. With `among`, only
-  // the outputs of those nodes.
-  std::optional<std::string> SearchByValue(const LayerAlignment& a, const Tensor& dumped,
-                                           const std::vector<size_t>* among = nullptr) const {
+  // those tensors.
+  Search SearchByValue(const LayerAlignment& a, const Tensor& dumped,
+                       const std::vector<std::string>* among = nullptr) const {
+    Search s;
+    auto consider = [&](const std::string& name) {
+      const Tensor* v = Value(name);
+      if (v == nullptr || v->shape() != dumped.shape()) return false;
+      s.Try(name);
+      if (!ValuesAgree(a.module, dumped, *v, options_.policy)) return false;
+      s.found = name;
+      return true;
+    };
     if (among != nullptr) {
-      for (auto n = among->rbegin(); n != among->rend(); ++n)
-        for (const std::string& t : g_.graph.nodes[*n].outputs)
-          if (!t.empty() && Agrees(a.module, dumped, t)) return t;
-      return std::nullopt;
+      for (const std::string& t : *among)
+        if (consider(t)) break;
+      return s;
     }
     const long n = static_cast<long>(g_.tensors.size());
     const long start = std::max(anchor_, 0L);
@@ -227,14 +290,20 @@ class Aligner {
       if (forward >= n && backward < 0) break;
       for (long pos : {forward, backward}) {
         if (pos < 0 || pos >= n) continue;
-        const std::string& name = g_.tensors[pos].name;
-        const Tensor* v = Value(name);
-        if (v != nullptr && v->shape() == dumped.shape() && ValuesAgree(a.module, dumped, *v, options_.policy))
-          return name;
+        if (consider(g_.tensors[pos].name)) return s;
         if (d == 0) break;  // forward and backward are the same position
       }
     }
-    return std::nullopt;
+    return s;
+  }
+
+  // The outputs of `nodes`, last node first.
+  std::vector<std::string> OutputsOf(const std::vector<size_t>& nodes) const {
+    std::vector<std::string> out;
+    for (auto n = nodes.rbegin(); n != nodes.rend(); ++n)
+      for (const std::string& t : g_.graph.nodes[*n].outputs)
+        if (!t.empty()) out.push_back(t);
+    return out;
   }
 
   // The eval BatchNorm that the export folded into the Conv computing layer
@@ -246,6 +315,27 @@ class Aligner {
   // a Conv node (TorchScript names the fused node after the Conv).
   std::optional<size_t> FoldingBatchNorm(size_t i, const std::vector<size_t>* nodes,
                                          const std::string& candidate) const {
+    const std::optional<size_t> j = NextBatchNorm(i);
+    if (!j) return std::nullopt;
+    const std::vector<size_t>* bn_nodes = OwnedBy(dump_.layers[*j]);
+    if (OwnsOp(bn_nodes, "BatchNormalization")) return std::nullopt;
+    if (OwnsOp(bn_nodes, "Conv")) {
+      if (nodes == nullptr && IsConvType(dump_.layers[i].type)) return j;
+      for (size_t n : *bn_nodes)
+        if (g_.graph.nodes[n].op_type == "Conv" && !candidate.empty() && !g_.graph.nodes[n].inputs.empty() &&
+            g_.graph.nodes[n].inputs[0] == candidate)
+          return j;
+      return std::nullopt;
+    }
+    const GraphNode* producer = candidate.empty() ? nullptr : g_.graph.Producer(candidate);
+    if (nodes != nullptr && producer != nullptr && producer->op_type == "Conv") return j;
+    return std::nullopt;
+  }
+
+  // The BatchNorm layer that could hold layer i's output folded, by the
+  // dump alone: the next BatchNorm layer, with layer i's shape, reached
+  // through only layer i's containers and the BatchNorm's own children.
+  std::optional<size_t> NextBatchNorm(size_t i) const {
     const TorchLayer& layer = dump_.layers[i];
     std::vector<size_t> between;
     for (size_t j = i + 1; j < dump_.layers.size() && j <= i + 6; ++j) {
@@ -259,19 +349,7 @@ class Aligner {
         const std::string& m = dump_.layers[k].module;
         if (!layer.module.starts_with(m + ".") && !m.starts_with(bn.module + ".")) return std::nullopt;
       }
-      const std::vector<size_t>* bn_nodes = Owned(bn.module, bn.call);
-      if (OwnsOp(bn_nodes, "BatchNormalization")) return std::nullopt;
-      if (OwnsOp(bn_nodes, "Conv")) {
-        if (nodes == nullptr && IsConvType(layer.type)) return j;
-        for (size_t n : *bn_nodes)
-          if (g_.graph.nodes[n].op_type == "Conv" && !candidate.empty() && !g_.graph.nodes[n].inputs.empty() &&
-              g_.graph.nodes[n].inputs[0] == candidate)
-            return j;
-        return std::nullopt;
-      }
-      const GraphNode* producer = candidate.empty() ? nullptr : g_.graph.Producer(candidate);
-      if (nodes != nullptr && producer != nullptr && producer->op_type == "Conv") return j;
-      return std::nullopt;
+      return j;
     }
     return std::nullopt;
   }
@@ -279,7 +357,7 @@ class Aligner {
   // The fused Conv node's output that a dynamo export scopes under the
   // BatchNorm of layer j.
   std::string FusedConvOutput(size_t j) const {
-    const std::vector<size_t>* nodes = Owned(dump_.layers[j].module, dump_.layers[j].call);
+    const std::vector<size_t>* nodes = OwnedBy(dump_.layers[j]);
     if (nodes == nullptr) return "";
     for (size_t n : *nodes)
       if (g_.graph.nodes[n].op_type == "Conv" && !g_.graph.nodes[n].outputs.empty())
@@ -289,17 +367,22 @@ class Aligner {
 
   LayerAlignment AlignLayer(size_t i, const Tensor& dumped);
   void AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a);
+  void AlignTupleElement(size_t i, const Tensor& dumped, const std::vector<std::string>& same, LayerAlignment& a);
+  void Refuse(const Search& search, LayerAlignment& a, const Tensor& dumped) const;
+  void FoldByValue();
 
   const TorchDump& dump_;
   const IndexedGraph& g_;
   const AlignOptions& options_;
   std::unordered_map<std::string, const Tensor*> values_;
-  std::unordered_map<std::string, int64_t> calls_;  // module -> calls the dump saw
+  std::unordered_map<std::string, int64_t> calls_;  // export module path -> calls the dump saw
   std::vector<NodeScope> scopes_;                   // per node of g_.graph
+  ModulePathMap paths_;                             // dump module path -> the export's
   ScopeSource source_ = ScopeSource::kNone;         // how the export records modules
   std::map<CallKey, std::vector<size_t>> owned_;    // module call -> its nodes, topological
   std::map<std::string, std::vector<size_t>> ambiguous_;  // dynamo modules whose calls blur
   std::map<size_t, std::string> folded_bn_;  // BatchNorm layer -> the fused Conv node's output
+  std::map<size_t, size_t> fused_conv_of_;   // BatchNorm layer owning a fused Conv node -> that Conv's layer
   std::vector<LayerAlignment> out_;
   std::string last_tensor_;  // the tensor holding the latest value in execution order
   long anchor_ = -1;         // position of the last aligned tensor

@@ -32,23 +32,25 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   a.scope = layer.call > 0 ? fmt::format("{} (call {})", layer.module, layer.call) : layer.module;
 
   if (auto it = folded_bn_.find(i);
-      it != folded_bn_.end() && !it->second.empty() && Owned(layer.module, layer.call) == nullptr) {
+      it != folded_bn_.end() && !it->second.empty() && OwnedBy(layer) == nullptr) {
     // TorchScript: the BatchNorm has no node; the fused Conv node computes it.
     Set(a, it->second, StructuralHow(), Agrees(a.module, dumped, it->second));
     a.reason = fmt::format("eval BatchNorm folded into the Conv node '{}' before it", a.node);
     return a;
   }
 
-  const std::vector<size_t>* nodes = Owned(layer.module, layer.call);
+  const std::vector<size_t>* nodes = OwnedBy(layer);
   const std::vector<std::string> escaping = nodes ? Escaping(*nodes) : std::vector<std::string>{};
-  const std::string candidate = OutputCandidate(escaping, layer);
+  const std::vector<std::string> same = OfShape(escaping, layer.shape);
+  const std::string candidate = OutputCandidate(same, layer);
 
   if (!IsBatchNormType(layer.type)) {
     if (auto bn = FoldingBatchNorm(i, nodes, candidate)) {
       const TorchLayer& b = dump_.layers[*bn];
       a.folded = true;
-      if (OwnsOp(Owned(b.module, b.call), "Conv")) {  // dynamo: the fused node carries the BatchNorm's scope
+      if (OwnsOp(OwnedBy(b), "Conv")) {  // dynamo: the fused node carries the BatchNorm's scope
         last_tensor_ = FusedConvOutput(*bn);
+        fused_conv_of_[*bn] = i;
         a.reason = fmt::format(
             "folded: the export fused its last Conv with the eval {} '{}' after it; the fused node carries "
             "that module's scope, and this module's own output does not exist",
@@ -69,17 +71,25 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
     AlignWithoutNodes(i, dumped, a);
     return a;
   }
+  if (candidate.empty() && layer.output_index && !same.empty()) {
+    AlignTupleElement(i, dumped, same, a);
+    return a;
+  }
   if (candidate.empty()) {
-    if (auto found = SearchByValue(a, dumped, nodes)) {
-      Set(a, *found, AlignHow::kValue, true);
+    const std::vector<std::string> outputs = OutputsOf(*nodes);
+    const Search search = SearchByValue(a, dumped, &outputs);
+    if (search.found) {
+      Set(a, *search.found, AlignHow::kValue, true);
       a.reason = fmt::format(
           "no tensor of shape {} leaves the module's {} node(s); found by value among them",
           ShapeToString(dumped.shape()), nodes->size());
     } else {
+      a.expected = true;  // its call computed something
       a.reason = escaping.empty()
                      ? fmt::format("nothing the module's {} node(s) compute is used outside them", nodes->size())
                      : fmt::format("shape mismatch: no tensor leaving the module's {} node(s) has shape {}",
                                    nodes->size(), ShapeToString(dumped.shape()));
+      Refuse(search, a, dumped);
     }
     return a;
   }
@@ -88,25 +98,102 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   const bool observed = Value(candidate) != nullptr;
   Set(a, candidate, StructuralHow(), observed && Agrees(a.module, dumped, candidate));
   a.entering = Entering(*nodes);
+  if (auto it = fused_conv_of_.find(i); it != fused_conv_of_.end()) a.entering_of = it->second;
   if (!observed) a.reason = "not verified by value: the tensor was not observed";
   return a;
+}
+
+// Element k of a tuple whose call hands fewer (or more) tensors of its shape
+// to the rest of the graph than it returned elements of that shape: an
+// element the caller never used was dropped by the export, and the tensor
+// that shape alone would pick is a sibling's. By value among those tensors;
+// when none agrees and each is a sibling's, the element was not used.
+void Aligner::AlignTupleElement(size_t i, const Tensor& dumped, const std::vector<std::string>& same,
+                                LayerAlignment& a) {
+  const TorchLayer& layer = dump_.layers[i];
+  const std::vector<int64_t> elements = ElementsOfShape(layer);
+  const Search search = SearchByValue(a, dumped, &same);
+  const std::string counts = fmt::format("{} tensor(s) of shape {} leave the call for its {} elements of that shape",
+                                         same.size(), ShapeToString(dumped.shape()), elements.size());
+  if (search.found) {
+    Set(a, *search.found, AlignHow::kValue, true);
+    a.reason = counts + ": placed by value, not by shape alone";
+    return;
+  }
+  // Each tensor that leaves is one of the call's other elements: this one is unused.
+  bool siblings = true;
+  for (const std::string& t : same) {
+    bool sibling = false;
+    for (size_t j = 0; j < dump_.layers.size() && !sibling; ++j) {
+      const TorchLayer& l = dump_.layers[j];
+      if (j == i || l.module != layer.module || l.call != layer.call || l.shape != layer.shape) continue;
+      auto other = LoadLayer(dump_, l);
+      sibling = other && Agrees(l.module, *other, t);
+    }
+    siblings = siblings && sibling;
+  }
+  if (siblings) {
+    a.reason = counts + ", each another element's: this one is not used outside the module (the export dropped it)";
+    return;
+  }
+  a.expected = true;
+  a.reason = counts + ", and none agrees with this element";
+  Refuse(search, a, dumped);
+}
+
+// Marks a layer the value search refused: tensors of its shape were there
+// and none agreed (see LayerAlignment::refused).
+void Aligner::Refuse(const Search& search, LayerAlignment& a, const Tensor& dumped) const {
+  if (search.tried == 0) return;
+  a.refused = a.expected = true;
+  a.nearest = search.first_tried;
+  std::string error;
+  if (const Tensor* v = Value(search.first_tried))
+    if (auto j = JudgeTensor(a.module, dumped, *v, options_.policy, {.threads = 1}))
+      error = fmt::format(", max_abs {:.3g}", j->metrics.max_abs);
+  a.reason += fmt::format("; value alignment refused it: {} tensor(s) of its shape disagree with it (the first, '{}'{})",
+                          search.tried, search.first_tried, error);
+}
+
+// A Conv left unaligned in an export aligned by value (no scopes to fold
+// by): when the BatchNorm after it found the tensor that holds its output,
+// the export folded the two, as by structure.
+void Aligner::FoldByValue() {
+  for (size_t i = 0; i < out_.size(); ++i) {
+    LayerAlignment& a = out_[i];
+    if (!a.tensor.empty() || a.folded || !IsConvType(a.type)) continue;
+    const std::optional<size_t> j = NextBatchNorm(i);
+    if (!j || out_[*j].tensor.empty() || !out_[*j].values_agree || ByStructure(out_[*j].how)) continue;
+    a.folded = true;
+    a.refused = a.expected = false;
+    a.nearest.clear();
+    a.reason = fmt::format(
+        "folded: no tensor holds its own output, and the eval {} '{}' after it agrees with '{}': the export fused "
+        "them (told by value; the export's scopes do not name this module)",
+        out_[*j].type, out_[*j].module, out_[*j].tensor);
+  }
 }
 
 // A module call with no node of its own.
 void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a) {
   const TorchLayer& layer = dump_.layers[i];
+  const std::optional<std::string> path = paths_.ToExport(layer.module);
   // A dynamo module whose calls could not be told apart: its own nodes, by value.
-  if (auto it = ambiguous_.find(layer.module); it != ambiguous_.end()) {
-    if (auto found = SearchByValue(a, dumped, &it->second)) {
-      Set(a, *found, AlignHow::kValue, true);
+  if (auto it = path ? ambiguous_.find(*path) : ambiguous_.end(); it != ambiguous_.end()) {
+    const std::vector<std::string> outputs = OutputsOf(it->second);
+    const Search search = SearchByValue(a, dumped, &outputs);
+    if (search.found) {
+      Set(a, *search.found, AlignHow::kValue, true);
       a.reason = fmt::format(
           "called {} times, and the export's scopes do not separate the calls: found by value among the "
           "module's {} node(s)",
-          calls_.at(layer.module), it->second.size());
+          calls_.at(*path), it->second.size());
     } else {
+      a.expected = true;
       a.reason = fmt::format(
           "called {} times, and the export's scopes do not separate the calls; no node of the module agrees",
-          calls_.at(layer.module));
+          calls_.at(*path));
+      Refuse(search, a, dumped);
     }
     return;
   }
@@ -117,8 +204,9 @@ void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& 
     a.reason = fmt::format("no node of its own ({} in eval passes its input on): the tensor before it", a.type);
     return;
   }
-  if (auto found = SearchByValue(a, dumped)) {
-    Set(a, *found, AlignHow::kValue, true);
+  const Search search = SearchByValue(a, dumped);
+  if (search.found) {
+    Set(a, *search.found, AlignHow::kValue, true);
     a.reason = source_ == ScopeSource::kNone
                    ? "the export records no module scopes; found by value"
                    : "no node in its scope (inlined, constant-folded or a no-op); found by value";
@@ -128,6 +216,7 @@ void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& 
       "no node in its scope (inlined, constant-folded or a no-op such as Dropout in eval), and no tensor of "
       "shape {} near the expected position agrees with it",
       ShapeToString(dumped.shape()));
+  Refuse(search, a, dumped);
 }
 
 }  // namespace alignment_internal
@@ -167,8 +256,8 @@ bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,
   return judged && judged->passed();
 }
 
-Result<std::vector<LayerAlignment>> Align(const TorchDump& dump, const Model& onnx_model,
-                                          const TensorSet& onnx_values, const AlignOptions& options) {
+Result<Alignment> Align(const TorchDump& dump, const Model& onnx_model, const TensorSet& onnx_values,
+                        const AlignOptions& options) {
   alignment_internal::IndexedGraph g;
   GraphViewOptions view;
   view.infer_shapes = false;  // shapes come from the values

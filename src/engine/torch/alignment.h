@@ -19,9 +19,20 @@
 //   dynamo does not, so its calls are told apart by position (runs of the
 //   module's nodes in topological order); when they cannot be, the module's
 //   own nodes are searched by value.
+// - a tuple element: the k-th escaping tensor of its shape when as many leave
+//   the call as it returned elements of that shape; otherwise (an element the
+//   caller never used, which the export dropped) not by shape alone: by value
+//   among them, else `none` ("not used outside the module").
 // Value is the fallback where structure places nothing: among the tensors of
 // the dump's shape, nearest first to the previous aligned position, the first
-// that agrees (`value`). Otherwise `none`, with the reason.
+// that agrees (`value`). Otherwise `none`, with the reason; when tensors of
+// its shape were there and none agreed, the layer is `refused`: a divergence
+// could hide in it, and torch_compare.h says so in its verdict.
+//
+// Module paths: a dump made through a wrapper module reads
+// `model.model.4.m.1` where the export's scopes read `model.4.m.1` (or the
+// other way round); module_paths.h infers the prefix from the best structural
+// match, and every lookup goes through it.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +45,7 @@
 #include "compare/tolerance.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "engine/torch/module_paths.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/model.h"
 
@@ -80,6 +92,24 @@ struct LayerAlignment {
   // Structural alignments: what the call's nodes read from outside them, in
   // the order first read (initializers and Constant nodes left out).
   std::vector<EnteringTensor> entering;
+  // Whose recorded inputs `entering` stands for: this layer's, or the folded
+  // Conv's whose node this BatchNorm holds (dynamo scopes the fused node under
+  // the BatchNorm; it reads the Conv's input, not the BatchNorm's).
+  std::optional<size_t> entering_of;
+  // Unaligned, though it should have an ONNX tensor: its call owns nodes, or
+  // tensors of its shape lie where it ran. Named in the report.
+  bool expected = false;
+  // Value alignment found tensors of its shape where it looked and none
+  // agreed: a divergence could hide here. `nearest` is the first it tried.
+  bool refused = false;
+  std::string nearest;
+};
+
+// Every layer's alignment, and how the dump's module paths were read
+// against the export's scopes.
+struct Alignment {
+  std::vector<LayerAlignment> layers;  // one per dump layer, in the dump's order
+  ModulePathMap paths;
 };
 
 struct AlignOptions {
@@ -94,10 +124,11 @@ struct AlignOptions {
 // `onnx_values` holds the model's intermediate tensors (node outputs, graph
 // outputs included) computed from the dump's inputs; tensors missing from it
 // can only be aligned by name, unverified. Layer tensors are read one at a
-// time. Returns one entry per dump layer, in the dump's order. Errors: the
-// model's graph is invalid, a layer file cannot be read.
-Result<std::vector<LayerAlignment>> Align(const TorchDump& dump, const Model& onnx_model,
-                                          const TensorSet& onnx_values, const AlignOptions& options);
+// time. Returns one entry per dump layer, in the dump's order, and the module
+// path map it aligned under. Errors: the model's graph is invalid, a layer
+// file cannot be read.
+Result<Alignment> Align(const TorchDump& dump, const Model& onnx_model, const TensorSet& onnx_values,
+                        const AlignOptions& options);
 
 // Whether `test` agrees with `ref` under `policy` (resolved for `name`):
 // same shape, and the policy's decision passes. Never fails.

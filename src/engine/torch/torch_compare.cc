@@ -45,13 +45,21 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
 // PyTorch's (the dump records what each call received), its own computation
 // is not what changed the numbers: the op computing that input is. Moves the
 // first divergence to the module owning that op (see DivergentOp).
+// The move is kept only when the module it names fails in this same report
+// (or is the model's own forward), and never when the departing tensor is
+// one a layer passes with: a report does not name a module it lists as
+// passing.
 Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const TolerancePolicy& policy,
                      TorchComparison& c) {
   if (!c.first_divergence) return {};
   const LayerVerdict& first = c.layers[*c.first_divergence];
   const LayerAlignment& a = first.alignment;
-  const TorchLayer& layer = dump.layers[a.layer];
+  // A BatchNorm holding a folded Conv's node reads that Conv's input.
+  const TorchLayer& layer = dump.layers[a.entering_of.value_or(a.layer)];
   if (!ByStructure(a.how) || layer.inputs.empty()) return {};
+  std::set<std::string> passing;
+  for (const LayerVerdict& v : c.layers)
+    if (v.status == Verdict::kPass) passing.insert(v.alignment.tensor);
   for (const TorchLayerInput& in : layer.inputs) {
     PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayerInput(dump, in));
     const EnteringTensor* departing = nullptr;
@@ -66,20 +74,21 @@ Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const 
       }
       if (departing == nullptr) departing = &e;
     }
-    if (!compared || agrees || departing == nullptr || departing->node.empty() || departing->module == a.module)
+    if (!compared || agrees || departing == nullptr || departing->node.empty() || departing->module == a.module ||
+        passing.contains(departing->tensor))
       continue;
+    // The owning module's own layer entry (its output fails later) carries it.
+    std::optional<size_t> owner;
+    for (size_t k = 0; k < c.layers.size() && !owner; ++k) {
+      const LayerAlignment& o = c.layers[k].alignment;
+      if (o.module == departing->module && o.call == departing->call) owner = k;
+    }
+    if (owner && c.layers[*owner].status != Verdict::kFail) continue;
     DivergentOp op{departing->tensor, departing->node, departing->op_type, departing->module,
-                   TorchDump::Describe(layer), 0};
+                   TorchDump::Describe(TorchLayerOf(a)), 0};
     if (auto j = JudgeTensor(a.module, ref, *onnx_values.Find(departing->tensor), policy))
       op.max_abs = j->metrics.max_abs;
-    // The owning module's own layer entry (its output fails later) carries it.
-    for (size_t k = 0; k < c.layers.size(); ++k) {
-      const LayerAlignment& owner = c.layers[k].alignment;
-      if (owner.module == departing->module && owner.call == departing->call) {
-        c.first_divergence = k;
-        break;
-      }
-    }
+    if (owner) c.first_divergence = *owner;
     c.divergent_op = std::move(op);
     return {};
   }
@@ -150,9 +159,9 @@ int TorchComparison::StructuralLeaves() const {
 }
 
 std::string TorchComparison::AlignmentLine() const {
-  return fmt::format("{} layers: {} by scope, {} by name, {} by value, {} folded, {} without an ONNX counterpart",
+  return fmt::format("{} layers: {} by scope, {} by name, {} by value, {} folded, {} without an ONNX counterpart{}",
                      layers.size(), Count(AlignHow::kScope), Count(AlignHow::kName), Count(AlignHow::kValue),
-                     Folded(), Count(AlignHow::kNone) - Folded());
+                     Folded(), Count(AlignHow::kNone) - Folded(), paths.Identity() ? "" : "; " + paths.Describe());
 }
 
 std::string UnexplainedDivergence::Describe() const {
@@ -168,7 +177,65 @@ std::string UnexplainedDivergence::Describe() const {
       span.empty() ? " (the ops between the last aligned layer and the outputs)" : ": " + span);
 }
 
+std::vector<size_t> TorchComparison::UncheckedExpected() const {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < layers.size(); ++k)
+    if (layers[k].status == Verdict::kUnchecked && layers[k].alignment.expected) out.push_back(k);
+  return out;
+}
+
+std::vector<size_t> TorchComparison::Refused() const {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < layers.size(); ++k)
+    if (layers[k].status == Verdict::kUnchecked && layers[k].alignment.refused) out.push_back(k);
+  return out;
+}
+
+namespace {
+
+// "'a', 'b', ... (9 in all)" of the given layers.
+std::string NameLayers(const TorchComparison& c, const std::vector<size_t>& which, size_t shown = 6) {
+  std::string out;
+  for (size_t k = 0; k < std::min(shown, which.size()); ++k)
+    out += fmt::format("{}'{}'", k ? ", " : "", TorchDump::Describe(TorchLayerOf(c.layers[which[k]].alignment)));
+  if (which.size() > shown) out += fmt::format(", ... ({} in all)", which.size());
+  return out;
+}
+
+}  // namespace
+
+std::string TorchComparison::UncheckedExpectedLine() const {
+  const std::vector<size_t> expected = UncheckedExpected();
+  if (expected.empty()) return "";
+  return fmt::format("{} layer(s) unchecked though they should have an ONNX tensor ({} refused by value): {}",
+                     expected.size(), Refused().size(), NameLayers(*this, expected));
+}
+
 std::string TorchComparison::VerdictLine() const {
+  const std::vector<size_t> refused = Refused();
+  if (first_divergence && !divergent_op) {
+    // Refused layers before it: the divergence may start earlier, unseen.
+    std::vector<size_t> before;
+    for (size_t k : refused)
+      if (k < *first_divergence) before.push_back(k);
+    if (!before.empty())
+      return FirstDivergenceLine() +
+             fmt::format("; before it, value alignment refused {} layer(s) whose tensors disagree: {}: the divergence "
+                         "may start there",
+                         before.size(), NameLayers(*this, before));
+  }
+  if (!first_divergence && !unexplained && !refused.empty()) {
+    const LayerAlignment& a = layers[refused.front()].alignment;
+    return fmt::format(
+        "no aligned layer diverges, but {} layer(s) that should have an ONNX tensor could not be checked: value "
+        "alignment refused them, as the tensors of their shape where they ran disagree with PyTorch: {} (first: "
+        "{}): a divergence there would not be seen",
+        refused.size(), NameLayers(*this, refused), a.reason);
+  }
+  return FirstDivergenceLine();
+}
+
+std::string TorchComparison::FirstDivergenceLine() const {
   if (divergent_op) {
     const DivergentOp& op = *divergent_op;
     return fmt::format(
@@ -191,11 +258,12 @@ int TorchComparison::Count(Verdict v) const {
       std::count_if(layers.begin(), layers.end(), [&](const LayerVerdict& l) { return l.status == v; }));
 }
 
-Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
-                                       const TensorSet& onnx_values, const TolerancePolicy& policy) {
+Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignment, const TensorSet& onnx_values,
+                                       const TolerancePolicy& policy) {
   TorchComparison c;
   c.dump_dir = dump.dir.string();
-  for (LayerAlignment& a : alignment) {
+  c.paths = std::move(alignment.paths);
+  for (LayerAlignment& a : alignment.layers) {
     LayerVerdict v;
     v.alignment = std::move(a);
     const LayerAlignment& al = v.alignment;

@@ -7,7 +7,9 @@
 // tensors (alignment.h), and judges each aligned ONNX tensor against its
 // PyTorch layer with the tolerance policy (resolved per module path). Layers
 // without a counterpart are `unchecked`. The first divergent layer is the
-// first that fails in the dump's execution order.
+// first that fails in the dump's execution order. Unchecked layers that
+// value alignment refused (tensors of their shape disagree with them) could
+// hide a divergence: the comparison does not pass while there are any.
 //
 // Memory: PyTorch layers are read one at a time, but the ONNX side holds
 // every intermediate tensor of the one run at once (the value search needs
@@ -67,6 +69,7 @@ struct DivergentOp {
 struct TorchComparison {
   std::string model_label;  // the model's path or label
   std::string dump_dir;
+  ModulePathMap paths;  // how the dump's module paths were read against the export's scopes
   std::vector<LayerVerdict> layers;        // the dump's execution order
   std::optional<size_t> first_divergence;  // index into layers
   // The graph outputs compared with the dump's output_*.npy (by ONNX name).
@@ -78,7 +81,12 @@ struct TorchComparison {
   // Set when the outputs fail and first_divergence is not.
   std::optional<UnexplainedDivergence> unexplained;
 
-  bool passed() const { return !first_divergence && outputs.passed(); }
+  // Not while value alignment refused a layer: a divergence could hide there.
+  bool passed() const { return !first_divergence && outputs.passed() && Refused().empty(); }
+  // Unchecked layers that should have an ONNX tensor (LayerAlignment::expected),
+  // and those of them value alignment refused (LayerAlignment::refused).
+  std::vector<size_t> UncheckedExpected() const;
+  std::vector<size_t> Refused() const;
   // Counts over layers: aligned by scope / name / value / none; pass / fail.
   int Count(AlignHow how) const;
   int Count(Verdict v) const;
@@ -88,9 +96,15 @@ struct TorchComparison {
   int StructuralLeaves() const;
   // "71 layers: 60 by scope, 0 by name, 3 by value, 8 folded, 0 without an ONNX counterpart"
   std::string AlignmentLine() const;
-  // The first divergence, or the unexplained one, or that none was found,
-  // in one line for the console.
+  // The first divergence, or the unexplained one, or the refused layers
+  // that could hide one, or that none was found, in one line for the console.
   std::string VerdictLine() const;
+  // "2 layer(s) unchecked though they should have an ONNX tensor (1 refused
+  // by value): 'a', 'b'"; "" when none.
+  std::string UncheckedExpectedLine() const;
+
+ private:
+  std::string FirstDivergenceLine() const;  // VerdictLine without the refused layers
 };
 
 // Values of the observing run a caller keeps for later (check's layer
@@ -121,8 +135,8 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 // Judges an alignment made elsewhere against the given ONNX values (the
 // pure part of CompareWithTorch, without ORT). Layer tensors are read one at
 // a time.
-Result<TorchComparison> JudgeAlignment(const TorchDump& dump, std::vector<LayerAlignment> alignment,
-                                       const TensorSet& onnx_values, const TolerancePolicy& policy);
+Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignment, const TensorSet& onnx_values,
+                                       const TolerancePolicy& policy);
 
 // The one fp64-calibration decision of a comparison against a dump's
 // outputs (check --torch, locate --reference torch:DIR). With the default
