@@ -52,7 +52,7 @@ class Aligner {
       out_.push_back(AlignLayer(i, t));
       if (!out_.back().tensor.empty()) last_tensor_ = out_.back().tensor;
     }
-    FoldByValue();
+    Settle();
     return Alignment{std::move(out_), paths_};
   }
 
@@ -369,7 +369,7 @@ class Aligner {
   void AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a);
   void AlignTupleElement(size_t i, const Tensor& dumped, const std::vector<std::string>& same, LayerAlignment& a);
   void Refuse(const Search& search, LayerAlignment& a, const Tensor& dumped) const;
-  void FoldByValue();
+  void Settle();
 
   const TorchDump& dump_;
   const IndexedGraph& g_;

@@ -155,10 +155,24 @@ void Aligner::Refuse(const Search& search, LayerAlignment& a, const Tensor& dump
                           search.tried, search.first_tried, error);
 }
 
-// A Conv left unaligned in an export aligned by value (no scopes to fold
-// by): when the BatchNorm after it found the tensor that holds its output,
-// the export folded the two, as by structure.
-void Aligner::FoldByValue() {
+// What value alignment refused but the export explains, once every layer
+// is placed: a Conv left unaligned in an export aligned by value (no scopes
+// to fold by) whose BatchNorm after it found the tensor holding its output
+// was folded into it, as by structure; a tuple element no tensor holds while
+// a sibling element agrees was not used by the caller, and the export
+// dropped it (a divergence in a used element shows in the layers it feeds).
+void Aligner::Settle() {
+  for (LayerAlignment& a : out_) {
+    if (!a.refused || !a.output_index) continue;
+    auto sibling = std::find_if(out_.begin(), out_.end(), [&](const LayerAlignment& s) {
+      return s.module == a.module && s.call == a.call && s.output_index != a.output_index && s.values_agree;
+    });
+    if (sibling == out_.end()) continue;
+    a.refused = a.expected = false;
+    a.reason += fmt::format(
+        "; but its sibling element {} agrees with '{}': the caller did not use this one, and the export dropped it",
+        sibling->output_index ? fmt::format("[out {}]", *sibling->output_index) : "", sibling->tensor);
+  }
   for (size_t i = 0; i < out_.size(); ++i) {
     LayerAlignment& a = out_[i];
     if (!a.tensor.empty() || a.folded || !IsConvType(a.type)) continue;
