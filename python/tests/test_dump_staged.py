@@ -47,16 +47,17 @@ def test_a_failed_dump_leaves_no_folder(tmp_dir):
     assert os.listdir(tmp_dir) == []
 
 
-def test_a_failed_dump_leaves_the_previous_one_whole(tmp_dir):
+def test_a_failed_dump_into_a_dump_leaves_it_incomplete_and_nothing_beside(tmp_dir):
     out = os.path.join(tmp_dir, "d")
     os.makedirs(out)
     with open(os.path.join(out, "model.onnx"), "w") as f:
         f.write("not a dump's file")
-    first = dump(KeepsState(), KeepsState.make_inputs(), out)
+    dump(KeepsState(), KeepsState.make_inputs(), out)
     with pytest.raises(RuntimeError, match="boom"):
         dump(FailsMidway(), (torch.randn(1, 3, 8, 8),), out)
-    assert check_manifest(out)["layers"] == first["layers"]
+    assert not os.path.exists(os.path.join(out, "manifest.json"))  # asked to be replaced: incomplete
     assert sorted(os.listdir(tmp_dir)) == ["d"]
+    assert not any(f.startswith("layer_0001") for f in os.listdir(out))  # nothing of the failed dump
     # A dump that succeeds replaces the dump's files and keeps the others.
     dump(nn.Sequential(nn.ReLU()), (torch.randn(2, 2),), out)
     assert [l["module"] for l in check_manifest(out)["layers"]] == ["0"]

@@ -73,8 +73,8 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     RNG state and deterministic-algorithms setting are restored afterwards.
     The dump is written into a new folder beside out_dir and moved into
     place once whole: when anything raises (the model's forward, a tensor
-    that cannot be saved), it is removed and out_dir is left as it was, with
-    no folder created and a previous dump there untouched.
+    that cannot be saved), it is removed, and no folder is created; a
+    previous dump in out_dir loses its manifest (it reads as incomplete).
     """
     with _staged(out_dir) as staging:
         return _dump_into(staging, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
@@ -84,10 +84,11 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
 @contextlib.contextmanager
 def _staged(out_dir):
     """A fresh folder beside out_dir to write the dump into; moved to out_dir
-    when the block ends normally, removed when it raises. Files of out_dir
-    that are not a dump's (an .onnx file exported there) are kept; a previous
-    dump's files are replaced, its manifest first (a half-replaced dump reads
-    as incomplete)."""
+    when the block ends normally, removed when it raises (then a previous
+    dump in out_dir loses its manifest: it was to be replaced, and reads as
+    incomplete). Files of out_dir that are not a dump's (an .onnx file
+    exported there) are kept; a previous dump's files are replaced, its
+    manifest first (a half-replaced dump reads as incomplete)."""
     out_dir = os.path.abspath(out_dir)
     parent = os.path.dirname(out_dir)
     os.makedirs(parent, exist_ok=True)
@@ -96,7 +97,13 @@ def _staged(out_dir):
     os.umask(umask)
     os.chmod(staging, 0o777 & ~umask)  # as os.makedirs would have made it, not mkdtemp's 0700
     try:
-        yield staging
+        try:
+            yield staging
+        except BaseException:
+            # A dump asked to replace another invalidates it even when it fails.
+            if os.path.exists(os.path.join(out_dir, "manifest.json")):
+                os.remove(os.path.join(out_dir, "manifest.json"))
+            raise
         if not os.path.isdir(out_dir):
             os.rename(staging, out_dir)
             return
