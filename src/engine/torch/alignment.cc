@@ -195,20 +195,32 @@ void Aligner::AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& 
   // A dynamo module whose calls could not be told apart: its own nodes, by value.
   if (auto it = path ? ambiguous_.find(*path) : ambiguous_.end(); it != ambiguous_.end()) {
     const std::vector<std::string> outputs = OutputsOf(it->second);
-    const Search search = SearchByValue(a, dumped, &outputs);
+    Search search = SearchByValue(a, dumped, &outputs);
     if (search.found) {
       Set(a, *search.found, AlignHow::kValue, true);
       a.reason = fmt::format(
           "called {} times, and the export's scopes do not separate the calls: found by value among the "
           "module's {} node(s)",
           calls_.at(*path), it->second.size());
-    } else {
-      a.expected = true;
-      a.reason = fmt::format(
-          "called {} times, and the export's scopes do not separate the calls; no node of the module agrees",
-          calls_.at(*path));
-      Refuse(search, a, dumped);
+      return;
     }
+    // One module instance called from several places (Ultralytics' Conv
+    // shares one SiLU): the export scopes the other calls elsewhere.
+    const Search near = SearchByValue(a, dumped);
+    if (near.found) {
+      Set(a, *near.found, AlignHow::kValue, true);
+      a.reason = fmt::format(
+          "called {} times, and the export's scopes do not separate the calls; no node of the module agrees, "
+          "found by value near its place",
+          calls_.at(*path));
+      return;
+    }
+    a.expected = true;
+    a.reason = fmt::format(
+        "called {} times, and the export's scopes do not separate the calls; no node of the module, and no "
+        "tensor near its place, agrees",
+        calls_.at(*path));
+    Refuse(search.tried ? search : near, a, dumped);
     return;
   }
   // Dropout/Identity in eval and the like: the output is the input, which
