@@ -9,36 +9,59 @@
 namespace parity {
 using nlohmann::json;
 
+namespace {
+
+// One `alignment` entry (docs/align.md, "JSON").
+json LayerToJson(const LayerVerdict& v) {
+  const LayerAlignment& a = v.alignment;
+  json e = {{"module", a.module},
+            {"file", a.file},
+            {"type", a.type},
+            {"call", a.call},
+            {"output_index", a.output_index ? json(*a.output_index) : json(nullptr)},
+            {"leaf", a.leaf},
+            {"tensor", JsonStringOrNull(a.tensor)},
+            {"node", JsonStringOrNull(a.node)},
+            {"op_type", JsonStringOrNull(a.op_type)},
+            {"how", AlignHowName(a.how)},
+            {"folded", a.folded},
+            {"status", VerdictName(v.status)}};
+  if (!a.reason.empty()) e["reason"] = a.reason;
+  if (v.status == Verdict::kUnchecked && a.expected) e["expected"] = true;
+  if (v.status == Verdict::kUnchecked && a.refused) {
+    e["refused"] = true;
+    e["nearest"] = a.nearest;
+  }
+  if (v.status != Verdict::kUnchecked) {
+    e["metrics"] = MetricsToJson(v.metrics);
+    e["atol"] = v.tolerance.tolerance.atol;
+    e["rtol"] = v.tolerance.tolerance.rtol;
+    if (!v.reason.empty()) e["failure"] = v.reason;
+  }
+  return e;
+}
+
+// `module_paths` and `unchecked_expected`.
+void AddCoverage(const TorchComparison& c, json& result) {
+  result["module_paths"] = {{"strip", c.paths.strip},
+                            {"add", c.paths.add},
+                            {"dumped_modules", c.paths.dumped},
+                            {"in_export", c.paths.in_export},
+                            {"as_dumped", c.paths.as_is},
+                            {"message", c.paths.Describe()}};
+  json expected = json::array();
+  for (size_t k : c.UncheckedExpected()) {
+    const LayerAlignment& a = c.layers[k].alignment;
+    expected.push_back({{"module", a.module}, {"call", a.call}, {"refused", a.refused}, {"reason", a.reason}});
+  }
+  result["unchecked_expected"] = std::move(expected);
+}
+
+}  // namespace
+
 json TorchComparisonToJson(const TorchComparison& c) {
   json layers = json::array();
-  for (const LayerVerdict& v : c.layers) {
-    const LayerAlignment& a = v.alignment;
-    json e = {{"module", a.module},
-              {"file", a.file},
-              {"type", a.type},
-              {"call", a.call},
-              {"output_index", a.output_index ? json(*a.output_index) : json(nullptr)},
-              {"leaf", a.leaf},
-              {"tensor", JsonStringOrNull(a.tensor)},
-              {"node", JsonStringOrNull(a.node)},
-              {"op_type", JsonStringOrNull(a.op_type)},
-              {"how", AlignHowName(a.how)},
-              {"folded", a.folded},
-              {"status", VerdictName(v.status)}};
-    if (!a.reason.empty()) e["reason"] = a.reason;
-    if (v.status == Verdict::kUnchecked && a.expected) e["expected"] = true;
-    if (v.status == Verdict::kUnchecked && a.refused) {
-      e["refused"] = true;
-      e["nearest"] = a.nearest;
-    }
-    if (v.status != Verdict::kUnchecked) {
-      e["metrics"] = MetricsToJson(v.metrics);
-      e["atol"] = v.tolerance.tolerance.atol;
-      e["rtol"] = v.tolerance.tolerance.rtol;
-      if (!v.reason.empty()) e["failure"] = v.reason;
-    }
-    layers.push_back(std::move(e));
-  }
+  for (const LayerVerdict& v : c.layers) layers.push_back(LayerToJson(v));
   json first = nullptr;
   if (c.first_divergence) {
     const LayerVerdict& v = c.layers[*c.first_divergence];
@@ -82,21 +105,9 @@ json TorchComparisonToJson(const TorchComparison& c) {
             {"unchecked", c.Count(Verdict::kUnchecked)},
             {"unchecked_expected", c.UncheckedExpected().size()},
             {"refused", c.Refused().size()}}},
-          {"module_paths",
-           {{"strip", c.paths.strip},
-            {"add", c.paths.add},
-            {"dumped_modules", c.paths.dumped},
-            {"in_export", c.paths.in_export},
-            {"as_dumped", c.paths.as_is},
-            {"message", c.paths.Describe()}}},
           {"outputs", std::move(outputs)},
           {"passed", c.passed()}};
-  json expected = json::array();
-  for (size_t k : c.UncheckedExpected()) {
-    const LayerAlignment& a = c.layers[k].alignment;
-    expected.push_back({{"module", a.module}, {"call", a.call}, {"refused", a.refused}, {"reason", a.reason}});
-  }
-  result["unchecked_expected"] = std::move(expected);
+  AddCoverage(c, result);
   result["verdict"] = c.VerdictLine();
   if (c.unexplained)
     result["unexplained"] = {{"after_module", JsonStringOrNull(c.unexplained->after_module)},

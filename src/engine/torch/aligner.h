@@ -367,6 +367,7 @@ class Aligner {
 
   LayerAlignment AlignLayer(size_t i, const Tensor& dumped);
   void AlignWithoutNodes(size_t i, const Tensor& dumped, LayerAlignment& a);
+  bool Fold(size_t i, const std::vector<size_t>* nodes, const std::string& candidate, LayerAlignment& a);
   void AlignTupleElement(size_t i, const Tensor& dumped, const std::vector<std::string>& same, LayerAlignment& a);
   void Refuse(const Search& search, LayerAlignment& a, const Tensor& dumped) const;
   void Settle();

@@ -44,28 +44,7 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   const std::vector<std::string> same = OfShape(escaping, layer.shape);
   const std::string candidate = OutputCandidate(same, layer);
 
-  if (!IsBatchNormType(layer.type)) {
-    if (auto bn = FoldingBatchNorm(i, nodes, candidate)) {
-      const TorchLayer& b = dump_.layers[*bn];
-      a.folded = true;
-      if (OwnsOp(OwnedBy(b), "Conv")) {  // dynamo: the fused node carries the BatchNorm's scope
-        last_tensor_ = FusedConvOutput(*bn);
-        fused_conv_of_[*bn] = i;
-        a.reason = fmt::format(
-            "folded: the export fused its last Conv with the eval {} '{}' after it; the fused node carries "
-            "that module's scope, and this module's own output does not exist",
-            b.type, b.module);
-      } else {  // TorchScript: the fused node carries the Conv's name
-        folded_bn_[*bn] = candidate;
-        last_tensor_ = candidate;
-        a.reason = fmt::format(
-            "folded: the export fused its Conv with the eval {} '{}' after it (node '{}' computes both), so "
-            "this module's own output does not exist",
-            b.type, b.module, g_.graph.Producer(candidate) ? g_.graph.Producer(candidate)->name : candidate);
-      }
-      return a;
-    }
-  }
+  if (!IsBatchNormType(layer.type) && Fold(i, nodes, candidate, a)) return a;
 
   if (nodes == nullptr) {
     AlignWithoutNodes(i, dumped, a);
@@ -101,6 +80,31 @@ LayerAlignment Aligner::AlignLayer(size_t i, const Tensor& dumped) {
   if (auto it = fused_conv_of_.find(i); it != fused_conv_of_.end()) a.entering_of = it->second;
   if (!observed) a.reason = "not verified by value: the tensor was not observed";
   return a;
+}
+
+// Whether layer i is a Conv the export folded with the eval BatchNorm after
+// it (FoldingBatchNorm); then `a` says so and where the fused node lies.
+bool Aligner::Fold(size_t i, const std::vector<size_t>* nodes, const std::string& candidate, LayerAlignment& a) {
+  const std::optional<size_t> bn = FoldingBatchNorm(i, nodes, candidate);
+  if (!bn) return false;
+  const TorchLayer& b = dump_.layers[*bn];
+  a.folded = true;
+  if (OwnsOp(OwnedBy(b), "Conv")) {  // dynamo: the fused node carries the BatchNorm's scope
+    last_tensor_ = FusedConvOutput(*bn);
+    fused_conv_of_[*bn] = i;
+    a.reason = fmt::format(
+        "folded: the export fused its last Conv with the eval {} '{}' after it; the fused node carries "
+        "that module's scope, and this module's own output does not exist",
+        b.type, b.module);
+  } else {  // TorchScript: the fused node carries the Conv's name
+    folded_bn_[*bn] = candidate;
+    last_tensor_ = candidate;
+    a.reason = fmt::format(
+        "folded: the export fused its Conv with the eval {} '{}' after it (node '{}' computes both), so "
+        "this module's own output does not exist",
+        b.type, b.module, g_.graph.Producer(candidate) ? g_.graph.Producer(candidate)->name : candidate);
+  }
+  return true;
 }
 
 // Element k of a tuple whose call hands fewer (or more) tensors of its shape
