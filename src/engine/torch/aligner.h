@@ -238,19 +238,20 @@ class Aligner {
     return same;
   }
 
-  // The call's output among the escaping tensors of the dump's shape: a
-  // tuple's element by its rank among the call's elements of that shape when
-  // as many tensors leave the call; else the last (what the call returned is
-  // computed last). "" when none, or for a tuple element that shape alone
-  // cannot place (an element the caller never used leaves no tensor: the
-  // k-th escaping tensor would be another element's).
+  // The call's output among the escaping tensors of the dump's shape: the
+  // last (what the call returned is computed last); a tuple's element by its
+  // rank among the call's elements of that shape, counted among the last as
+  // many escaping tensors. "" when none, or for a tuple element when fewer
+  // tensors leave the call than it returned elements of that shape: an
+  // element the caller never used leaves none, and the tensor shape alone
+  // would pick is another element's.
   std::string OutputCandidate(const std::vector<std::string>& same, const TorchLayer& layer) const {
     if (same.empty()) return "";
     if (!layer.output_index) return same.back();
     const std::vector<int64_t> elements = ElementsOfShape(layer);
-    if (same.size() != elements.size()) return "";
+    if (same.size() < elements.size()) return "";
     const auto rank = std::find(elements.begin(), elements.end(), *layer.output_index) - elements.begin();
-    return same[rank];
+    return same[same.size() - elements.size() + rank];
   }
 
   // What a value search saw: the tensor that agrees, else how many of the

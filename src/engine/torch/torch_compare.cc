@@ -45,10 +45,9 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
 // PyTorch's (the dump records what each call received), its own computation
 // is not what changed the numbers: the op computing that input is. Moves the
 // first divergence to the module owning that op (see DivergentOp).
-// The move is kept only when the module it names fails in this same report
-// (or is the model's own forward), and never when the departing tensor is
-// one a layer passes with: a report does not name a module it lists as
-// passing.
+// The move is never made to a module this same report lists as passing,
+// nor when the departing tensor is one a layer passes with (a folded Conv,
+// unchecked, whose fused node computes the departing tensor, is named).
 Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const TolerancePolicy& policy,
                      TorchComparison& c) {
   if (!c.first_divergence) return {};
@@ -83,7 +82,7 @@ Status BlameInputOps(const TorchDump& dump, const TensorSet& onnx_values, const 
       const LayerAlignment& o = c.layers[k].alignment;
       if (o.module == departing->module && o.call == departing->call) owner = k;
     }
-    if (owner && c.layers[*owner].status != Verdict::kFail) continue;
+    if (owner && c.layers[*owner].status == Verdict::kPass) continue;
     DivergentOp op{departing->tensor, departing->node, departing->op_type, departing->module,
                    TorchDump::Describe(TorchLayerOf(a)), 0};
     if (auto j = JudgeTensor(a.module, ref, *onnx_values.Find(departing->tensor), policy))
