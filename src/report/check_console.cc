@@ -141,6 +141,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
   out += FormatTop1(r.top1);
+  out += FormatDetections(r.detections);
   out += LatencyLines(r, paint);
   return out;
 }
