@@ -159,7 +159,7 @@ def test_an_output_scale_that_zeroes_the_scores_fails(det, variant, tmp_path):
     for o in outputs(report):
         assert o["status"] == "fail"
         parts = {p["slices"]: p for p in o["tolerance"]["slices"]["parts"]}
-        assert parts["0-3"]["failed"] == 0 and parts["4-83"]["failed"] == 80, parts
+        assert parts["4-83"]["failed"] == 80, parts  # every score row; the boxes are on that grid's scale
         assert "capped at 0.25 x rms(ref)" in parts["4-83"]["rule"]
 
 

@@ -40,11 +40,18 @@ Result<SliceVerdict> JudgeResolved(std::string_view name, const Tensor& ref, con
   return SliceVerdict{.tolerance = j.tolerance.tolerance, .metrics = j.metrics, .reason = j.reason, .score = j.score};
 }
 
+Tolerance WithFloor(Tolerance t, double floor) {
+  t.atol = std::max(t.atol, floor);
+  return t;
+}
+
 std::string PartRule(const ResolvedTolerance& whole, bool zero) {
   if (zero) return "exactly zero in the reference: the band of the smallest nonzero slice";
   if (whole.slice_rule == SliceBandRule::kCap)
-    return fmt::format("the output's band, capped at {:g} x rms(ref) of each slice", whole.reference_fraction);
-  return fmt::format("{} band of each slice's own reference values", ToleranceModeName(whole.mode));
+    return fmt::format("the output's band, capped at {:g} x rms(ref) of each slice (at least {:g} ulps of its unit)",
+                       whole.reference_fraction, kSliceFloorUlps);
+  return fmt::format("{} band of each slice's own reference values (at least {:g} ulps of its unit)",
+                     ToleranceModeName(whole.mode), kSliceFloorUlps);
 }
 
 SlicePart Summarize(const std::vector<int64_t>& group, const std::vector<double>& rms,
@@ -93,18 +100,23 @@ Status JudgeSlices(std::string_view name, const Tensor& ref, const Tensor& test,
   std::vector<int64_t> order{smallest};
   for (int64_t k = 0; k < length; ++k)
     if (k != smallest) order.push_back(k);
+  const DType dtype = MachineEpsilon(test.dtype()) > MachineEpsilon(ref.dtype()) ? test.dtype() : ref.dtype();
   std::vector<SliceVerdict> v(length);
   for (int64_t k : order) {
     const Tensor r = SliceAlong(ref, mixed.axis, k), t = SliceAlong(test, mixed.axis, k);
+    const double floor = SliceFloor(r, rms[k] > 0 ? rms[k] : rms[smallest], dtype);
     if (rms[k] == 0) {
       PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, v[smallest].tolerance));
     } else if (j.tolerance.slice_rule == SliceBandRule::kCap) {
-      PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, SliceCapBand(j.tolerance, rms[k])));
+      PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, WithFloor(SliceCapBand(j.tolerance, rms[k]), floor)));
     } else {
       std::optional<Tensor> noise;
       if (options.noise_tensor != nullptr && options.noise_tensor->shape() == ref.shape())
         noise = SliceAlong(*options.noise_tensor, mixed.axis, k);
       PARITY_ASSIGN_OR_RETURN(v[k], JudgeResolved(name, r, t, policy, noise ? &*noise : nullptr));
+      if (v[k].tolerance.atol < floor) {
+        PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, WithFloor(v[k].tolerance, floor)));
+      }
     }
   }
   SliceBands bands{.axis = mixed.axis, .length = length, .gap = mixed.gap};

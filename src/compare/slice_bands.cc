@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 namespace parity {
@@ -94,6 +95,25 @@ std::vector<std::vector<int64_t>> ScaleGroups(const std::vector<double>& slice_r
   for (auto& g : groups) std::sort(g.begin(), g.end());
   std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
   return groups;
+}
+
+double MachineEpsilon(DType t) {
+  switch (t) {
+    case DType::kFloat16: return 0x1p-10;
+    case DType::kBFloat16: return 0x1p-7;
+    case DType::kFloat64: return std::numeric_limits<double>::epsilon();
+    case DType::kFloat32: return std::numeric_limits<float>::epsilon();
+    default: return 0;
+  }
+}
+
+double SliceFloor(const Tensor& slice, double rms, DType dtype) {
+  bool unit = true;
+  for (int64_t i = 0; i < slice.size() && unit; ++i) {
+    const double v = slice.GetAsDouble(i);
+    unit = !std::isfinite(v) || (v >= 0 && v <= 1);
+  }
+  return kSliceFloorUlps * MachineEpsilon(dtype) * (unit ? 1.0 : rms);
 }
 
 std::string IndexRanges(const std::vector<int64_t>& indices) {

@@ -32,6 +32,14 @@ inline constexpr int64_t kMinSliceElements = 16;
 inline constexpr int64_t kMaxSlices = 4096;
 inline constexpr int64_t kScreenSamples = 64;
 
+// The smallest band of a slice: kSliceFloorUlps x eps(dtype) x its unit,
+// where the unit is 1 for a slice whose reference lies in [0, 1] (scores,
+// probabilities: computed as 1 / (1 + e^-x) or e^x / sum, at the scale of 1,
+// so their float error is absolute, ~eps, however small the value: ORT's
+// fused and unfused runs of a sigmoid score of 1e-4 differ by 2^-23, as do
+// ORT and PyTorch) and the slice's rms otherwise.
+inline constexpr double kSliceFloorUlps = 8;
+
 struct MixedScaleAxis {
   int axis = -1;
   std::vector<double> slice_rms;  // rms of each slice's finite reference values (0: none, or all zero)
@@ -56,6 +64,13 @@ Tensor SliceAlong(const Tensor& t, int axis, int64_t index);
 // Each group lists its slice indices in increasing order; groups are ordered
 // by their first index.
 std::vector<std::vector<int64_t>> ScaleGroups(const std::vector<double>& slice_rms);
+
+// The spacing of the dtype's numbers at 1 (float32 2^-23, float16 2^-10,
+// bfloat16 2^-7, float64 2^-52); 0 for integers, bools and strings.
+double MachineEpsilon(DType dtype);
+
+// The floor above for slice `slice` of rms `rms` judged in `dtype`.
+double SliceFloor(const Tensor& slice, double rms, DType dtype);
 
 // "0-3, 7, 9-11" for sorted indices.
 std::string IndexRanges(const std::vector<int64_t>& indices);

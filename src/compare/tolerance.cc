@@ -7,18 +7,12 @@
 #include <cmath>
 #include <limits>
 
+#include "compare/slice_bands.h"
+
 namespace parity {
 namespace {
 
-double Epsilon(DType t) {
-  switch (t) {
-    case DType::kFloat16: return 0x1p-10;
-    case DType::kBFloat16: return 0x1p-7;
-    case DType::kFloat64: return std::numeric_limits<double>::epsilon();
-    case DType::kFloat32: return std::numeric_limits<float>::epsilon();
-    default: return 0;
-  }
-}
+double Epsilon(DType t) { return MachineEpsilon(t); }  // compare/slice_bands.h
 
 void Overlay(Tolerance& t, ToleranceMode& mode, double& cap, const ToleranceRule& r) {
   if (r.reference_fraction) cap = *r.reference_fraction;
