@@ -115,8 +115,11 @@ std::vector<QuantOutputRule> DeriveOutputRules(const Model& float_model, const M
     rules.push_back(kind == "qdq" ? QdqRule(derived, *dv, out) : Float16Rule(out));
     if (rules.back().rule == "quantized_default") {
       const Tolerance t = DefaultTolerance(DType::kFloat32, true);
-      rules.back().why += fmt::format(": the quantized target's default, atol {:g} x rms(ref), rtol {:g}",
-                                      ScaledAtolFactor(DType::kFloat32, true), t.rtol);
+      rules.back().decide_by = std::string(StatisticName(Statistic::kQuantile));
+      rules.back().quantile = kOutputQuantile;
+      rules.back().why += fmt::format(": the quantized target's default, atol {:g} x rms(ref), rtol {:g}, at least "
+                                      "{:g}% of the elements within",
+                                      ScaledAtolFactor(DType::kFloat32, true), t.rtol, 100 * kOutputQuantile);
     }
   }
   return rules;
@@ -126,7 +129,13 @@ TolerancePolicy WithOutputRules(const TolerancePolicy& policy, const std::vector
   TolerancePolicy p = policy;
   p.rules.clear();
   for (const auto& r : rules) {
-    if (r.rule == "quantized_default") p.quantized = true;
+    if (r.rule == "quantized_default") {
+      // The band stays the scaled mode's (no atol here); isolated outliers as for qdq_steps.
+      p.quantized = true;
+      p.rules.push_back({.pattern = r.output, .quantile = r.quantile, .decide_by = Statistic::kQuantile,
+                         .why = r.rule + ": " + r.why});
+      continue;
+    }
     if (r.rule != "qdq_steps" && r.rule != "float16_roundoff") continue;
     ToleranceRule t{.pattern = r.output, .atol = r.atol, .rtol = r.rtol, .mode = ToleranceMode::kFixed,
                     .why = r.rule + ": " + r.why};

@@ -18,7 +18,8 @@
 //   quantized_default an output no constant scale reaches (dynamic
 //                     quantization computes its scales at run time; a
 //                     Softmax after the last DequantizeLinear): the quantized
-//                     target's default (tolerance.h, 1e-1).
+//                     target's default (tolerance.h, 1e-1 x rms(ref)), decided
+//                     by the kOutputQuantile quantile as qdq_steps.
 //   user              the user gave --atol/--rtol: their band, nothing derived.
 //
 // Why 4 steps: the output's own rounding costs 0.5 step, the upstream
