@@ -19,8 +19,8 @@ void AddToleranceOptions(CLI::App* app, ToleranceOptions* o) {
   app->add_option("--tolerance", o->file, "tolerance policy as a JSON file (docs/compare.md)")
       ->check(CLI::ExistingFile);
   app->add_option("--tol", o->rules,
-                  "per-output rule 'PATTERN:atol=..,rtol=..,by=max|mean|quantile|elementwise,q=..,mode=..' "
-                  "(exact name or glob; repeatable)");
+                  "per-output rule 'PATTERN:atol=..,rtol=..,by=max|mean|quantile|elementwise,q=..,mode=..,cap=..' "
+                  "(exact name or glob; repeatable; cap: the band at most that fraction of rms(ref))");
   app->add_option("--mode", o->mode,
                   "scaled (default: atol relative to each output's scale), fixed (per-dtype absolute atol), "
                   "adaptive or calibrated")

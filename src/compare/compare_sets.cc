@@ -100,15 +100,19 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
       }
     }
     std::optional<TensorMetrics> noise;
+    const Tensor* noise_tensor = nullptr;
     if (options.noise_reference != nullptr) {
       if (const Tensor* n = options.noise_reference->Find(r.name);
           n != nullptr && n->shape() == r.tensor.shape() && n->dtype() != DType::kString) {
         auto nm = ComputeMetrics(r.tensor, *n, {.threads = options.threads});
-        if (nm) noise = std::move(*nm);
+        if (nm) noise = std::move(*nm), noise_tensor = n;
       }
     }
     PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(r.name, r.tensor, *t, options.policy,
-                                                        {.noise = noise ? &*noise : nullptr, .threads = options.threads}));
+                                                        {.noise = noise ? &*noise : nullptr,
+                                                         .noise_tensor = noise_tensor,
+                                                         .slice_bands = options.slice_bands,
+                                                         .threads = options.threads}));
     c.metrics = std::move(j.metrics);
     c.tolerance = std::move(j.tolerance);
     c.reason = std::move(j.reason);

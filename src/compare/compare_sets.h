@@ -53,6 +53,9 @@ struct CompareOptions {
   const TensorSet* noise_reference = nullptr;
   bool allow_extra_in_test = false;    // extra test tensors are reported but do not fail
   bool allow_dtype_change = false;     // a dtype difference is reported but does not fail
+  // An output whose reference mixes scales along an axis is judged slice by
+  // slice (JudgeOptions::slice_bands; compare/slice_bands.h).
+  bool slice_bands = true;
   int threads = 0;
 };
 

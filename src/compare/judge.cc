@@ -1,5 +1,7 @@
 #include "compare/judge.h"
 
+#include "compare/slice_bands.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -55,6 +57,12 @@ Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const
                                                  fmt::format("tensor '{}'", name)));
   j.reason = Judge(j.metrics, j.tolerance.tolerance);
   j.score = ErrorScore(j.metrics, j.tolerance.tolerance);
+  if (options.slice_bands && j.tolerance.slice_rule != SliceBandRule::kNone && IsFloating(ref.dtype()) &&
+      IsFloating(test.dtype())) {
+    if (auto axis = FindMixedScaleAxis(ref))
+      PARITY_RETURN_IF_ERROR(WithContext(JudgeSlices(name, ref, test, policy, options, *axis, j),
+                                         fmt::format("tensor '{}'", name)));
+  }
   return j;
 }
 

@@ -37,6 +37,15 @@ inline double ElementBand(const Tolerance& tol, double ref) { return tol.atol + 
 struct JudgeOptions {
   // Metrics of a second reference against the first (calibrated mode).
   const TensorMetrics* noise = nullptr;
+  // That second reference itself: a tensor judged slice by slice calibrates
+  // each slice on its own slice of it (without it, the slices fall back to
+  // the scaled band, as Resolve does without noise).
+  const Tensor* noise_tensor = nullptr;
+  // Judge a reference that mixes scales along an axis slice by slice
+  // (compare/slice_bands.h) when its band follows the reference
+  // (ResolvedTolerance::slice_rule). CompareSets sets it for the outputs it
+  // compares; the tensors inside a graph (locate) keep one band each.
+  bool slice_bands = false;
   int threads = 0;  // MetricsOptions::threads
 };
 
@@ -56,10 +65,26 @@ struct JudgedTensor {
 // verdict (score +inf) with the reason "shape [..] differs from the
 // reference's [..]" / "dtype .. differs from the reference's ..": callers
 // that word those for their reader check them first.
+// With options.slice_bands, a floating reference that mixes scales along an
+// axis (FindMixedScaleAxis) under a band that follows the reference is judged
+// slice by slice (JudgeSlices): the verdict, the score and
+// metrics.mismatches are then the slices' (each slice against its own band;
+// max_abs and the other metrics stay the whole tensor's), and
+// tolerance.slices says which band judged which part.
 // Errors: only what ComputeMetrics refuses (invalid argument), with the
 // context "tensor 'NAME'". Thread-compatible.
 Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const Tensor& test,
                                  const TolerancePolicy& policy, const JudgeOptions& options = {});
+
+// Judges `j` (already judged as a whole: its tolerance resolved for the
+// whole reference) again slice by slice along `axis` (FindMixedScaleAxis of
+// `ref`): each slice with its own band (ResolvedTolerance::slice_rule), a
+// slice that is exactly zero with the band of the smallest nonzero one.
+// Replaces j.reason, j.score and j.metrics.mismatches; sets
+// j.tolerance.slices and adds the line that says so to its rules_fired.
+struct MixedScaleAxis;
+Status JudgeSlices(std::string_view name, const Tensor& ref, const Tensor& test, const TolerancePolicy& policy,
+                   const JudgeOptions& options, const MixedScaleAxis& axis, JudgedTensor& j);
 
 // The quantization-step view of a judged tensor (issue 25; docs/quantized.md).
 // A derived model (int8 QDQ, fp16) cannot match its float reference to

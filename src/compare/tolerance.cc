@@ -7,20 +7,15 @@
 #include <cmath>
 #include <limits>
 
+#include "compare/slice_bands.h"
+
 namespace parity {
 namespace {
 
-double Epsilon(DType t) {
-  switch (t) {
-    case DType::kFloat16: return 0x1p-10;
-    case DType::kBFloat16: return 0x1p-7;
-    case DType::kFloat64: return std::numeric_limits<double>::epsilon();
-    case DType::kFloat32: return std::numeric_limits<float>::epsilon();
-    default: return 0;
-  }
-}
+double Epsilon(DType t) { return MachineEpsilon(t); }  // compare/slice_bands.h
 
-void Overlay(Tolerance& t, ToleranceMode& mode, const ToleranceRule& r) {
+void Overlay(Tolerance& t, ToleranceMode& mode, double& cap, const ToleranceRule& r) {
+  if (r.reference_fraction) cap = *r.reference_fraction;
   if (r.atol) t.atol = *r.atol;
   if (r.rtol) t.rtol = *r.rtol;
   if (r.decide_by) t.decide_by = *r.decide_by;
@@ -28,7 +23,9 @@ void Overlay(Tolerance& t, ToleranceMode& mode, const ToleranceRule& r) {
   if (r.mode) mode = *r.mode;
 }
 
-bool HasAny(const ToleranceRule& r) { return r.atol || r.rtol || r.decide_by || r.quantile || r.mode; }
+bool HasAny(const ToleranceRule& r) {
+  return r.atol || r.rtol || r.decide_by || r.quantile || r.mode || r.reference_fraction;
+}
 
 std::string Describe(const Tolerance& t) {
   std::string s = fmt::format("atol {:g}, rtol {:g}, decided by {}", t.atol, t.rtol, StatisticName(t.decide_by));
@@ -143,7 +140,7 @@ bool ApplyRules(std::string_view name, DType ref_dtype, DType dtype, const Toler
                                         policy.quantized ? " (quantized target)" : "", Describe(out.tolerance)));
   bool atol_set = false;
   if (HasAny(policy.global)) {
-    Overlay(out.tolerance, out.mode, policy.global);
+    Overlay(out.tolerance, out.mode, out.reference_fraction, policy.global);
     atol_set |= policy.global.atol.has_value();
     out.rules_fired.push_back("global: " + Describe(out.tolerance));
   }
@@ -151,7 +148,7 @@ bool ApplyRules(std::string_view name, DType ref_dtype, DType dtype, const Toler
     for (const ToleranceRule& r : policy.rules) {
       const bool hit = exact ? r.pattern == name : (r.pattern != name && GlobMatch(r.pattern, name));
       if (!hit) continue;
-      Overlay(out.tolerance, out.mode, r);
+      Overlay(out.tolerance, out.mode, out.reference_fraction, r);
       atol_set |= r.atol.has_value();
       out.rules_fired.push_back(fmt::format("{} '{}'{}: {}", exact ? "name" : "glob", r.pattern,
                                             r.why.empty() ? "" : " (" + r.why + ")", Describe(out.tolerance)));
@@ -179,6 +176,7 @@ void ApplyScaled(ResolvedTolerance& out, bool atol_set, DType dtype, bool quanti
   Tolerance& t = out.tolerance;
   const double factor = ScaledAtolFactor(dtype, quantized);
   t.atol = std::max(factor * out.ref_rms, static_cast<double>(std::numeric_limits<float>::min()));
+  out.slice_rule = SliceBandRule::kResolve;
   out.rules_fired.push_back(fmt::format("scaled: atol = {:g} x rms(ref) {:.3g} = {:.3g}, rtol {:g} (relative to "
                                         "the output's magnitude; --atol sets a fixed band)",
                                         factor, out.ref_rms, t.atol, t.rtol));
@@ -191,6 +189,7 @@ void ApplyCalibrated(ResolvedTolerance& out, const TensorMetrics& noise, double 
   const double floor = kCalibrationFloor * Epsilon(dtype) * rms;
   t.atol = std::max({multiplier * noise.max_abs, floor, std::numeric_limits<double>::min()});
   t.rtol = 0;
+  out.slice_rule = SliceBandRule::kResolve;
   out.rules_fired.push_back(fmt::format(
       "calibrated: {:g} x the reference's own error {:.3g} (floor {:g} x eps x rms(ref) = {:.3g}) -> atol {:.3g}, "
       "rtol 0",
@@ -228,7 +227,40 @@ void ApplyAdaptive(ResolvedTolerance& out, const Tensor& ref, const TensorMetric
   WarnIfWiderThanReference(out);
 }
 
+// The band at the reference's scale: what a cap bounds.
+double BandAtScale(const Tolerance& t, double absmax, double rms) {
+  if (t.decide_by == Statistic::kMax) return t.atol + t.rtol * absmax;
+  if (t.decide_by == Statistic::kMean) return t.atol + t.rtol * rms;
+  return t.atol;
+}
+
+// A rule's reference_fraction: the band at most that fraction of rms(ref).
+void ApplyCap(ResolvedTolerance& out) {
+  const double fraction = out.reference_fraction;
+  Tolerance& t = out.tolerance;
+  const double limit = std::max(fraction * out.ref_rms, static_cast<double>(std::numeric_limits<float>::min()));
+  out.slice_rule = SliceBandRule::kCap;
+  if (BandAtScale(t, out.ref_absmax, out.ref_rms) <= limit) return;
+  t.atol = limit;
+  if (t.decide_by == Statistic::kMax || t.decide_by == Statistic::kMean) t.rtol = 0;
+  out.rules_fired.push_back(fmt::format(
+      "capped by the reference: the band may not exceed {:g} x rms(ref) {:.3g}: atol {:.3g}, rtol {:g}", fraction,
+      out.ref_rms, t.atol, t.rtol));
+}
+
 }  // namespace
+
+Tolerance SliceCapBand(const ResolvedTolerance& whole, double slice_rms) {
+  Tolerance t = whole.tolerance;
+  if (t.decide_by == Statistic::kMax || t.decide_by == Statistic::kMean) {
+    t.atol = BandAtScale(t, whole.ref_absmax, whole.ref_rms);
+    t.rtol = 0;
+  }
+  const double limit =
+      std::max(whole.reference_fraction * slice_rms, static_cast<double>(std::numeric_limits<float>::min()));
+  t.atol = std::min(t.atol, limit);
+  return t;
+}
 
 ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
                           const TensorMetrics* noise, std::optional<DType> test_dtype,
@@ -257,6 +289,7 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
       break;
     case ToleranceMode::kAdaptive: ApplyAdaptive(out, ref, self, dtype); break;
   }
+  if (out.reference_fraction > 0) ApplyCap(out);
   return out;
 }
 

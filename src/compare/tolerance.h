@@ -27,6 +27,21 @@
 //                  rtol = 0. Without a second reference for the output it
 //                  falls back to scaled and says so.
 //
+// reference_fraction (a rule's cap; the derived-model rules of
+// engine/quant/output_tolerance.h set it): after the mode, the band may not
+// exceed that fraction of rms(ref): atol = min(atol, fraction * rms(ref))
+// (for decide_by max / mean, when atol + rtol * max|ref| / rms(ref) exceeds
+// it: atol = fraction * rms(ref), rtol = 0). A band read from the model under
+// test (its output's quantization scale) is thus bounded by the reference's
+// own magnitude.
+//
+// Slices (ResolvedTolerance::slice_rule; compare/slice_bands.h): a band that
+// follows the reference (scaled without a set atol, calibrated, or capped)
+// is, on an output whose reference mixes scales along an axis, taken again
+// for each slice along it: kResolve resolves the policy on the slice (its own
+// rms, its own second reference); kCap keeps the output's band capped by the
+// slice's rms (SliceCapBand). A band fixed by the user is never split.
+//
 // Warnings (ResolvedTolerance::warnings): an atol at least max|ref| (every
 // element of the reference fits in the band: any output this small passes);
 // a calibrated atol above 1% of rms(ref) (the reference's own noise is too
@@ -89,6 +104,7 @@ struct ToleranceRule {
   std::optional<double> atol, rtol, quantile;
   std::optional<Statistic> decide_by;
   std::optional<ToleranceMode> mode;
+  std::optional<double> reference_fraction;  // cap: the band <= this x rms(ref) (header comment)
   std::string why;  // where the rule comes from, for rules_fired ("1 quantization step, scale 0.02"); may be empty
 };
 
@@ -100,6 +116,32 @@ struct TolerancePolicy {
   bool quantized = false;
 };
 
+// How a tensor whose reference mixes scales is judged per slice (header comment).
+enum class SliceBandRule { kNone, kResolve, kCap };
+
+// One group of slices of one scale along a mixed-scale axis, as reported.
+struct SlicePart {
+  std::string slices;                 // their indices along the axis, "4-83"
+  int64_t count = 0;                  // how many
+  double rms_min = 0, rms_max = 0;    // rms(ref) of its slices
+  double atol_min = 0, atol_max = 0;  // their bands' atol
+  double rtol = 0;                    // the largest of their rtol
+  std::string rule;                   // how their bands were found
+  int64_t failed = 0;                 // slices outside their band
+  int64_t mismatches = 0;             // elements outside their slice's band
+  double max_abs = 0;
+  double score = 0;                   // the worst slice's error score (judge.h)
+};
+
+// A tensor judged slice by slice (JudgeTensor; compare/slice_bands.h).
+struct SliceBands {
+  int axis = -1;
+  int64_t length = 0;    // slices along the axis
+  double gap = 0;        // the jump between neighbouring scales that made it split
+  int64_t failed = 0;    // slices outside their own band
+  std::vector<SlicePart> parts;
+};
+
 struct ResolvedTolerance {
   Tolerance tolerance;
   ToleranceMode mode = ToleranceMode::kScaled;
@@ -107,6 +149,9 @@ struct ResolvedTolerance {
   std::vector<std::string> warnings;     // see the header comment
   double ref_rms = 0;                    // rms(ref) over finite elements (floating refs)
   double ref_absmax = 0;                 // max|ref| over finite elements (floating refs)
+  SliceBandRule slice_rule = SliceBandRule::kNone;
+  double reference_fraction = 0;         // kCap: the rule's cap
+  std::optional<SliceBands> slices;      // set when JudgeTensor judged it slice by slice
 
   // The last rule that fired: why the tolerance is what it is.
   std::string Why() const { return rules_fired.empty() ? "" : rules_fired.back(); }
@@ -122,6 +167,12 @@ struct ResolvedTolerance {
 ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const TolerancePolicy& policy,
                           const TensorMetrics* noise = nullptr, std::optional<DType> test_dtype = std::nullopt,
                           const TensorMetrics* reference_statistics = nullptr);
+
+// The band of one slice under SliceBandRule::kCap: the whole tensor's band
+// (`whole`, resolved for the whole reference; for decide_by max / mean made
+// absolute with the whole's max|ref| / rms), at most reference_fraction x
+// `slice_rms` (at least float32's smallest normal).
+Tolerance SliceCapBand(const ResolvedTolerance& whole, double slice_rms);
 
 // True when `name` matches the glob `pattern` (fnmatch without flags).
 bool GlobMatch(std::string_view pattern, std::string_view name);

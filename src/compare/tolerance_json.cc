@@ -27,10 +27,10 @@ Status ReadRule(const nlohmann::json& o, ToleranceRule& r, const std::set<std::s
   if (!o.is_object()) return InvalidArgument(fmt::format("{} must be an object, got {}", where, o.type_name()));
   for (const auto& [key, v] : o.items()) {
     const std::string path = where.empty() ? key : where + "." + key;
-    if (key == "atol" || key == "rtol" || key == "quantile") {
+    if (key == "atol" || key == "rtol" || key == "quantile" || key == "reference_fraction") {
       PARITY_ASSIGN_OR_RETURN(double d, NonNegative(v, path));
       if (key == "quantile" && d > 1) return InvalidArgument(fmt::format("'{}' must be in [0, 1], got {}", path, d));
-      (key == "atol" ? r.atol : key == "rtol" ? r.rtol : r.quantile) = d;
+      (key == "atol" ? r.atol : key == "rtol" ? r.rtol : key == "quantile" ? r.quantile : r.reference_fraction) = d;
     } else if (key == "decide_by") {
       PARITY_ASSIGN_OR_RETURN(std::string s, String(v, path));
       PARITY_ASSIGN_OR_RETURN(r.decide_by, WithContext(StatisticFromName(s), path));
@@ -50,6 +50,7 @@ void WriteRule(nlohmann::json& o, const ToleranceRule& r) {
   if (r.quantile) o["quantile"] = *r.quantile;
   if (r.decide_by) o["decide_by"] = StatisticName(*r.decide_by);
   if (r.mode) o["mode"] = ToleranceModeName(*r.mode);
+  if (r.reference_fraction) o["reference_fraction"] = *r.reference_fraction;
 }
 
 }  // namespace
@@ -116,15 +117,15 @@ Result<ToleranceRule> ParseToleranceRule(std::string_view spec) {
       PARITY_ASSIGN_OR_RETURN(r.decide_by, StatisticFromName(value));
     } else if (key == "mode") {
       PARITY_ASSIGN_OR_RETURN(r.mode, ToleranceModeFromName(value));
-    } else if (key == "atol" || key == "rtol" || key == "q") {
+    } else if (key == "atol" || key == "rtol" || key == "q" || key == "cap") {
       double d = 0;
       auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
       if (ec != std::errc() || end != value.data() + value.size() || !(d >= 0)) {
         return InvalidArgument(fmt::format("'{}' in '{}' needs a number >= 0", key, spec));
       }
-      (key == "atol" ? r.atol : key == "rtol" ? r.rtol : r.quantile) = d;
+      (key == "atol" ? r.atol : key == "rtol" ? r.rtol : key == "q" ? r.quantile : r.reference_fraction) = d;
     } else {
-      return InvalidArgument(fmt::format("unknown key '{}' in '{}' (atol, rtol, by, q, mode)", key, spec));
+      return InvalidArgument(fmt::format("unknown key '{}' in '{}' (atol, rtol, by, q, mode, cap)", key, spec));
     }
   }
   return r;

@@ -140,7 +140,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
-  out += FormatTop1(r.top1);
+  out += FormatTop1(r.top1) + FormatDetections(r.detections);  // the agreement that fits each output
   out += LatencyLines(r, paint);
   return out;
 }

@@ -216,6 +216,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"locate", r.locate ? LocateReportToJson(*r.locate) : json(nullptr)},
           {"quant", r.quant ? QuantReportToJson(*r.quant) : json(nullptr)},
           {"top1", Top1ToJson(r.top1)},
+          {"detections", DetectionsToJson(r.detections)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},

@@ -40,6 +40,27 @@ nlohmann::json MetricsToJson(const TensorMetrics& m) {
           {"abs_error_histogram", {{"upper_edges", kHistogramEdges}, {"counts", m.histogram}}}};
 }
 
+// null unless the tensor was judged slice by slice (compare/slice_bands.h).
+nlohmann::json SliceBandsToJson(const std::optional<SliceBands>& b) {
+  if (!b) return nullptr;
+  nlohmann::json parts = nlohmann::json::array();
+  for (const SlicePart& p : b->parts)
+    parts.push_back({{"slices", p.slices},
+                     {"count", p.count},
+                     {"rms_min", JsonNumber(p.rms_min)},
+                     {"rms_max", JsonNumber(p.rms_max)},
+                     {"atol_min", JsonNumber(p.atol_min)},
+                     {"atol_max", JsonNumber(p.atol_max)},
+                     {"rtol", JsonNumber(p.rtol)},
+                     {"rule", p.rule},
+                     {"failed", p.failed},
+                     {"mismatches", p.mismatches},
+                     {"max_abs", JsonNumber(p.max_abs)},
+                     {"score", JsonNumber(p.score)}});
+  return {{"axis", b->axis}, {"length", b->length}, {"gap", JsonNumber(b->gap)}, {"failed", b->failed},
+          {"parts", std::move(parts)}};
+}
+
 nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t) {
   return {{"atol", t.tolerance.atol},
           {"rtol", t.tolerance.rtol},
@@ -50,7 +71,8 @@ nlohmann::json ResolvedToleranceToJson(const ResolvedTolerance& t) {
           {"ref_rms", JsonNumber(t.ref_rms)},
           {"ref_absmax", JsonNumber(t.ref_absmax)},
           {"rules_fired", t.rules_fired},
-          {"warnings", t.warnings}};
+          {"warnings", t.warnings},
+          {"slices", SliceBandsToJson(t.slices)}};
 }
 
 nlohmann::json TensorComparisonToJson(const TensorComparison& c) {

@@ -19,6 +19,18 @@ std::string ModelPath(const CheckReport& r) {
   return r.model ? r.model->path : "";
 }
 
+// Which band judged which part of an output judged slice by slice
+// (compare/slice_bands.h); "" for one band per output.
+std::string SliceBandsCell(const ResolvedTolerance& t) {
+  if (!t.slices) return "";
+  std::string s = fmt::format("<br><b>per slice along axis {}</b>", t.slices->axis);
+  for (const SlicePart& p : t.slices->parts)
+    s += fmt::format("<br>slices {} (rms {}&ndash;{}): atol {}&ndash;{}, {}", Esc(p.slices), Num(p.rms_min),
+                     Num(p.rms_max), Num(p.atol_min), Num(p.atol_max),
+                     p.failed == 0 ? "pass" : fmt::format("<b>{} of {} fail</b>", p.failed, p.count));
+  return s;
+}
+
 }  // namespace
 
 std::string NavSection(const CheckReport& r) {
@@ -162,9 +174,9 @@ std::string SamplesSection(const CheckReport& r) {
       std::string reason = Esc(c.reason);
       for (const auto& w : c.tolerance.warnings) reason += fmt::format("<br><b>warning:</b> {}", Esc(w));
       s += fmt::format(
-          "<td class=\"mono\" title=\"{}\">atol {} rtol {}<br>{} &middot; {}</td><td class=\"reason\">{}</td></tr>\n",
+          "<td class=\"mono\" title=\"{}\">atol {} rtol {}<br>{} &middot; {}{}</td><td class=\"reason\">{}</td></tr>\n",
           Esc(c.tolerance.Why()), Num(t.atol), Num(t.rtol), Esc(ToleranceModeName(c.tolerance.mode)),
-          Esc(StatisticName(t.decide_by)), reason);
+          Esc(StatisticName(t.decide_by)), SliceBandsCell(c.tolerance), reason);
     }
     if (behaviour_row && rows <= kMaxTableRows)
       s += fmt::format("<tr><td colspan=\"11\" class=\"note\">behaviour: {}</td></tr>\n", Esc(sm.behaviour));

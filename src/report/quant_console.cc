@@ -54,6 +54,18 @@ std::string FormatTop1(const std::vector<Top1Agreement>& top1) {
   return out;
 }
 
+std::string FormatDetections(const std::vector<DetectionAgreement>& detections) {
+  std::string out;
+  for (const auto& d : detections)
+    out += fmt::format(
+        "detector output '{}' ({} classes along axis {}, {} anchors): per-anchor best class agrees on {}/{} ({:.2f}%) "
+        "over {} samples; {} of {} detections (best score >= {:g}) kept, {} spurious; best score differs by at most "
+        "{:.3g}\n",
+        d.output, d.layout.classes, d.layout.class_axis, d.layout.anchors, d.class_agree, d.anchors,
+        100 * d.class_agreement(), d.samples, d.kept, d.detections, kDetectionScore, d.spurious, d.max_score_diff);
+  return out;
+}
+
 // One line per output: the rule its verdict band came from.
 std::string FormatOutputRules(const QuantReport& r) {
   std::string out;

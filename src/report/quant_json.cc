@@ -75,6 +75,7 @@ json OutputRulesJson(const std::vector<QuantOutputRule>& rules) {
                  {"rtol", JsonNumber(r.rtol)},
                  {"decide_by", JsonStringOrNull(r.decide_by)},
                  {"quantile", r.decide_by == "quantile" ? JsonNumber(r.quantile) : json(nullptr)},
+                 {"reference_fraction", r.reference_fraction > 0 ? JsonNumber(r.reference_fraction) : json(nullptr)},
                  {"why", r.why}});
   return a;
 }
@@ -88,6 +89,24 @@ json Top1ToJson(const std::vector<Top1Agreement>& top1) {
                  {"agree", t.agree},
                  {"agreement", JsonNumber(t.agreement())},
                  {"flipped", JsonNumber(t.flipped())}});
+  return a;
+}
+
+json DetectionsToJson(const std::vector<DetectionAgreement>& detections) {
+  json a = json::array();
+  for (const auto& d : detections)
+    a.push_back({{"output", d.output},
+                 {"class_axis", d.layout.class_axis},
+                 {"classes", d.layout.classes},
+                 {"anchors_per_sample", d.layout.anchors},
+                 {"samples", d.samples},
+                 {"anchors", d.anchors},
+                 {"class_agree", d.class_agree},
+                 {"class_agreement", JsonNumber(d.class_agreement())},
+                 {"detections", d.detections},
+                 {"kept", d.kept},
+                 {"spurious", d.spurious},
+                 {"max_score_diff", JsonNumber(d.max_score_diff)}});
   return a;
 }
 

@@ -44,9 +44,10 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
       f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}{}", ctx.options.target.Label(),
                                         ctx.options.reference.config.Label(), t.reason, RuleOf(ctx, t.name))));
     else
-      f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({}){}", t.metrics.max_abs,
+      f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({}){}{}", t.metrics.max_abs,
                                         t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol,
-                                        ToleranceModeName(t.tolerance.mode), RuleOf(ctx, t.name))));
+                                        ToleranceModeName(t.tolerance.mode),
+                                        t.tolerance.slices ? "; " + t.tolerance.Why() : "", RuleOf(ctx, t.name))));
   }
   for (const auto& finding : cmp.findings)
     if (finding.fatal)
@@ -131,6 +132,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     return true;
   }
   AddTop1(*ref, *test, ctx.report.top1);
+  AddDetections(*ref, *test, ctx.report.detections);
   AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
   AddReferenceFindings(ctx, id, *cmp, f);
   CheckDeclaredSymbols(ctx, sample, *test, f);

@@ -15,6 +15,7 @@
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
 #include "engine/locate/locate_result.h"
+#include "engine/quant/detections.h"
 #include "engine/quant/top1.h"
 #include "engine/run/arithmetic.h"
 #include "engine/run/environment.h"
@@ -115,6 +116,8 @@ struct CheckReport {
   // Classifier-like outputs: top-1 agreement of the target with the
   // reference over every sample of the numerics stage (engine/quant/top1.h).
   std::vector<Top1Agreement> top1;
+  // Detector outputs: per-anchor best class and score (engine/quant/detections.h).
+  std::vector<DetectionAgreement> detections;
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   // Which EP took which nodes of the target (ORT's assignment; empty for a
   // CPU-only target), and the arithmetic the worst failing output's error

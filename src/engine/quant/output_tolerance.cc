@@ -54,13 +54,15 @@ QuantOutputRule QdqRule(const Model& m, const GraphView& g, const std::string& o
       r.rtol = t.rtol;
       r.decide_by = std::string(StatisticName(Statistic::kQuantile));
       r.quantile = kOutputQuantile;
+      r.reference_fraction = kReferenceFraction;
       const std::string where =
           through.empty() ? "its own DequantizeLinear"
                           : fmt::format("the last DequantizeLinear before it, '{}', through {}", tensor,
                                         fmt::join(through, ", "));
       r.why = fmt::format("{:g} quantization steps of scale {:.4g} ({}): atol {:.4g}, rtol 0, at least {:g}% of the "
-                          "elements within",
-                          kOutputSteps, r.scale, where, r.atol, 100 * kOutputQuantile);
+                          "elements within; at most {:g} x the float reference's rms (per slice where it mixes "
+                          "scales)",
+                          kOutputSteps, r.scale, where, r.atol, 100 * kOutputQuantile, kReferenceFraction);
       return r;
     }
     if (!KeepsGrid(n->op_type) || n->inputs.empty()) {
@@ -87,9 +89,11 @@ QuantOutputRule Float16Rule(const std::string& output) {
           .atol = 0x1p-24,
           .rtol = rtol,
           .decide_by = std::string(StatisticName(Statistic::kMax)),
+          .reference_fraction = kReferenceFraction,
           .why = fmt::format("{:g} unit roundoffs of float16 (2^-11) x max|ref|: max_abs <= {:.4g} x max|ref| "
-                             "(+ 2^-24, float16's smallest subnormal)",
-                             kFloat16Roundoffs, rtol)};
+                             "(+ 2^-24, float16's smallest subnormal); at most {:g} x the float reference's rms (per "
+                             "slice where it mixes scales)",
+                             kFloat16Roundoffs, rtol, kReferenceFraction)};
 }
 
 }  // namespace
@@ -111,8 +115,11 @@ std::vector<QuantOutputRule> DeriveOutputRules(const Model& float_model, const M
     rules.push_back(kind == "qdq" ? QdqRule(derived, *dv, out) : Float16Rule(out));
     if (rules.back().rule == "quantized_default") {
       const Tolerance t = DefaultTolerance(DType::kFloat32, true);
-      rules.back().why += fmt::format(": the quantized target's default, atol {:g} x rms(ref), rtol {:g}",
-                                      ScaledAtolFactor(DType::kFloat32, true), t.rtol);
+      rules.back().decide_by = std::string(StatisticName(Statistic::kQuantile));
+      rules.back().quantile = kOutputQuantile;
+      rules.back().why += fmt::format(": the quantized target's default, atol {:g} x rms(ref), rtol {:g}, at least "
+                                      "{:g}% of the elements within",
+                                      ScaledAtolFactor(DType::kFloat32, true), t.rtol, 100 * kOutputQuantile);
     }
   }
   return rules;
@@ -122,10 +129,17 @@ TolerancePolicy WithOutputRules(const TolerancePolicy& policy, const std::vector
   TolerancePolicy p = policy;
   p.rules.clear();
   for (const auto& r : rules) {
-    if (r.rule == "quantized_default") p.quantized = true;
+    if (r.rule == "quantized_default") {
+      // The band stays the scaled mode's (no atol here); isolated outliers as for qdq_steps.
+      p.quantized = true;
+      p.rules.push_back({.pattern = r.output, .quantile = r.quantile, .decide_by = Statistic::kQuantile,
+                         .why = r.rule + ": " + r.why});
+      continue;
+    }
     if (r.rule != "qdq_steps" && r.rule != "float16_roundoff") continue;
     ToleranceRule t{.pattern = r.output, .atol = r.atol, .rtol = r.rtol, .mode = ToleranceMode::kFixed,
                     .why = r.rule + ": " + r.why};
+    if (r.reference_fraction > 0) t.reference_fraction = r.reference_fraction;
     if (r.rule == "qdq_steps") {
       t.decide_by = Statistic::kQuantile;
       t.quantile = r.quantile;

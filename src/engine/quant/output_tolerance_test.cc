@@ -69,10 +69,16 @@ TEST(DeriveOutputRules, AQdqOutputIsJudgedInStepsOfTheLastScaleAndAnOffGridOneFa
 
   // The bands go into the policy by name; the fallback makes it a quantized target.
   const TolerancePolicy p = WithOutputRules({}, rules);
-  ASSERT_EQ(p.rules.size(), 1u);
+  ASSERT_EQ(p.rules.size(), 2u);
   EXPECT_EQ(p.rules[0].pattern, "y");
   EXPECT_EQ(p.rules[0].decide_by, Statistic::kQuantile);
   EXPECT_EQ(p.rules[0].quantile, kOutputQuantile);
+  EXPECT_EQ(p.rules[0].reference_fraction, kReferenceFraction);
+  // The fallback keeps the scaled band (no atol) with the same allowance for isolated outliers.
+  EXPECT_EQ(p.rules[1].pattern, "p");
+  EXPECT_FALSE(p.rules[1].atol.has_value());
+  EXPECT_EQ(p.rules[1].decide_by, Statistic::kQuantile);
+  EXPECT_EQ(p.rules[1].quantile, kOutputQuantile);
   EXPECT_TRUE(p.quantized);
 }
 

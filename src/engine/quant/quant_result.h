@@ -109,6 +109,7 @@ struct QuantOutputRule {
   double atol = 0, rtol = 0;
   std::string decide_by;  // "quantile", "max", ... (tolerance.h StatisticName)
   double quantile = 0;    // for "quantile"
+  double reference_fraction = 0;  // qdq_steps / float16_roundoff: the cap by the float reference (0: none)
   std::string why;        // one line: the rule in words
 };
 
