@@ -71,3 +71,7 @@ def test_check_on_openvino_names_bf16_and_the_f32_hint_passes(conv_relu):
                        runs=2)
     assert not [t for t in f32.data["failed_tests"] if t["id"].startswith("numerics.typical")]
     assert f32.data["env"]["ep_devices"], "the report's env lists the EP devices"
+    assert f32.data["arithmetic"] is None, "no bf16 where there is none"
+    if not _bf16_cpu():
+        pytest.skip("the f32 half ran; the bf16 half needs a CPU whose OpenVINO device lists BF16 (AMX or "
+                    "AVX512-BF16 Xeons), which this one does not")

@@ -32,6 +32,7 @@ struct CheckCmdOptions {
   int runs = 20;
   int warmup = 3;
   bool no_locate = false;
+  bool strict = false;
   bool allow_symlinks = false;
   ConfigOptions target;
   ToleranceOptions tolerance;
@@ -59,6 +60,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.locate_on_failure = !o.no_locate;
+  options.strict = o.strict;
   // The report folder is checked before anything runs (docs/security.md).
   if (!o.report_dir.empty())
     if (auto s = CheckReportDir(o.report_dir); !s) return ReportError(s.error());
@@ -137,6 +139,9 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
+  cmd->add_flag("--strict", o->strict,
+                "fail on warnings too (true findings that do not change the numbers, e.g. declared shapes that "
+                "contradict what the model computes): exit 1");
   cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
   cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");

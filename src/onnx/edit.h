@@ -65,6 +65,15 @@ Result<Model> ScaleInitializer(const Model& m, const std::string& name, double f
 Result<Model> ReplaceNodeOp(const Model& m, const std::string& node_name, const std::string& new_op_type,
                             const std::string& new_domain = "");
 
+// The model with a lower precision's rounding emulated (edit_round.cc):
+// every float32 tensor of the top-level graph (inputs, initializers, node
+// outputs of a declared or inferred float32 type) is cast to `format` and
+// back before any node reads it; every tensor keeps its name and holds what
+// its producer computed from rounded operands, in float32. Subgraphs read
+// the unrounded values. `format`: kBFloat16 or kFloat16 (else
+// kInvalidArgument).
+Result<Model> WithFloatsRounded(const Model& m, DType format);
+
 // Writes the names graph.h gives nodes (unique, synthesized where empty) into
 // the model, so that ONNX Runtime reports the same names parity uses.
 Model WithNodeNames(const Model& m);

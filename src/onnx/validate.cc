@@ -6,6 +6,7 @@
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "core/build_info.h"
@@ -98,6 +99,72 @@ onnx::ModelProto StructureCopy(const onnx::ModelProto& p) {
   return out;
 }
 
+// The ONNX standard's own domains: an op there without a schema is unknown
+// to ONNX (ORT registers some there: SimplifiedLayerNormalization).
+bool IsStandardDomain(const std::string& d) { return d.empty() || d == "ai.onnx" || d == "ai.onnx.ml"; }
+bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+int64_t DomainVersion(const onnx::ModelProto& p, const std::string& domain) {
+  for (const auto& o : p.opset_import())
+    if (o.domain() == domain || (IsDefaultDomain(o.domain()) && IsDefaultDomain(domain))) return o.version();
+  return 0;
+}
+
+// Where the checker's copy puts ops ONNX does not define: a domain it skips.
+constexpr char kRuntimeDomain[] = "parity.runtime_registered";
+
+// One finding per op ONNX does not define (top-level graph), in first-seen
+// order; the default domain's unknown ops are moved to kRuntimeDomain in
+// `storage` (a copy of `proto`, made when needed) so that the checker judges
+// the rest of the graph. Returns the proto the checker should judge.
+const onnx::ModelProto& SetRuntimeOpsAside(const onnx::ModelProto& proto, std::optional<onnx::ModelProto>& storage,
+                                           std::vector<Finding>& findings) {
+  struct Op {
+    std::string domain, op_type;
+    int64_t version = 0;
+    int nodes = 0;
+  };
+  std::vector<Op> ops;
+  std::vector<int> moved;  // node indices
+  const auto& nodes = proto.graph().node();
+  for (int i = 0; i < nodes.size(); ++i) {
+    const auto& n = nodes[i];
+    const int64_t version = DomainVersion(proto, n.domain());
+    const bool standard = IsStandardDomain(n.domain());
+    const std::string domain = IsDefaultDomain(n.domain()) ? std::string() : n.domain();
+    if (standard && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(version), domain) != nullptr)
+      continue;
+    if (standard && !IsDefaultDomain(n.domain())) continue;  // ai.onnx.ml: the checker's own message
+    if (standard) moved.push_back(i);
+    auto it = std::find_if(ops.begin(), ops.end(),
+                           [&](const Op& o) { return o.domain == n.domain() && o.op_type == n.op_type(); });
+    if (it == ops.end()) it = ops.insert(ops.end(), {n.domain(), n.op_type(), version, 0});
+    ++it->nodes;
+  }
+  for (const Op& o : ops) {
+    const bool standard = IsStandardDomain(o.domain);
+    const std::string where = fmt::format("{} node{}", o.nodes, o.nodes == 1 ? "" : "s");
+    findings.push_back(
+        standard ? Finding{Severity::kError, "checker",
+                           fmt::format("No Op registered for {} with domain_version of {} ({}): not an op of the "
+                                       "ONNX standard; only a runtime that registers it can run it",
+                                       o.op_type, o.version, where),
+                           true}
+                 : Finding{Severity::kInfo, "checker",
+                           fmt::format("{}.{} ({}, opset {}): an op of domain '{}', which ONNX does not define; "
+                                       "only a runtime that registers it can run it",
+                                       o.domain, o.op_type, where, o.version, o.domain),
+                           true});
+  }
+  if (moved.empty()) return proto;
+  if (!storage) storage.emplace(proto);
+  for (int i : moved) storage->mutable_graph()->mutable_node(i)->set_domain(kRuntimeDomain);
+  auto* import = storage->add_opset_import();
+  import->set_domain(kRuntimeDomain);
+  import->set_version(1);
+  return *storage;
+}
+
 // Runs `fn`, turning anything thrown into a message.
 template <typename Fn>
 std::string CatchAll(Fn&& fn) {
@@ -129,7 +196,7 @@ std::vector<Finding> Check(const Model& m) {
   std::vector<Finding> findings;
   if (!m.valid()) return {{Severity::kError, "checker", "empty model"}};
   std::optional<onnx::ModelProto> storage;
-  const auto& proto = ForChecker(m, storage);
+  const auto& proto = SetRuntimeOpsAside(ForChecker(m, storage), storage, findings);
 
   // Nodes shape inference would crash on, checker or not (onnx/onnx#6180).
   const auto hazards = onnx_adapter::ShapeInferenceHazards(proto);
@@ -178,7 +245,8 @@ namespace {
 // documents.
 Status InferLeniently(const Model& m, onnx::ModelProto& copy) {
   std::optional<onnx::ModelProto> storage;
-  const auto& proto = ForChecker(m, storage);
+  std::vector<Finding> runtime_ops;  // said by Check
+  const auto& proto = SetRuntimeOpsAside(ForChecker(m, storage), storage, runtime_ops);
   if (const auto hazards = onnx_adapter::ShapeInferenceHazards(proto); !hazards.empty())
     return InvalidArgument(fmt::format("shape inference not run: {}", hazards.front()));
   if (CheckerSkipReason(proto).empty()) {

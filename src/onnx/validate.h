@@ -19,6 +19,11 @@ struct Finding {
   Severity severity = Severity::kInfo;
   std::string stage;  // "checker" or "shape_inference"
   std::string message;
+  // An op ONNX's standard does not define (an unknown op of the default
+  // domain, or any op of another domain: ORT's com.microsoft contrib ops,
+  // SimplifiedLayerNormalization, ...): ONNX cannot judge it, a runtime that
+  // registers it can run it, so the runtime decides (check: ORT's session).
+  bool runtime_decides = false;
 };
 
 // The newest IR version and default-domain opset the ONNX library knows
@@ -27,7 +32,10 @@ int64_t CheckerMaxIrVersion();
 int64_t CheckerMaxOpset();
 
 // Runs onnx::checker::check_model (full check: with shape inference, strict
-// mode, on a copy), then reports graph outputs left without a type. When the
+// mode, on a copy), then reports graph outputs left without a type. Nodes of
+// ops ONNX does not define are one finding per op (runtime_decides: an
+// error for an unknown op of the default domain, info for other domains)
+// and the checker judges the rest of the graph without them. When the
 // model's IR version or default opset is newer than the library knows, the
 // checker is skipped with an info finding saying why, shape inference still
 // runs and its failures are warnings (the library may not know the newer

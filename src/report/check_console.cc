@@ -44,9 +44,10 @@ std::string LatencyLines(const CheckReport& r, const Paint& paint) {
   std::string out;
   for (const auto& p : r.performance)
     out += fmt::format(
-        "latency [{}]: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
+        "latency [{}]{}: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} runs); session {:.1f} ms; "
         "peak RSS {}{}{}\n",
-        p.config, p.latency.mean_ms, p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
+        p.config, p.inputs.empty() ? "" : fmt::format(" at {} (sample '{}')", p.inputs, p.sample), p.latency.mean_ms,
+        p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
         p.session_creation_ms, Bytes(p.peak_rss_bytes),
         p.gpu_peak_bytes ? fmt::format("; GPU arena peak {}", Bytes(*p.gpu_peak_bytes)) : std::string(),
         p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
@@ -92,6 +93,10 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
       out += fmt::format("  {} {}\n", paint(ansi::kRed, failed[i].id), failed[i].message);
     }
   }
+
+  // Warnings that did not fail the check (under --strict they are failed tests above).
+  for (const auto& w : r.Warnings())
+    if (w.status != Verdict::kFail) out += fmt::format("{} {} {}\n", paint(ansi::kYellow, "warning:"), w.id, w.message);
 
   // The worst outputs: failures first, then by error relative to tolerance.
   struct Row {

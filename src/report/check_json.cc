@@ -22,7 +22,9 @@ namespace {
 using nlohmann::json;
 
 json FindingToJson(const CheckFinding& f) {
-  return {{"id", f.id}, {"status", CheckVerdictName(f.status)}, {"message", f.message}};
+  json j = {{"id", f.id}, {"status", CheckVerdictName(f.status)}, {"message", f.message}};
+  if (f.warning) j["warning"] = true;
+  return j;
 }
 
 json StageToJson(const StageResult& s, size_t index) {
@@ -157,6 +159,8 @@ json PerformanceToJson(const PerformanceResult& p) {
   json samples = json::array();
   for (double v : l.samples_ms) samples.push_back(JsonNumber(v));
   return {{"config", p.config},
+          {"sample", p.sample},
+          {"inputs", p.inputs},
           {"session_creation_ms", JsonNumber(p.session_creation_ms)},
           {"latency",
            {{"runs", l.runs},
@@ -196,6 +200,12 @@ json CheckReportToJson(const CheckReport& r) {
   for (const auto& p : r.performance) performance.push_back(PerformanceToJson(p));
   json curve = json::array();
   for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
+  json warnings = json::array();
+  for (const auto& stage : r.stages)
+    for (const auto& f : stage.findings)
+      if (f.warning)
+        warnings.push_back({{"id", f.id}, {"stage", stage.name}, {"status", CheckVerdictName(f.status)},
+                            {"message", f.message}});
   json refusals = json::array();
   for (const SampleResult* s : r.ExpectedRefusals())
     refusals.push_back({{"sample", s->name}, {"status", CheckVerdictName(s->status)}, {"reason", s->error}});
@@ -208,6 +218,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"config", CheckConfigToJson(r)},
           {"overall_status", CheckVerdictName(r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass)},
           {"failed_tests", failed},
+          {"warnings", warnings},
           {"stages", stages},
           {"samples", samples},
           {"metrics", CheckMetricsSummary(r)},

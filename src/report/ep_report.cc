@@ -61,7 +61,9 @@ nlohmann::json ArithmeticToJson(const std::optional<ArithmeticVerdict>& v) {
   if (!v) return nullptr;
   return {{"arithmetic", v->arithmetic}, {"relative_error", v->relative_error},
           {"unit_roundoff", v->unit_roundoff}, {"cause", v->cause},
-          {"fix", v->fix},               {"summary", ArithmeticLine(*v)}};
+          {"fix", v->fix},               {"evidence", v->evidence},
+          {"node", v->node.empty() ? nlohmann::json(nullptr) : nlohmann::json(v->node)},
+          {"summary", ArithmeticLine(*v)}};
 }
 
 }  // namespace parity

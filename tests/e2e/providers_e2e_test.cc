@@ -130,7 +130,9 @@ TEST_F(OpenVino, CheckNamesBf16AndTheF32HintPasses) {
   const auto j2 = ReadJson(Path("r2/report.json"));
   for (const auto& failed : j2["failed_tests"])
     EXPECT_FALSE(failed["id"].get<std::string>().starts_with("numerics.typical")) << failed.dump();
-  EXPECT_TRUE(j2["arithmetic"].is_null() || j2["arithmetic"]["arithmetic"] == "fp32") << j2["arithmetic"].dump();
+  EXPECT_TRUE(j2["arithmetic"].is_null()) << j2["arithmetic"].dump();
+  if (!bf16) GTEST_SKIP() << "the f32 half ran; the bf16 half needs a CPU whose OpenVINO device lists BF16 (AMX or "
+                             "AVX512-BF16 Xeons), which this one does not";
 }
 
 TEST_F(OpenVino, ConfigJsonProviderOptionsActLikeTheFlag) {

@@ -143,6 +143,10 @@ Status LoadDumps(Context& ctx) {
   if (o.torch) {
     PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string()));
     ctx.dump.emplace(std::move(dump));
+    // The size PyTorch ran is the deployed one: latency is measured there.
+    // Unreadable, it is said by the numerics stage.
+    if (auto inputs = LoadTorchFiles(*ctx.dump, ctx.dump->Samples().front().inputs))
+      ctx.traced_sample = Sample{"torch", std::move(*inputs)};
   }
   if (!o.more_torch.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
   for (const auto& more : o.more_torch) {
@@ -209,17 +213,25 @@ CheckConfig ConfigOf(const CheckOptions& o) {
 
 namespace {
 
-// The arithmetic of the failing output with the lowest SNR (the clearest
-// error pattern), or none when no output failed.
+// The arithmetic of the target's error against the ORT reference, named from
+// evidence only (arithmetic.h): locate's, when it localized the failure (it
+// emulates the formats and sees where the error starts); else what the
+// derived model's kind or the target's config says of the failing output
+// with the lowest SNR. None when no output failed against the ORT reference
+// (a departure from PyTorch is the export's, not the config's arithmetic).
 std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target) {
+  if (r.locate && r.locate->first_divergence) return r.locate->arithmetic;
   const TensorComparison* worst = nullptr;
   for (const SampleResult& s : r.samples)
     for (const OutputResult& out : s.outputs)
-      if (out.comparison.status == Verdict::kFail && std::isfinite(out.comparison.metrics.snr_db) &&
+      if (out.against != "torch" && out.comparison.status == Verdict::kFail &&
+          std::isfinite(out.comparison.metrics.snr_db) &&
           (worst == nullptr || out.comparison.metrics.snr_db < worst->metrics.snr_db))
         worst = &out.comparison;
   if (worst == nullptr) return std::nullopt;
-  return DiagnoseArithmetic(worst->metrics.snr_db, target, CurrentEnvironment());
+  ArithmeticEvidence evidence{.snr_db = worst->metrics.snr_db};
+  if (r.quant && r.quant->kind != "float") evidence.derived = r.quant->kind == "float16" ? "fp16" : "int8";
+  return DiagnoseArithmetic(evidence, target, CurrentEnvironment());
 }
 
 }  // namespace
@@ -281,7 +293,6 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target->ep_assignment();
-  r.arithmetic = WorstArithmetic(r, o.target);
   timed(StageRuntime);
   timed(StageRobustness);
   // The target's session is released before the steps that create their
@@ -294,7 +305,12 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
   AttachOutputRules(ctx);
+  r.arithmetic = WorstArithmetic(r, o.target);
   ReconcileAccepts(r);
+  if (o.strict)
+    for (auto& stage : r.stages)
+      for (auto& finding : stage.findings)
+        if (finding.warning) finding.status = Verdict::kFail;
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);

@@ -50,6 +50,9 @@ struct CheckOptions {
   int latency_runs = 20;
   int latency_warmup = 3;
   bool locate_on_failure = true;
+  // Warnings (true findings that do not change the numbers: declared shapes
+  // that contradict what the model computes) fail the check (--strict).
+  bool strict = false;
   // Bytes of the reference's outputs kept in memory while the reference's
   // session runs every sample before the target's exists; further samples'
   // outputs go to a scratch folder and are read back when judged.

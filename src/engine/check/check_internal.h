@@ -18,6 +18,13 @@
 
 namespace parity::check_internal {
 
+// One declared-shape contradiction (declared_shapes.cc): a symbol bound to
+// two sizes at the same two places, with the first run that showed it.
+struct DeclaredClash {
+  std::string example;               // "'height' is 64 at 'x' axis 2 but 32 at 'y' axis 2 (sample 'typical')"
+  std::vector<std::string> samples;  // every sample that showed it
+};
+
 struct Context {
   const CheckOptions& options;
   Model model;
@@ -60,6 +67,9 @@ struct Context {
   // numerics stage's run against PyTorch's outputs): with a dump, a passing
   // check's curve is of this sample (check_locate.cc).
   std::optional<Sample> torch_curve_sample;
+  // The first dump's traced sample's inputs (read before the stages): the
+  // sample timed (TimingSample).
+  std::optional<Sample> traced_sample;
   std::optional<TensorSet> torch_target_outputs;
   // What the every-tensor run against PyTorch gave for the plan's surviving
   // tensors and the outputs (unfused reference config, the dump's inputs):
@@ -82,6 +92,10 @@ struct Context {
   // --reference-model (engine/quant/output_tolerance.h), and those bands.
   TolerancePolicy policy;
   std::vector<QuantOutputRule> output_rules;
+  // Declared-shape contradictions over every sample run on the target
+  // (declared_shapes.cc); the samples whose shapes were bound.
+  std::map<std::string, DeclaredClash> declared_clashes;
+  std::vector<std::string> declared_samples;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
@@ -93,6 +107,12 @@ inline bool IsOutOfMemory(const Error& e) {
   return m.find("Failed to allocate memory") != std::string::npos || m.find("bad_alloc") != std::string::npos ||
          m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
 }
+
+// The sample latency and determinism are measured on (check_runtime.cc): the
+// first dump's traced sample when there is a dump (the size PyTorch ran,
+// the deployed size), else the first non-anomalous sample the reference did
+// not refuse; null when there is none.
+const Sample* TimingSample(const Context& ctx);
 
 // The first sample that is not an anomaly: the one a passing check's layer
 // curve and the shared-tensor comparison observe; null when all are.
@@ -133,6 +153,12 @@ void StageRobustness(Context& ctx);
 // against PyTorch, the tensors shared with --reference-model), after the
 // target's session is released; their findings join the numerics stage.
 void FinishNumerics(Context& ctx);
+// Binds the model's symbolic axes to one run's shapes (its inputs and the
+// target's outputs) and records every symbol bound to two sizes.
+void BindDeclaredShapes(Context& ctx, const std::string& sample, const TensorSet& inputs, const TensorSet& outputs);
+// The one signature.declared_shapes finding for the model, from every run
+// bound: a warning when some symbol named two sizes.
+void AddDeclaredShapesFinding(Context& ctx);
 // After the stages (check_locate.cc): the layer curve, and on a numeric
 // failure the first diverging fused node into the numerics stage.
 void Localize(Context& ctx);
@@ -152,6 +178,10 @@ inline CheckFinding Fail(std::string id, std::string message) {
 }
 inline CheckFinding Skip(std::string id, std::string message) {
   return {std::move(id), Verdict::kUnchecked, std::move(message)};
+}
+// A warning (CheckFinding::warning): passes unless the check is --strict.
+inline CheckFinding Warn(std::string id, std::string message) {
+  return {std::move(id), Verdict::kPass, std::move(message), true};
 }
 
 // A stage's status from its findings: FAIL if any failed, PASS if any

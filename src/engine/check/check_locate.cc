@@ -177,7 +177,9 @@ void Localize(Context& ctx) {
                            d.tensor, d.producer, d.op_type)));
     }
   }
-  if (!report->culprits.empty()) numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
+  // A culprit without any error is no failed test (locate drops such ones).
+  if (!report->culprits.empty() && report->culprits.front().HasError())
+    numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
 }
 
 }  // namespace parity::check_internal

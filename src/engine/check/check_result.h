@@ -29,6 +29,9 @@ struct CheckFinding {
   std::string id;        // stable test id, e.g. "signature.output.logits.dtype"
   Verdict status = Verdict::kPass;
   std::string message;   // one line a person reads
+  // A warning: true, but the numbers are not affected (SPEC "warning"). It
+  // passes, unless the check is --strict: then its status is kFail.
+  bool warning = false;
 };
 
 // syntax, signature, numerics, runtime, robustness.
@@ -58,6 +61,8 @@ struct SampleResult {
 
 struct PerformanceResult {
   std::string config;  // label, e.g. "all threads=1"
+  std::string sample;  // the sample timed: the dump's traced one ("torch") when there is a dump
+  std::string inputs;  // its shapes: "images float32 [1, 3, 640, 640]"
   double session_creation_ms = 0;
   LatencyStats latency;
   int64_t peak_rss_bytes = 0;
@@ -138,6 +143,15 @@ struct CheckReport {
     std::vector<const SampleResult*> out;
     for (const auto& s : samples)
       if (!s.error.empty() && s.status != Verdict::kFail) out.push_back(&s);
+    return out;
+  }
+
+  // Every warning finding (passing, or failed under --strict).
+  std::vector<CheckFinding> Warnings() const {
+    std::vector<CheckFinding> out;
+    for (const auto& stage : stages)
+      for (const auto& f : stage.findings)
+        if (f.warning) out.push_back(f);
     return out;
   }
 

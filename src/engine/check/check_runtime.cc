@@ -29,6 +29,16 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
 
 }  // namespace
 
+const Sample* TimingSample(const Context& ctx) {
+  if (ctx.traced_sample) return &*ctx.traced_sample;
+  for (const auto& s : ctx.samples) {
+    if (SampleKindOf(s.name) == SampleKind::kAnomaly) continue;
+    const auto it = ctx.reference_outputs.find(s.name);
+    if (it == ctx.reference_outputs.end() || it->second) return &s;  // spilled, or run
+  }
+  return nullptr;
+}
+
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [name, t] : a) {
@@ -42,7 +52,10 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
                                              const ort::Session& session, const Sample& sample,
                                              std::vector<CheckFinding>& f, const TensorSet* first_run) {
   LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
-  PerformanceResult perf{.config = config.Label(), .session_creation_ms = session.creation_ms()};
+  PerformanceResult perf{.config = config.Label(),
+                         .sample = sample.name,
+                         .inputs = DescribeTensors(sample.tensors),
+                         .session_creation_ms = session.creation_ms()};
   const std::string id = fmt::format("runtime.{}", which);
   auto first = first_run ? Result<TensorSet>(*first_run) : RunOn(ctx, session, sample);
   const auto second_start = std::chrono::steady_clock::now();
@@ -92,7 +105,7 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
 void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
-  const Sample* sample = FirstOrdinarySample(ctx);
+  const Sample* sample = TimingSample(ctx);
   if (!ctx.reference_loaded || !ctx.target || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
     ctx.report.stages.push_back(std::move(stage));
@@ -103,7 +116,12 @@ void StageRuntime(Context& ctx) {
   f.insert(f.end(), ctx.reference_runtime.begin(), ctx.reference_runtime.end());
   if (ctx.reference_performance) ctx.report.performance.push_back(*ctx.reference_performance);
   if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
-  const TensorSet* first = ctx.target_first_outputs ? &*ctx.target_first_outputs : nullptr;
+  // What the numerics stage's run of the same sample gave: determinism's first run.
+  const TensorSet* first = nullptr;
+  if (ctx.traced_sample)
+    first = ctx.torch_target_outputs ? &*ctx.torch_target_outputs : nullptr;
+  else if (sample == FirstOrdinarySample(ctx) && ctx.target_first_outputs)
+    first = &*ctx.target_first_outputs;
   if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target, *sample, f, first))
     ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);

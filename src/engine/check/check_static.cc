@@ -146,6 +146,17 @@ bool LoadTargetWithPlan(Context& ctx, std::vector<CheckFinding>& f) {
   return true;
 }
 
+// An op ONNX does not define (validate.h): judged by whether ORT created a
+// session of the model, which it does only when it registers every op.
+CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
+  if (ort_loaded)
+    return Pass("syntax.runtime_ops", fmt::format("{}: ONNX Runtime {} registers it (it created the session)",
+                                                  finding.message, ort::OrtVersion()));
+  return Fail("syntax.runtime_ops",
+              fmt::format("{}: ONNX Runtime {} could not create a session either (see syntax.ort_load)",
+                          finding.message, ort::OrtVersion()));
+}
+
 }  // namespace
 
 void RunReferencePass(Context& ctx, const ort::Session& reference) {
@@ -153,7 +164,6 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
   ctx.reference_output_names = reference.output_names();
   int done = 0;
   size_t kept = 0;
-  const Sample* timed = nullptr;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
     auto outputs = RunOn(ctx, reference, sample);
@@ -166,18 +176,14 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
     if (outputs) kept += BytesOf(*outputs);
     ctx.reference_outputs.insert_or_assign(sample.name, std::move(outputs));
     if (out_of_memory) break;  // the numerics stage ends the check on it
-    if (timed == nullptr && SampleKindOf(sample.name) != SampleKind::kAnomaly) timed = &sample;
   }
-  if (timed == nullptr)
-    for (const auto& sample : ctx.samples)
-      if (SampleKindOf(sample.name) != SampleKind::kAnomaly && ctx.reference_spilled.contains(sample.name)) {
-        timed = &sample;
-        break;
-      }
-  if (timed != nullptr) {
-    // The pass's own run of the sample is the first of determinism's two.
+  if (const Sample* timed = TimingSample(ctx)) {
+    // The pass's own run of the sample is the first of determinism's two
+    // (the dump's traced sample is not one of the pass's).
     const auto kept = ctx.reference_outputs.find(timed->name);
-    const TensorSet* first = kept != ctx.reference_outputs.end() && kept->second ? &*kept->second : nullptr;
+    const TensorSet* first = !ctx.traced_sample && kept != ctx.reference_outputs.end() && kept->second
+                                 ? &*kept->second
+                                 : nullptr;
     ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed,
                                             ctx.reference_runtime, first);
   }
@@ -226,7 +232,11 @@ void StageSyntax(Context& ctx) {
   int errors = 0;
   for (const auto& finding : findings) {
     const std::string id = fmt::format("syntax.{}", finding.stage);
-    if (finding.severity == Severity::kError) {
+    if (finding.runtime_decides) {
+      // ONNX does not define the op; ORT, which runs it, is the authority.
+      f.push_back(RuntimeOpFinding(finding, reference.has_value()));
+      errors += !reference;
+    } else if (finding.severity == Severity::kError) {
       ++errors;
       f.push_back(Fail(id, finding.message));
     } else {

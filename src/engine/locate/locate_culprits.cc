@@ -358,7 +358,14 @@ Status FindCulprits(Context& ctx) {
   std::vector<Measured> measured;
   for (size_t index : PickSuspects(ctx)) {
     PARITY_ASSIGN_OR_RETURN(Measured m, MeasureSuspect(ctx, ctx.plan.map.regions[index]));
-    measured.push_back(std::move(m));
+    if (m.culprit.HasError()) {
+      measured.push_back(std::move(m));
+      continue;
+    }
+    // Measured with no local and no inherited error: not the cause of anything.
+    ctx.report.notes.push_back(fmt::format("suspect '{}' ({}) was measured without any error (local and inherited "
+                                           "0): not a culprit",
+                                           m.culprit.fused_node, m.culprit.op_type));
   }
   std::stable_sort(measured.begin(), measured.end(), [](const Measured& a, const Measured& b) {
     return a.culprit.local.score > b.culprit.local.score;
@@ -371,9 +378,7 @@ Status FindCulprits(Context& ctx) {
   if (o.ablation) PARITY_RETURN_IF_ERROR(AblateCulprits(ctx, measured));
   if (!o.repro_dir.empty()) PARITY_RETURN_IF_ERROR(WriteReproduction(ctx, measured));
   for (auto& m : measured) ctx.report.culprits.push_back(std::move(m.culprit));
-  if (!ctx.report.culprits.empty())
-    ctx.report.arithmetic =
-        DiagnoseArithmetic(ctx.report.culprits.front().local.snr_db, ctx.report.target, CurrentEnvironment());
+  ctx.report.arithmetic = DiagnoseArithmetic(GatherArithmeticEvidence(ctx), ctx.report.target, CurrentEnvironment());
   return {};
 }
 

@@ -119,4 +119,11 @@ struct Context {
 // ablations and writes the reproduction. Fills report.culprits / report.repro.
 Status FindCulprits(Context& ctx);
 
+// What names the top culprit's arithmetic (arithmetic_evidence.cc): the
+// derived model's kind, the error's start when it is one node, and, unless
+// the target's config names the format itself, how well the reference re-run
+// with bf16 and with fp16 rounding emulated reproduces the target's errors
+// (one session each; a failed emulation is a note).
+ArithmeticEvidence GatherArithmeticEvidence(Context& ctx);
+
 }  // namespace parity::locate_internal

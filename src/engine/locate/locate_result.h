@@ -33,6 +33,10 @@ struct ErrorSummary {
   double score = 0;
   bool pass = true;
   double snr_db = std::numeric_limits<double>::infinity();  // the error pattern (engine/run/arithmetic.h)
+
+  // Whether anything departs: a nonzero (or NaN) error, an element out of
+  // band, or a failed judgment. An empty summary (nothing measured) has none.
+  bool HasError() const { return !pass || mismatches > 0 || !(max_abs == 0); }
 };
 
 struct LocateFusedNode {
@@ -112,6 +116,10 @@ struct LocateCulprit {
   std::optional<LocateAblation> ablation;
   std::optional<LocateNarrowing> narrowing;  // present when the region was narrowed
   std::string note;
+
+  // A culprit neither computing an error of its own nor receiving one
+  // explains nothing: it is never reported as a cause (FindCulprits drops it).
+  bool HasError() const { return local.HasError() || inherited.HasError(); }
 };
 
 struct LocateReport {

@@ -10,6 +10,7 @@ namespace parity {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // SNR (dB) of a normwise relative error e.
 double Snr(double e) { return -20 * std::log10(e); }
@@ -28,35 +29,79 @@ Environment Bf16Cpu() {
   return e;
 }
 
-TEST(Arithmetic, ClassesFollowTheUnitRoundoffs) {
+ArithmeticEvidence Error(double e) { return {.snr_db = Snr(e)}; }
+
+// The SNR buckets of old named bf16 for a planted fp32 fault, int8 and
+// saturation alike (issue 40): an error's size alone names nothing now.
+TEST(Arithmetic, SizeAloneNamesNothing) {
   const RunConfig cpu;
   const Environment env;
-  EXPECT_EQ(DiagnoseArithmetic(Snr(2e-3), cpu, env)->arithmetic, "bf16");
-  EXPECT_EQ(DiagnoseArithmetic(Snr(2e-3), cpu, env)->unit_roundoff, std::ldexp(1.0, -8));
-  EXPECT_EQ(DiagnoseArithmetic(Snr(6e-5), cpu, env)->arithmetic, "fp16/tf32");
-  EXPECT_EQ(DiagnoseArithmetic(Snr(3e-7), cpu, env)->arithmetic, "fp32");
-  EXPECT_EQ(DiagnoseArithmetic(Snr(0.2), cpu, env)->arithmetic, "worse than bf16");
-  EXPECT_FALSE(DiagnoseArithmetic(std::numeric_limits<double>::infinity(), cpu, env).has_value());
+  for (double e : {2e-3, 6e-5, 3e-7, 0.2}) EXPECT_FALSE(DiagnoseArithmetic(Error(e), cpu, env).has_value()) << e;
+  EXPECT_FALSE(DiagnoseArithmetic({}, cpu, env).has_value());
+}
+
+TEST(Arithmetic, DerivedModelIsNamedByItsKind) {
+  ArithmeticEvidence int8 = Error(2e-3);
+  int8.derived = "int8";
+  // Even on a config that would round: the model knows what it is.
+  auto v = DiagnoseArithmetic(int8, OnOpenVino(), Bf16Cpu());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "int8 quantization");
+  EXPECT_EQ(v->unit_roundoff, 0);
+  EXPECT_TRUE(v->fix.empty());
+  EXPECT_THAT(ArithmeticLine(*v), Not(HasSubstr("bf16")));
+  ArithmeticEvidence half = Error(2e-3);
+  half.derived = "fp16";
+  EXPECT_EQ(DiagnoseArithmetic(half, RunConfig{}, Environment{})->arithmetic, "fp16 model");
+}
+
+TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
+  ArithmeticEvidence e = Error(2e-3);
+  e.emulation = EmulationEvidence{.format = "bf16", .compared = 12, .reproduced = 11, .median_ratio = 1.2};
+  auto v = DiagnoseArithmetic(e, RunConfig{}, Environment{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "bf16");
+  EXPECT_EQ(v->unit_roundoff, std::ldexp(1.0, -8));
+  EXPECT_THAT(ArithmeticLine(*v), HasSubstr("consistent with bf16 arithmetic"));
+  EXPECT_THAT(v->evidence, HasSubstr("11 of 12 tensors"));
+  // Half the tensors reproduced: not evidence. A local fault is said instead.
+  e.emulation->reproduced = 6;
+  e.local_node = "/layer2/conv/Conv";
+  v = DiagnoseArithmetic(e, RunConfig{}, Environment{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "local fault");
+  EXPECT_EQ(v->node, "/layer2/conv/Conv");
+  EXPECT_THAT(ArithmeticLine(*v), HasSubstr("a local fault at node '/layer2/conv/Conv'"));
+  // Two tensors are too few to tell a format.
+  e.local_node.clear();
+  e.emulation = EmulationEvidence{.format = "bf16", .compared = 2, .reproduced = 2, .median_ratio = 1};
+  EXPECT_FALSE(DiagnoseArithmetic(e, RunConfig{}, Environment{}).has_value());
 }
 
 TEST(Arithmetic, OpenVinoOnABf16CpuNamesTheHintAndTheF32Option) {
-  auto v = DiagnoseArithmetic(Snr(2e-3), OnOpenVino(), Bf16Cpu());
+  auto v = DiagnoseArithmetic(Error(2e-3), OnOpenVino(), Bf16Cpu());
   ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "bf16");
   EXPECT_THAT(v->cause, HasSubstr("INFERENCE_PRECISION_HINT=bf16"));
   EXPECT_THAT(v->fix, HasSubstr(R"(openvino:load_config={"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"));
   EXPECT_THAT(ArithmeticLine(*v), HasSubstr("consistent with bf16 arithmetic"));
-  // With the f32 hint given, or on a CPU without BF16, the hint is not the cause.
-  EXPECT_TRUE(DiagnoseArithmetic(Snr(2e-3), OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Bf16Cpu())
-                  ->cause.empty());
-  EXPECT_TRUE(DiagnoseArithmetic(Snr(2e-3), OnOpenVino(), Environment{})->cause.empty());
+  // With the f32 hint given, or on a CPU without BF16, nothing says bf16.
+  EXPECT_FALSE(
+      DiagnoseArithmetic(Error(2e-3), OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Bf16Cpu()));
+  EXPECT_FALSE(DiagnoseArithmetic(Error(2e-3), OnOpenVino(), Environment{}));
+  // Nor for an error far past any rounding.
+  EXPECT_FALSE(DiagnoseArithmetic(Error(0.3), OnOpenVino(), Bf16Cpu()));
 }
 
 TEST(Arithmetic, CudaNamesTf32UnlessItIsOff) {
   RunConfig cuda;
   cuda.providers = {"cuda"};
-  EXPECT_THAT(DiagnoseArithmetic(Snr(6e-5), cuda, Environment{})->fix, HasSubstr("cuda:use_tf32=0"));
+  auto v = DiagnoseArithmetic(Error(6e-5), cuda, Environment{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "tf32");
+  EXPECT_THAT(v->fix, HasSubstr("cuda:use_tf32=0"));
   cuda.provider_options["cuda"]["use_tf32"] = "0";
-  EXPECT_TRUE(DiagnoseArithmetic(Snr(6e-5), cuda, Environment{})->cause.empty());
+  EXPECT_FALSE(DiagnoseArithmetic(Error(6e-5), cuda, Environment{}));
 }
 
 }  // namespace
