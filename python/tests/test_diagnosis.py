@@ -120,7 +120,7 @@ def test_a_planted_fp32_weight_fault_is_no_rounding(mlps):
     a = r["arithmetic"]
     assert a is None or a["arithmetic"] == "local fault", (a, out)
     if a is not None:
-        assert a["node"] == "/l4/MatMul", a
+        assert a["node"].startswith("/l4/"), a  # the faulty layer (its MatMul and Add are fused at `all`)
     for word in ("bf16", "fp16", "tf32"):
         assert f"consistent with {word}" not in out, out
 

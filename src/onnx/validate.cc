@@ -11,6 +11,7 @@
 
 #include "core/build_info.h"
 #include "onnx/model_internal.h"
+#include "onnx/graph.h"
 #include "onnx/shape_guard.h"
 
 namespace parity {
@@ -110,6 +111,15 @@ int64_t DomainVersion(const onnx::ModelProto& p, const std::string& domain) {
   return 0;
 }
 
+// Whether ONNX defines node `n`'s op (ai.onnx.ml counted as defined: the
+// checker judges it).
+bool OnnxDefines(const onnx::ModelProto& proto, const onnx::NodeProto& n) {
+  if (!IsStandardDomain(n.domain())) return false;
+  if (!IsDefaultDomain(n.domain())) return true;
+  return onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(DomainVersion(proto, n.domain())), "") !=
+         nullptr;
+}
+
 // Where the checker's copy puts ops ONNX does not define: a domain it skips.
 constexpr char kRuntimeDomain[] = "parity.runtime_registered";
 
@@ -131,10 +141,7 @@ const onnx::ModelProto& SetRuntimeOpsAside(const onnx::ModelProto& proto, std::o
     const auto& n = nodes[i];
     const int64_t version = DomainVersion(proto, n.domain());
     const bool standard = IsStandardDomain(n.domain());
-    const std::string domain = IsDefaultDomain(n.domain()) ? std::string() : n.domain();
-    if (standard && onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(version), domain) != nullptr)
-      continue;
-    if (standard && !IsDefaultDomain(n.domain())) continue;  // ai.onnx.ml: the checker's own message
+    if (OnnxDefines(proto, n)) continue;
     if (standard) moved.push_back(i);
     auto it = std::find_if(ops.begin(), ops.end(),
                            [&](const Op& o) { return o.domain == n.domain() && o.op_type == n.op_type(); });
@@ -270,6 +277,16 @@ Result<Model> WithInferredShapes(const Model& m) {
   Model copy = m.Clone();
   PARITY_RETURN_IF_ERROR(InferLeniently(m, onnx_adapter::MutableProto(copy)));
   return copy;
+}
+
+std::vector<std::string> RuntimeOpNodes(const Model& m) {
+  std::vector<std::string> out;
+  if (!m.valid()) return out;
+  const auto& proto = onnx_adapter::Proto(m);
+  const std::vector<std::string> names = NodeNames(m);
+  for (int i = 0; i < proto.graph().node_size(); ++i)
+    if (!OnnxDefines(proto, proto.graph().node(i)) && static_cast<size_t>(i) < names.size()) out.push_back(names[i]);
+  return out;
 }
 
 Result<Model> InferredStructure(const Model& m) {

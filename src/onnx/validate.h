@@ -43,6 +43,12 @@ int64_t CheckerMaxOpset();
 // Thread-safe for distinct or shared const models.
 std::vector<Finding> Check(const Model& m);
 
+// The names (graph.h's) of the top-level nodes whose ops ONNX does not
+// define: what a runtime registers (ORT's contrib ops, written by its
+// transformers optimizer: SkipLayerNormalization, FastGelu, its
+// SimplifiedLayerNormalization in the default domain).
+std::vector<std::string> RuntimeOpNodes(const Model& m);
+
 // A copy of `m` with value_info filled by ONNX shape inference (lenient mode:
 // nodes it cannot infer are left without a type). Errors (kInvalidArgument)
 // carry shape inference's message when it refuses the model outright.

@@ -73,15 +73,14 @@ Result<EmulationEvidence> Emulate(const Context& ctx, DType format, const std::v
   return e;
 }
 
-// The node the error starts at when every tensor measured before the first
-// divergence is at float32's level; empty otherwise.
-std::string LocalNode(const LocateReport& r, const std::vector<const LocateTensor*>& rows) {
-  if (!r.first_divergence) return "";
-  for (const LocateTensor* t : rows) {
-    if (t->name == r.first_divergence->tensor) return r.first_divergence->producer;
-    if (RelativeError(t->metrics->snr_db) > kFloat32Level) return "";
-  }
-  return "";
+// Where the error starts: the first measured tensor
+// past float32's level (every tensor before it agrees), at or before the
+// first divergence; null without a divergence.
+const LocateTensor* LocalStart(const LocateReport& r, const std::vector<const LocateTensor*>& rows) {
+  if (!r.first_divergence) return nullptr;
+  for (const LocateTensor* t : rows)
+    if (RelativeError(t->metrics->snr_db) > kFloat32Level || t->name == r.first_divergence->tensor) return t;
+  return nullptr;
 }
 
 }  // namespace
@@ -100,7 +99,10 @@ ArithmeticEvidence GatherArithmeticEvidence(Context& ctx) {
     return e;
   }
   const auto rows = Measured(r);
-  e.local_node = LocalNode(r, rows);
+  if (const LocateTensor* start = LocalStart(r, rows)) {
+    e.local_node = start->producer;
+    if (start->fused_node != start->producer) e.local_fused_node = start->fused_node;
+  }
   // The config's own word needs no emulation (arithmetic.h).
   if (DiagnoseArithmetic({.snr_db = e.snr_db}, r.target, CurrentEnvironment())) return e;
   for (DType format : {DType::kBFloat16, DType::kFloat16}) {

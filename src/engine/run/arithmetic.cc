@@ -101,8 +101,9 @@ std::optional<ArithmeticVerdict> DiagnoseArithmetic(const ArithmeticEvidence& e,
   if (!e.local_node.empty()) {
     v.arithmetic = "local fault";
     v.node = e.local_node;
-    v.evidence = fmt::format("the error starts at node '{}': every tensor before it agrees at float32's level",
-                             e.local_node);
+    v.evidence = fmt::format("the error starts at node '{}'{}: every tensor before it agrees at float32's level",
+                             e.local_node,
+                             e.local_fused_node.empty() ? "" : fmt::format(" (fused node '{}')", e.local_fused_node));
     return v;
   }
   return std::nullopt;

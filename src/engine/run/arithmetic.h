@@ -48,6 +48,7 @@ struct ArithmeticEvidence {
   // The node the error starts at when every tensor before it is at float32's
   // level (a local fault); empty when the error is spread or unknown.
   std::string local_node;
+  std::string local_fused_node;  // the fused node computing it, when ORT fused it with others
   std::optional<EmulationEvidence> emulation;  // the best-reproducing format, when emulation ran
 };
 

@@ -12,6 +12,7 @@
 #include "engine/run/observe.h"
 #include "engine/run/runner.h"
 #include "onnx/graph.h"
+#include "onnx/validate.h"
 
 namespace parity {
 namespace {
@@ -295,6 +296,42 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignmen
 
 namespace {
 
+// A module whose last computation a runtime's optimizer fused into an op
+// ONNX does not define (ORT's SkipLayerNormalization takes a GPT-2 block's
+// residual Add) has no ONNX tensor of its own: structure aligns it with the
+// last tensor left in its scope, an input of that op, which then departs
+// from the module's output although every output agrees. Such a layer is
+// unaligned, with the reason, instead of a made-up divergence.
+Status UnalignRuntimeAbsorbed(const Model& model, const TorchDump& dump, const TensorSet& values,
+                              const TolerancePolicy& policy, std::vector<LayerAlignment>& alignment) {
+  const std::vector<std::string> runtime_nodes = RuntimeOpNodes(model);
+  if (runtime_nodes.empty()) return {};
+  auto graph = BuildGraphView(model, {.infer_shapes = false});
+  if (!graph) return {};
+  const std::set<std::string> runtime(runtime_nodes.begin(), runtime_nodes.end());
+  for (LayerAlignment& a : alignment) {
+    if (!ByStructure(a.how) || a.tensor.empty()) continue;
+    const auto consumers = graph->consumers.find(a.tensor);
+    const Tensor* test = values.Find(a.tensor);
+    if (consumers == graph->consumers.end() || test == nullptr) continue;
+    for (size_t i : consumers->second) {
+      const GraphNode& n = graph->nodes[i];
+      if (!runtime.contains(n.name)) continue;
+      PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadLayer(dump, dump.layers[a.layer]));
+      if (ref.shape() == test->shape() && ValuesAgree(a.module, ref, *test, policy)) break;  // its own output
+      a.reason = fmt::format("its output is computed inside node '{}' ({}{}), an op a runtime registers: the last "
+                             "tensor of its scope, '{}', is an input of that node, not the module's output",
+                             n.name, n.domain.empty() ? "" : n.domain + ".", n.op_type, a.tensor);
+      a.how = AlignHow::kNone;
+      a.tensor.clear();
+      a.node.clear();
+      a.op_type.clear();
+      break;
+    }
+  }
+  return {};
+}
+
 // A session of `model` with every tensor exposed, from bytes ORT parses: the
 // model's own file (or its serialization) with the extra outputs appended
 // (observe.h), not a clone of the parsed model serialized again (one copy
@@ -336,6 +373,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
   PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, model, values, align));
+  PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(model, dump, values, options.policy, alignment));
   PARITY_ASSIGN_OR_RETURN(TorchComparison c,
                           JudgeAlignment(dump, std::move(alignment), values, options.policy));
   c.model_label = label;
