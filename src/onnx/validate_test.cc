@@ -67,6 +67,28 @@ TEST(Check, CheckerRefusalFailsWithTheCheckersMessage) {
   EXPECT_NE(findings[0].message.find("NoSuchOp"), std::string::npos) << findings[0].message;
 }
 
+// ORT's transformers optimizer writes its SimplifiedLayerNormalization in the
+// default domain: one finding the runtime decides (check: ORT's session), and
+// the checker still judges the rest of the graph.
+TEST(Check, OpsOnnxDoesNotDefineAreOneFindingTheRuntimeDecides) {
+  auto m = ReplaceNodeOp(OpsetModel(17), "/Relu", "SimplifiedLayerNormalization");
+  ASSERT_TRUE(m) << m.error().message();
+  int runtime = 0, other_errors = 0;
+  for (const auto& f : Check(*m)) {
+    if (f.runtime_decides) {
+      ++runtime;
+      EXPECT_EQ(f.severity, Severity::kError);
+      EXPECT_NE(f.message.find("SimplifiedLayerNormalization"), std::string::npos) << f.message;
+    } else {
+      other_errors += f.severity == Severity::kError;
+    }
+  }
+  EXPECT_EQ(runtime, 1);
+  EXPECT_EQ(other_errors, 0);
+  EXPECT_EQ(RuntimeOpNodes(*m), std::vector<std::string>{"/Relu"});
+  EXPECT_TRUE(RuntimeOpNodes(OpsetModel(17)).empty());
+}
+
 TEST(Check, ReportsCheckerErrorsWithoutFailing) {
   // Relu replaced by an op that does not exist in the default domain.
   auto broken = ReplaceNodeOp(OpsetModel(17), "/Relu", "NoSuchOp");

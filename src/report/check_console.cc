@@ -63,6 +63,15 @@ std::string WhyLines(const CheckReport& r, const Paint& paint) {
   return out;
 }
 
+// Warnings that did not fail the check (under --strict they are failed tests).
+template <typename Paint>
+std::string WarningLines(const CheckReport& r, const Paint& paint) {
+  std::string out;
+  for (const auto& w : r.Warnings())
+    if (w.status != Verdict::kFail) out += fmt::format("{} {} {}\n", paint(ansi::kYellow, "warning:"), w.id, w.message);
+  return out;
+}
+
 }  // namespace
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
@@ -94,9 +103,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     }
   }
 
-  // Warnings that did not fail the check (under --strict they are failed tests above).
-  for (const auto& w : r.Warnings())
-    if (w.status != Verdict::kFail) out += fmt::format("{} {} {}\n", paint(ansi::kYellow, "warning:"), w.id, w.message);
+  out += WarningLines(r, paint);
 
   // The worst outputs: failures first, then by error relative to tolerance.
   struct Row {

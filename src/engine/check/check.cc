@@ -234,6 +234,15 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
   return DiagnoseArithmetic(evidence, target, CurrentEnvironment());
 }
 
+// r.arithmetic: TF32's own probe (check_tf32.cc, a re-run with use_tf32=0)
+// outranks the rest; when it ran and found TF32 not the cause, the config's
+// word for TF32 does not name it either.
+void NameArithmetic(CheckReport& r, const RunConfig& target) {
+  if (r.arithmetic && r.arithmetic->arithmetic == "tf32") return;
+  r.arithmetic = WorstArithmetic(r, target);
+  if (!r.tf32_probe.empty() && r.arithmetic && r.arithmetic->arithmetic == "tf32") r.arithmetic.reset();
+}
+
 }  // namespace
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
@@ -305,7 +314,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
   AttachOutputRules(ctx);
-  r.arithmetic = WorstArithmetic(r, o.target);
+  NameArithmetic(r, o.target);
   ReconcileAccepts(r);
   if (o.strict)
     for (auto& stage : r.stages)
