@@ -72,6 +72,18 @@ std::string WarningLines(const CheckReport& r, const Paint& paint) {
   return out;
 }
 
+// Samples refused without that being a failure, listed apart.
+template <typename Paint>
+std::string RefusalLines(const CheckReport& r, const Paint& paint) {
+  const auto refused = r.ExpectedRefusals();
+  if (refused.empty()) return "";
+  std::string out = fmt::format("expected refusals ({}, not failures):\n", refused.size());
+  for (const SampleResult* s : refused)
+    out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), ConsoleName(s->name),
+                       s->error);
+  return out;
+}
+
 }  // namespace
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
@@ -141,13 +153,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   for (const auto& s : r.samples)
     if (!s.error.empty() && s.status == Verdict::kFail)
       out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), ConsoleName(s.name), s.error);
-  const auto refused = r.ExpectedRefusals();
-  if (!refused.empty()) {
-    out += fmt::format("expected refusals ({}, not failures):\n", refused.size());
-    for (const SampleResult* s : refused)
-      out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), ConsoleName(s->name),
-                         s->error);
-  }
+  out += RefusalLines(r, paint);
   out += WhyLines(r, paint);
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
