@@ -234,6 +234,19 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
   return DiagnoseArithmetic(evidence, target, CurrentEnvironment());
 }
 
+// Each stage's status from its findings (warnings failing under --strict),
+// and the overall verdict: FAIL when a stage failed.
+void Decide(CheckReport& r, bool strict) {
+  if (strict)
+    for (auto& stage : r.stages)
+      for (auto& finding : stage.findings)
+        if (finding.warning) finding.status = Verdict::kFail;
+  for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
+  r.overall = Verdict::kPass;
+  for (const auto& stage : r.stages)
+    if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;
+}
+
 // r.arithmetic: TF32's own probe (check_tf32.cc, a re-run with use_tf32=0)
 // outranks the rest; when it ran and found TF32 not the cause, the config's
 // word for TF32 does not name it either.
@@ -316,16 +329,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target);
   ReconcileAccepts(r);
-  if (o.strict)
-    for (auto& stage : r.stages)
-      for (auto& finding : stage.findings)
-        if (finding.warning) finding.status = Verdict::kFail;
-  for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
   r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);
-  r.overall = Verdict::kPass;
-  for (const auto& stage : r.stages)
-    if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;
+  Decide(r, o.strict);
   return std::move(ctx.report);
 }
 
