@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from .errors import ExportError, one_line
+from .errors import ExportError, one_line, the_rest
 from .quiet import captured_output
 
 # exporter.EXPORTERS, spelled out: importing exporter imports torch (seconds),
@@ -219,8 +219,18 @@ def main(argv=None):
         print(f"parity.torch: error: {e}", file=sys.stderr)
         return 2
     except ExportError as e:
-        print(f"parity.torch: {e}", file=sys.stderr)
+        _print_failure(str(e), e.__cause__ or e)
         return 3
     except Exception as e:  # the model failed
-        print(f"parity.torch: failed: {one_line(e)}", file=sys.stderr)
+        _print_failure(f"failed: {one_line(e)}", e)
         return 3
+
+
+def _print_failure(summary, error):
+    """One line that says what failed, then torch's whole message indented
+    below it (torch's advice and the user's line are often past the first)."""
+    print(f"parity.torch: {summary}", file=sys.stderr)
+    rest = the_rest(error)
+    if rest:
+        print("  the whole error:", file=sys.stderr)
+        print("\n".join(f"    {line}" for line in rest.splitlines()), file=sys.stderr)
