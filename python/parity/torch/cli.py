@@ -84,17 +84,6 @@ def parse_input(spec):
     return name, dims, getattr(torch, dtype)
 
 
-def make_input(shape, dtype, generator):
-    """Random normal for floating types, randint 0..9 for integers, 0/1 for bool."""
-    import torch
-
-    if dtype.is_floating_point:
-        return torch.randn(*shape, generator=generator).to(dtype)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=generator).bool()
-    return torch.randint(0, 10, shape, generator=generator).to(dtype)
-
-
 def load_factory(spec):
     if spec.count(":") != 1 or not all(spec.split(":")):
         raise UsageError(f"model '{spec}': expected MODULE:FACTORY, e.g. torchvision.models:resnet18")
@@ -157,8 +146,8 @@ def cmd_dump(a):
     model.eval()
 
     if specs:
-        g = torch.Generator().manual_seed(a.seed)
-        args = tuple(make_input(shape, dtype, g) for _, shape, dtype in specs)
+        from .roles import inputs_for
+        args = inputs_for(model, specs, a.seed)
         names = [n for n, _, _ in specs]
     elif hasattr(model, "make_inputs"):
         args = tuple(model.make_inputs(a.seed))

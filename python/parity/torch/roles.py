@@ -112,3 +112,39 @@ def positions_offset(shapes, roles, seq):
         if roles.get(name) == "mask" and shape and shape[-1] >= seq:
             return shape[-1] - seq
     return 0
+
+
+def inputs_for(model, specs, seed):
+    """The model's inputs from --input specs [(name, shape, dtype)], values
+    fit to each input's role: float inputs random normal; token ids in the
+    vocabulary of the embedding the model passes them to (probe_vocab, one
+    run with placeholder ids 0), else 0..9; masks 0/1 with padding (role_input);
+    positions 0..seq-1 after the mask's past; other integers 0..9, bools 0/1."""
+    names = [n for n, _, _ in specs]
+    roles = {n: role_from_name(n) for n in names}
+    shapes = {n: list(shape) for n, shape, _ in specs}
+
+    def make(vocab, probing):
+        g, out = torch.Generator().manual_seed(seed), []
+        for name, shape, dtype in specs:
+            role = "ids" if name in vocab else roles[name]
+            t = role_input(role, shape, dtype, g, vocab=vocab.get(name),
+                           offset=positions_offset(shapes, roles, shape[-1] if shape else 0))
+            if t is None and probing and not dtype.is_floating_point:
+                t = torch.zeros(shape, dtype=dtype)  # a valid row of any embedding table
+            out.append(t if t is not None else _plain(shape, dtype, g))
+        return tuple(out)
+
+    vocab = {}
+    if any(not dtype.is_floating_point for _, _, dtype in specs):
+        vocab = probe_vocab(model, make({}, True), names)
+    return make(vocab, False)
+
+
+def _plain(shape, dtype, generator):
+    """Random normal for floating types, 0/1 for bool, integers 0..9."""
+    if dtype.is_floating_point:
+        return torch.randn(*shape, generator=generator).to(dtype)
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=generator).bool()
+    return torch.randint(0, 10, shape, generator=generator).to(dtype)
