@@ -130,6 +130,8 @@ def test_dynamo_decode_step_dump_every_size_runs_and_matches(tmp_dir):
     assert [s["name"] for s in m["sizes"]] == ["batch1", "batch4", "seq1", "seq4", "past0", "past3", "past12"]
     assert "sizes_refused" not in m and "left out" not in r.stdout
     assert m["export"]["size_relations"] == ["attention_mask[1] = past + seq"]
+    assert "sizes kept together: attention_mask[1] = past + seq" in r.stdout
+    assert "traced at size 1" not in r.stdout  # traced at batch 2, seq 2: nothing fixed at 1
     session = _session(model)
     for s in m["sizes"]:
         feeds = {n: load_tensor(out, f) for n, f in s["inputs"].items()}

@@ -192,10 +192,30 @@ def _print_summary(a, manifest, record):
           f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
           + (f", {len(sizes)} more size(s) ({', '.join(sizes)})" if sizes else "")
           + (f"; exported {a.export} ({record['exporter']})" if a.export else ""))
+    if record.get("size_relations"):
+        print(f"sizes kept together: {'; '.join(record['size_relations'])}")
+    for w in _size_one_axes(manifest, record):
+        print(f"warning: {w}")
     for w in record.get("tracer_warnings", []):
         print(f"warning: the trace may be wrong for other shapes: {w}")
     for r in manifest.get("sizes_refused", []):
         print(f"warning: size '{r['name']}' left out: the model raised {r['error']}")
+
+
+def _size_one_axes(manifest, record):
+    """Dynamic axes traced at size 1 under the dynamo exporter: torch.export
+    fixes sizes 0 and 1, so the file may hold 1 where it names a symbol."""
+    if record.get("exporter") != "dynamo":
+        return []
+    shapes = {d["name"]: d["shape"] for d in manifest.get("input_details", [])}
+    out = []
+    for name, axes in (record.get("dynamic_axes") or {}).items():
+        for axis, label in axes.items():
+            shape = shapes.get(name)
+            if shape and int(axis) < len(shape) and shape[int(axis)] == 1:
+                out.append(f"{name} axis {axis} ('{label}') was traced at size 1: torch.export fixes sizes "
+                           "0 and 1, so the export may hold 1 there; trace at 2 or more")
+    return out
 
 
 def main(argv=None):
