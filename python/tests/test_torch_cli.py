@@ -83,13 +83,16 @@ def test_export_torchscript_without_fp64(tmp_dir):
 
 
 @pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
-def test_export_failure_exits_3_with_one_line(tmp_dir):
+def test_export_failure_exits_3_with_a_summary_line_then_the_whole_error(tmp_dir):
     out, model = os.path.join(tmp_dir, "d"), os.path.join(tmp_dir, "m.onnx")
     r = run("dump", "zoo.models:DataDependent", "-o", out, "--export", model, "--exporter", "dynamo")
     assert r.returncode == 3
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("parity.torch: dynamo export failed: "), r.stderr
+    assert lines[0].startswith("parity.torch: dynamo export failed: "), r.stderr
     assert "data-dependent" in lines[0]
+    # Issue 41: the rest of torch's message follows, indented, never cut.
+    assert lines[1] == "  the whole error:" and all(line.startswith("    ") for line in lines[2:] if line)
+    assert "Could not guard on data-dependent expression" in r.stderr and "\x1b[" not in r.stderr
     # Issue 28: the user's line that raised is the useful part; it survives the cut.
     assert "(raised at models.py:" in lines[0] and "in forward: if y.sum() > 0:" in lines[0], lines[0]
     assert r.stdout == ""

@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-from .errors import ExportError, one_line
+from .errors import ExportError, one_line, the_rest
 from .quiet import captured_output
 
 # exporter.EXPORTERS, spelled out: importing exporter imports torch (seconds),
@@ -84,17 +84,6 @@ def parse_input(spec):
     return name, dims, getattr(torch, dtype)
 
 
-def make_input(shape, dtype, generator):
-    """Random normal for floating types, randint 0..9 for integers, 0/1 for bool."""
-    import torch
-
-    if dtype.is_floating_point:
-        return torch.randn(*shape, generator=generator).to(dtype)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=generator).bool()
-    return torch.randint(0, 10, shape, generator=generator).to(dtype)
-
-
 def load_factory(spec):
     if spec.count(":") != 1 or not all(spec.split(":")):
         raise UsageError(f"model '{spec}': expected MODULE:FACTORY, e.g. torchvision.models:resnet18")
@@ -157,8 +146,8 @@ def cmd_dump(a):
     model.eval()
 
     if specs:
-        g = torch.Generator().manual_seed(a.seed)
-        args = tuple(make_input(shape, dtype, g) for _, shape, dtype in specs)
+        from .roles import inputs_for
+        args = inputs_for(model, specs, a.seed)
         names = [n for n, _, _ in specs]
     elif hasattr(model, "make_inputs"):
         args = tuple(model.make_inputs(a.seed))
@@ -203,10 +192,30 @@ def _print_summary(a, manifest, record):
           f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
           + (f", {len(sizes)} more size(s) ({', '.join(sizes)})" if sizes else "")
           + (f"; exported {a.export} ({record['exporter']})" if a.export else ""))
+    if record.get("size_relations"):
+        print(f"sizes kept together: {'; '.join(record['size_relations'])}")
+    for w in _size_one_axes(manifest, record):
+        print(f"warning: {w}")
     for w in record.get("tracer_warnings", []):
         print(f"warning: the trace may be wrong for other shapes: {w}")
     for r in manifest.get("sizes_refused", []):
         print(f"warning: size '{r['name']}' left out: the model raised {r['error']}")
+
+
+def _size_one_axes(manifest, record):
+    """Dynamic axes traced at size 1 under the dynamo exporter: torch.export
+    fixes sizes 0 and 1, so the file may hold 1 where it names a symbol."""
+    if record.get("exporter") != "dynamo":
+        return []
+    shapes = {d["name"]: d["shape"] for d in manifest.get("input_details", [])}
+    out = []
+    for name, axes in (record.get("dynamic_axes") or {}).items():
+        for axis, label in axes.items():
+            shape = shapes.get(name)
+            if shape and int(axis) < len(shape) and shape[int(axis)] == 1:
+                out.append(f"{name} axis {axis} ('{label}') was traced at size 1: torch.export fixes sizes "
+                           "0 and 1, so the export may hold 1 there; trace at 2 or more")
+    return out
 
 
 def main(argv=None):
@@ -219,8 +228,18 @@ def main(argv=None):
         print(f"parity.torch: error: {e}", file=sys.stderr)
         return 2
     except ExportError as e:
-        print(f"parity.torch: {e}", file=sys.stderr)
+        _print_failure(str(e), e.__cause__ or e)
         return 3
     except Exception as e:  # the model failed
-        print(f"parity.torch: failed: {one_line(e)}", file=sys.stderr)
+        _print_failure(f"failed: {one_line(e)}", e)
         return 3
+
+
+def _print_failure(summary, error):
+    """One line that says what failed, then torch's whole message indented
+    below it (torch's advice and the user's line are often past the first)."""
+    print(f"parity.torch: {summary}", file=sys.stderr)
+    rest = the_rest(error)
+    if rest:
+        print("  the whole error:", file=sys.stderr)
+        print("\n".join(f"    {line}" for line in rest.splitlines()), file=sys.stderr)

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 from .._version import version as parity_version
+from .control_flow import capturing, eager_cond
 from .errors import one_line
 from .flatten import flatten, is_single_tensor
 from .signature import input_names_for, split_args
@@ -132,7 +133,7 @@ def _dump_into(out_dir, model, args, output_names, input_names, fp64, export_inf
     recorder = _LayerRecorder(model, out_dir, written, module_inputs)
     slow = not fastpath and any(isinstance(m, _FASTPATH_TYPES) for m in model.modules())
     with _run_context(model, seed, slow) as run_info:
-        with recorder:
+        with recorder, eager_cond():
             result = model(*pos_args, **kw_args)
     out_tensors = flatten(result)
 
@@ -254,7 +255,10 @@ class _LayerRecorder:
 
     def _pre_hook(self, path, args):
         """Writes the call's tensor arguments before the call runs (an in-place
-        module would change them)."""
+        module would change them). Nothing while torch captures a graph
+        (control_flow.py): no values then, and a side effect breaks it."""
+        if capturing(flatten(args)):
+            return
         call = self.pre_calls.get(path, 0)
         self.pre_calls[path] = call + 1
         entries = []
@@ -273,9 +277,11 @@ class _LayerRecorder:
         self.handles = []
 
     def _hook(self, module, path, is_leaf, output):
+        tensors = flatten(output)
+        if capturing(tensors):
+            return
         call = self.calls.get(path, 0)
         self.calls[path] = call + 1
-        tensors = flatten(output)
         single = is_single_tensor(output)
         for k, tensor in enumerate(tensors):
             suffix = (f".call{call}" if call else "") + ("" if single else f".out{k}")

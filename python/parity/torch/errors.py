@@ -9,6 +9,13 @@ _LIMIT = 400
 #     File "/path/models.py", line 156, in forward
 #       if y.sum() > 0:
 _USER_FRAME = re.compile(r'The following call raised this error:\s*\n\s*File "([^"]+)", line (\d+), in (\S+)\n\s*(.+)')
+# torch's graph capture (dynamo) lists the frames it was in, the user's last:
+#   from user code:
+#      File "/path/models.py", line 124, in _big
+#       SEEN.append(t)
+_CAPTURE_FRAMES = re.compile(r"from user code:\s*\n((?:[ \t]*\S.*\n?)+)")
+_FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.+)')
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 class ExportError(RuntimeError):
@@ -46,14 +53,37 @@ def _user_frame(chain):
     chain that names the user's line, else None."""
     for e in chain:
         m = _USER_FRAME.search(str(e))
+        if not m:
+            block = _CAPTURE_FRAMES.search(str(e))
+            frames = list(_FRAME.finditer(block.group(1))) if block else []
+            m = frames[-1] if frames else None
         if m:
             return f"{os.path.basename(m.group(1))}:{m.group(2)} in {m.group(3)}: {m.group(4).strip()}"
     return None
 
 
 def _first_line(error):
+    """The first line that says something; a line that ends in ':' ("Got
+    graph break/error:") is joined with the next, which says what."""
+    out = ""
     for line in str(error).splitlines():
         line = line.strip()
-        if line and not line.startswith("#"):  # torch's messages open with markdown headings
-            return line
-    return "(no message)"
+        if not line or line.startswith("#"):  # torch's messages open with markdown headings
+            continue
+        out = f"{out} {line}" if out else line
+        if not line.endswith(":"):
+            break
+    return out or "(no message)"
+
+
+def the_rest(error):
+    """Every message of the exception chain, outermost first, each whole
+    (what one_line() shortened): for the lines after the summary."""
+    chain, parts = [error], []
+    while chain[-1].__cause__ is not None and len(chain) < 16:
+        chain.append(chain[-1].__cause__)
+    for e in chain:
+        text = _ANSI.sub("", str(e)).strip()
+        if text and not any(text in earlier for earlier in parts):  # outer errors often quote inner ones
+            parts.append(f"{type(e).__name__}: {text}")
+    return "\n".join(parts)

@@ -13,7 +13,7 @@ from .dumper import dump, eval_mode, fastpath_disabled
 from .dynamic import dims_in_file, normalize_dynamic_axes, to_dynamic_shapes
 from .errors import ExportError
 from .signature import split_args
-from .sizes import default_sizes, parse_sizes, sized_args
+from .sizes import parse_sizes, plan_sizes, sized_args
 
 EXPORTERS = ("dynamo", "torchscript")
 
@@ -106,15 +106,23 @@ def tracer_warnings(caught):
 
 def export_sizes(model, args, input_names, record, seed, specs=None):
     """[(sample name, args)] for dump(sizes=): the sizes of `specs` (--sizes)
-    or, by default, other sizes on each dynamic axis of the export record
-    (sizes.py). Empty when the args are not one tensor per input."""
+    or, by default, joint sizes on the export record's dynamic axes that keep
+    the relations between them (sizes.py, relations.py; the relations found
+    go into the record as "size_relations"). Empty when the args are not one
+    tensor per input."""
     from .signature import input_names_for
     pos_args, kw_args = split_args(args)
     names = input_names_for(model, pos_args, kw_args, input_names)
     if kw_args or len(names) != len(pos_args):
         return []
     traced = {n: list(a.shape) for n, a in zip(names, pos_args) if isinstance(a, torch.Tensor)}
-    wanted = parse_sizes(specs, names) if specs else default_sizes(traced, record.get("dynamic_axes"))
+    if specs:
+        wanted = parse_sizes(specs, names)
+    else:
+        wanted, relations = plan_sizes(traced, record.get("dynamic_axes"),
+                                       file_dims=record.get("onnx_dynamic_dims"))
+        if relations.describe():
+            record["size_relations"] = relations.describe()
     out = []
     for k, (name, shapes) in enumerate(wanted):
         sized = sized_args(tuple(pos_args), names, shapes, seed + 1 + k)

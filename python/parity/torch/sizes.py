@@ -6,42 +6,43 @@ the traced size and wrong at every other. parity can only tell by running
 PyTorch at other sizes too, so the dump holds, besides the traced sample, one
 sample per other size (docs/contract.md, "Files": `sizes`).
 
-default_sizes() picks them from the dynamic axes: for each label (axes that
-share a label change together, as they share a symbol in the file) a smaller
-and a larger size, or 2 where the traced size is 1 (batch > 1). parse_sizes()
-reads `--sizes` (one sample per value: NAME=SHAPE[,NAME=SHAPE...]).
+default_sizes() picks them from the dynamic axes: for each free label (axes
+that share a label change together, as they share a symbol in the file; a
+KV cache's mask, past and sequence keep their relations: relations.py) a
+smaller and a larger size, or 2 where the traced size is 1 (batch > 1), and
+0 for a cache's length (the first step, nothing cached). parse_sizes() reads
+`--sizes` (one sample per value: NAME=SHAPE[,NAME=SHAPE...]).
 """
 
 import re
 
 import torch
 
+from .relations import learn
+from .roles import positions_offset, role_from_name, role_input
 from .tensors import sanitize
 
 
-def default_sizes(input_shapes, dynamic_axes):
+def default_sizes(input_shapes, dynamic_axes, roles=None, file_dims=None):
     """input_shapes: {input name: [dims]} (the traced sample's, in order);
     dynamic_axes: {name: {"axis": label}} (export records' normalized form;
-    entries for outputs are ignored). Returns [(sample name, {input name:
-    shape})], e.g. [("batch2", {"images": [2, 3, 64, 64]}), ...]."""
-    labels = {}
-    for name, axes in (dynamic_axes or {}).items():
-        shape = input_shapes.get(name)
-        if shape is None:
-            continue
-        for axis, label in axes.items():
-            a = int(axis)
-            if 0 <= a < len(shape):
-                traced, where = labels.setdefault(label, (shape[a], []))
-                where.append((name, a))
+    entries for outputs are ignored); roles, file_dims: as relations.learn.
+    Returns [(sample name, {input name: shape})], e.g. [("batch2", {"images":
+    [2, 3, 64, 64]}), ...]; plan_sizes() also returns the relations."""
+    return plan_sizes(input_shapes, dynamic_axes, roles, file_dims)[0]
+
+
+def plan_sizes(input_shapes, dynamic_axes, roles=None, file_dims=None):
+    """(default_sizes' samples, the relations.Relations they keep)."""
+    rel = learn(input_shapes, dynamic_axes, roles, file_dims)
     samples = []
-    for label, (traced, where) in labels.items():
-        for size in _other_sizes(traced):
-            shapes = {n: list(s) for n, s in input_shapes.items()}
-            for n, a in where:
+    for name, sizes in rel.joint(_other_sizes):
+        shapes = {n: list(s) for n, s in input_shapes.items()}
+        for label, size in sizes.items():
+            for n, a in rel.where[label]:
                 shapes[n][a] = size
-            samples.append((sanitize(f"{label}{size}"), shapes))
-    return samples
+        samples.append((sanitize(name), shapes))
+    return samples, rel
 
 
 def _other_sizes(traced):
@@ -90,13 +91,33 @@ def make_like(reference, shape, generator):
     return t.clone()
 
 
-def sized_args(args, input_names, shapes, seed):
+def sized_args(args, input_names, shapes, seed, roles=None):
     """The positional args with each named input replaced by a random tensor
     of its new shape (seeded); None when args are not one tensor per input
-    (nested or keyword inputs: give those sizes by dumping again)."""
+    (nested or keyword inputs: give those sizes by dumping again). Positions
+    that continued the traced mask (past, past+1, ...) continue the new one.
+    roles: {input name: role} (default: from the names)."""
     if not isinstance(args, tuple) or len(args) != len(input_names) or \
             not all(isinstance(a, torch.Tensor) for a in args):
         return None
+    roles = roles or {n: role_from_name(n) for n in input_names}
+    traced = {n: list(a.shape) for n, a in zip(input_names, args)}
+    new = {n: list(shapes.get(n, traced[n])) for n in input_names}
     g = torch.Generator().manual_seed(seed)
-    return tuple(make_like(a, shapes[n], g) if n in shapes and list(shapes[n]) != list(a.shape) else a
-                 for n, a in zip(input_names, args))
+    out = []
+    for n, a in zip(input_names, args):
+        if roles.get(n) == "positions" and _continues(a, positions_offset(traced, roles, a.shape[-1] if a.dim() else 0)):
+            out.append(role_input("positions", new[n], a.dtype, g, offset=positions_offset(new, roles, new[n][-1])))
+        elif new[n] != traced[n]:
+            out.append(make_like(a, new[n], g))
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+def _continues(positions, offset):
+    """True for integer positions offset, offset+1, ... along the last axis."""
+    if positions.is_floating_point() or positions.dim() == 0 or positions.numel() == 0:
+        return False
+    want = torch.arange(positions.shape[-1]) + offset
+    return bool((positions.to(torch.int64) == want).all())
