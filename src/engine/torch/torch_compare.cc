@@ -373,7 +373,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
   PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, model, values, align));
-  PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(model, dump, values, options.policy, alignment));
+  PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(model, dump, values, options.policy, alignment.layers));
   PARITY_ASSIGN_OR_RETURN(TorchComparison c,
                           JudgeAlignment(dump, std::move(alignment), values, options.policy));
   c.model_label = label;
