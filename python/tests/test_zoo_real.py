@@ -32,38 +32,22 @@ pytestmark = [needs_parity, pytest.mark.zoo_real]
 # bench/zoo/scoreboard.py; docs/verdicts.md). Remove an entry when its fix
 # lands: the test then XPASSes, which strict=True turns into a failure.
 WRONG_VERDICT = {
-    "yolo_guide": "false FAIL: numerics.*.declared_shapes (height/width labels on maps of other sizes) fails "
-                  "every generated sample although the export computes PyTorch's values",
-    "yolo_fp16": "false FAIL: boundary_large output0 max_abs 3.45 > 3.25 (float16_roundoff, 16 unit roundoffs "
-                 "x max|ref|) on a copy whose boxes stay within 3.6 px and best class agrees everywhere",
+    "yolo_guide": "false FAIL: the raw maps p3-p5 at the dump's other sizes, judged slice by slice (mixed "
+                  "scales), fail on 1-2 elements of a slice at float32's level (5 ulps, rtol 0 per slice); the "
+                  "declared-shape contradiction itself is now one warning",
+    "yolo_dynamo": "false FAIL since slice bands: the raw maps (silu_39, silu_44) at the dump's other sizes fail "
+                   "on 1-2 elements of a slice at float32's level (max_abs 6.1e-4 on rms 48.6 against atol "
+                   "5.8e-4, rtol 0 per slice)",
     "vit_int8_dynamic": "false FAIL: 1 of 100 logits outside atol 0.0156 (rule quantized_default), max_abs "
                         "0.031, error 4% of the logits' spread",
-    "llama_ortopt": "false FAIL: syntax.checker: No Op registered for SimplifiedLayerNormalization "
-                    "(ORT's contrib op from onnxruntime.transformers.optimizer)",
     "ssdlite_torchscript": "false FAIL: first divergent layer detector.head.classification_head.module_list.2.0.2 "
                            "(ReLU6) on 1 of 12800 elements, 2.7e-5 > atol 1.5e-5, while boxes, scores and "
                            "labels all pass",
 }
-WRONG_MODULE = {
-    "yolo_ultra_deep_wrapped": "named model.model.4.m.0 (check and locate), not model.model.4.m.1.cv1",
-    "yolo_dynamo_deep": "named model.4.m.0 at node_add_* (check and locate), not model.4.m.1.cv1",
-}
-_BF16 = "why: errors consistent with bf16 arithmetic, for a 1.05/1.02 fp32 weight"
-_DERIVED = "why: errors worse than bf16 arithmetic, for a derived copy (it knows what it is)"
-WRONG_ARITHMETIC = {
-    "yolo_ultra_deep": _BF16,
-    "yolo_ultra_deep_wrapped": _BF16,
-    "yolo_ultra_cls3": "why: errors consistent with fp16/tf32 arithmetic, for class convs x3",
-    "yolo_dynamo_deep": _BF16,
-    "llama_torchscript_vproj": _BF16,
-    "llama_dynamo_vproj": _BF16,
-    "yolo_int8_saturated": _DERIVED,
-    "yolo_int8_concat": _DERIVED,
-    "yolo_fp16": "why: bf16 named for an fp16 copy",
-    "mobilenet_int8_tensor": _DERIVED,
-    "mobilenet_int8_channel": _DERIVED,
-    "vit_int8_dynamic": "why: bf16 named for a dynamic int8 copy",
-}
+# Fixed since the zoo came (the merges of 2026-12-04): yolo_fp16 and llama_ortopt's false FAILs, the two
+# wrong modules (the wrapper's prefix, dynamo's folded BatchNorm), every arithmetic named without evidence.
+WRONG_MODULE = {}
+WRONG_ARITHMETIC = {}
 
 TESTED = [c for c in CASES if c.in_test]  # 40 s each, the two unhealthy YOLO int8 copies: scoreboard only
 LOCATED = {c.name for c in TESTED if c.planted} | {"yolo_ultra_wrapped"}

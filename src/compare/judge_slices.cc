@@ -101,10 +101,11 @@ Status JudgeSlices(std::string_view name, const Tensor& ref, const Tensor& test,
   for (int64_t k = 0; k < length; ++k)
     if (k != smallest) order.push_back(k);
   const DType dtype = MachineEpsilon(test.dtype()) > MachineEpsilon(ref.dtype()) ? test.dtype() : ref.dtype();
+  const double largest = *std::max_element(rms.begin(), rms.end());
   std::vector<SliceVerdict> v(length);
   for (int64_t k : order) {
     const Tensor r = SliceAlong(ref, mixed.axis, k), t = SliceAlong(test, mixed.axis, k);
-    const double floor = SliceFloor(r, rms[k] > 0 ? rms[k] : rms[smallest], dtype);
+    const double floor = SliceFloor(r, rms[k] > 0 ? rms[k] : rms[smallest], dtype, largest);
     if (rms[k] == 0) {
       PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, v[smallest].tolerance));
     } else if (j.tolerance.slice_rule == SliceBandRule::kCap) {

@@ -107,13 +107,13 @@ double MachineEpsilon(DType t) {
   }
 }
 
-double SliceFloor(const Tensor& slice, double rms, DType dtype) {
+double SliceFloor(const Tensor& slice, double rms, DType dtype, double largest_rms) {
   bool unit = true;
   for (int64_t i = 0; i < slice.size() && unit; ++i) {
     const double v = slice.GetAsDouble(i);
     unit = !std::isfinite(v) || (v >= 0 && v <= 1);
   }
-  return kSliceFloorUlps * MachineEpsilon(dtype) * (unit ? 1.0 : rms);
+  return kSliceFloorUlps * MachineEpsilon(dtype) * std::max(unit ? 1.0 : rms, kSliceResolution * largest_rms);
 }
 
 std::string IndexRanges(const std::vector<int64_t>& indices) {
