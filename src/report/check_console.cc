@@ -58,8 +58,9 @@ std::string LatencyLines(const CheckReport& r, const Paint& paint) {
 template <typename Paint>
 std::string WhyLines(const CheckReport& r, const Paint& paint) {
   std::string out;
-  if (r.arithmetic) out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ArithmeticLine(*r.arithmetic));
-  if (!r.tf32_probe.empty()) out += fmt::format("tf32: {}\n", r.tf32_probe);
+  if (r.arithmetic)
+    out += fmt::format("{} {}\n", paint(ansi::kYellow, "why:"), ConsoleName(ArithmeticLine(*r.arithmetic)));
+  if (!r.tf32_probe.empty()) out += fmt::format("tf32: {}\n", ConsoleName(r.tf32_probe));
   return out;
 }
 

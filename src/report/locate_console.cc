@@ -84,7 +84,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
   }
   if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
   for (const std::string& line : AssignmentLines(r.target_assignment)) fmt::print(out, "  target EP: {}\n", line);
-  if (r.arithmetic) fmt::print(out, "  why: {}\n", ArithmeticLine(*r.arithmetic));
+  if (r.arithmetic) fmt::print(out, "  why: {}\n", ConsoleName(ArithmeticLine(*r.arithmetic)));
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }
