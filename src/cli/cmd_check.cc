@@ -29,6 +29,7 @@ struct CheckCmdOptions {
   std::string report_dir;
   std::string json;
   uint32_t seed = 0;
+  double sample_timeout = -1;  // < 0: the default (CheckOptions::sample_timeout_s)
   int runs = 20;
   int warmup = 3;
   bool no_locate = false;
@@ -57,6 +58,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.allow_symlinks = o.allow_symlinks;
   options.inputs_path = o.inputs;
   options.seed = o.seed;
+  options.sample_timeout_s = o.sample_timeout;
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.locate_on_failure = !o.no_locate;
@@ -136,6 +138,10 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--reference-config", o->reference_config,
                   "the reference run's config: a level (disable, basic, extended, all) or CONFIG.json (default: disable)");
   cmd->add_option("--seed", o->seed, "seed for generated samples");
+  cmd->add_option("--sample-timeout", o->sample_timeout,
+                  "seconds one run of a sample may take before it is stopped and reported TIMEOUT (0: no limit; "
+                  "default: max(10, 50 x the typical sample's run))")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");

@@ -130,6 +130,11 @@ enum class OutputBuffers {
 // cannot be loaded) or kInvalidArgument (a bad option), with ORT's reason.
 Status CheckConfig(const RunConfig& config);
 
+// In the message of a run Session::Run stopped at its time limit.
+inline constexpr std::string_view kRunTimedOut = "ran past its time limit of";
+// Whether `e` is such a run's error (context added to it included).
+bool IsRunTimeout(const Error& e);
+
 class Session {
  public:
   // Loads the model under `config`. Errors keep ORT's message (callers add the
@@ -185,9 +190,13 @@ class Session {
   // unknown name is kInvalidArgument. Returns the outputs, in the requested
   // order, copied into parity Tensors unless `buffers` says otherwise. ORT
   // failures during the run are kRuntime (kInvalidArgument when ORT says the
-  // arguments are invalid).
+  // arguments are invalid). `timeout_s` > 0: a watchdog thread stops a run
+  // still going after that many seconds (ORT's RunOptions terminate flag,
+  // seen between two kernels, Loop bodies' included) and the run is a
+  // kRuntime error whose message holds kRunTimedOut (IsRunTimeout); 0: no
+  // limit.
   Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {},
-                        OutputBuffers buffers = OutputBuffers::kCopied) const;
+                        OutputBuffers buffers = OutputBuffers::kCopied, double timeout_s = 0) const;
 
   // The "plain ORT loop" of bench/latency_bench.cc: converts `inputs` to
   // Ort::Values once (no copy), then times `runs` calls of Ort::Session::Run

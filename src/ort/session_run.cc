@@ -3,6 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "ort/ort_error.h"
@@ -11,9 +15,51 @@
 #include "ort/value_conversion.h"
 
 namespace parity::ort {
+namespace {
+
+// Sets `options`' terminate flag when a run outlives `seconds` (> 0): ORT
+// checks it between kernels and ends the run with an error. Stop() (or the
+// destructor) ends the watch; fired() is read after it.
+class Watchdog {
+ public:
+  Watchdog(Ort::RunOptions& options, double seconds) {
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, &options, seconds] {
+      std::unique_lock lock(mutex_);
+      if (!done_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
+        fired_ = true;
+        options.SetTerminate();
+      }
+    });
+  }
+  ~Watchdog() { Stop(); }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  void Stop() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    done_cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool fired() const { return fired_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  bool fired_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+bool IsRunTimeout(const Error& e) { return e.message().find(kRunTimedOut) != std::string::npos; }
 
 Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::string>& output_names,
-                               OutputBuffers buffers) const {
+                               OutputBuffers buffers, double timeout_s) const {
   PARITY_RETURN_IF_ERROR(CheckInputs(impl_->inputs, inputs));
 
   std::vector<std::string> fetch = output_names.empty() ? this->output_names() : output_names;
@@ -38,9 +84,23 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
     std::vector<const char*> output_ptrs;
     for (const std::string& name : fetch) output_ptrs.push_back(name.c_str());
 
-    std::vector<Ort::Value> results =
-        impl_->session.Run(Ort::RunOptions{nullptr}, input_ptrs.data(), values.data(), values.size(),
-                           output_ptrs.data(), output_ptrs.size());
+    std::vector<Ort::Value> results;
+    if (timeout_s > 0) {
+      Ort::RunOptions options;
+      Watchdog watchdog(options, timeout_s);
+      try {
+        results = impl_->session.Run(options, input_ptrs.data(), values.data(), values.size(), output_ptrs.data(),
+                                     output_ptrs.size());
+      } catch (const Ort::Exception&) {
+        watchdog.Stop();
+        if (watchdog.fired())
+          return RuntimeError(fmt::format("the run {} {:g} s and was stopped", kRunTimedOut, timeout_s));
+        throw;
+      }
+    } else {
+      results = impl_->session.Run(Ort::RunOptions{nullptr}, input_ptrs.data(), values.data(), values.size(),
+                                   output_ptrs.data(), output_ptrs.size());
+    }
     TensorSet out;
     for (size_t i = 0; i < results.size(); ++i) {
       // Copied, ORT's buffer goes as soon as parity holds its own: a run that

@@ -80,7 +80,7 @@ std::string RefusalLines(const CheckReport& r, const Paint& paint) {
   if (refused.empty()) return "";
   std::string out = fmt::format("expected refusals ({}, not failures):\n", refused.size());
   for (const SampleResult* s : refused)
-    out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, CheckVerdictName(s->status)), ConsoleName(s->name),
+    out += fmt::format("  {} {}: {}\n", paint(ansi::kYellow, s->StatusWord()), ConsoleName(s->name),
                        s->error);
   return out;
 }
@@ -153,7 +153,8 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     }
   for (const auto& s : r.samples)
     if (!s.error.empty() && s.status == Verdict::kFail)
-      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, "raised"), ConsoleName(s.name), s.error);
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, s.timed_out ? "timeout" : "raised"), ConsoleName(s.name),
+                         s.error);
   out += RefusalLines(r, paint);
   out += WhyLines(r, paint);
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);

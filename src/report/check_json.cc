@@ -55,7 +55,7 @@ json SampleToJson(const SampleResult& s) {
   return {{"name", s.name},
           {"kind", s.kind},
           {"input_summary", s.input_summary},
-          {"status", CheckVerdictName(s.status)},
+          {"status", s.StatusWord()},
           {"error", s.error.empty() ? json(nullptr) : json(s.error)},
           {"behaviour", s.behaviour.empty() ? json(nullptr) : json(s.behaviour)},
           {"outputs", outputs}};
@@ -208,7 +208,7 @@ json CheckReportToJson(const CheckReport& r) {
                             {"message", f.message}});
   json refusals = json::array();
   for (const SampleResult* s : r.ExpectedRefusals())
-    refusals.push_back({{"sample", s->name}, {"status", CheckVerdictName(s->status)}, {"reason", s->error}});
+    refusals.push_back({{"sample", s->name}, {"status", s->StatusWord()}, {"reason", s->error}});
   return {{"schema", "parity.check/1"},
           {"judged_against", {{"kind", JudgedAgainstKind(r)}, {"text", JudgedAgainst(r)}}},
           {"expected_refusals", refusals},

@@ -26,6 +26,11 @@ namespace parity {
 // (with a note) instead of tracing every tensor (docs/security.md "Limits").
 inline constexpr int64_t kMaxCurveNodes = 10'000;
 
+// The default per-sample time limit (CheckOptions::sample_timeout_s).
+inline constexpr double kTimeoutFactor = 50;
+inline constexpr double kMinDefaultTimeout = 10;
+inline constexpr double kFirstRunTimeout = 600;
+
 struct CheckOptions {
   std::string model_path;
   // What MODEL's numerics are judged against in ONNX Runtime (reference.h):
@@ -47,6 +52,12 @@ struct CheckOptions {
   uint32_t seed = 0;        // for generated samples
   RunConfig target;         // the deployed config (all)
   TolerancePolicy policy;
+  // The time limit of each ORT run of a sample, in seconds (docs/inputs.md
+  // "Bounded runs"): a run past it is stopped and its sample reported as
+  // TIMEOUT, never PASS. 0: no limit. Negative: the default, max(10 s,
+  // kTimeoutFactor x the first ordinary sample's run on the reference), that
+  // first run itself bounded by kFirstRunTimeout.
+  double sample_timeout_s = -1;
   int latency_runs = 20;
   int latency_warmup = 3;
   bool locate_on_failure = true;

@@ -80,6 +80,9 @@ struct Context {
   // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
   bool numerics_deferred = false;
   bool torch_outputs_read = false;  // the dump's traced sample was read (the layers can be compared)
+  // The time limit of each run (seconds; 0: none): the user's, or the default
+  // once the reference's first ordinary sample has been timed (RunReferencePass).
+  double sample_timeout_s = 0;
   CheckReport report;
   // Set by a stage when the runtime itself failed (out of memory): the check
   // ends with this error (exit 3) instead of a verdict.
@@ -113,6 +116,9 @@ inline bool IsOutOfMemory(const Error& e) {
 // the deployed size), else the first non-anomalous sample the reference did
 // not refuse; null when there is none.
 const Sample* TimingSample(const Context& ctx);
+
+// Whether a run's error is its time limit (ort::IsRunTimeout).
+inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
 
 // The first sample that is not an anomaly: the one a passing check's layer
 // curve and the shared-tensor comparison observe; null when all are.

@@ -56,6 +56,33 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
                                    finding.test)));
 }
 
+// A sample whose run passed the time limit (IsTimeout): reported TIMEOUT and
+// abandoned. The reference's run over it on a generated sample is outside
+// what parity should have asked for: not judged (SKIPPED); on the user's
+// sample, or the target's run alone, a FAIL. Returns false when neither
+// run timed out.
+bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
+                   const Result<TensorSet>& test, std::vector<CheckFinding>& f) {
+  const bool ref_late = !ref && IsTimeout(ref.error());
+  if (!ref_late && !(ref && !test && IsTimeout(test.error()))) return false;
+  result.timed_out = true;
+  result.behaviour = "timeout";
+  result.error = (ref_late ? ref : test).error().message();
+  const std::string how = fmt::format("the {} run was stopped at the time limit of {:g} s (--sample-timeout; 0: none)",
+                                      ref_late ? "reference" : "target", ctx.sample_timeout_s);
+  if (ref_late && ctx.options.inputs_path.empty()) {
+    result.status = Verdict::kUnchecked;
+    f.push_back(Skip(id, fmt::format("TIMEOUT, not judged: {}; a generated sample", how)));
+  } else {
+    result.status = Verdict::kFail;
+    f.push_back(Fail(id, fmt::format("TIMEOUT: {}{}", how,
+                                     ref_late ? "" : fmt::format(" where [{}] ran it in time",
+                                                                 ctx.options.reference.config.Label()))));
+  }
+  ctx.report.samples.push_back(std::move(result));
+  return true;
+}
+
 // Runs one non-anomalous sample under both configs and compares the outputs.
 // Returns false when the runtime ran out of memory (ctx.fatal is then set and
 // the stage ends).
@@ -67,6 +94,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   auto ref = ReferenceOutputs(ctx, sample);
   auto test = ref ? RunOn(ctx, *ctx.target, sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
+  if (ReportTimeout(ctx, result, id, ref, test, f)) return true;
   if (!ref && !IsOutOfMemory(ref.error())) {
     // A sample the model refuses even unfused (a size a detector cannot
     // take, a 1x1 image under a 3x3 kernel) is outside the model's domain,
@@ -317,8 +345,9 @@ const Sample* FirstOrdinarySample(const Context& ctx) {
 }
 
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample) {
-  if (!ctx.reference_model) return RunSample(session, sample, ctx.label);
-  return RunSample(session, FitToSession(session, sample), ctx.label);
+  const ort::OutputBuffers copied = ort::OutputBuffers::kCopied;
+  if (!ctx.reference_model) return RunSample(session, sample, ctx.label, {}, copied, ctx.sample_timeout_s);
+  return RunSample(session, FitToSession(session, sample), ctx.label, {}, copied, ctx.sample_timeout_s);
 }
 
 void StageNumerics(Context& ctx) {

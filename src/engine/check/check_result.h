@@ -55,8 +55,16 @@ struct SampleResult {
   std::string input_summary;  // "images float32 [4, 3, 64, 64]"
   Verdict status = Verdict::kPass;
   std::string error;      // what ORT raised, when it did
-  std::string behaviour;  // anomalies: "raised", "nan/inf propagated", "outputs finite", ...
+  std::string behaviour;  // anomalies: "raised", "nan/inf propagated", "outputs finite", "timeout"
   std::vector<OutputResult> outputs;
+  // A run of the sample passed the check's time limit and was stopped
+  // (docs/inputs.md "Bounded runs"): never PASS; its status is SKIPPED (the
+  // reference's run, a generated sample) or FAIL, and every format says
+  // TIMEOUT (StatusWord).
+  bool timed_out = false;
+
+  // "TIMEOUT" for a timed-out sample, else CheckVerdictName(status).
+  std::string_view StatusWord() const { return timed_out ? "TIMEOUT" : CheckVerdictName(status); }
 };
 
 struct PerformanceResult {

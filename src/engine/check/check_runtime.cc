@@ -18,7 +18,7 @@ namespace {
 
 // "raised", "nan/inf propagated" or "outputs finite".
 std::string Behaviour(const Result<TensorSet>& outputs) {
-  if (!outputs) return "raised";
+  if (!outputs) return IsTimeout(outputs.error()) ? "timeout" : "raised";
   for (const auto& [name, t] : *outputs) {
     if (!IsFloating(t.dtype())) continue;
     for (int64_t i = 0; i < t.size(); ++i)
@@ -144,12 +144,24 @@ void StageRobustness(Context& ctx) {
                         .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
                         .input_summary = DescribeTensors(sample.tensors)};
     auto ref = ReferenceOutputs(ctx, sample);
-    auto test = RunOn(ctx, *ctx.target, sample);
+    // A reference stopped at the time limit: the target is not made to wait as long.
+    auto test = ref || !IsTimeout(ref.error()) ? RunOn(ctx, *ctx.target, sample) : ref;
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();
     const std::string id = fmt::format("robustness.{}", sample.name);
-    if (ref_behaviour != result.behaviour) {
+    if (ref_behaviour == "timeout" || result.behaviour == "timeout") {
+      // Stopped at the time limit: never a PASS. Under the reference too, the
+      // sample is not judged; under the target alone, it fails.
+      result.timed_out = true;
+      result.behaviour = "timeout";
+      result.error = (!ref ? ref : test).error().message();
+      result.status = ref_behaviour == "timeout" ? Verdict::kUnchecked : Verdict::kFail;
+      const std::string why = fmt::format("TIMEOUT: stopped at the time limit of {:g} s under [{}]", ctx.sample_timeout_s,
+                                          ref_behaviour == "timeout" ? ctx.options.reference.config.Label()
+                                                                     : ctx.options.target.Label());
+      f.push_back(result.status == Verdict::kFail ? Fail(id, why) : Skip(id, why + "; not judged"));
+    } else if (ref_behaviour != result.behaviour) {
       result.status = Verdict::kFail;
       f.push_back(Fail(id, fmt::format("[{}] {} but [{}] {}{}", ctx.options.target.Label(), result.behaviour,
                                        ctx.options.reference.config.Label(), ref_behaviour,
@@ -167,7 +179,9 @@ void StageRobustness(Context& ctx) {
         }
       }
     } else {
-      f.push_back(Pass(id, fmt::format("raised under both configs: {}", result.error)));
+      // Raised under both: the same behaviour, but nothing was compared.
+      result.status = Verdict::kUnchecked;
+      f.push_back(Skip(id, fmt::format("raised under both configs (not judged): {}", result.error)));
     }
     ctx.report.samples.push_back(std::move(result));
   }

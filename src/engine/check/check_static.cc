@@ -159,14 +159,31 @@ CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
 
 }  // namespace
 
+namespace {
+
+// max(10 s, 50 x the first ordinary sample's run on the reference).
+double DefaultTimeout(std::chrono::steady_clock::duration typical) {
+  return std::max(kMinDefaultTimeout, kTimeoutFactor * std::chrono::duration<double>(typical).count());
+}
+
+}  // namespace
+
 void RunReferencePass(Context& ctx, const ort::Session& reference) {
   const auto start = std::chrono::steady_clock::now();
   ctx.reference_output_names = reference.output_names();
   int done = 0;
   size_t kept = 0;
+  const bool default_timeout = ctx.options.sample_timeout_s < 0;
+  bool measured = false;
+  ctx.sample_timeout_s = default_timeout ? kFirstRunTimeout : ctx.options.sample_timeout_s;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
+    const auto run_start = std::chrono::steady_clock::now();
     auto outputs = RunOn(ctx, reference, sample);
+    if (outputs && default_timeout && !measured && SampleKindOf(sample.name) != SampleKind::kAnomaly) {
+      ctx.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
+      measured = true;
+    }
     const bool out_of_memory = !outputs && IsOutOfMemory(outputs.error());
     if (outputs && kept + BytesOf(*outputs) > ctx.options.reference_outputs_in_memory) {
       auto unspilled = Spill(ctx, sample.name, std::move(*outputs));

@@ -81,6 +81,50 @@ int64_t FindVocab(const Model& model, const GraphView& g, const std::string& inp
   return vocab;
 }
 
+// Where a node reads a size or a count: the input positions of each op
+// whose value sets how many iterations run or how many elements are made.
+const std::map<std::string, std::vector<size_t>>& CountSinks() {
+  static const std::map<std::string, std::vector<size_t>> kSinks = {
+      {"Loop", {0}},   {"Range", {0, 1, 2}}, {"ConstantOfShape", {0}}, {"Expand", {1}},
+      {"Tile", {1}},   {"Reshape", {1}},     {"Resize", {3}},          {"Pad", {1}},
+      {"TopK", {1}},   {"OneHot", {1}},      {"NonMaxSuppression", {2}}};
+  return kSinks;
+}
+
+// Ops a count passes through on its way to where it is used.
+bool PassesCount(const GraphNode& n) {
+  static const std::set<std::string> kOps = {"Cast", "Unsqueeze", "Squeeze", "Reshape", "Flatten", "Identity",
+                                             "Concat", "Add", "Mul", "Max", "Min", "Abs"};
+  return n.domain.empty() && kOps.contains(n.op_type);
+}
+
+// Whether `input` sets an iteration count or a size: it reaches a Loop's
+// trip count, a Range's bounds, a shape of ConstantOfShape/Expand/Tile/...
+// (CountSinks), directly or through PassesCount ops.
+bool FeedsCount(const GraphView& g, const std::string& input) {
+  std::vector<std::string> frontier = {input};
+  std::set<std::string> seen;
+  while (!frontier.empty()) {
+    std::string tensor = frontier.back();
+    frontier.pop_back();
+    if (!seen.insert(tensor).second) continue;
+    auto it = g.consumers.find(tensor);
+    if (it == g.consumers.end()) continue;
+    for (size_t index : it->second) {
+      const GraphNode& n = g.nodes[index];
+      auto sink = n.domain.empty() ? CountSinks().find(n.op_type) : CountSinks().end();
+      if (sink != CountSinks().end())
+        for (size_t at : sink->second)
+          if (at < n.inputs.size() && n.inputs[at] == tensor) return true;
+      // Reshape's data passes a count on; its shape input is a sink above.
+      if (PassesCount(n) && !n.outputs.empty() && !n.inputs.empty() &&
+          (n.op_type != "Reshape" || n.inputs[0] == tensor))
+        frontier.push_back(n.outputs[0]);
+    }
+  }
+  return false;
+}
+
 struct Plan {
   std::vector<InputPlan> inputs;
   std::vector<std::string> symbols;  // in order of first appearance
@@ -162,7 +206,10 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
     auto g = BuildGraphView(model, {.infer_shapes = false});
     if (g)
       for (auto& in : plan.inputs)
-        if (IsInteger(in.dtype)) in.vocab = FindVocab(model, *g, in.name);
+        if (IsInteger(in.dtype)) {
+          in.vocab = FindVocab(model, *g, in.name);
+          in.count = in.vocab == 0 && FeedsCount(*g, in.name);
+        }
   }
   return plan;
 }
@@ -180,11 +227,12 @@ bool Wants(const SampleGenOptions& o, SampleKind k) {
 }
 
 std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
-  bool any_float = false, any_vocab = false, any_plain_int = false;
+  bool any_float = false, any_vocab = false, any_plain_int = false, any_count = false;
   for (const auto& in : plan.inputs) {
     any_float |= IsFloating(in.dtype);
     any_vocab |= in.vocab > 0;
-    any_plain_int |= IsInteger(in.dtype) && in.vocab == 0;
+    any_count |= in.count;
+    any_plain_int |= IsInteger(in.dtype) && in.vocab == 0 && !in.count;
   }
   const auto& d = plan.defaults;
   std::vector<Recipe> r;
@@ -196,6 +244,9 @@ std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
       r.push_back({"boundary_small", d, Mode::kTypical, Mode::kTypical, 1e-3});
     }
     if (any_plain_int) r.push_back({"boundary_dtype_max", d, Mode::kTypical, Mode::kDtypeMax});
+    // A count at its dtype's max asks for 2^63 iterations or elements: a
+    // run that never ends or never fits. Counts get a modest max instead.
+    if (any_count) r.push_back({"boundary_count_max", d, Mode::kTypical, Mode::kCountMax});
     if (!plan.batch_like.empty()) {
       int64_t batch = 4;
       for (const auto& s : plan.batch_like) batch = std::max(batch, 2 * d.at(s));

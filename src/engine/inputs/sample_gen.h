@@ -15,13 +15,19 @@
 // Samples (names are SAMPLE in the `SAMPLE/INPUT` keys of docs/contract.md):
 //   typical                 floats N(0,1) or uniform in --range [LO, HI);
 //                           integers feeding a Gather: ids in [0, vocab);
+//                           counts (below): [1, 8], or --range [LO, HI);
 //                           other integers in --range [LO, HI) or [0, 10);
 //                           bool: fair coin
 //   boundary_zeros          every input zero
 //   boundary_large          typical floats x100
 //   boundary_small          typical floats x1e-3
-//   boundary_dtype_max      integer inputs not feeding a Gather at their
-//                           dtype's max (only when there is one)
+//   boundary_dtype_max      integer inputs not feeding a Gather and not
+//                           counts at their dtype's max (only when there is
+//                           one; counts stay typical)
+//   boundary_count_max      counts at a modest max: 64 (fewer when a count
+//                           holds more than 3 elements: the product stays
+//                           under 2^20), or HI-1 of their --range (only when
+//                           there is a count)
 //   boundary_batch<N>       batch-like symbols at N = max(4, 2 x default)
 //                           (only when one is dynamic)
 //   boundary_min_size       other dynamic dims at `min_size` (default 1: the
@@ -37,6 +43,14 @@
 // no Gather) are left out. Values are deterministic for a seed: each input
 // of each sample draws from its own stream keyed by (seed, sample, input),
 // so asking for fewer kinds leaves the others unchanged.
+//
+// A count is an integer input that sets how many iterations run or how many
+// elements are made: it reaches a Loop's trip count, a Range's start, limit
+// or delta, the shape of ConstantOfShape/Expand/Reshape, Tile's repeats,
+// Resize's sizes, Pad's pads, TopK's K, OneHot's depth or NonMaxSuppression's
+// box count, directly or through Cast/Squeeze/Unsqueeze/Reshape/Flatten/
+// Identity/Concat/Add/Mul/Max/Min/Abs. It is never set to its dtype's max:
+// a Loop asked for 2^63 iterations never ends (docs/inputs.md).
 //
 // The vocabulary of an integer input is the first dim of the data
 // initializer of a Gather that reads the input as its indices, directly or

@@ -216,6 +216,39 @@ TEST(GenerateSamples, PlainIntegersGetTheDtypeMax) {
   for (int32_t v : by.at("typical").tensors.Find("count")->view<int32_t>()) EXPECT_TRUE(v >= 0 && v < 10);
 }
 
+// A count reaches a Range's limit through Squeeze and Cast, and a shape
+// input reaches ConstantOfShape: neither is ever set to its dtype's max.
+TEST(GenerateSamples, CountsGetSmallValuesNeverTheDtypeMax) {
+  ModelBuilder b;
+  auto limit = b.Input("limit", DType::kInt32, Shape{1});
+  auto shape = b.Input("shape", DType::kInt64, Shape{4});
+  auto plain = b.Input("plain", DType::kInt64, Shape{2});
+  auto squeezed = b.Op("Squeeze", {limit});
+  auto as64 = b.Op("Cast", {squeezed}, {{"to", int64_t{7}}});
+  auto start = b.Constant(Tensor::FromVector(DType::kInt64, {}, std::vector<int64_t>{0}));
+  auto delta = b.Constant(Tensor::FromVector(DType::kInt64, {}, std::vector<int64_t>{1}));
+  b.Output(b.Op("Range", {start, as64, delta}), "r");
+  b.Output(b.Op("ConstantOfShape", {shape}), "z");
+  b.Output(b.Identity(plain), "p");
+  auto m = b.Build();
+  ASSERT_TRUE(m.has_value()) << m.error().message();
+  auto samples = GenerateSamples(*m, {});
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  auto by = ByName(*samples);
+  ASSERT_TRUE(by.contains("boundary_dtype_max"));  // for `plain`
+  ASSERT_TRUE(by.contains("boundary_count_max"));
+  for (const auto& [name, sample] : by) {
+    for (int32_t v : sample.tensors.Find("limit")->view<int32_t>()) EXPECT_TRUE(v >= 0 && v <= 64) << name << v;
+    for (int64_t v : sample.tensors.Find("shape")->view<int64_t>()) EXPECT_TRUE(v >= 0 && v <= 64) << name << v;
+  }
+  for (int64_t v : by.at("boundary_dtype_max").tensors.Find("plain")->view<int64_t>()) EXPECT_EQ(v, INT64_MAX);
+  EXPECT_EQ(by.at("boundary_count_max").tensors.Find("limit")->view<int32_t>()[0], 64);
+  // Four elements of a shape: 32 each, 2^20 elements in all.
+  for (int64_t v : by.at("boundary_count_max").tensors.Find("shape")->view<int64_t>()) EXPECT_EQ(v, 32);
+  for (int64_t v : by.at("boundary_zeros").tensors.Find("shape")->view<int64_t>()) EXPECT_EQ(v, 0);
+  for (int32_t v : by.at("typical").tensors.Find("limit")->view<int32_t>()) EXPECT_TRUE(v >= 1 && v <= 8) << v;
+}
+
 TEST(SampleOptionParsers, AcceptTheDocumentedForms) {
   auto shape = ParseShapeOverride("images:1x3xHxW");
   ASSERT_TRUE(shape.has_value());

@@ -123,7 +123,9 @@ double Typical(Stream& s, const InputPlan& in) {
     return s.Normal();
   }
   double lo = 0, hi = 10;
-  if (in.vocab > 0) {
+  if (in.count && !in.range) {
+    lo = 1, hi = 9;  // a few iterations: [1, 8]
+  } else if (in.vocab > 0) {
     hi = static_cast<double>(in.vocab);
   } else if (in.range) {
     lo = std::ceil(in.range->lo);
@@ -133,6 +135,12 @@ double Typical(Stream& s, const InputPlan& in) {
 }
 
 }  // namespace
+
+int64_t CountMax(const InputPlan& in, int64_t elements) {
+  if (in.range) return std::max<int64_t>(0, static_cast<int64_t>(std::ceil(in.range->hi)) - 1);
+  const double per_element = std::pow(2.0, 20.0 / static_cast<double>(std::max<int64_t>(elements, 1)));
+  return std::clamp<int64_t>(static_cast<int64_t>(per_element), 1, kCountMax);
+}
 
 uint64_t StreamSeed(uint64_t seed, std::string_view sample, std::string_view input) {
   uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a over seed, sample, '/', input
@@ -157,7 +165,10 @@ void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stre
         v = 0;
         break;
       case Mode::kDtypeMax:
-        v = DtypeMax(in.dtype);
+        v = in.count ? Typical(s, in) : DtypeMax(in.dtype);
+        break;
+      case Mode::kCountMax:
+        v = in.count ? static_cast<double>(CountMax(in, n)) : Typical(s, in);
         break;
       default:
         v = Typical(s, in) * scale;

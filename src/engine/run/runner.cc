@@ -22,8 +22,9 @@ Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, 
 }
 
 Result<TensorSet> RunSample(const ort::Session& session, const Sample& sample, const std::string& label,
-                            const std::vector<std::string>& output_names, ort::OutputBuffers buffers) {
-  return WithContext(session.Run(sample.tensors, output_names, buffers),
+                            const std::vector<std::string>& output_names, ort::OutputBuffers buffers,
+                            double timeout_s) {
+  return WithContext(session.Run(sample.tensors, output_names, buffers, timeout_s),
                      fmt::format("{}, sample '{}'", label, sample.name));
 }
 

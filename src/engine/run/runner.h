@@ -27,9 +27,10 @@ Result<ort::Session> CreateSession(const Model& model, const RunConfig& config, 
 
 // Runs one sample; errors say which sample and model.
 // `buffers`: ort::Session::Run's (kBorrowed for tensors dropped at once).
+// `timeout_s` > 0: the run is stopped past it (ort::IsRunTimeout).
 Result<TensorSet> RunSample(const ort::Session& session, const Sample& sample, const std::string& label,
                             const std::vector<std::string>& output_names = {},
-                            ort::OutputBuffers buffers = ort::OutputBuffers::kCopied);
+                            ort::OutputBuffers buffers = ort::OutputBuffers::kCopied, double timeout_s = 0);
 
 // The model with every intermediate tensor (every node output, in
 // topological order) exposed as an output, and the list of what was exposed.
