@@ -120,6 +120,15 @@ const Sample* TimingSample(const Context& ctx);
 // Whether a run's error is its time limit (ort::IsRunTimeout).
 inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
 
+// For a numerics sample whose run passed the time limit (IsTimeout): its
+// result TIMEOUT, a finding, and the result into the report; the sample is
+// abandoned. The reference's run over a generated sample is outside what
+// parity should have asked for: not judged (SKIPPED); over the user's
+// sample, or the target's run alone: FAIL. Returns false (nothing done)
+// when neither run timed out (check_runtime.cc).
+bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
+                   const Result<TensorSet>& test, std::vector<CheckFinding>& f);
+
 // The first sample that is not an anomaly: the one a passing check's layer
 // curve and the shared-tensor comparison observe; null when all are.
 const Sample* FirstOrdinarySample(const Context& ctx);

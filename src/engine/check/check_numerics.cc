@@ -56,33 +56,6 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
                                    finding.test)));
 }
 
-// A sample whose run passed the time limit (IsTimeout): reported TIMEOUT and
-// abandoned. The reference's run over it on a generated sample is outside
-// what parity should have asked for: not judged (SKIPPED); on the user's
-// sample, or the target's run alone, a FAIL. Returns false when neither
-// run timed out.
-bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
-                   const Result<TensorSet>& test, std::vector<CheckFinding>& f) {
-  const bool ref_late = !ref && IsTimeout(ref.error());
-  if (!ref_late && !(ref && !test && IsTimeout(test.error()))) return false;
-  result.timed_out = true;
-  result.behaviour = "timeout";
-  result.error = (ref_late ? ref : test).error().message();
-  const std::string how = fmt::format("the {} run was stopped at the time limit of {:g} s (--sample-timeout; 0: none)",
-                                      ref_late ? "reference" : "target", ctx.sample_timeout_s);
-  if (ref_late && ctx.options.inputs_path.empty()) {
-    result.status = Verdict::kUnchecked;
-    f.push_back(Skip(id, fmt::format("TIMEOUT, not judged: {}; a generated sample", how)));
-  } else {
-    result.status = Verdict::kFail;
-    f.push_back(Fail(id, fmt::format("TIMEOUT: {}{}", how,
-                                     ref_late ? "" : fmt::format(" where [{}] ran it in time",
-                                                                 ctx.options.reference.config.Label()))));
-  }
-  ctx.report.samples.push_back(std::move(result));
-  return true;
-}
-
 // Runs one non-anomalous sample under both configs and compares the outputs.
 // Returns false when the runtime ran out of memory (ctx.fatal is then set and
 // the stage ends).

@@ -102,6 +102,28 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
   return perf;
 }
 
+bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
+                   const Result<TensorSet>& test, std::vector<CheckFinding>& f) {
+  const bool ref_late = !ref && IsTimeout(ref.error());
+  if (!ref_late && !(ref && !test && IsTimeout(test.error()))) return false;
+  result.timed_out = true;
+  result.behaviour = "timeout";
+  result.error = (ref_late ? ref : test).error().message();
+  const std::string how = fmt::format("the {} run was stopped at the time limit of {:g} s (--sample-timeout; 0: none)",
+                                      ref_late ? "reference" : "target", ctx.sample_timeout_s);
+  if (ref_late && ctx.options.inputs_path.empty()) {
+    result.status = Verdict::kUnchecked;
+    f.push_back(Skip(id, fmt::format("TIMEOUT, not judged: {}; a generated sample", how)));
+  } else {
+    result.status = Verdict::kFail;
+    f.push_back(Fail(id, fmt::format("TIMEOUT: {}{}", how,
+                                     ref_late ? "" : fmt::format(" where [{}] ran it in time",
+                                                                 ctx.options.reference.config.Label()))));
+  }
+  ctx.report.samples.push_back(std::move(result));
+  return true;
+}
+
 void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
