@@ -147,3 +147,47 @@ def test_dynamo_decode_step_dump_every_size_runs_and_matches(tmp_dir):
             found = {x["id"]: x for st in json.load(f)["stages"].values() for x in st["findings"]}
         sizes = found["numerics.torch.sizes"]
         assert sizes["status"] == "PASS" and "every dumped size (8)" in sizes["message"], sizes
+
+
+def _dump_and_export(tmp_dir, factory, name):
+    out, model = os.path.join(tmp_dir, name), os.path.join(tmp_dir, name + ".onnx")
+    r = run_module("parity.torch", "dump", f"zoo.decode:{factory}", "-o", out, "--export", model,
+                   "--exporter", "dynamo", "--output-names", ",".join(DECODE_OUTPUTS),
+                   *[f"--dynamic={d}" for d in DECODE_DYNAMIC])
+    assert r.returncode == 0, r.stderr
+    return out, model
+
+
+def _check(model, dump, report, *extra):
+    r = subprocess.run([PARITY, "check", model, "--torch", dump, "--runs", "2", "--warmup", "0", "--json", report,
+                        *extra], capture_output=True, text=True, timeout=600)
+    with open(report, encoding="utf-8") as f:
+        return r, json.load(f)
+
+
+@needs_parity
+@pytest.mark.skipif(not HAS_DYNAMO, reason=f"torch {torch.__version__} has no dynamo exporter")
+def test_default_check_of_a_healthy_decode_step_passes_and_a_planted_v_proj_fails_at_its_module(tmp_dir):
+    """Issue 41's must-show: the generated samples fit the step (mask = past + seq, one past for every cache, ids
+    in the vocabulary, 0/1 masks, positions after the past), so a default check of a correct dynamo export passes;
+    a 1.02 weight in one attention projection fails and is named at its module."""
+    dump, model = _dump_and_export(tmp_dir, "DecodeStep", "healthy")
+    r, report = _check(model, dump, os.path.join(tmp_dir, "healthy.json"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert report["overall_status"] == "PASS"
+    generated = report["generated_inputs"]
+    assert generated["roles"]["input_ids"] == "ids" and generated["roles"]["attention_mask"] == "mask"
+    assert generated["roles"]["position_ids"] == "positions" and generated["roles"]["past_key_1"] == "cache"
+    assert "total = past + seq" in generated["relations"]
+    assert "sizes kept together: " in r.stdout
+    names = {s["name"]: s for s in report["samples"]}
+    for sample in ("typical", "boundary_past0", "boundary_min_size", "boundary_edges"):
+        assert names[sample]["status"] == "PASS", (sample, names[sample])
+    assert not report["failed_tests"]
+
+    _, faulty = _dump_and_export(tmp_dir, "faulty_v_proj", "faulty")
+    r, report = _check(faulty, dump, os.path.join(tmp_dir, "faulty.json"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert report["overall_status"] == "FAIL"
+    first = report["alignment"]["first_divergence"]
+    assert first is not None and first["module"].startswith("layers.0.self_attn"), first

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "cli/command.h"
+#include "cli/sample_flags.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
@@ -27,6 +28,7 @@ struct BenchCliOptions {
   std::string inputs;
   std::string sample;
   uint64_t seed = 0;
+  SampleFlags samples;
   int runs = 20;
   int warmup = 3;
   double max_seconds = 10;
@@ -45,11 +47,9 @@ Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
     return std::move(samples.front());
   }
   SampleGenOptions gen;
-  gen.kinds = {SampleKind::kTypical};
   gen.seed = o.seed;
-  PARITY_ASSIGN_OR_RETURN(auto samples, WithContext(GenerateSamples(model, gen), o.model));
-  if (samples.empty()) return InternalError("no typical sample generated");
-  return std::move(samples.front());
+  PARITY_RETURN_IF_ERROR(ResolveSampleFlags(o.samples, gen));
+  return WithContext(GenerateTypicalSample(model, gen), o.model);
 }
 
 int RunBenchCommand(const BenchCliOptions& o) {
@@ -123,6 +123,7 @@ void RegisterBench(CLI::App& app) {
   cmd->add_option("--inputs", o->inputs, "input tensors (default: a generated typical sample)");
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the generated sample (default 0)");
+  AddSampleFlags(cmd, &o->samples);
   cmd->add_option("--runs", o->runs, "timed runs per config (default 20)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first (default 3)");
   cmd->add_option("--max-seconds", o->max_seconds,

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
 #include "cli/output.h"
+#include "cli/sample_flags.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
@@ -29,6 +30,7 @@ struct CheckCmdOptions {
   std::string report_dir;
   std::string json;
   uint32_t seed = 0;
+  SampleFlags samples;
   double sample_timeout = -1;  // < 0: the default (CheckOptions::sample_timeout_s)
   int runs = 20;
   int warmup = 3;
@@ -58,6 +60,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.allow_symlinks = o.allow_symlinks;
   options.inputs_path = o.inputs;
   options.seed = o.seed;
+  if (auto st = ResolveSampleFlags(o.samples, options.generate); !st) return ReportError(st.error());
   options.sample_timeout_s = o.sample_timeout;
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
@@ -138,6 +141,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--reference-config", o->reference_config,
                   "the reference run's config: a level (disable, basic, extended, all) or CONFIG.json (default: disable)");
   cmd->add_option("--seed", o->seed, "seed for generated samples");
+  AddSampleFlags(cmd, &o->samples);
   cmd->add_option("--sample-timeout", o->sample_timeout,
                   "seconds one run of a sample may take before it is stopped and reported TIMEOUT (0: no limit; "
                   "default: max(10, 50 x the typical sample's run))")

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/sample_flags.h"
+#include "report/sample_notes.h"
 #include "core/npz.h"
 #include "core/tensor_files.h"
 #include "engine/inputs/sample_gen.h"
@@ -16,31 +18,14 @@ struct InputsOptions {
   std::string output;
   std::string kinds = "typical,boundary,anomaly";
   uint64_t seed = 0;
-  std::vector<std::string> shapes;
-  std::vector<std::string> dims;
-  std::vector<std::string> ranges;
-  int64_t min_size = 1;
+  SampleFlags samples;
 };
 
 Result<SampleGenOptions> ResolveSampleOptions(const InputsOptions& o) {
   SampleGenOptions gen;
   PARITY_ASSIGN_OR_RETURN(gen.kinds, ParseSampleKinds(o.kinds));
   gen.seed = o.seed;
-  gen.min_size = o.min_size;
-  for (const auto& text : o.shapes) {
-    PARITY_ASSIGN_OR_RETURN(auto shape, ParseShapeOverride(text));
-    if (!gen.shapes.emplace(shape.first, shape.second).second)
-      return InvalidArgument(fmt::format("--shape given twice for '{}'", shape.first));
-  }
-  for (const auto& text : o.dims) {
-    PARITY_ASSIGN_OR_RETURN(auto dim, ParseDimOverride(text));
-    gen.dims[dim.first] = dim.second;
-  }
-  for (const auto& text : o.ranges) {
-    PARITY_ASSIGN_OR_RETURN(auto range, ParseRangeOverride(text));
-    gen.ranges[range.first] = range.second;
-  }
-  if (o.min_size < 0) return InvalidArgument("--min-size must be >= 0");
+  PARITY_RETURN_IF_ERROR(ResolveSampleFlags(o.samples, gen));
   return gen;
 }
 
@@ -52,7 +37,8 @@ int RunInputs(const InputsOptions& o) {
         Error(ErrorCode::kInvalidArgument, fmt::format("-o '{}': expected a .npz file", o.output)));
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  auto samples = GenerateSamples(*model, *gen);
+  SampleNotes notes;
+  auto samples = GenerateSamples(*model, *gen, &notes);
   if (!samples) return ReportError(samples.error().With(o.model));
   if (samples->empty())
     return ReportError(
@@ -71,6 +57,7 @@ int RunInputs(const InputsOptions& o) {
                             ShapeToString(t.shape()));
     fmt::print("{:<28} {:<9} {}\n", s.name, SampleKindName(SampleKindOf(s.name)), shapes);
   }
+  for (const std::string& line : SampleNoteLines(notes)) fmt::print("{}\n", line);
   fmt::print("{}: {} sample(s) written to {} (seed {})\n", o.model, samples->size(), o.output, o.seed);
   return 0;
 }
@@ -86,14 +73,7 @@ void RegisterInputs(CLI::App& app) {
       ->required();
   cmd->add_option("--kind", o->kinds, "kinds to generate: typical,boundary,anomaly (default all)");
   cmd->add_option("--seed", o->seed, "random seed (default 0)");
-  cmd->add_option(
-      "--shape", o->shapes,
-      "an input's shape NAME:1x3xHxW (numbers fix a dim, letters name a dynamic one); repeatable");
-  cmd->add_option("--dim", o->dims, "a dynamic dim's size SYMBOL=N (e.g. batch=4); repeatable");
-  cmd->add_option("--range", o->ranges,
-                  "an input's typical values uniform in [LO, HI): NAME:LO,HI; repeatable");
-  cmd->add_option("--min-size", o->min_size,
-                  "the size boundary_min_size gives dynamic non-batch dims (default 1)");
+  AddSampleFlags(cmd, &o->samples);
   cmd->callback([o] { ExitCode() = RunInputs(*o); });
 }
 

@@ -7,12 +7,13 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/sample_flags.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/inputs/input_check.h"
-#include "engine/inputs/random_sample.h"
+#include "engine/inputs/sample_gen.h"
 #include "engine/load/reference.h"
 #include "engine/load/samples.h"
 #include "engine/locate/locate.h"
@@ -41,15 +42,19 @@ struct LocateCliOptions {
   bool no_drilldown = false;
   bool allow_symlinks = false;
   int seed = 0;
+  SampleFlags samples;
   ConfigOptions config;
   ToleranceOptions tolerance;
 };
 
 Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
   if (o.inputs.empty()) {
-    std::fprintf(stderr, "parity: no --inputs: using a seeded standard-normal sample (seed %d, dynamic dims 1)\n",
+    std::fprintf(stderr, "parity: no --inputs: using the generated typical sample (seed %d; docs/inputs.md)\n",
                  o.seed);
-    return RandomSample(model, static_cast<uint32_t>(o.seed));
+    SampleGenOptions gen;
+    gen.seed = static_cast<uint64_t>(o.seed);
+    PARITY_RETURN_IF_ERROR(ResolveSampleFlags(o.samples, gen));
+    return WithContext(GenerateTypicalSample(model, gen), o.model);
   }
   // The same loader as every other command (engine/load/samples.h).
   PARITY_ASSIGN_OR_RETURN(auto samples,
@@ -151,7 +156,8 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("model", o->model, "the .onnx model")->required();
   cmd->add_option("--inputs", o->inputs, "input tensors (.npz, .npy, .pb or a directory); default: seeded random");
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
-  cmd->add_option("--seed", o->seed, "seed of the random sample when --inputs is not given");
+  cmd->add_option("--seed", o->seed, "seed of the generated sample when --inputs is not given");
+  AddSampleFlags(cmd, &o->samples);
   cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, CONFIG.json, or torch:DIR (a PyTorch dump)");
   cmd->add_option("--target", o->target_file,
                   "the target config as a JSON file (as --config, but it may not name files to write)")

@@ -1,4 +1,5 @@
 #include "report/check_console.h"
+#include "report/sample_notes.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -98,6 +99,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   out += JudgedAgainst(r) + "\n";
   if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
   for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
+  for (const auto& line : SampleNoteLines(r.sample_notes)) out += line + "\n";
 
   out += "stages:";
   for (const auto& s : r.stages)

@@ -186,6 +186,19 @@ json LayerErrorPointToJson(const LayerErrorPoint& p) {
           {"status", VerdictName(p.status)}};
 }
 
+namespace {
+
+// The roles of generated samples' inputs and the size relations kept
+// (docs/inputs.md); null when the samples were given.
+json GeneratedInputsToJson(const SampleNotes& notes) {
+  if (notes.roles.empty()) return nullptr;
+  json roles = json::object();
+  for (const auto& [name, role] : notes.roles) roles[name] = InputRoleName(role);
+  return {{"roles", roles}, {"relations", notes.relations}};
+}
+
+}  // namespace
+
 json CheckReportToJson(const CheckReport& r) {
   json failed = json::array();
   for (const auto& stage : r.stages)
@@ -232,7 +245,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},
           {"tf32_probe", r.tf32_probe.empty() ? json(nullptr) : json(r.tf32_probe)},
-          {"notes", r.notes}};
+          {"notes", r.notes},
+          {"generated_inputs", GeneratedInputsToJson(r.sample_notes)}};
 }
 
 }  // namespace parity

@@ -105,6 +105,16 @@ class DecodeStep(nn.Module):
         return (ids, mask, positions, *cache)
 
 
+def faulty_v_proj():
+    """DecodeStep with a 1.02 weight planted in layer 0's attention v_proj
+    (the same seeded weights otherwise): its export against a healthy dump
+    must fail at that module."""
+    model = DecodeStep()
+    with torch.no_grad():
+        model.layers[0].self_attn.v_proj.weight.mul_(1.02)
+    return model
+
+
 _BOUND_COND = torch.cond
 SEEN = []
 

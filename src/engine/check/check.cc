@@ -53,13 +53,35 @@ namespace {
 using namespace check_internal;
 
 
-Result<std::vector<Sample>> LoadOrGenerateSamples(const CheckOptions& o, const Model& model) {
+// The sizes of the dump's traced sample, by the model's dim symbols: the
+// typical size of generated samples (the size PyTorch ran), and the witness
+// that keeps or drops a size relation (sample_gen.h).
+std::map<std::string, int64_t> TracedDims(const Context& ctx) {
+  std::map<std::string, int64_t> dims;
+  if (!ctx.dump) return dims;
+  auto inputs = LoadTorchInputs(*ctx.dump);
+  if (!inputs) return dims;
+  for (const auto& v : ctx.info.inputs) {
+    const Tensor* t = inputs->Find(v.name);
+    if (t == nullptr || !v.type.has_shape || t->shape().size() != v.type.dims.size()) continue;
+    for (size_t i = 0; i < v.type.dims.size(); ++i)
+      if (v.type.dims[i].kind == Dim::Kind::kSymbolic) dims.emplace(v.type.dims[i].symbol, t->shape()[i]);
+  }
+  return dims;
+}
+
+Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& model) {
+  const CheckOptions& o = ctx.options;
   if (!o.inputs_path.empty()) {
     return LoadSamplesFor(model, o.inputs_path, {.model_label = o.model_path});
   }
-  SampleGenOptions gen;
+  SampleGenOptions gen = o.generate;
   gen.seed = o.seed;
-  return GenerateSamples(model, gen);
+  for (const auto& [symbol, size] : TracedDims(ctx)) gen.learned_dims.emplace(symbol, size);
+  SampleNotes notes;
+  auto samples = GenerateSamples(model, gen, &notes);
+  if (samples) ctx.report.sample_notes = std::move(notes);
+  return samples;
 }
 
 // The model the samples are made for: MODEL, or the float --reference-model
@@ -290,7 +312,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
       return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
                                      out.name, out.type.dtype_name));
-  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(o, SampleModel(ctx)));
+  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx)));
   ctx.policy = o.policy;
   if (ctx.reference_model) {
     ctx.output_rules = DeriveOutputRules(*ctx.reference_model, ctx.model, o.policy);

@@ -18,6 +18,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/check/check_result.h"
+#include "engine/inputs/sample_gen.h"
 #include "engine/load/reference.h"
 
 namespace parity {
@@ -50,6 +51,10 @@ struct CheckOptions {
   std::vector<Reference> more_torch;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
+  // How samples are generated (--shape, --dim, --range, --role, --min-size);
+  // its seed is `seed`; with a dump, its traced sizes are the defaults
+  // (learned_dims).
+  SampleGenOptions generate;
   RunConfig target;         // the deployed config (all)
   TolerancePolicy policy;
   // The time limit of each ORT run of a sample, in seconds (docs/inputs.md

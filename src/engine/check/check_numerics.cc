@@ -185,6 +185,36 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
   return true;
 }
 
+// Where the dump's traced sample had size 1 on an axis its other sizes vary
+// ("decoder_input_ids[1]"): exporters fix such dims (torch.export
+// specializes sizes 0 and 1; TorchScript folds a size-1 shape into
+// constants), so an export traced there departs at every other size.
+std::string SizeOneHint(const TorchDump& dump) {
+  const auto samples = dump.Samples();
+  if (samples.size() < 2) return "";
+  auto traced = LoadTorchFiles(dump, samples.front().inputs);
+  if (!traced) return "";
+  std::vector<std::string> axes;
+  for (size_t k = 1; k < samples.size(); ++k) {
+    auto other = LoadTorchFiles(dump, samples[k].inputs);
+    if (!other) continue;
+    for (const auto& [name, t] : *traced) {
+      const Tensor* o = other->Find(name);
+      if (o == nullptr || o->rank() != t.rank()) continue;
+      for (int64_t i = 0; i < t.rank(); ++i) {
+        const std::string axis = fmt::format("{}[{}]", name, i);
+        if (t.shape()[i] == 1 && o->shape()[i] != 1 && std::find(axes.begin(), axes.end(), axis) == axes.end())
+          axes.push_back(axis);
+      }
+    }
+  }
+  if (axes.empty()) return "";
+  return fmt::format("; the traced sample had size 1 at {}: exporters fix dims traced at 1 (torch.export "
+                     "specializes 0 and 1, TorchScript folds such shapes into constants); export from a sample "
+                     "of size 2 or more there",
+                     fmt::join(axes, ", "));
+}
+
 // Every sample of every dump against PyTorch; then, when there is more than
 // one, numerics.torch.sizes names the sizes where the export departs.
 // Returns false when the first dump's traced sample cannot be read.
@@ -220,7 +250,7 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
                    fmt::format("the export departs from PyTorch at {} of {} sizes: {}{}{}", departs.size(),
                                outcomes.size(), fmt::join(departs, ", "),
                                agrees.empty() ? "" : fmt::format("; it agrees at {}", fmt::join(agrees, ", ")),
-                               worst)));
+                               worst, SizeOneHint(*ctx.dump))));
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
+#include "engine/inputs/sample_gen.h"
 #include "engine/locate/locate_result.h"
 #include "engine/quant/detections.h"
 #include "engine/quant/top1.h"
@@ -142,6 +143,7 @@ struct CheckReport {
   // empty when no probe ran.
   std::string tf32_probe;
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
+  SampleNotes sample_notes;        // generated samples: the inputs' roles, the size relations kept
 
   // Samples ORT refused or raised on without that being a failure: a
   // generated size outside the model's domain (SKIPPED), an anomaly that

@@ -130,6 +130,7 @@ struct Plan {
   std::vector<std::string> symbols;  // in order of first appearance
   std::set<std::string> batch_like;
   std::map<std::string, int64_t> defaults;
+  sample_internal::Relations relations;
 };
 
 Result<InputPlan> PlanInput(const ValueInfo& v, const SampleGenOptions& o, Plan& plan) {
@@ -185,6 +186,9 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
   for (const auto& [name, _] : o.ranges)
     if (!names.contains(name))
       return InvalidArgument(fmt::format("--range names '{}', not a model input", name));
+  for (const auto& [name, _] : o.roles)
+    if (!names.contains(name))
+      return InvalidArgument(fmt::format("--role names '{}', not a model input", name));
   for (const auto& v : info.inputs) {
     PARITY_ASSIGN_OR_RETURN(InputPlan in, PlanInput(v, o, plan));
     plan.inputs.push_back(std::move(in));
@@ -194,12 +198,6 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
       return InvalidArgument(
           fmt::format("--dim names '{}', not a dynamic dim of the model (dynamic dims: {})", symbol,
                       plan.symbols.empty() ? "none" : fmt::format("{}", fmt::join(plan.symbols, ", "))));
-  for (const auto& s : plan.symbols) {
-    auto given = o.dims.find(s);
-    plan.defaults[s] = given != o.dims.end()         ? given->second
-                       : plan.batch_like.contains(s) ? 1
-                                                     : kDefaultDynamicSize;
-  }
   bool any_int = false;
   for (const auto& in : plan.inputs) any_int |= IsInteger(in.dtype);
   if (any_int) {
@@ -211,6 +209,17 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
           in.count = in.vocab == 0 && FeedsCount(*g, in.name);
         }
   }
+  sample_internal::AssignRoles(plan.inputs, o.roles);
+  plan.relations = sample_internal::FindRelations(plan.inputs, plan.batch_like, o.dims, o.learned_dims);
+  for (const auto& s : plan.symbols) {
+    auto given = o.dims.find(s);
+    auto learned = o.learned_dims.find(s);
+    plan.defaults[s] = given != o.dims.end()             ? given->second
+                       : learned != o.learned_dims.end() ? learned->second
+                       : plan.batch_like.contains(s)     ? 1
+                                                         : kDefaultDynamicSize;
+  }
+  sample_internal::ApplyRelations(plan.relations, plan.defaults);
   return plan;
 }
 
@@ -226,82 +235,128 @@ bool Wants(const SampleGenOptions& o, SampleKind k) {
   return std::find(o.kinds.begin(), o.kinds.end(), k) != o.kinds.end();
 }
 
-std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
-  bool any_float = false, any_vocab = false, any_plain_int = false, any_count = false;
+struct Applies {
+  bool any_float = false, any_vocab = false, any_plain_int = false, any_count = false, any_mask = false;
+};
+
+Applies WhatApplies(const Plan& plan) {
+  Applies a;
   for (const auto& in : plan.inputs) {
-    any_float |= IsFloating(in.dtype);
-    any_vocab |= in.vocab > 0;
-    any_count |= in.count;
-    any_plain_int |= IsInteger(in.dtype) && in.vocab == 0 && !in.count;
+    a.any_float |= IsFloating(in.dtype);
+    a.any_vocab |= in.vocab > 0;
+    a.any_count |= in.count;
+    a.any_mask |= in.role == InputRole::kMask;
+    a.any_plain_int |= IsInteger(in.dtype) && in.role == InputRole::kOther && !in.count;
   }
+  return a;
+}
+
+// Whether a symbol is set by the user (--dim) or follows others.
+bool Pinned(const Plan& plan, const SampleGenOptions& o, const std::string& symbol) {
+  return o.dims.contains(symbol) || plan.relations.same.contains(symbol) || plan.relations.sums.contains(symbol);
+}
+
+void AddSizeRecipes(const Plan& plan, const SampleGenOptions& o, std::vector<Recipe>& r) {
   const auto& d = plan.defaults;
-  std::vector<Recipe> r;
-  if (Wants(o, SampleKind::kTypical)) r.push_back({"typical", d});
-  if (Wants(o, SampleKind::kBoundary)) {
-    r.push_back({"boundary_zeros", d, Mode::kZeros, Mode::kZeros});
-    if (any_float) {
-      r.push_back({"boundary_large", d, Mode::kTypical, Mode::kTypical, 100});
-      r.push_back({"boundary_small", d, Mode::kTypical, Mode::kTypical, 1e-3});
-    }
-    if (any_plain_int) r.push_back({"boundary_dtype_max", d, Mode::kTypical, Mode::kDtypeMax});
-    // A count at its dtype's max asks for 2^63 iterations or elements: a
-    // run that never ends or never fits. Counts get a modest max instead.
-    if (any_count) r.push_back({"boundary_count_max", d, Mode::kTypical, Mode::kCountMax});
-    if (!plan.batch_like.empty()) {
-      int64_t batch = 4;
-      for (const auto& s : plan.batch_like) batch = std::max(batch, 2 * d.at(s));
-      Recipe b{fmt::format("boundary_batch{}", batch), d};
-      for (const auto& s : plan.batch_like) b.sizes[s] = batch;
-      r.push_back(std::move(b));
-    }
-    Recipe min{"boundary_min_size", d};
-    bool any_other = false;
-    for (const auto& s : plan.symbols)
-      if (!plan.batch_like.contains(s)) min.sizes[s] = o.min_size, any_other = true;
-    if (any_other) r.push_back(std::move(min));
-    for (const auto& in : plan.inputs) {
-      size_t n = in.axes.size();
-      if (n < 3) continue;
-      const std::string& h = in.axes[n - 2].symbol;
-      const std::string& w = in.axes[n - 1].symbol;
-      if (h.empty() || w.empty() || h == w || plan.batch_like.contains(h) || plan.batch_like.contains(w))
-        continue;
-      Recipe ns{"boundary_nonsquare", d};
-      ns.sizes[w] = 2 * std::max<int64_t>(d.at(h), 1);
-      ns.sizes[h] = std::max<int64_t>(d.at(h), 1);
-      r.push_back(std::move(ns));
-      break;
-    }
+  if (!plan.batch_like.empty()) {
+    int64_t batch = 4;
+    for (const auto& s : plan.batch_like) batch = std::max(batch, 2 * d.at(s));
+    Recipe b{fmt::format("boundary_batch{}", batch), d};
+    for (const auto& s : plan.batch_like)
+      if (!Pinned(plan, o, s)) b.sizes[s] = batch;
+    r.push_back(std::move(b));
   }
-  if (Wants(o, SampleKind::kAnomaly)) {
-    if (any_float) {
-      r.push_back({"anomaly_nan", d, Mode::kNaN, Mode::kTypical});
-      r.push_back({"anomaly_inf", d, Mode::kInf, Mode::kTypical});
-    }
-    if (!plan.symbols.empty()) {
-      Recipe e{"anomaly_empty", d};
-      std::string zero = plan.symbols.front();  // the first batch-like symbol in model order, else the first
+  Recipe min{"boundary_min_size", d};
+  bool any_other = false;
+  for (const auto& s : plan.symbols)
+    if (!plan.batch_like.contains(s) && !Pinned(plan, o, s)) min.sizes[s] = o.min_size, any_other = true;
+  if (any_other) r.push_back(std::move(min));
+  if (!plan.relations.past.empty() && !o.dims.contains(plan.relations.past)) {
+    Recipe empty_cache{"boundary_past0", d};  // the first step: nothing cached yet
+    empty_cache.sizes[plan.relations.past] = 0;
+    r.push_back(std::move(empty_cache));
+  }
+  for (const auto& in : plan.inputs) {
+    size_t n = in.axes.size();
+    if (n < 3 || in.role == InputRole::kCache) continue;
+    const std::string& h = in.axes[n - 2].symbol;
+    const std::string& w = in.axes[n - 1].symbol;
+    if (h.empty() || w.empty() || h == w || plan.batch_like.contains(h) || plan.batch_like.contains(w) ||
+        Pinned(plan, o, w))
+      continue;
+    Recipe ns{"boundary_nonsquare", d};
+    ns.sizes[w] = 2 * std::max<int64_t>(d.at(h), 1);
+    ns.sizes[h] = std::max<int64_t>(d.at(h), 1);
+    r.push_back(std::move(ns));
+    break;
+  }
+}
+
+void AddAnomalyRecipes(const Plan& plan, const Applies& a, std::vector<Recipe>& r) {
+  const auto& d = plan.defaults;
+  if (a.any_float) {
+    r.push_back({"anomaly_nan", d, Mode::kNaN, Mode::kTypical});
+    r.push_back({"anomaly_inf", d, Mode::kInf, Mode::kTypical});
+  }
+  if (!plan.symbols.empty()) {
+    // A sequence model's empty input is the empty sequence; else the empty
+    // batch (the first batch-like symbol in model order), else the first.
+    Recipe e{"anomaly_empty", d};
+    std::string zero = plan.relations.seq.empty() ? plan.symbols.front() : plan.relations.seq;
+    if (plan.relations.seq.empty())
       for (const auto& s : plan.symbols)
         if (plan.batch_like.contains(s)) {
           zero = s;
           break;
         }
-      e.sizes[zero] = 0;
-      r.push_back(std::move(e));
-    }
-    if (any_vocab) r.push_back({"anomaly_out_of_range_ids", d, Mode::kTypical, Mode::kOutOfRange});
+    e.sizes[zero] = 0;
+    r.push_back(std::move(e));
   }
+  if (a.any_vocab) {
+    r.push_back({"anomaly_out_of_range_ids", d, Mode::kTypical, Mode::kOutOfRange});
+    r.push_back({"anomaly_negative_ids", d, Mode::kTypical, Mode::kNegative});
+  }
+}
+
+std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
+  const Applies a = WhatApplies(plan);
+  const auto& d = plan.defaults;
+  std::vector<Recipe> r;
+  if (Wants(o, SampleKind::kTypical)) r.push_back({"typical", d});
+  if (Wants(o, SampleKind::kBoundary)) {
+    r.push_back({"boundary_zeros", d, Mode::kZeros, Mode::kZeros});
+    if (a.any_float) {
+      r.push_back({"boundary_large", d, Mode::kTypical, Mode::kTypical, 100});
+      r.push_back({"boundary_small", d, Mode::kTypical, Mode::kTypical, 1e-3});
+    }
+    if (a.any_plain_int) r.push_back({"boundary_dtype_max", d, Mode::kTypical, Mode::kDtypeMax});
+    // A count at its dtype's max asks for 2^63 iterations or elements: a
+    // run that never ends or never fits. Counts get a modest max instead.
+    if (a.any_count) r.push_back({"boundary_count_max", d, Mode::kTypical, Mode::kCountMax});
+    // ids at 0 and vocab - 1, masks all ones (no padding)
+    if (a.any_vocab || a.any_mask) r.push_back({"boundary_edges", d, Mode::kTypical, Mode::kEdges});
+    AddSizeRecipes(plan, o, r);
+  }
+  if (Wants(o, SampleKind::kAnomaly)) AddAnomalyRecipes(plan, a, r);
+  for (auto& recipe : r) sample_internal::ApplyRelations(plan.relations, recipe.sizes);
   return r;
 }
 
 }  // namespace
 
-Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options) {
+Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options,
+                                            SampleNotes* notes) {
   if (options.min_size < 0) return InvalidArgument("min_size must be >= 0");
   PARITY_ASSIGN_OR_RETURN(Plan plan, MakePlan(model, options));
+  if (notes) {
+    notes->roles.clear();
+    for (const auto& in : plan.inputs) notes->roles.emplace_back(in.name, in.role);
+    notes->relations = plan.relations.Describe();
+  }
   std::vector<Sample> samples;
   for (const Recipe& recipe : Recipes(plan, options)) {
     Sample s{recipe.name, {}};
+    const auto past = recipe.sizes.find(plan.relations.past);
     for (const InputPlan& in : plan.inputs) {
       Shape shape;
       for (const auto& a : in.axes) shape.push_back(a.symbol.empty() ? a.fixed : recipe.sizes.at(a.symbol));
@@ -309,14 +364,22 @@ Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenO
                               WithContext(Tensor::Create(in.dtype, shape),
                                           fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
       bool is_float = IsFloating(in.dtype);
-      sample_internal::Fill(t, in, is_float ? recipe.float_mode : recipe.int_mode,
-                            is_float ? recipe.scale : 1,
+      const Mode mode = is_float ? recipe.float_mode : recipe.int_mode;
+      sample_internal::Fill(t, in, mode, is_float ? recipe.scale : 1,
                             sample_internal::StreamSeed(options.seed, recipe.name, in.name));
+      sample_internal::FillRole(t, in, mode, past == recipe.sizes.end() ? 0 : past->second);
       PARITY_RETURN_IF_ERROR(s.tensors.Add(in.name, std::move(t)));
     }
     samples.push_back(std::move(s));
   }
   return samples;
+}
+
+Result<Sample> GenerateTypicalSample(const Model& model, SampleGenOptions options) {
+  options.kinds = {SampleKind::kTypical};
+  PARITY_ASSIGN_OR_RETURN(auto samples, GenerateSamples(model, options));
+  if (samples.empty()) return InternalError("no typical sample generated");
+  return std::move(samples.front());
 }
 
 }  // namespace parity

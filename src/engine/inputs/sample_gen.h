@@ -39,6 +39,16 @@
 //   anomaly_inf             typical with +Inf and -Inf in every float input
 //   anomaly_empty           a dynamic dim (batch-like first) at 0
 //   anomaly_out_of_range_ids  a few ids >= vocab in inputs feeding a Gather
+//   anomaly_negative_ids    a few ids < 0 (ORT's Gather wraps -1 to the
+//                           last row where PyTorch's embedding raises)
+// Roles (sample_roles.cc, docs/inputs.md) change an input's values and add
+// samples where they apply: ids (above; boundary_ids_edges: 0 and vocab-1),
+// masks (0/1 with padding: row b > 0 ends in min(b, length-1) zeros;
+// boundary_mask_ones), positions (0, 1, ... after the past), caches (one
+// past length for all; boundary_past0: nothing cached), counts (below),
+// images (uniform in [0, 1)). A sequence model's anomaly_empty empties the
+// sequence, not the batch. Size relations: every cache's past is one size;
+// a mask longer than the tokens is past + seq long, in every sample.
 // Samples that do not apply to the model (no float input, no dynamic dim,
 // no Gather) are left out. Values are deterministic for a seed: each input
 // of each sample draws from its own stream keyed by (seed, sample, input),
@@ -89,6 +99,11 @@ struct DimSpec {
   std::string symbol;  // non-empty when symbolic
 };
 
+// What an input means, for the values and sizes it gets (sample_roles.cc).
+enum class InputRole { kOther, kIds, kMask, kPositions, kCache, kCount, kImage };
+// "other", "ids", "mask", "positions", "cache", "count", "image".
+std::string_view InputRoleName(InputRole role);
+
 struct ValueRange {
   double lo = 0;
   double hi = 1;
@@ -102,6 +117,10 @@ struct SampleGenOptions {
   std::map<std::string, int64_t> dims;                 // symbol -> size
   std::map<std::string, ValueRange> ranges;            // input name -> range
   int64_t min_size = 1;                                // boundary_min_size
+  std::map<std::string, InputRole> roles;              // input name -> role (--role)
+  // Sizes learned elsewhere (a dump's traced sample): defaults for the
+  // symbols the user did not set with `dims`, which keep their relations.
+  std::map<std::string, int64_t> learned_dims;
 };
 
 // Parsers for the command line's forms; errors (kInvalidArgument) quote the
@@ -116,11 +135,28 @@ Result<std::pair<std::string, int64_t>> ParseDimOverride(std::string_view text);
 // "images:-1,1" (LO < HI, both finite).
 Result<std::pair<std::string, ValueRange>> ParseRangeOverride(std::string_view text);
 
+// "attention_mask=mask": a role for an input (InputRoleName's words).
+Result<std::pair<std::string, InputRole>> ParseRoleOverride(std::string_view text);
+
+// What the samples were made from, for the report: each input's role (in
+// model order) and the size relations kept ("total = past + seq").
+struct SampleNotes {
+  std::vector<std::pair<std::string, InputRole>> roles;
+  std::vector<std::string> relations;
+};
+
 // The samples for `model` (precondition: model.valid()). Errors
 // (kInvalidArgument) for an option naming an input the model lacks, a --shape
 // whose rank or fixed dims contradict the model, or an input with no
 // declared shape and no --shape; kUnsupported for string or non-tensor
 // inputs.
-Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options);
+// `notes`, when given, gets the roles and relations.
+Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options,
+                                            SampleNotes* notes = nullptr);
+
+// The typical sample alone (for commands that run one sample: locate,
+// bench), with `options`' shapes, dims, ranges and roles; its kinds are
+// ignored.
+Result<Sample> GenerateTypicalSample(const Model& model, SampleGenOptions options);
 
 }  // namespace parity

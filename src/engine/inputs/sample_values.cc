@@ -36,6 +36,8 @@ T SaturateTo(double v) {
   return static_cast<T>(v);
 }
 
+}  // namespace
+
 void Store(Tensor& t, int64_t i, double v) {
   std::byte* p = t.mutable_data();
   auto put = [&]<typename T>(T x) { reinterpret_cast<T*>(p)[i] = x; };
@@ -84,6 +86,8 @@ void Store(Tensor& t, int64_t i, double v) {
   }
 }
 
+namespace {
+
 // The largest value of the dtype (float16/bfloat16/float32/float64 too).
 double DtypeMax(DType d) {
   switch (d) {
@@ -120,6 +124,7 @@ double Typical(Stream& s, const InputPlan& in) {
   if (in.dtype == DType::kBool) return s.Uniform() < 0.5 ? 0 : 1;
   if (IsFloating(in.dtype)) {
     if (in.range) return in.range->lo + s.Uniform() * (in.range->hi - in.range->lo);
+    if (in.role == InputRole::kImage) return s.Uniform();  // pixels in [0, 1), as a pipeline feeds them
     return s.Normal();
   }
   double lo = 0, hi = 10;
@@ -165,10 +170,15 @@ void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stre
         v = 0;
         break;
       case Mode::kDtypeMax:
-        v = in.count ? Typical(s, in) : DtypeMax(in.dtype);
+        // Only inputs with no role: an id, a mask, a position or a count at
+        // its dtype's max is outside what the model means, not a boundary.
+        v = in.count || in.role != InputRole::kOther ? Typical(s, in) : DtypeMax(in.dtype);
         break;
       case Mode::kCountMax:
         v = in.count ? static_cast<double>(CountMax(in, n)) : Typical(s, in);
+        break;
+      case Mode::kEdges:
+        v = in.vocab > 0 ? static_cast<double>(i % 2 == 0 ? 0 : in.vocab - 1) : Typical(s, in);
         break;
       default:
         v = Typical(s, in) * scale;
@@ -176,15 +186,17 @@ void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stre
     }
     Store(t, i, v);
   }
-  if (n == 0 || (mode != Mode::kNaN && mode != Mode::kInf && mode != Mode::kOutOfRange)) return;
-  if (mode == Mode::kOutOfRange && in.vocab == 0) return;
-  if (mode != Mode::kOutOfRange && !IsFloating(in.dtype)) return;
+  const bool ids_mode = mode == Mode::kOutOfRange || mode == Mode::kNegative;
+  if (n == 0 || (mode != Mode::kNaN && mode != Mode::kInf && !ids_mode)) return;
+  if (ids_mode && in.vocab == 0) return;
+  if (!ids_mode && !IsFloating(in.dtype)) return;
   // A few elements, spread evenly, the first included.
   const int64_t count = std::clamp<int64_t>(n / 64, 1, 16);
   for (int64_t k = 0; k < count; ++k) {
     int64_t i = k * n / count;
     double v = mode == Mode::kNaN   ? std::numeric_limits<double>::quiet_NaN()
                : mode == Mode::kInf ? (k % 2 == 0 ? 1 : -1) * std::numeric_limits<double>::infinity()
+               : mode == Mode::kNegative ? static_cast<double>(-1 - k)
                                     : static_cast<double>(in.vocab + k);
     Store(t, i, v);
   }

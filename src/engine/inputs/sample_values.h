@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,7 @@ struct InputPlan {
   // above kCountMax (kDtypeMax leaves it typical).
   bool count = false;
   std::optional<ValueRange> range;
+  InputRole role = InputRole::kOther;  // RoleOf: what the values mean
 };
 
 enum class Mode {
@@ -40,6 +43,8 @@ enum class Mode {
   kNaN,         // typical, a few elements NaN
   kInf,         // typical, a few elements +Inf / -Inf alternately
   kOutOfRange,  // typical ids, a few at vocab, vocab + 1, ...
+  kNegative,    // typical ids, a few at -1, -2, ...
+  kEdges,       // ids alternately 0 and vocab - 1; masks all ones
 };
 
 // The largest value generated for a count: kCountMax for a count of up to
@@ -51,7 +56,41 @@ int64_t CountMax(const InputPlan& in, int64_t elements);
 // The stream seed of one input of one sample.
 uint64_t StreamSeed(uint64_t seed, std::string_view sample, std::string_view input);
 
+// Element i of `t` set to v, converted to its dtype (integers saturate).
+void Store(Tensor& t, int64_t i, double v);
+
 // Fills every element of `t` (dtype and shape already set).
 void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stream_seed);
+
+// Roles and size relations (sample_roles.cc).
+
+// Sets each input's role: the user's (`given`) first, then what the graph
+// showed (vocab: ids; count), then the name and type (RoleFromName).
+void AssignRoles(std::vector<InputPlan>& inputs, const std::map<std::string, InputRole>& given);
+
+// Sizes that must move together: symbols that are one size (every cache's
+// past length; a mask's length and the tokens' without a cache) and sums (a
+// mask as long as the past and the new tokens).
+struct Relations {
+  std::map<std::string, std::string> same;                             // symbol -> the one it equals
+  std::map<std::string, std::pair<std::string, std::string>> sums;     // symbol -> (a, b): a + b
+  std::string seq;   // the tokens' length symbol; empty when none
+  std::string past;  // the caches' length symbol; empty when none
+  std::vector<std::string> Describe() const;
+};
+
+// The relations of `inputs` (roles assigned). A symbol in `fixed` (the
+// user's --dim) is never derived; a relation that `traced` sizes (a dump's
+// sample) contradict is dropped.
+Relations FindRelations(const std::vector<InputPlan>& inputs, const std::set<std::string>& batch_like,
+                        const std::map<std::string, int64_t>& fixed, const std::map<std::string, int64_t>& traced);
+
+// Sets every related symbol of `sizes` from the free ones.
+void ApplyRelations(const Relations& relations, std::map<std::string, int64_t>& sizes);
+
+// Rewrites a mask's or positions' values by their role, in every mode but
+// kZeros: masks 0/1 with padding (kEdges: all ones), positions 0.. after
+// `past`. Other roles are left as Fill made them.
+void FillRole(Tensor& t, const InputPlan& in, Mode mode, int64_t past);
 
 }  // namespace parity::sample_internal

@@ -46,7 +46,9 @@ OutputTask TaskOf(std::string_view name, const Tensor& t) {
 void AddTop1(const TensorSet& reference, const TensorSet& test, std::vector<Top1Agreement>& tallies) {
   for (const auto& [name, ref] : reference) {
     const Tensor* out = test.Find(name);
-    if (out == nullptr || out->shape() != ref.shape() || !IsFloating(out->dtype()) ||
+    // An empty output has no rows: it says nothing of top-1 (it was once
+    // counted as a sample with "0/0 rows (100.0%)").
+    if (out == nullptr || out->shape() != ref.shape() || !IsFloating(out->dtype()) || ref.size() == 0 ||
         TaskOf(name, ref) != OutputTask::kClassifier)
       continue;
     auto it = std::find_if(tallies.begin(), tallies.end(), [&](const Top1Agreement& a) { return a.output == name; });

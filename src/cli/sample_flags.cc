@@ -1,0 +1,43 @@
+#include "cli/sample_flags.h"
+
+#include <fmt/format.h>
+
+namespace parity::cli {
+
+void AddSampleFlags(CLI::App* app, SampleFlags* flags) {
+  app->add_option("--shape", flags->shapes,
+                  "a generated input's shape NAME:1x3xHxW (numbers fix a dim, letters name a dynamic one); "
+                  "repeatable");
+  app->add_option("--dim", flags->dims, "a dynamic dim's size in generated samples SYMBOL=N (e.g. batch=4); repeatable");
+  app->add_option("--range", flags->ranges, "an input's typical values uniform in [LO, HI): NAME:LO,HI; repeatable");
+  app->add_option("--role", flags->roles,
+                  "what an input means, for its generated values NAME=ids|mask|positions|cache|count|image|other "
+                  "(default: inferred, docs/inputs.md); repeatable");
+  app->add_option("--min-size", flags->min_size, "the size boundary_min_size gives dynamic non-batch dims (default 1)");
+}
+
+Status ResolveSampleFlags(const SampleFlags& flags, SampleGenOptions& gen) {
+  if (flags.min_size < 0) return InvalidArgument("--min-size must be >= 0");
+  gen.min_size = flags.min_size;
+  for (const auto& text : flags.shapes) {
+    PARITY_ASSIGN_OR_RETURN(auto shape, ParseShapeOverride(text));
+    if (!gen.shapes.emplace(shape.first, shape.second).second)
+      return InvalidArgument(fmt::format("--shape given twice for '{}'", shape.first));
+  }
+  for (const auto& text : flags.dims) {
+    PARITY_ASSIGN_OR_RETURN(auto dim, ParseDimOverride(text));
+    gen.dims[dim.first] = dim.second;
+  }
+  for (const auto& text : flags.ranges) {
+    PARITY_ASSIGN_OR_RETURN(auto range, ParseRangeOverride(text));
+    gen.ranges[range.first] = range.second;
+  }
+  for (const auto& text : flags.roles) {
+    PARITY_ASSIGN_OR_RETURN(auto role, ParseRoleOverride(text));
+    if (!gen.roles.emplace(role.first, role.second).second)
+      return InvalidArgument(fmt::format("--role given twice for '{}'", role.first));
+  }
+  return {};
+}
+
+}  // namespace parity::cli

@@ -1,0 +1,29 @@
+// The sample option group shared by every command that makes its own samples
+// (check, locate, baseline, bench, inputs): --shape, --dim, --range, --role,
+// --min-size (engine/inputs/sample_gen.h says what each does).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core/status.h"
+#include "engine/inputs/sample_gen.h"
+
+namespace parity::cli {
+
+struct SampleFlags {
+  std::vector<std::string> shapes;
+  std::vector<std::string> dims;
+  std::vector<std::string> ranges;
+  std::vector<std::string> roles;
+  int64_t min_size = 1;
+};
+
+void AddSampleFlags(CLI::App* app, SampleFlags* flags);
+
+// The flags into `gen` (its kinds and seed are left as they are).
+Status ResolveSampleFlags(const SampleFlags& flags, SampleGenOptions& gen);
+
+}  // namespace parity::cli
