@@ -32,18 +32,14 @@ pytestmark = [needs_parity, pytest.mark.zoo_real]
 # bench/zoo/scoreboard.py; docs/verdicts.md). Remove an entry when its fix
 # lands: the test then XPASSes, which strict=True turns into a failure.
 WRONG_VERDICT = {
-    "yolo_guide": "false FAIL: the raw maps p3-p5 at the dump's other sizes, judged slice by slice (mixed "
-                  "scales), fail on 1-2 elements of a slice at float32's level (5 ulps, rtol 0 per slice); the "
-                  "declared-shape contradiction itself is now one warning",
-    "yolo_dynamo": "false FAIL since slice bands: the raw maps (silu_39, silu_44) at the dump's other sizes fail "
-                   "on 1-2 elements of a slice at float32's level (max_abs 6.1e-4 on rms 48.6 against atol "
-                   "5.8e-4, rtol 0 per slice)",
-    "vit_int8_dynamic": "false FAIL: 1 of 100 logits outside atol 0.0156 (rule quantized_default), max_abs "
-                        "0.031, error 4% of the logits' spread",
-    "ssdlite_torchscript": "false FAIL: first divergent layer detector.head.classification_head.module_list.2.0.2 "
-                           "(ReLU6) on 1 of 12800 elements, 2.7e-5 > atol 1.5e-5, while boxes, scores and "
-                           "labels all pass",
+    "yolo_guide": "false FAIL against PyTorch at the dump's width160 only: output0's score slice 48 (rms 0.518), "
+                  "calibrated on its own fp64 noise, fails on 1 of 1050 elements (max_abs 9.2e-5 against atol "
+                  "7.5e-5: 12x PyTorch's own float32 error where the band allows 10x)",
 }
+# Fixed 2026-12-04 evening: yolo_dynamo (slice bands only where each part has a scale of its own reference: not
+# between two configs of one model; a feature map's scattered near-dead channels are no part), ssdlite_torchscript
+# (a ReLU6 that only inherits its passing input's error passes), vit_int8_dynamic (images in [0, 1) as a pipeline
+# feeds them; an int8 copy turning NaN inputs finite is a warning, not a robustness FAIL).
 # Fixed since the zoo came (the merges of 2026-12-04): yolo_fp16 and llama_ortopt's false FAILs, the two
 # wrong modules (the wrapper's prefix, dynamo's folded BatchNorm), every arithmetic named without evidence.
 WRONG_MODULE = {}

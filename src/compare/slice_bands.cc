@@ -44,7 +44,24 @@ std::vector<double> SliceRms(const Tensor& t, const Layout& l, int64_t per_slice
   return rms;
 }
 
+// Runs of consecutive indices in `indices` (sorted).
+int64_t Runs(const std::vector<int64_t>& indices) {
+  int64_t runs = 0;
+  for (size_t i = 0; i < indices.size(); ++i) runs += i == 0 || indices[i] != indices[i - 1] + 1;
+  return runs;
+}
+
 }  // namespace
+
+bool LargestScaleIsAPart(const std::vector<double>& rms) {
+  const auto groups = ScaleGroups(rms);
+  const std::vector<int64_t>* top = nullptr;
+  double top_rms = -1;
+  for (const auto& g : groups)
+    for (int64_t k : g)
+      if (rms[k] > top_rms) top_rms = rms[k], top = &g;
+  return top != nullptr && Runs(*top) <= kMaxPartRuns;
+}
 
 double LargestScaleGap(const std::vector<double>& rms) {
   std::vector<double> nonzero;
@@ -66,7 +83,7 @@ std::optional<MixedScaleAxis> FindMixedScaleAxis(const Tensor& ref) {
     if (LargestScaleGap(SliceRms(ref, l, kScreenSamples)) < kMixedScaleGap / 10) continue;
     std::vector<double> rms = SliceRms(ref, l, 0);
     const double gap = LargestScaleGap(rms);
-    if (gap < kMixedScaleGap || (best && gap <= best->gap)) continue;
+    if (gap < kMixedScaleGap || (best && gap <= best->gap) || !LargestScaleIsAPart(rms)) continue;
     best = MixedScaleAxis{.axis = axis, .slice_rms = std::move(rms), .gap = gap};
   }
   return best;

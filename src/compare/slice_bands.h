@@ -10,7 +10,8 @@
 // axis, the other axes flattened), the rms of the reference's finite values,
 // sorted, jump by at least kMixedScaleGap between two neighbours that are
 // both nonzero (slices that are exactly zero have no scale and are left
-// out). Only axes of 2..kMaxSlices slices of at least kMinSliceElements
+// out), and the slices of the largest scale are one part of it
+// (LargestScaleIsAPart). Only axes of 2..kMaxSlices slices of at least kMinSliceElements
 // elements each are considered; among several, the one with the largest jump
 // wins. Candidates are screened on up to kScreenSamples evenly spaced
 // elements per slice (a jump of kMixedScaleGap / 10 there), then confirmed
@@ -31,6 +32,7 @@ inline constexpr double kMixedScaleGap = 100;
 inline constexpr int64_t kMinSliceElements = 16;
 inline constexpr int64_t kMaxSlices = 4096;
 inline constexpr int64_t kScreenSamples = 64;
+inline constexpr int64_t kMaxPartRuns = 2;
 
 // The smallest band of a slice: kSliceFloorUlps x eps(dtype) x its unit,
 // where the unit is 1 for a slice whose reference lies in [0, 1] (scores,
@@ -56,6 +58,16 @@ struct MixedScaleAxis {
 // The axis of `ref` that mixes scales (above), or nullopt: not floating, or
 // no axis qualifies. Thread-safe (reads only).
 std::optional<MixedScaleAxis> FindMixedScaleAxis(const Tensor& ref);
+
+// Whether the slices of the largest scale (ScaleGroups' group holding the
+// largest rms) form at most kMaxPartRuns runs of consecutive indices: parts
+// concatenated along the axis (a detector's 4 box rows before its scores;
+// a cache's past before the new tokens), not a feature map whose scattered
+// dead or near-dead channels (SiLU of large negative values, rms 1e-7
+// beside 300) fall 100x below the rest: their float error follows the
+// pre-activation's scale, not their own, and judging them by their own rms
+// failed healthy YOLOv8n exports on 1 element in 1600.
+bool LargestScaleIsAPart(const std::vector<double>& rms);
 
 // The largest ratio between neighbouring nonzero values of `rms`, sorted; 0
 // with fewer than two nonzero values.

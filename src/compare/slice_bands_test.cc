@@ -80,6 +80,25 @@ TEST(MixedScaleAxis, NoneInAnOutputOfOneScaleNorInOneWithADeadChannel) {
   EXPECT_FALSE(FindMixedScaleAxis(Tensor::FromVector(DType::kFloat32, {1, 1000}, logits)).has_value());
 }
 
+TEST(MixedScaleAxis, NoneInAFeatureMapWithScatteredNearDeadChannels) {
+  // A raw SiLU map [1, 64, 16, 16]: most channels at rms ~3, channels 5, 33,
+  // 47 and 60 near-dead (SiLU of values around -15: ~1e-6). The small ones
+  // are no part concatenated to the rest: one band for the whole map.
+  std::mt19937_64 rng(5);
+  std::normal_distribution<float> g(0, 1);
+  std::vector<float> v(64 * 256);
+  for (int c = 0; c < 64; ++c)
+    for (int k = 0; k < 256; ++k) {
+      const bool dead = c == 5 || c == 33 || c == 47 || c == 60;
+      const float x = dead ? -15 + g(rng) : 3 * g(rng);
+      v[c * 256 + k] = x / (1 + std::exp(-x));
+    }
+  EXPECT_FALSE(FindMixedScaleAxis(Tensor::FromVector(DType::kFloat32, {1, 64, 16, 16}, v)).has_value());
+  EXPECT_FALSE(LargestScaleIsAPart({3, 3, 1e-6, 3, 3, 1e-6, 3}));  // the large scale in three runs
+  EXPECT_TRUE(LargestScaleIsAPart({300, 300, 1e-3, 1e-3, 1e-6, 1e-3}));  // boxes, then scores
+  EXPECT_TRUE(LargestScaleIsAPart({1, 1e-4, 1e-4, 1}));  // two runs: still parts
+}
+
 TEST(MixedScaleAxis, SlicesKeepOrderAndNamesRanges) {
   std::vector<float> v(2 * 3 * 4);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);

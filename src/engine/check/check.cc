@@ -54,8 +54,7 @@ using namespace check_internal;
 
 
 // The sizes of the dump's traced sample, by the model's dim symbols: the
-// typical size of generated samples (the size PyTorch ran), and the witness
-// that keeps or drops a size relation (sample_gen.h).
+// witnesses that keep or drop a size relation (sample_gen.h).
 std::map<std::string, int64_t> TracedDims(const Context& ctx) {
   std::map<std::string, int64_t> dims;
   if (!ctx.dump) return dims;
@@ -77,7 +76,7 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& mod
   }
   SampleGenOptions gen = o.generate;
   gen.seed = o.seed;
-  for (const auto& [symbol, size] : TracedDims(ctx)) gen.learned_dims.emplace(symbol, size);
+  gen.traced_dims = TracedDims(ctx);
   SampleNotes notes;
   auto samples = GenerateSamples(model, gen, &notes);
   if (samples) ctx.report.sample_notes = std::move(notes);

@@ -52,8 +52,8 @@ struct CheckOptions {
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   // How samples are generated (--shape, --dim, --range, --role, --min-size);
-  // its seed is `seed`; with a dump, its traced sizes are the defaults
-  // (learned_dims).
+  // its seed is `seed`; with a dump, its traced sizes are the relations'
+  // witnesses (traced_dims).
   SampleGenOptions generate;
   RunConfig target;         // the deployed config (all)
   TolerancePolicy policy;

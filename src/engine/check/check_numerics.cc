@@ -185,36 +185,6 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
   return true;
 }
 
-// Where the dump's traced sample had size 1 on an axis its other sizes vary
-// ("decoder_input_ids[1]"): exporters fix such dims (torch.export
-// specializes sizes 0 and 1; TorchScript folds a size-1 shape into
-// constants), so an export traced there departs at every other size.
-std::string SizeOneHint(const TorchDump& dump) {
-  const auto samples = dump.Samples();
-  if (samples.size() < 2) return "";
-  auto traced = LoadTorchFiles(dump, samples.front().inputs);
-  if (!traced) return "";
-  std::vector<std::string> axes;
-  for (size_t k = 1; k < samples.size(); ++k) {
-    auto other = LoadTorchFiles(dump, samples[k].inputs);
-    if (!other) continue;
-    for (const auto& [name, t] : *traced) {
-      const Tensor* o = other->Find(name);
-      if (o == nullptr || o->rank() != t.rank()) continue;
-      for (int64_t i = 0; i < t.rank(); ++i) {
-        const std::string axis = fmt::format("{}[{}]", name, i);
-        if (t.shape()[i] == 1 && o->shape()[i] != 1 && std::find(axes.begin(), axes.end(), axis) == axes.end())
-          axes.push_back(axis);
-      }
-    }
-  }
-  if (axes.empty()) return "";
-  return fmt::format("; the traced sample had size 1 at {}: exporters fix dims traced at 1 (torch.export "
-                     "specializes 0 and 1, TorchScript folds such shapes into constants); export from a sample "
-                     "of size 2 or more there",
-                     fmt::join(axes, ", "));
-}
-
 // Every sample of every dump against PyTorch; then, when there is more than
 // one, numerics.torch.sizes names the sizes where the export departs.
 // Returns false when the first dump's traced sample cannot be read.
@@ -363,6 +333,13 @@ void StageNumerics(Context& ctx) {
   }
   CompareOptions compare;
   compare.policy = ctx.policy;
+  // Slice bands need a scale of each part's own (compare/slice_bands.h): a
+  // float reference model, or PyTorch's fp64 run. Between two configs of one
+  // model every part's error follows the scale of the computation that made
+  // it: a near-dead channel of a raw YOLOv8n map failed its own band on 1e-6.
+  compare.slice_bands = ctx.reference_model.has_value();
+  CompareOptions against_torch = compare;
+  against_torch.slice_bands = true;
   int done = 0;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.samples.size()));
@@ -375,7 +352,7 @@ void StageNumerics(Context& ctx) {
   }
   // Against PyTorch: the dump's own inputs through the target config here;
   // layer by layer through the unfused reference in FinishNumerics.
-  if (ctx.dump) ctx.torch_outputs_read = CheckTorchOutputs(ctx, compare, f);
+  if (ctx.dump) ctx.torch_outputs_read = CheckTorchOutputs(ctx, against_torch, f);
   AddDeclaredShapesFinding(ctx);
   ctx.numerics_deferred = true;
   stage.status = StatusOf(f);

@@ -183,6 +183,15 @@ void StageRobustness(Context& ctx) {
                                           ref_behaviour == "timeout" ? ctx.options.reference.config.Label()
                                                                      : ctx.options.target.Label());
       f.push_back(result.status == Verdict::kFail ? Fail(id, why) : Skip(id, why + "; not judged"));
+    } else if (ref_behaviour == "nan/inf propagated" && result.behaviour == "outputs finite" &&
+               ctx.reference_model && !ctx.output_rules.empty()) {
+      // A quantized copy cannot carry NaN or Inf: its integers saturate. What
+      // it does is inherent to the derived model, not a defect of it; said
+      // as a warning (--strict fails it).
+      f.push_back(Warn(id, fmt::format("[{}] outputs finite where the float reference propagates NaN/Inf: the "
+                                       "derived model's quantization turns NaN/Inf inputs into finite values, so "
+                                       "a bad input goes unnoticed downstream",
+                                       ctx.options.target.Label())));
     } else if (ref_behaviour != result.behaviour) {
       result.status = Verdict::kFail;
       f.push_back(Fail(id, fmt::format("[{}] {} but [{}] {}{}", ctx.options.target.Label(), result.behaviour,

@@ -210,14 +210,12 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
         }
   }
   sample_internal::AssignRoles(plan.inputs, o.roles);
-  plan.relations = sample_internal::FindRelations(plan.inputs, plan.batch_like, o.dims, o.learned_dims);
+  plan.relations = sample_internal::FindRelations(plan.inputs, plan.batch_like, o.dims, o.traced_dims);
   for (const auto& s : plan.symbols) {
     auto given = o.dims.find(s);
-    auto learned = o.learned_dims.find(s);
-    plan.defaults[s] = given != o.dims.end()             ? given->second
-                       : learned != o.learned_dims.end() ? learned->second
-                       : plan.batch_like.contains(s)     ? 1
-                                                         : kDefaultDynamicSize;
+    plan.defaults[s] = given != o.dims.end()         ? given->second
+                       : plan.batch_like.contains(s) ? 1
+                                                     : kDefaultDynamicSize;
   }
   sample_internal::ApplyRelations(plan.relations, plan.defaults);
   return plan;

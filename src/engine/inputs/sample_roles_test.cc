@@ -76,23 +76,23 @@ TEST(SampleRoles, RolesAndRelationsOfADecodeStep) {
 
 TEST(SampleRoles, ValuesFitTheirRole) {
   SampleGenOptions o;
-  o.dims = {{"batch", 3}, {"seq", 4}};
-  o.learned_dims = {{"past", 5}};  // a past the user fixed with --dim would get no boundary_past0
+  o.dims = {{"batch", 3}, {"seq", 4}};  // past: the default 32 (a past fixed with --dim gets no boundary_past0)
   auto samples = Generate(o);
   const Sample& typical = samples.at("typical");
   auto ids = typical.tensors.Find("input_ids")->view<int64_t>();
   for (int64_t v : ids) EXPECT_TRUE(v >= 0 && v < 50) << v;
   auto mask = typical.tensors.Find("attention_mask")->view<int64_t>();
-  ASSERT_EQ(mask.size(), 27u);  // 3 x (5 + 4)
+  ASSERT_EQ(mask.size(), 108u);  // 3 x (32 + 4)
   for (int64_t v : mask) EXPECT_TRUE(v == 0 || v == 1) << v;
   EXPECT_EQ(mask[0], 1);
-  EXPECT_EQ(mask[8], 1);   // row 0: no padding
-  EXPECT_EQ(mask[17], 0);  // row 1 ends in one zero
-  EXPECT_EQ(mask[26], 0);  // row 2 in two
-  EXPECT_EQ(mask[25], 0);
-  EXPECT_EQ(mask[24], 1);
+  EXPECT_EQ(mask[35], 1);  // row 0: no padding
+  EXPECT_EQ(mask[71], 0);  // row 1 ends in one zero
+  EXPECT_EQ(mask[70], 1);
+  EXPECT_EQ(mask[107], 0);  // row 2 in two
+  EXPECT_EQ(mask[106], 0);
+  EXPECT_EQ(mask[105], 1);
   auto pos = typical.tensors.Find("position_ids")->view<int64_t>();
-  EXPECT_EQ(std::vector<int64_t>(pos.begin(), pos.begin() + 4), (std::vector<int64_t>{5, 6, 7, 8}));  // after the past
+  EXPECT_EQ(std::vector<int64_t>(pos.begin(), pos.begin() + 4), (std::vector<int64_t>{32, 33, 34, 35}));  // after the past
   auto edges = samples.at("boundary_edges").tensors.Find("input_ids")->view<int64_t>();
   EXPECT_EQ(edges[0], 0);
   EXPECT_EQ(edges[1], 49);
@@ -121,12 +121,15 @@ TEST(SampleRoles, TheUsersDimAndRoleWin) {
 
 TEST(SampleRoles, ATracedSampleThatContradictsARelationDropsIt) {
   SampleGenOptions o;
-  o.learned_dims = {{"batch", 2}, {"seq", 2}, {"past", 6}, {"past1", 6}, {"total", 5}};
+  o.traced_dims = {{"batch", 2}, {"seq", 2}, {"past", 6}, {"past1", 6}, {"total", 5}};
   SampleNotes notes;
   auto samples = Generate(o, &notes);
-  EXPECT_EQ(notes.relations, (std::vector<std::string>{"past1 = past"}));
-  EXPECT_EQ(Dim(samples.at("typical"), "attention_mask", 1), 5);
-  EXPECT_EQ(Dim(samples.at("typical"), "past_key_0", 2), 6);
+  EXPECT_EQ(notes.relations, (std::vector<std::string>{"past1 = past"}));  // 5 != 6 + 2: the mask is free
+  EXPECT_EQ(Dim(samples.at("typical"), "attention_mask", 1), 32);
+  o.traced_dims["total"] = 8;
+  notes = {};
+  Generate(o, &notes);
+  EXPECT_EQ(notes.relations, (std::vector<std::string>{"past1 = past", "total = past + seq"}));
 }
 
 TEST(SampleRoles, ParsesRoles) {

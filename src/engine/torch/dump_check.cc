@@ -65,4 +65,30 @@ Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::s
       dump.dir.string(), dump.layers.size(), model_label));
 }
 
+std::string SizeOneHint(const TorchDump& dump) {
+  const auto samples = dump.Samples();
+  if (samples.size() < 2) return "";
+  auto traced = LoadTorchFiles(dump, samples.front().inputs);
+  if (!traced) return "";
+  std::vector<std::string> axes;
+  for (size_t k = 1; k < samples.size(); ++k) {
+    auto other = LoadTorchFiles(dump, samples[k].inputs);
+    if (!other) continue;
+    for (const auto& [name, t] : *traced) {
+      const Tensor* o = other->Find(name);
+      if (o == nullptr || o->rank() != t.rank()) continue;
+      for (int64_t i = 0; i < t.rank(); ++i) {
+        const std::string axis = fmt::format("{}[{}]", name, i);
+        if (t.shape()[i] == 1 && o->shape()[i] != 1 && std::find(axes.begin(), axes.end(), axis) == axes.end())
+          axes.push_back(axis);
+      }
+    }
+  }
+  if (axes.empty()) return "";
+  return fmt::format("; the traced sample had size 1 at {}: exporters fix dims traced at 1 (torch.export "
+                     "specializes 0 and 1, TorchScript folds such shapes into constants); export from a sample "
+                     "of size 2 or more there",
+                     fmt::join(axes, ", "));
+}
+
 }  // namespace parity

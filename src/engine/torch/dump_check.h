@@ -42,4 +42,10 @@ Status CheckDumpFitsModelFiles(const TorchDump& dump, const ModelInfo& model,
 // from another model (invalid argument); `aligned` counts the aligned layers.
 Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label);
 
+// Where the dump's traced sample had size 1 on an axis its other sizes vary
+// ("decoder_input_ids[1]"): exporters fix such dims (torch.export
+// specializes sizes 0 and 1; TorchScript folds a size-1 shape into
+// constants), so an export traced there departs at every other size.
+std::string SizeOneHint(const TorchDump& dump);
+
 }  // namespace parity

@@ -1,5 +1,7 @@
 #include "engine/torch/torch_compare.h"
 
+#include "engine/torch/inherited_layers.h"
+
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>
@@ -290,6 +292,7 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignmen
     if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
     c.layers.push_back(std::move(v));
   }
+  PARITY_RETURN_IF_ERROR(PassInheritedLayers(dump, onnx_values, c));
   PARITY_RETURN_IF_ERROR(BlameInputOps(dump, onnx_values, policy, c));
   return c;
 }
