@@ -11,6 +11,7 @@ fed to the steps."""
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -123,3 +124,19 @@ def test_an_older_dump_still_checks_without_a_generation(llama, tmp_path):
     p, r = _check(os.path.join(llama, "step.onnx"), str(dump), str(tmp_path / "rep"))
     assert r["generation"] is None and "generation" not in r["stages"], p.stdout
     assert p.returncode in (0, 1) and "generation:" not in p.stdout
+
+
+def test_bad_kv_map_is_one_line_and_exit_2(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "2",
+                        "--kv-map", "present_key_9=past_key_0", "-o", str(tmp_path / "d")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "no output 'present_key_9'" in p.stderr, p.stderr
+    assert not (tmp_path / "d" / "manifest.json").exists()
+
+
+@needs_parity
+def test_missing_encoder_is_exit_2(llama, tmp_path):
+    p = subprocess.run([PARITY, "check", os.path.join(llama, "step.onnx"), "--torch", os.path.join(llama, "dump"),
+                        "--encoder", str(tmp_path / "nope.onnx")], capture_output=True, text=True)
+    assert p.returncode == 2 and "--encoder" in p.stderr, p.stderr

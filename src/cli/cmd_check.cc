@@ -63,6 +63,8 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.encoder_path = o.encoder;
   if (!o.encoder.empty() && o.torch.empty())
     return ReportError(Error(ErrorCode::kInvalidArgument, "--encoder needs --torch DUMP (a dump made with --generate)"));
+  if (!o.encoder.empty() && !std::filesystem::is_regular_file(o.encoder))
+    return ReportError(Error(ErrorCode::kNotFound, fmt::format("--encoder {}: no such model file", o.encoder)));
   options.seed = o.seed;
   if (auto st = ResolveSampleFlags(o.samples, options.generate); !st) return ReportError(st.error());
   options.sample_timeout_s = o.sample_timeout;
