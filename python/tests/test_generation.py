@@ -140,3 +140,22 @@ def test_missing_encoder_is_exit_2(llama, tmp_path):
     p = subprocess.run([PARITY, "check", os.path.join(llama, "step.onnx"), "--torch", os.path.join(llama, "dump"),
                         "--encoder", str(tmp_path / "nope.onnx")], capture_output=True, text=True)
     assert p.returncode == 2 and "--encoder" in p.stderr, p.stderr
+
+
+@needs_parity
+def test_locate_at_the_departing_step_names_the_planted_module(llama, tmp_path):
+    from gen_models import LLAMA_FAULT, LLAMA_OUTPUTS
+    dump = tmp_path / "step3"
+    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--at-step", "3",
+                    "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)], check=True, capture_output=True)
+    with open(os.path.join(llama, "dump", "manifest.json")) as f:
+        g = json.load(f)["generation"]
+    ids = np.load(dump / "input_input_ids.npy")
+    assert ids.tolist() == g["steps"][3]["input_ids"]  # PyTorch's inputs at step 3
+    assert np.load(dump / "input_past_key_0.npy").shape[2] == 6 + 2
+    out = tmp_path / "locate.json"
+    p = subprocess.run([PARITY, "locate", os.path.join(llama, "step_vproj.onnx"), "--reference", f"torch:{dump}",
+                        "--json", str(out)], capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr
+    first = json.loads(out.read_text())["first_divergence"]
+    assert first["module"] == LLAMA_FAULT, first

@@ -71,6 +71,9 @@ def build_parser():
                         "KV cache; docs/generation.md)")
     d.add_argument("--kv-map", default=None, metavar="PRESENT=PAST,...",
                    help="for --generate: which output feeds which input at the next step (default: from the names)")
+    d.add_argument("--at-step", type=int, default=None, metavar="K",
+                   help="dump PyTorch's greedy decode at step K instead of the prompt (its inputs, layers and "
+                        "outputs), for `parity locate --reference torch:DIR` at the step a generation check departs")
     d.add_argument("--cache-limit", type=float, default=64, metavar="MIB",
                    help="for --generate: a step's presents past this size are recorded as statistics only")
 
@@ -131,8 +134,10 @@ def cmd_dump(a):
     dynamic = parse_dynamic(a.dynamic)
     if (a.opset is not None or dynamic or a.exporter) and not a.export:
         raise UsageError("--opset, --dynamic and --exporter need --export MODEL.onnx")
-    if a.generate < 0 or (a.kv_map and not a.generate):
-        raise UsageError("--generate N needs N >= 1; --kv-map needs --generate")
+    if a.generate < 0 or (a.kv_map and not (a.generate or a.at_step is not None)):
+        raise UsageError("--generate N needs N >= 1; --kv-map needs --generate or --at-step")
+    if a.at_step is not None and (a.at_step < 0 or a.generate):
+        raise UsageError("--at-step K: K >= 0, without --generate (a dump of one step, for locate)")
     if os.path.exists(os.path.join(a.out, "manifest.json")) and not a.force:
         raise UsageError(f"-o {a.out}: already holds a dump (manifest.json); give --force to replace it")
 
@@ -187,10 +192,13 @@ def cmd_dump(a):
 
 def _generation(a, model, args, dump_kw):
     """--generate: (the prompt's args, dump()'s generation callable)."""
-    if not a.generate:
+    if not a.generate and a.at_step is None:
         return args, None
-    from .generate import prepare
+    from .generate import prepare, state_at_step
     try:
+        if a.at_step is not None:
+            return state_at_step(model, args, dump_kw["input_names"], dump_kw["output_names"], a.at_step, a.seed,
+                                 kv_map=a.kv_map), None
         return prepare(model, args, dump_kw["input_names"], dump_kw["output_names"], a.generate, a.seed,
                        kv_map=a.kv_map, fp64=a.fp64, cache_limit=int(a.cache_limit * (1 << 20)))
     except ValueError as e:

@@ -195,10 +195,22 @@ def run_encoder(model, seed, step_inputs):
     return dict(zip(names, flatten((pos, kw)))), outputs, feeds
 
 
-def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp64=True, cache_limit=64 << 20):
-    """(the prompt's args, generation(write) -> the manifest's "generation")
-    for dump(): `write(fname, tensor)` writes one file of the dump. The
-    prompt's encoder feeds are replaced by the encoder's own outputs."""
+def state_at_step(model, args, input_names, output_names, step, seed, kv_map=None):
+    """The step model's inputs at step `step` of PyTorch's greedy decode from
+    `args` (0: the prompt): what `dump --at-step K` dumps as its traced
+    sample, so that `parity locate --reference torch:DUMP` localizes that step."""
+    plan, prompt, _ = plan_for(model, args, input_names, output_names, seed, kv_map)
+    with torch.no_grad():
+        for k, (state, _, _, _) in enumerate(greedy(model, plan, prompt, step + 1)):
+            if k == step:
+                return tuple(state[n] for n in input_names)
+    raise AssertionError("unreachable")
+
+
+def plan_for(model, args, input_names, output_names, seed, kv_map=None):
+    """(Plan, the prompt {input: tensor}, the encoder's (inputs, outputs,
+    feeds) or None) for a step model and its prompt `args`; the prompt's
+    encoder feeds are the encoder's own outputs."""
     from .kv_names import parse_kv_map
     from .signature import split_args
     pos, kw = split_args(args)
@@ -211,14 +223,19 @@ def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp
     output_names = output_names[:len(outputs)] + [f"output_{i}" for i in range(len(output_names), len(outputs))]
     pairs = parse_kv_map(kv_map, input_names, output_names) if kv_map else find_kv_pairs(input_names, output_names)
     prompt = dict(zip(input_names, tensors))
-    encoder = None
+    encoder, feeds = None, {}
     if hasattr(model, "encoder") and hasattr(model, "make_encoder_inputs"):
         enc_inputs, enc_outputs, feeds = run_encoder(model, seed, input_names)
         prompt.update({inp: enc_outputs[out] for inp, out in feeds.items()})
         encoder = (enc_inputs, enc_outputs, feeds)
-    else:
-        feeds = {}
-    plan = Plan(input_names, output_names, pairs, feeds)
+    return Plan(input_names, output_names, pairs, feeds), prompt, encoder
+
+
+def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp64=True, cache_limit=64 << 20):
+    """(the prompt's args, generation(write) -> the manifest's "generation")
+    for dump(): `write(fname, tensor)` writes one file of the dump. The
+    prompt's encoder feeds are replaced by the encoder's own outputs."""
+    plan, prompt, encoder = plan_for(model, args, input_names, output_names, seed, kv_map)
 
     def generation(write):
         writer = Writer(write, cache_limit)

@@ -35,6 +35,14 @@ std::vector<CheckFinding> Findings(const GenerationResult& g) {
     }
   for (const auto& c : g.checks)
     f.push_back({"generation." + c.id, c.status, c.message});
+  // Where to localize: the first step that departs, dumped as one forward pass.
+  std::optional<int64_t> departs = g.first_failing_logits;
+  if (g.first_differing_step && (!departs || *g.first_differing_step < *departs)) departs = g.first_differing_step;
+  if (departs)
+    f.push_back(Skip("generation.locate",
+                     fmt::format("to name the node at step {}: python -m parity.torch dump MODULE:FACTORY --at-step {} "
+                                 "-o DIR, then parity locate MODEL --reference torch:DIR (docs/generation.md)",
+                                 *departs, *departs)));
   return f;
 }
 
