@@ -159,3 +159,18 @@ def test_locate_at_the_departing_step_names_the_planted_module(llama, tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     first = json.loads(out.read_text())["first_divergence"]
     assert first["module"] == LLAMA_FAULT, first
+
+
+@needs_parity
+def test_caches_past_the_limit_are_statistics_and_go_unchecked(llama, tmp_path):
+    from gen_models import LLAMA_OUTPUTS
+    dump = tmp_path / "stats"
+    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "3",
+                    "--cache-limit", "0", "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)],
+                   check=True, capture_output=True)
+    g = json.loads((dump / "manifest.json").read_text())["generation"]
+    present = g["steps"][1]["presents"]["present_key_0"]
+    assert present["file"] is None and present["shape"] == [1, 2, 7, 16] and "mean" in present
+    p, r = _check(os.path.join(llama, "step.onnx"), str(dump), str(tmp_path / "rep"))
+    steps = r["generation"]["steps"]
+    assert [s["cache"]["status"] for s in steps] == ["unchecked"] * 3 and r["generation"]["status"] == "PASS", p.stdout
