@@ -48,11 +48,12 @@ class GenerationRecordTest : public ::testing::Test {
  protected:
   TorchDump Dump(const std::string& generation) {
     std::ofstream(dir_.path() / "manifest.json")
-        << R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {}, "outputs": {}, "layers": [])"
+        << R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {"input_ids": "input_input_ids.npy"},
+      "outputs": {"logits": "output_logits.npy"}, "layers": [])"
         << (generation.empty() ? "" : ", \"generation\": " + generation) << "}";
     auto d = LoadTorchDump(dir_.path());
-    EXPECT_TRUE(d.has_value()) << d.error().message();
-    return *d;
+    if (!d) ADD_FAILURE() << d.error().message();
+    return d ? *d : TorchDump{.dir = dir_.path()};
   }
   static std::string Record(const std::string& step_file) {
     return R"({"schema": "parity.generation/1", "length": 1, "batch": 1, "prompt_length": 2,
