@@ -25,6 +25,7 @@ struct CheckCmdOptions {
   std::string model;
   std::vector<std::string> torch;
   std::string inputs;
+  std::string encoder;
   std::string reference_model;
   std::string reference_config;
   std::string report_dir;
@@ -59,6 +60,11 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.model_path = o.model;
   options.allow_symlinks = o.allow_symlinks;
   options.inputs_path = o.inputs;
+  options.encoder_path = o.encoder;
+  if (!o.encoder.empty() && o.torch.empty())
+    return ReportError(Error(ErrorCode::kInvalidArgument, "--encoder needs --torch DUMP (a dump made with --generate)"));
+  if (!o.encoder.empty() && !std::filesystem::is_regular_file(o.encoder))
+    return ReportError(Error(ErrorCode::kNotFound, fmt::format("--encoder {}: no such model file", o.encoder)));
   options.seed = o.seed;
   if (auto st = ResolveSampleFlags(o.samples, options.generate); !st) return ReportError(st.error());
   options.sample_timeout_s = o.sample_timeout;
@@ -135,6 +141,9 @@ void RegisterCheck(CLI::App& app) {
                   "each is judged)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--encoder", o->encoder,
+                  "the encoder .onnx of an encoder-decoder whose decode step is MODEL; its outputs feed the steps "
+                  "of the --torch dump's generation (docs/generation.md)");
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");

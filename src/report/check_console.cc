@@ -13,6 +13,7 @@
 #include "report/text_escape.h"
 #include "report/check_summary.h"
 #include "report/quant_report.h"
+#include "report/generation_report.h"
 
 namespace parity {
 
@@ -163,6 +164,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
 
   if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
   out += FormatTop1(r.top1) + FormatDetections(r.detections);  // the agreement that fits each output
+  if (r.generation) out += FormatGeneration(*r.generation, style.max_rows);
   out += LatencyLines(r, paint);
   return out;
 }

@@ -14,6 +14,7 @@
 #include "report/check_summary.h"
 #include "report/quant_report.h"
 #include "report/torch_json.h"
+#include "report/generation_report.h"
 
 namespace parity {
 
@@ -242,6 +243,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"top1", Top1ToJson(r.top1)},
           {"detections", DetectionsToJson(r.detections)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
+          {"generation", r.generation ? GenerationToJson(*r.generation) : json(nullptr)},
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},
           {"tf32_probe", r.tf32_probe.empty() ? json(nullptr) : json(r.tf32_probe)},

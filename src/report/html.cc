@@ -16,6 +16,7 @@
 #include "report/json_helpers.h"
 #include "report/report_assets.h"
 #include "report/text_escape.h"
+#include "report/generation_report.h"
 
 namespace parity {
 
@@ -155,6 +156,7 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += FailedTestsSection(r);
   body += SamplesSection(r);
   body += AlignmentSection(r);  // against PyTorch: right after the outputs
+  if (r.generation) body += GenerationHtmlSection(*r.generation);
   body += LayerCurveSection(r);
   body += QuantSection(r);
   body += LocateSection(r);

@@ -38,6 +38,7 @@ std::string NavSection(const CheckReport& r) {
       "<nav class=\"toc\"><a href=\"#verdict\">Verdict</a><a href=\"#failed\">Failed tests</a>"
       "<a href=\"#samples\">Outputs</a>";
   if (r.alignment) s += "<a href=\"#alignment\">PyTorch</a>";
+  if (r.generation) s += "<a href=\"#generation\">Generation</a>";
   if (!r.layer_curve.empty()) s += "<a href=\"#layers\">Layer error</a>";
   if (r.locate) s += "<a href=\"#locate\">Locate</a>";
   s += "<a href=\"#histograms\">Histograms</a>";

@@ -66,6 +66,16 @@ def build_parser():
                    help="one more sample at these input shapes (repeatable; replaces the sizes picked from "
                         "--dynamic); 'none': the traced sample only")
     d.add_argument("--force", action="store_true", help="replace a dump that DIR already holds")
+    d.add_argument("--generate", type=int, default=0, metavar="N",
+                   help="also record PyTorch's greedy decode of N tokens from the inputs (a decode step with a "
+                        "KV cache; docs/generation.md)")
+    d.add_argument("--kv-map", default=None, metavar="PRESENT=PAST,...",
+                   help="for --generate: which output feeds which input at the next step (default: from the names)")
+    d.add_argument("--at-step", type=int, default=None, metavar="K",
+                   help="dump PyTorch's greedy decode at step K instead of the prompt (its inputs, layers and "
+                        "outputs), for `parity locate --reference torch:DIR` at the step a generation check departs")
+    d.add_argument("--cache-limit", type=float, default=64, metavar="MIB",
+                   help="for --generate: a step's presents past this size are recorded as statistics only")
 
     return p
 
@@ -124,6 +134,10 @@ def cmd_dump(a):
     dynamic = parse_dynamic(a.dynamic)
     if (a.opset is not None or dynamic or a.exporter) and not a.export:
         raise UsageError("--opset, --dynamic and --exporter need --export MODEL.onnx")
+    if a.generate < 0 or (a.kv_map and not (a.generate or a.at_step is not None)):
+        raise UsageError("--generate N needs N >= 1; --kv-map needs --generate or --at-step")
+    if a.at_step is not None and (a.at_step < 0 or a.generate):
+        raise UsageError("--at-step K: K >= 0, without --generate (a dump of one step, for locate)")
     if os.path.exists(os.path.join(a.out, "manifest.json")) and not a.force:
         raise UsageError(f"-o {a.out}: already holds a dump (manifest.json); give --force to replace it")
 
@@ -168,11 +182,27 @@ def cmd_dump(a):
         dump_kw = dump_names(record, {"input_names": names, "output_names": output_names})
     else:
         record, dump_kw = {}, {"input_names": names, "output_names": output_names}
+    args, generation = _generation(a, model, args, dump_kw)
     sizes = _sizes(a, model, args, dump_kw["input_names"], record)
     manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record or None, seed=a.seed,
-                    sizes=sizes, **dump_kw)
+                    sizes=sizes, generation=generation, **dump_kw)
     _print_summary(a, manifest, record)
     return 0
+
+
+def _generation(a, model, args, dump_kw):
+    """--generate: (the prompt's args, dump()'s generation callable)."""
+    if not a.generate and a.at_step is None:
+        return args, None
+    from .generate import prepare, state_at_step
+    try:
+        if a.at_step is not None:
+            return state_at_step(model, args, dump_kw["input_names"], dump_kw["output_names"], a.at_step, a.seed,
+                                 kv_map=a.kv_map), None
+        return prepare(model, args, dump_kw["input_names"], dump_kw["output_names"], a.generate, a.seed,
+                       kv_map=a.kv_map, fp64=a.fp64, cache_limit=int(a.cache_limit * (1 << 20)))
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _sizes(a, model, args, input_names, record):
@@ -192,6 +222,11 @@ def _print_summary(a, manifest, record):
           f"{len(manifest['inputs'])} inputs, {len(manifest['outputs'])} outputs"
           + (f", {len(sizes)} more size(s) ({', '.join(sizes)})" if sizes else "")
           + (f"; exported {a.export} ({record['exporter']})" if a.export else ""))
+    gen = manifest.get("generation")
+    if gen:
+        tokens = [s["tokens"][0] for s in gen["steps"]]
+        print(f"generated {gen['length']} tokens greedily: {' '.join(map(str, tokens))} "
+              f"(cache pairs: {len(gen['kv_map'])}{', encoder' if gen.get('encoder') else ''})")
     if record.get("size_relations"):
         print(f"sizes kept together: {'; '.join(record['size_relations'])}")
     for w in _size_one_axes(manifest, record):

@@ -49,7 +49,7 @@ _FASTPATH_TYPES = tuple(
 
 
 def dump(model, args, out_dir, output_names=None, input_names=None,
-         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True, sizes=None):
+         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True, sizes=None, generation=None):
     """Runs model(*args) once in eval mode and writes the dump directory.
 
     args: a tensor, or a tuple of positional arguments whose last element may
@@ -69,6 +69,9 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     written under sizes/<name>/ with its outputs (and fp64 outputs), listed in
     the manifest's "sizes". A size the model raises on is left out, named in
     "sizes_refused" with the error (a warning too).
+    generation: a callable(write) -> dict (generate.prepare) run after the
+    rest, its dict the manifest's "generation"; write(fname, tensor) writes
+    one file into the dump and returns its entry.
 
     Returns the manifest (a dict). The model's train/eval flags, torch's
     RNG state and deterministic-algorithms setting are restored afterwards.
@@ -79,7 +82,7 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     """
     with _staged(out_dir) as staging:
         return _dump_into(staging, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
-                          module_inputs, sizes)
+                          module_inputs, sizes, generation)
 
 
 @contextlib.contextmanager
@@ -121,7 +124,7 @@ def _staged(out_dir):
 
 
 def _dump_into(out_dir, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
-               module_inputs, sizes):
+               module_inputs, sizes, generation=None):
     """dump() into the empty folder out_dir; returns the manifest."""
     manifest_path = os.path.join(out_dir, "manifest.json")
     pos_args, kw_args = split_args(args)
@@ -162,6 +165,10 @@ def _dump_into(out_dir, model, args, output_names, input_names, fp64, export_inf
         manifest.update(_dump_sizes(model, sizes, names, out_names, out_dir, seed, slow, written, fp64))
     if export_info is not None:
         manifest["export"] = export_info
+    if generation is not None:
+        os.makedirs(os.path.join(out_dir, "generate"), exist_ok=True)
+        with _run_context(model, seed, slow):
+            manifest["generation"] = generation(lambda fname, t: _write(out_dir, fname, t, written))
     _remove_stale(out_dir, written)  # what a failed fp64 run left
     save_json(manifest_path, manifest)
     return manifest
@@ -407,7 +414,7 @@ def _device_of(model, pos_args):
 def _remove_stale(out_dir, written):
     """Deletes the dump files in out_dir that are not in `written`."""
     for pattern in ("layer_*.npy", "input_*.npy", "output_*.npy", "fp64/output_*.npy", "module_inputs/*.npy",
-                    "sizes/*/*.npy", "sizes/*/fp64/*.npy"):
+                    "sizes/*/*.npy", "sizes/*/fp64/*.npy", "generate/*.npy"):
         for path in glob.glob(os.path.join(out_dir, pattern)):
             rel = os.path.relpath(path, out_dir).replace(os.sep, "/")
             if rel not in written:

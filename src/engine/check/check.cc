@@ -352,6 +352,8 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
+  timed(StageGeneration);
+  if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target);
   ReconcileAccepts(r);

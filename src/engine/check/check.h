@@ -49,6 +49,9 @@ struct CheckOptions {
   // compared on `torch`'s traced sample only. Needs `torch`; each is a
   // kTorchDump (else kInvalidArgument).
   std::vector<Reference> more_torch;
+  // The encoder of an encoder-decoder whose decode step is MODEL (the
+  // generation stage runs it first; docs/generation.md). Empty: none.
+  std::string encoder_path;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   // How samples are generated (--shape, --dim, --range, --role, --min-size);

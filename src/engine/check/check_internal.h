@@ -177,6 +177,9 @@ void AddDeclaredShapesFinding(Context& ctx);
 // After the stages (check_locate.cc): the layer curve, and on a numeric
 // failure the first diverging fused node into the numerics stage.
 void Localize(Context& ctx);
+// The generation stage (check_generation.cc): a dump with PyTorch's greedy
+// decode is replayed on ORT; its own session, made after the target's is released.
+void StageGeneration(Context& ctx);
 
 // For a CUDA target with TF32 allowed and a failing output: re-runs the worst
 // failing sample with use_tf32=0 and names TF32 (report.arithmetic) only if

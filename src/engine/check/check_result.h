@@ -14,6 +14,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/bench/latency_stats.h"
+#include "engine/generate/generation_result.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/locate/locate_result.h"
 #include "engine/quant/detections.h"
@@ -133,6 +134,8 @@ struct CheckReport {
   // Detector outputs: per-anchor best class and score (engine/quant/detections.h).
   std::vector<DetectionAgreement> detections;
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
+  // A dump with PyTorch's greedy decode: the loop on ORT step by step (engine/generate/).
+  std::optional<GenerationResult> generation;
   // Which EP took which nodes of the target (ORT's assignment; empty for a
   // CPU-only target), and the arithmetic the worst failing output's error
   // is consistent with (engine/run/arithmetic.h), when an output failed.

@@ -1,0 +1,176 @@
+"""The decode loop checked step by step against PyTorch (issue 42,
+docs/generation.md): `python -m parity.torch dump --generate N` records
+PyTorch's greedy decode of a tiny transformers Llama step with an explicit
+KV cache; `parity check STEP.onnx --torch DUMP` replays it on ONNX Runtime.
+The healthy dynamo export gives 16/16 tokens and passes; the same export
+with one attention projection's weight x1.02 fails (its logits and caches
+leave the tolerance even where its tokens agree); a Whisper-like encoder +
+decoder step passes with its encoder's outputs (the cross-attention caches)
+fed to the steps."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from parity_binary import PARITY, needs_parity
+
+pytest.importorskip("transformers")
+pytest.importorskip("onnxruntime")
+from gen_build import STEPS, build_llama, build_whisper  # noqa: E402
+from parity.torch.kv_names import find_kv_pairs, parse_kv_map  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("gen_llama"))
+    build_llama(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def whisper(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("gen_whisper"))
+    build_whisper(out)
+    return out
+
+
+def _check(model, dump, report, *extra):
+    p = subprocess.run([PARITY, "check", model, "--torch", dump, "--report", report, "--no-locate", *extra],
+                       capture_output=True, text=True)
+    with open(os.path.join(report, "report.json")) as f:
+        return p, json.load(f)
+
+
+def test_cache_names_pair_by_layer_and_kind():
+    ins = ["input_ids", "past_key_values.0.key", "past_key_values.0.value", "past_key_values.1.key", "cache_position"]
+    outs = ["logits", "present.1.key", "present.0.value", "present.0.key"]
+    assert find_kv_pairs(ins, outs) == [("present.0.key", "past_key_values.0.key"),
+                                        ("present.0.value", "past_key_values.0.value"),
+                                        ("present.1.key", "past_key_values.1.key")]
+    # self and cross caches of one layer are told apart
+    assert find_kv_pairs(["past_key_0", "past_key_cross_0"], ["present_key_cross_0", "present_key_0"]) == [
+        ("present_key_0", "past_key_0"), ("present_key_cross_0", "past_key_cross_0")]
+    assert parse_kv_map("o1=i1", ["i1"], ["o1"]) == [("o1", "i1")]
+    with pytest.raises(ValueError, match="no output 'nope'"):
+        parse_kv_map("nope=i1", ["i1"], ["o1"])
+
+
+def test_dump_records_the_greedy_decode(llama):
+    with open(os.path.join(llama, "dump", "manifest.json")) as f:
+        g = json.load(f)["generation"]
+    assert g["length"] == STEPS and len(g["steps"]) == STEPS and g["prompt_length"] == 6
+    assert [p["past"] for p in g["kv_map"]] == ["past_key_0", "past_value_0", "past_key_1", "past_value_1"]
+    # each step's input is the previous step's token
+    for a, b in zip(g["steps"], g["steps"][1:]):
+        assert b["input_ids"] == [[a["tokens"][0]]]
+    last = np.load(os.path.join(llama, "dump", g["steps"][3]["logits"]))
+    assert int(last.argmax()) == g["steps"][3]["tokens"][0]
+    # the cache grows one token a step
+    assert g["steps"][5]["presents"]["present_key_0"]["shape"][2] == 6 + 5
+    assert g["stepwise"] is not None
+
+
+@needs_parity
+def test_healthy_llama_decode_passes_16_of_16(llama, tmp_path):
+    p, r = _check(os.path.join(llama, "step.onnx"), os.path.join(llama, "dump"), str(tmp_path / "rep"))
+    g = r["generation"]
+    assert g is not None, p.stdout + p.stderr
+    assert g["tokens_agreeing"] == STEPS and g["first_differing_step"] is None, p.stdout
+    assert g["status"] == "PASS" and r["stages"]["generation"]["status"] == "PASS", p.stdout
+    assert all(s["logits"]["status"] == "pass" and s["cache"]["status"] == "pass" for s in g["steps"]), p.stdout
+    assert {c["id"]: c["status"] for c in g["checks"]} == {
+        "present_starts_with_past": "PASS", "prefill_equals_stepwise": "PASS", "torch_prefill_equals_stepwise": "PASS"}
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "generation: PASS 16/16 tokens agree" in p.stdout
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert 'id="generation"' in html and "<polyline class=\"error\"" in html
+
+
+@needs_parity
+def test_planted_weight_fails_the_decode_check(llama, tmp_path):
+    p, r = _check(os.path.join(llama, "step_vproj.onnx"), os.path.join(llama, "dump"), str(tmp_path / "rep"))
+    g = r["generation"]
+    assert g["status"] == "FAIL" and p.returncode == 1, p.stdout + p.stderr
+    # the logits or the caches leave the tolerance at the first step already
+    first = g["steps"][0]
+    assert first["logits"]["status"] == "fail" or first["cache"]["status"] == "fail", first
+    assert first["cache"]["worst"].startswith("present_value_1"), first
+    assert g["first_failing_logits_step"] is not None or g["first_differing_step"] is not None
+
+
+@needs_parity
+def test_whisper_like_encoder_decoder_passes(whisper, tmp_path):
+    p, r = _check(os.path.join(whisper, "step.onnx"), os.path.join(whisper, "dump"), str(tmp_path / "rep"),
+                  "--encoder", os.path.join(whisper, "encoder.onnx"))
+    g = r["generation"]
+    assert g is not None, p.stdout + p.stderr
+    checks = {c["id"]: c["status"] for c in g["checks"]}
+    assert checks["encoder.present_key_cross_0"] == "PASS" and checks["encoder.present_value_cross_0"] == "PASS", checks
+    assert g["tokens_agreeing"] == STEPS and g["status"] == "PASS", p.stdout
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@needs_parity
+def test_an_older_dump_still_checks_without_a_generation(llama, tmp_path):
+    dump = tmp_path / "old"
+    subprocess.run(["cp", "-r", os.path.join(llama, "dump"), str(dump)], check=True)
+    m = json.loads((dump / "manifest.json").read_text())
+    del m["generation"]
+    (dump / "manifest.json").write_text(json.dumps(m))
+    p, r = _check(os.path.join(llama, "step.onnx"), str(dump), str(tmp_path / "rep"))
+    assert r["generation"] is None and "generation" not in r["stages"], p.stdout
+    assert p.returncode in (0, 1) and "generation:" not in p.stdout
+
+
+def test_bad_kv_map_is_one_line_and_exit_2(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "2",
+                        "--kv-map", "present_key_9=past_key_0", "-o", str(tmp_path / "d")],
+                       capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.count("\n") == 1 and "no output 'present_key_9'" in p.stderr, p.stderr
+    assert not (tmp_path / "d" / "manifest.json").exists()
+
+
+@needs_parity
+def test_missing_encoder_is_exit_2(llama, tmp_path):
+    p = subprocess.run([PARITY, "check", os.path.join(llama, "step.onnx"), "--torch", os.path.join(llama, "dump"),
+                        "--encoder", str(tmp_path / "nope.onnx")], capture_output=True, text=True)
+    assert p.returncode == 2 and "--encoder" in p.stderr, p.stderr
+
+
+@needs_parity
+def test_locate_at_the_departing_step_names_the_planted_module(llama, tmp_path):
+    from gen_models import LLAMA_FAULT, LLAMA_OUTPUTS
+    dump = tmp_path / "step3"
+    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--at-step", "3",
+                    "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)], check=True, capture_output=True)
+    with open(os.path.join(llama, "dump", "manifest.json")) as f:
+        g = json.load(f)["generation"]
+    ids = np.load(dump / "input_input_ids.npy")
+    assert ids.tolist() == g["steps"][3]["input_ids"]  # PyTorch's inputs at step 3
+    assert np.load(dump / "input_past_key_0.npy").shape[2] == 6 + 2
+    out = tmp_path / "locate.json"
+    p = subprocess.run([PARITY, "locate", os.path.join(llama, "step_vproj.onnx"), "--reference", f"torch:{dump}",
+                        "--json", str(out)], capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr
+    first = json.loads(out.read_text())["first_divergence"]
+    assert first["module"] == LLAMA_FAULT, first
+
+
+@needs_parity
+def test_caches_past_the_limit_are_statistics_and_go_unchecked(llama, tmp_path):
+    from gen_models import LLAMA_OUTPUTS
+    dump = tmp_path / "stats"
+    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "3",
+                    "--cache-limit", "0", "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)],
+                   check=True, capture_output=True)
+    g = json.loads((dump / "manifest.json").read_text())["generation"]
+    present = g["steps"][1]["presents"]["present_key_0"]
+    assert present["file"] is None and present["shape"] == [1, 2, 7, 16] and "mean" in present
+    p, r = _check(os.path.join(llama, "step.onnx"), str(dump), str(tmp_path / "rep"))
+    steps = r["generation"]["steps"]
+    assert [s["cache"]["status"] for s in steps] == ["unchecked"] * 3 and r["generation"]["status"] == "PASS", p.stdout

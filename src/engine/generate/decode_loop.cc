@@ -1,0 +1,103 @@
+#include "engine/generate/decode_loop.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "engine/generate/decode_tensors.h"
+
+namespace parity {
+namespace {
+
+// The prompt restricted to the session's inputs.
+TensorSet SessionInputs(const ort::Session& session, const TensorSet& all) {
+  TensorSet out;
+  for (const std::string& name : session.input_names())
+    if (const Tensor* t = all.Find(name)) out.Set(name, *t);
+  return out;
+}
+
+// The next step's inputs: the tokens, the mask one longer, the positions
+// one on, each past its present (ORT's buffer as it is); the rest as fed.
+Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed, const TensorSet& outputs,
+                             const std::vector<int64_t>& tokens) {
+  TensorSet next;
+  for (const auto& [name, tensor] : fed) {
+    if (name == r.token_input) {
+      next.Set(name, TokenTensor(tokens, tensor.dtype()));
+    } else if (name == r.mask_input) {
+      PARITY_ASSIGN_OR_RETURN(Tensor mask, AppendOnes(tensor));
+      next.Set(name, std::move(mask));
+    } else if (name == r.positions_input) {
+      PARITY_ASSIGN_OR_RETURN(Tensor pos, NextPositions(tensor));
+      next.Set(name, std::move(pos));
+    } else {
+      next.Set(name, tensor);
+    }
+  }
+  for (const KvPair& kv : r.kv) {
+    const Tensor* present = outputs.Find(kv.present);
+    if (!present) return InvalidArgument(fmt::format("the model has no output '{}' (the KV map's)", kv.present));
+    if (next.Contains(kv.past)) next.Set(kv.past, *present);  // no copy: ORT's buffer
+  }
+  return next;
+}
+
+Result<TensorSet> TimedRun(const ort::Session& session, const TensorSet& inputs, double* ms) {
+  const auto start = std::chrono::steady_clock::now();
+  auto out = session.Run(inputs, {}, ort::OutputBuffers::kBorrowed);
+  *ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace
+
+Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
+                     int64_t steps, const DecodeVisitor& visit) {
+  TensorSet fed = SessionInputs(session, prompt);
+  for (int64_t k = 0; k < steps; ++k) {
+    DecodeStepOutput step{.step = k};
+    PARITY_ASSIGN_OR_RETURN(TensorSet outputs,
+                            WithContext(TimedRun(session, fed, &step.ms), fmt::format("step {}", k)));
+    const Tensor* logits = outputs.Find(record.logits_output);
+    if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", record.logits_output));
+    PARITY_ASSIGN_OR_RETURN(step.logits, WithContext(LastPositionLogits(*logits), fmt::format("step {}", k)));
+    step.tokens = GreedyTokens(step.logits);
+    step.fed = &fed;
+    step.outputs = &outputs;
+    PARITY_RETURN_IF_ERROR(visit(step));
+    if (k + 1 < steps) {
+      PARITY_ASSIGN_OR_RETURN(fed, NextInputs(record, fed, outputs, step.tokens));
+    }
+  }
+  return {};
+}
+
+Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecord& r, const TensorSet& prompt) {
+  const Tensor* ids = prompt.Find(r.token_input);
+  if (!ids || ids->rank() < 1 || ids->shape().back() < 2)
+    return InvalidArgument("the prompt has fewer than two tokens: nothing to feed one at a time");
+  const int64_t n = ids->shape().back();
+  TensorSet all = SessionInputs(session, prompt), outputs;
+  for (int64_t j = 0; j < n; ++j) {
+    TensorSet fed;
+    for (const auto& [name, tensor] : all) {
+      Result<Tensor> t = tensor;
+      if (name == r.token_input || name == r.positions_input) t = SliceLastAxis(tensor, j, j + 1);
+      if (name == r.mask_input) t = SliceLastAxis(tensor, 0, tensor.shape().back() - n + j + 1);
+      if (!t) return std::unexpected(t.error());
+      fed.Set(name, std::move(*t));
+    }
+    for (const KvPair& kv : r.kv)
+      if (j > 0 && fed.Contains(kv.past) && outputs.Contains(kv.present)) fed.Set(kv.past, *outputs.Find(kv.present));
+    double ms = 0;
+    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(TimedRun(session, fed, &ms), fmt::format("prompt token {}", j)));
+  }
+  const Tensor* logits = outputs.Find(r.logits_output);
+  if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", r.logits_output));
+  PARITY_ASSIGN_OR_RETURN(Tensor last, LastPositionLogits(*logits));
+  outputs.Set("__last_logits", std::move(last));
+  return outputs;
+}
+
+}  // namespace parity

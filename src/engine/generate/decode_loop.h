@@ -1,0 +1,49 @@
+// Greedy decode of a step model on ONNX Runtime, step by step, the way a
+// deployed loop runs it: each step's presents (ORT's own output buffers,
+// OutputBuffers::kBorrowed) are the next step's pasts, fed back without a
+// copy (a borrowed Tensor is wrapped into the next Ort::Value as it is);
+// only the ids, the mask, the positions and the last logits row are made
+// anew. ORT's session API here has no IO binding, so each step's outputs
+// are fresh ORT buffers: a cache is never copied, but it is reallocated one
+// token longer by the model's own Concat, as in a plain Python ORT loop.
+//
+// Thread-compatible: one loop per session at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/generate/generation_record.h"
+#include "ort/session.h"
+
+namespace parity {
+
+// What one step gave.
+struct DecodeStepOutput {
+  int64_t step = 0;
+  std::vector<int64_t> tokens;  // ORT's greedy token per batch row
+  Tensor logits;                // the last position's [batch, vocab], float32
+  const TensorSet* fed = nullptr;      // the step's inputs (its pasts)
+  const TensorSet* outputs = nullptr;  // its outputs (the presents, ORT's buffers)
+  double ms = 0;                       // the ORT call
+};
+
+// Called after each step; an error stops the loop and is returned.
+using DecodeVisitor = std::function<Status(const DecodeStepOutput&)>;
+
+// Runs `steps` steps from `prompt` (the step model's inputs; those the
+// session does not take are left out) with the record's roles (token,
+// mask, positions, KV pairs). Errors: ORT's (a step that does not run, with
+// "step K: " before it), a logits output of another rank, a missing present.
+Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
+                     int64_t steps, const DecodeVisitor& visit);
+
+// The prompt fed one token at a time; returns the outputs of its last token
+// with its last logits as "__last_logits". kInvalidArgument for a prompt of
+// fewer than two tokens.
+Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt);
+
+}  // namespace parity

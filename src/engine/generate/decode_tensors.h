@@ -1,0 +1,38 @@
+// The small tensor edits of a decode loop (decode_loop.cc): the last
+// position's logits, the greedy token, the next step's ids, mask and
+// positions, a prompt's slice. Every function copies only the small tensors
+// it makes (ids, masks, positions, one row of logits), never a cache.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace parity {
+
+// logits [batch, seq, vocab] (or [batch, vocab]) -> [batch, vocab] at the
+// last position, as float32. kInvalidArgument for another rank.
+Result<Tensor> LastPositionLogits(const Tensor& logits);
+
+// The argmax of each row of [batch, vocab] (the first on ties, as torch).
+std::vector<int64_t> GreedyTokens(const Tensor& last);
+
+// [batch, 1] of `dtype` (int64 or int32) holding `tokens`.
+Tensor TokenTensor(const std::vector<int64_t>& tokens, DType dtype);
+
+// A mask [batch, n] -> [batch, n + 1] ending in ones.
+Result<Tensor> AppendOnes(const Tensor& mask);
+
+// Positions [..., n] -> [..., 1] holding the last + 1.
+Result<Tensor> NextPositions(const Tensor& positions);
+
+// Elements [begin, end) along the last axis (a prompt's tokens, a mask's
+// prefix, any dtype but strings).
+Result<Tensor> SliceLastAxis(const Tensor& t, int64_t begin, int64_t end);
+
+// The first `length` elements of `present` along `axis` (what its past was).
+Result<Tensor> SliceAxis(const Tensor& present, int axis, int64_t length);
+
+}  // namespace parity

@@ -1,0 +1,256 @@
+#include "engine/generate/generation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "compare/judge.h"
+#include "engine/generate/decode_loop.h"
+#include "engine/generate/decode_tensors.h"
+#include "ort/session.h"
+
+namespace parity {
+namespace {
+
+// Judges one tensor against PyTorch's; `fp64`, when given, calibrates the
+// band as the dump's float64 outputs do (CalibrateOnTorchFp64).
+Result<JudgedTensor> JudgeAgainst(const std::string& name, const Tensor& ref, const Tensor& test,
+                                  const TolerancePolicy& policy, const Tensor* fp64 = nullptr) {
+  TolerancePolicy p = policy;
+  std::optional<TensorMetrics> noise;
+  if (fp64 && p.mode == ToleranceMode::kScaled && !p.global.atol && fp64->shape() == ref.shape()) {
+    PARITY_ASSIGN_OR_RETURN(noise, ComputeMetrics(ref, *fp64, {}));
+    p.mode = ToleranceMode::kCalibrated;
+  }
+  return JudgeTensor(name, ref, test, p, {.noise = noise ? &*noise : nullptr, .noise_tensor = fp64});
+}
+
+double Band(const JudgedTensor& j) {
+  return j.tolerance.tolerance.atol + j.tolerance.tolerance.rtol * j.tolerance.ref_absmax;
+}
+
+// Whether each present begins with the past fed to it, bitwise.
+Verdict StartsWithPast(const GenerationRecord& r, const DecodeStepOutput& s, std::string* why) {
+  for (const KvPair& kv : r.kv) {
+    const Tensor* past = s.fed->Find(kv.past);
+    const Tensor* present = s.outputs->Find(kv.present);
+    if (!past || !present || past->rank() != present->rank()) continue;
+    int axis = -1;
+    for (int a = 0; a < past->rank() && axis < 0; ++a)
+      if (past->shape()[a] != present->shape()[a]) axis = a;
+    if (axis < 0 || past->size() == 0) continue;
+    auto head = SliceAxis(*present, axis, past->shape()[axis]);
+    if (!head || !head->BitwiseEquals(*past)) {
+      *why = fmt::format("step {}: {} does not start with the {} fed to it", s.step, kv.present, kv.past);
+      return Verdict::kFail;
+    }
+  }
+  return Verdict::kPass;
+}
+
+class StepJudge {
+ public:
+  StepJudge(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy, GenerationResult& out)
+      : dump_(dump), r_(r), policy_(policy), out_(out) {}
+
+  Status Step(const DecodeStepOutput& s) {
+    if (s.step == 0) KeepPrefill(s);
+    if (s.step >= static_cast<int64_t>(r_.steps.size())) return {};
+    const RecordedStep& rec = r_.steps[s.step];
+    GenerationStep g{.step = s.step, .kind = s.step == 0 ? "prefill" : "decode", .torch_tokens = rec.tokens,
+                     .ort_tokens = s.tokens, .ms = s.ms};
+    g.tokens_agree = g.torch_tokens == g.ort_tokens;
+    g.judged = agreed_so_far_;
+    std::string why;
+    g.starts_with_past = StartsWithPast(r_, s, &why);
+    if (g.starts_with_past == Verdict::kFail && starts_why_.empty()) starts_why_ = why;
+    if (g.judged) PARITY_RETURN_IF_ERROR(JudgeStep(rec, s, g));
+    agreed_so_far_ = agreed_so_far_ && g.tokens_agree;
+    out_.steps.push_back(std::move(g));
+    return {};
+  }
+
+  const std::string& starts_why() const { return starts_why_; }
+  TensorSet prefill;  // ORT's prefill outputs, with "__last_logits"
+
+ private:
+  void KeepPrefill(const DecodeStepOutput& s) {
+    for (const KvPair& kv : r_.kv)
+      if (const Tensor* t = s.outputs->Find(kv.present)) prefill.Set(kv.present, *t);
+    prefill.Set("__last_logits", s.logits);
+  }
+
+  Status JudgeStep(const RecordedStep& rec, const DecodeStepOutput& s, GenerationStep& g) {
+    PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadRecordedTensor(dump_, rec.logits));
+    std::optional<Tensor> fp64;
+    if (!rec.logits_fp64.empty()) {
+      PARITY_ASSIGN_OR_RETURN(fp64, LoadRecordedTensor(dump_, rec.logits_fp64));
+    }
+    PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeAgainst(fmt::format("logits (step {})", s.step), ref, s.logits,
+                                                         policy_, fp64 ? &*fp64 : nullptr));
+    g.logits = j.passed() ? Verdict::kPass : Verdict::kFail;
+    g.logits_max_abs = j.metrics.max_abs;
+    g.logits_band = Band(j);
+    g.logits_score = j.score;
+    g.logits_why = j.passed() ? j.tolerance.Why() : j.reason;
+    for (const RecordedPresent& p : rec.presents) {
+      const Tensor* test = s.outputs->Find(p.name);
+      if (p.file.empty() || !test) continue;
+      PARITY_ASSIGN_OR_RETURN(Tensor pref, LoadRecordedTensor(dump_, p.file));
+      PARITY_ASSIGN_OR_RETURN(JudgedTensor pj, JudgeAgainst(p.name, pref, *test, policy_));
+      if (g.cache == Verdict::kUnchecked || pj.score > g.cache_score) {
+        g.cache_worst = p.name, g.cache_max_abs = pj.metrics.max_abs, g.cache_score = pj.score;
+      }
+      if (!pj.passed()) g.cache = Verdict::kFail;
+      else if (g.cache == Verdict::kUnchecked) g.cache = Verdict::kPass;
+    }
+    return {};
+  }
+
+  const TorchDump& dump_;
+  const GenerationRecord& r_;
+  const TolerancePolicy& policy_;
+  GenerationResult& out_;
+  bool agreed_so_far_ = true;
+  std::string starts_why_;
+};
+
+// The worst of `names` in `b` against `a` (same names), as one check.
+GenerationCheck CompareStates(std::string id, const std::string& what, const TensorSet& a, const TensorSet& b,
+                              const TolerancePolicy& policy) {
+  double worst = 0;
+  std::string worst_name, failure;
+  for (const auto& [name, ref] : a) {
+    const Tensor* test = b.Find(name);
+    if (!test) continue;
+    auto j = JudgeAgainst(name == "__last_logits" ? "the last logits" : name, ref, *test, policy);
+    if (!j) return {std::move(id), Verdict::kFail, j.error().message()};
+    if (j->score >= worst) worst = j->score, worst_name = name == "__last_logits" ? "logits" : name;
+    if (!j->passed() && failure.empty()) failure = fmt::format("{}: {}", worst_name, j->reason);
+  }
+  if (!failure.empty()) return {std::move(id), Verdict::kFail, fmt::format("{} differ: {}", what, failure)};
+  return {std::move(id), Verdict::kPass, fmt::format("{} agree (worst {}: score {:.3g})", what, worst_name, worst)};
+}
+
+// PyTorch's own prompt at once vs one token at a time, from the dump.
+Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy) {
+  TensorSet at_once, stepwise;
+  const RecordedStep& first = r.steps.front();
+  PARITY_ASSIGN_OR_RETURN(Tensor a, LoadRecordedTensor(dump, first.logits));
+  PARITY_ASSIGN_OR_RETURN(Tensor b, LoadRecordedTensor(dump, r.stepwise->logits));
+  at_once.Set("__last_logits", std::move(a));
+  stepwise.Set("__last_logits", std::move(b));
+  for (const RecordedPresent& p : first.presents)
+    for (const RecordedPresent& q : r.stepwise->presents)
+      if (p.name == q.name && !p.file.empty() && !q.file.empty()) {
+        PARITY_ASSIGN_OR_RETURN(Tensor x, LoadRecordedTensor(dump, p.file));
+        PARITY_ASSIGN_OR_RETURN(Tensor y, LoadRecordedTensor(dump, q.file));
+        at_once.Set(p.name, std::move(x));
+        stepwise.Set(q.name, std::move(y));
+      }
+  return CompareStates("torch_prefill_equals_stepwise",
+                       "PyTorch's prompt at once and one token at a time: the last logits and caches", at_once,
+                       stepwise, policy);
+}
+
+}  // namespace
+
+namespace {
+
+// The encoder on ORT: its outputs against PyTorch's (checks "encoder.NAME")
+// and fed to the prompt; without --encoder, PyTorch's outputs are fed.
+Status RunEncoder(const TorchDump& dump, const GenerationRecord& r, const GenerationOptions& o, TensorSet& prompt,
+                  GenerationResult& out) {
+  PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchFiles(dump, r.encoder_outputs));
+  TensorSet outputs = expected;
+  if (o.encoder_path.empty()) {
+    out.checks.push_back({"encoder", Verdict::kUnchecked,
+                          "no --encoder ENCODER.onnx: the decoder steps were fed PyTorch's encoder outputs"});
+  } else {
+    PARITY_ASSIGN_OR_RETURN(TensorSet inputs, LoadTorchFiles(dump, r.encoder_inputs));
+    PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                            WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.encoder_path), o.config),
+                                        o.encoder_path));
+    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(session.Run(inputs), o.encoder_path));
+    for (const auto& [name, ref] : expected) {
+      const Tensor* test = outputs.Find(name);
+      if (!test) {
+        out.checks.push_back({"encoder." + name, Verdict::kFail, "the encoder model has no output " + name});
+        continue;
+      }
+      PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeAgainst(name, ref, *test, o.policy));
+      out.checks.push_back({"encoder." + name, j.passed() ? Verdict::kPass : Verdict::kFail,
+                            j.passed() ? fmt::format("the encoder's {} agrees with PyTorch's (max_abs {:.3g})", name,
+                                                     j.metrics.max_abs)
+                                       : fmt::format("the encoder's {} against PyTorch: {}", name, j.reason)});
+    }
+  }
+  for (const auto& [input, output] : r.encoder_feeds)
+    if (const Tensor* t = outputs.Find(output)) prompt.Set(input, *t);
+  return {};
+}
+
+void Summarize(GenerationResult& g, const std::string& starts_why) {
+  const GenerationStep* first_judged = nullptr;
+  const GenerationStep* last_judged = nullptr;
+  for (const GenerationStep& s : g.steps) {
+    if (s.tokens_agree) ++g.tokens_agreeing;
+    if (!s.tokens_agree && !g.first_differing_step) g.first_differing_step = s.step;
+    if (s.logits == Verdict::kFail && !g.first_failing_logits) g.first_failing_logits = s.step;
+    if (s.judged && s.logits != Verdict::kUnchecked) {
+      if (!first_judged) first_judged = &s;
+      last_judged = &s;
+    }
+  }
+  if (first_judged && last_judged != first_judged)
+    g.error_growth = first_judged->logits_max_abs > 0 ? last_judged->logits_max_abs / first_judged->logits_max_abs
+                                                      : (last_judged->logits_max_abs > 0 ? INFINITY : 1);
+  bool starts = true, cache = true;
+  for (const GenerationStep& s : g.steps) {
+    starts = starts && s.starts_with_past != Verdict::kFail;
+    cache = cache && s.cache != Verdict::kFail;
+  }
+  g.checks.insert(g.checks.begin(),
+                  {"present_starts_with_past", starts ? Verdict::kPass : Verdict::kFail,
+                   starts ? "every present starts with the past fed to it (bitwise), at every step" : starts_why});
+  g.verdict = Verdict::kPass;
+  if (g.first_differing_step || g.first_failing_logits || !cache ||
+      static_cast<int64_t>(g.steps.size()) < g.length)
+    g.verdict = Verdict::kFail;
+  for (const auto& c : g.checks)
+    if (c.status == Verdict::kFail) g.verdict = Verdict::kFail;
+}
+
+}  // namespace
+
+Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRecord& r,
+                                       const GenerationOptions& o) {
+  GenerationResult out{.encoder = o.encoder_path, .length = r.length, .prompt_length = r.prompt_length,
+                       .batch = r.batch};
+  for (const KvPair& kv : r.kv) out.kv.push_back(kv.present + " -> " + kv.past);
+  if (r.steps.empty()) return InvalidArgument("the dump's generation record has no steps");
+  PARITY_ASSIGN_OR_RETURN(TensorSet prompt, LoadTorchInputs(dump));
+  if (!r.encoder_outputs.empty()) PARITY_RETURN_IF_ERROR(RunEncoder(dump, r, o, prompt, out));
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.model_path), o.config),
+                                      o.model_path));
+  StepJudge judge(dump, r, o.policy, out);
+  PARITY_RETURN_IF_ERROR(RunDecodeLoop(session, r, prompt, static_cast<int64_t>(r.steps.size()),
+                                       [&judge](const DecodeStepOutput& s) { return judge.Step(s); }));
+  for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
+  if (r.prompt_length > 1) {
+    PARITY_ASSIGN_OR_RETURN(TensorSet stepwise, RunStepwise(session, r, prompt));
+    out.checks.push_back(CompareStates("prefill_equals_stepwise",
+                                       "ORT's prompt at once and one token at a time: the last logits and caches",
+                                       judge.prefill, stepwise, o.policy));
+  }
+  if (r.stepwise) {
+    PARITY_ASSIGN_OR_RETURN(GenerationCheck c, TorchStepwise(dump, r, o.policy));
+    out.checks.push_back(std::move(c));
+  }
+  Summarize(out, judge.starts_why());
+  return out;
+}
+
+}  // namespace parity

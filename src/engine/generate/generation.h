@@ -1,0 +1,37 @@
+// The generation check (issue 42, docs/generation.md): PyTorch's greedy
+// decode recorded in a dump (generation_record.h) replayed on ONNX Runtime
+// at the deployed config (decode_loop.h), step by step: tokens, the last
+// position's logits against the tolerance (calibrated per step on the
+// dump's float64 copy when it has one), the presents against PyTorch's, and
+// the cache checks (a present starts with its past; the prompt at once
+// equals the prompt one token at a time; an encoder's outputs).
+//
+// One ORT session alive at a time: the encoder's is released before the
+// decoder's is made. Thread-compatible.
+#pragma once
+
+#include <string>
+
+#include "compare/tolerance.h"
+#include "core/run_config.h"
+#include "core/status.h"
+#include "engine/generate/generation_record.h"
+#include "engine/generate/generation_result.h"
+#include "engine/torch/torch_dump.h"
+
+namespace parity {
+
+struct GenerationOptions {
+  std::string model_path;    // the decode step's .onnx
+  std::string encoder_path;  // the encoder's .onnx; empty: the steps get PyTorch's encoder outputs
+  RunConfig config;          // the deployed config
+  TolerancePolicy policy;
+};
+
+// Runs the loop and judges it. Errors (no verdict): a model ORT cannot load
+// or run (kRuntime, ORT's message with the step), a dump file that cannot
+// be read, a record whose names the model lacks (kInvalidArgument).
+Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRecord& record,
+                                       const GenerationOptions& options);
+
+}  // namespace parity

@@ -1,0 +1,182 @@
+#include "engine/generate/generation_record.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "core/json_in.h"
+#include "core/json_type.h"
+#include "core/regular_file.h"
+
+namespace parity {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::unexpected<Error> Wrong(const std::string& key, std::string_view expected, const Json& got) {
+  return InvalidArgument(fmt::format("manifest.json: {}: expected {}, got {}", key, expected, JsonTypeName(got)));
+}
+
+const Json* Find(const Json& j, std::string_view key) {
+  auto it = j.find(std::string(key));
+  return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+Result<std::string> String(const Json& j, const std::string& path, std::string_view key, bool required = true) {
+  const Json* v = Find(j, key);
+  if (!v) {
+    if (required) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
+    return std::string();
+  }
+  if (!v->is_string()) return Wrong(fmt::format("{}.{}", path, key), "a string", *v);
+  return v->get<std::string>();
+}
+
+// A file inside the dump: relative, no "..".
+Result<std::string> File(const Json& j, const std::string& path, std::string_view key, bool required = true) {
+  PARITY_ASSIGN_OR_RETURN(std::string file, String(j, path, key, required));
+  if (file.empty()) return file;
+  const std::filesystem::path p(file);
+  bool escapes = p.is_absolute();
+  for (const auto& part : p) escapes = escapes || part == "..";
+  if (escapes)
+    return InvalidArgument(fmt::format("manifest.json: {}.{}: '{}' is not a file inside the dump directory", path,
+                                       key, file));
+  return file;
+}
+
+Result<int64_t> Int(const Json& j, const std::string& path, std::string_view key) {
+  const Json* v = Find(j, key);
+  if (!v) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
+  if (!v->is_number_integer() && !v->is_number_unsigned()) return Wrong(fmt::format("{}.{}", path, key), "an integer", *v);
+  return v->get<int64_t>();
+}
+
+Result<std::vector<int64_t>> Ints(const Json& v, const std::string& key) {
+  if (!v.is_array()) return Wrong(key, "an array of integers", v);
+  std::vector<int64_t> out;
+  for (const Json& x : v) {
+    if (!x.is_number_integer() && !x.is_number_unsigned()) return Wrong(key, "an array of integers", v);
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
+Result<TorchFiles> FileMap(const Json& j, const std::string& key) {
+  if (!j.is_object()) return Wrong(key, "an object of files", j);
+  TorchFiles out;
+  for (const auto& [name, v] : j.items()) {
+    Json one = {{"file", v}};
+    PARITY_ASSIGN_OR_RETURN(std::string file, File(one, key + "." + name, "file"));
+    out.emplace_back(name, std::move(file));
+  }
+  return out;
+}
+
+Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepwise) {
+  if (!j.is_object()) return Wrong(key, "an object", j);
+  RecordedStep s;
+  if (!stepwise) {
+    PARITY_ASSIGN_OR_RETURN(s.step, Int(j, key, "step"));
+    const Json* tokens = Find(j, "tokens");
+    if (!tokens) return InvalidArgument(fmt::format("manifest.json: {}.tokens: required key missing", key));
+    PARITY_ASSIGN_OR_RETURN(s.tokens, Ints(*tokens, key + ".tokens"));
+    PARITY_ASSIGN_OR_RETURN(s.logits_fp64, File(j, key, "logits_fp64", false));
+  }
+  PARITY_ASSIGN_OR_RETURN(s.logits, File(j, key, "logits"));
+  const Json* presents = Find(j, "presents");
+  if (presents && !presents->is_object()) return Wrong(key + ".presents", "an object", *presents);
+  if (presents)
+    for (const auto& [name, p] : presents->items()) {
+      const std::string pkey = fmt::format("{}.presents.{}", key, name);
+      if (!p.is_object()) return Wrong(pkey, "an object", p);
+      RecordedPresent rp{.name = name};
+      PARITY_ASSIGN_OR_RETURN(rp.file, File(p, pkey, "file", false));
+      if (const Json* shape = Find(p, "shape")) {
+        PARITY_ASSIGN_OR_RETURN(rp.shape, Ints(*shape, pkey + ".shape"));
+      }
+      s.presents.push_back(std::move(rp));
+    }
+  return s;
+}
+
+Status ParseEncoder(const Json& g, GenerationRecord& r) {
+  if (const Json* feeds = Find(g, "encoder_feeds")) {
+    if (!feeds->is_array()) return Wrong("generation.encoder_feeds", "an array", *feeds);
+    for (size_t i = 0; i < feeds->size(); ++i) {
+      const std::string key = fmt::format("generation.encoder_feeds[{}]", i);
+      PARITY_ASSIGN_OR_RETURN(std::string input, String((*feeds)[i], key, "input"));
+      PARITY_ASSIGN_OR_RETURN(std::string output, String((*feeds)[i], key, "encoder_output"));
+      r.encoder_feeds.emplace_back(std::move(input), std::move(output));
+    }
+  }
+  const Json* enc = Find(g, "encoder");
+  if (!enc) return {};
+  if (!enc->is_object()) return Wrong("generation.encoder", "an object", *enc);
+  const Json* in = Find(*enc, "inputs");
+  const Json* out = Find(*enc, "outputs");
+  if (!in || !out) return InvalidArgument("manifest.json: generation.encoder: needs inputs and outputs");
+  PARITY_ASSIGN_OR_RETURN(r.encoder_inputs, FileMap(*in, "generation.encoder.inputs"));
+  PARITY_ASSIGN_OR_RETURN(r.encoder_outputs, FileMap(*out, "generation.encoder.outputs"));
+  return {};
+}
+
+Result<GenerationRecord> Parse(const Json& g) {
+  const std::string k = "generation";
+  if (!g.is_object()) return Wrong(k, "an object", g);
+  GenerationRecord r;
+  PARITY_ASSIGN_OR_RETURN(std::string schema, String(g, k, "schema"));
+  if (schema != kGenerationSchema)
+    return InvalidArgument(fmt::format("manifest.json: generation.schema: '{}' is not {}", schema, kGenerationSchema));
+  PARITY_ASSIGN_OR_RETURN(r.length, Int(g, k, "length"));
+  PARITY_ASSIGN_OR_RETURN(r.batch, Int(g, k, "batch"));
+  PARITY_ASSIGN_OR_RETURN(r.prompt_length, Int(g, k, "prompt_length"));
+  PARITY_ASSIGN_OR_RETURN(r.token_input, String(g, k, "token_input"));
+  PARITY_ASSIGN_OR_RETURN(r.mask_input, String(g, k, "mask_input", false));
+  PARITY_ASSIGN_OR_RETURN(r.positions_input, String(g, k, "positions_input", false));
+  PARITY_ASSIGN_OR_RETURN(r.logits_output, String(g, k, "logits_output"));
+  const Json* kv = Find(g, "kv_map");
+  if (!kv || !kv->is_array() || kv->empty())
+    return InvalidArgument("manifest.json: generation.kv_map: expected a non-empty array of {present, past}");
+  for (size_t i = 0; i < kv->size(); ++i) {
+    const std::string key = fmt::format("generation.kv_map[{}]", i);
+    PARITY_ASSIGN_OR_RETURN(std::string present, String((*kv)[i], key, "present"));
+    PARITY_ASSIGN_OR_RETURN(std::string past, String((*kv)[i], key, "past"));
+    r.kv.push_back({std::move(present), std::move(past)});
+  }
+  PARITY_RETURN_IF_ERROR(ParseEncoder(g, r));
+  const Json* steps = Find(g, "steps");
+  if (!steps || !steps->is_array()) return InvalidArgument("manifest.json: generation.steps: expected an array");
+  for (size_t i = 0; i < steps->size(); ++i) {
+    PARITY_ASSIGN_OR_RETURN(RecordedStep s, ParseStep((*steps)[i], fmt::format("generation.steps[{}]", i), false));
+    if (static_cast<int64_t>(s.tokens.size()) != r.batch)
+      return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].tokens: {} tokens for a batch of {}", i,
+                                         s.tokens.size(), r.batch));
+    r.steps.push_back(std::move(s));
+  }
+  if (const Json* sw = Find(g, "stepwise")) {
+    PARITY_ASSIGN_OR_RETURN(r.stepwise, ParseStep(*sw, k + ".stepwise", true));
+  }
+  return r;
+}
+
+}  // namespace
+
+Result<std::optional<GenerationRecord>> LoadGenerationRecord(const TorchDump& dump) {
+  // LoadTorchDump has read and checked this manifest (not a symlink unless allowed).
+  const auto path = dump.dir / "manifest.json";
+  PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxManifestBytes));
+  PARITY_ASSIGN_OR_RETURN(Json j, WithContext(ParseOrderedJsonBounded(text, path.string()), path.string()));
+  const Json* g = Find(j, "generation");
+  if (!g) return std::optional<GenerationRecord>();
+  PARITY_ASSIGN_OR_RETURN(GenerationRecord r, WithContext(Parse(*g), dump.dir.string()));
+  return std::optional<GenerationRecord>(std::move(r));
+}
+
+Result<Tensor> LoadRecordedTensor(const TorchDump& dump, const std::string& file) {
+  PARITY_ASSIGN_OR_RETURN(TensorSet set, LoadTorchFiles(dump, {{"t", file}}));
+  return *set.Find("t");
+}
+
+}  // namespace parity

@@ -1,0 +1,101 @@
+// The generation check's pieces without ORT: the tensor edits of a decode
+// loop and the dump's generation record (good and malformed).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/testing/temp_dir.h"
+#include "engine/generate/decode_tensors.h"
+#include "engine/generate/generation_record.h"
+
+namespace parity {
+namespace {
+
+TEST(DecodeTensors, LastLogitsTokensMaskAndPositions) {
+  // logits [1, 2, 3]: the last position is {0.5, 2, 2}: argmax takes the first of a tie
+  Tensor logits = Tensor::FromVector<float>(DType::kFloat32, {1, 2, 3}, {9, 0, 0, 0.5f, 2, 2});
+  auto last = LastPositionLogits(logits);
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(last->shape(), (Shape{1, 3}));
+  EXPECT_EQ(GreedyTokens(*last), std::vector<int64_t>{1});
+  auto mask = AppendOnes(Tensor::FromVector<int64_t>(DType::kInt64, {2, 2}, {1, 1, 0, 1}));
+  ASSERT_TRUE(mask.has_value());
+  EXPECT_EQ(std::vector<int64_t>(mask->view<int64_t>().begin(), mask->view<int64_t>().end()),
+            (std::vector<int64_t>{1, 1, 1, 0, 1, 1}));
+  auto pos = NextPositions(Tensor::FromVector<int64_t>(DType::kInt64, {1, 3}, {4, 5, 6}));
+  ASSERT_TRUE(pos.has_value());
+  EXPECT_EQ(pos->shape(), (Shape{1, 1}));
+  EXPECT_EQ(pos->view<int64_t>()[0], 7);
+  EXPECT_EQ(TokenTensor({5, 6}, DType::kInt32).view<int32_t>()[1], 6);
+}
+
+TEST(DecodeTensors, SlicesAlongAnAxis) {
+  Tensor ids = Tensor::FromVector<int64_t>(DType::kInt64, {1, 4}, {10, 11, 12, 13});
+  auto one = SliceLastAxis(ids, 2, 3);
+  ASSERT_TRUE(one.has_value());
+  EXPECT_EQ(one->view<int64_t>()[0], 12);
+  EXPECT_FALSE(SliceLastAxis(ids, 3, 5).has_value());
+  // [1, 2, 3, 1]: the first 2 along axis 2 of each head
+  Tensor present = Tensor::FromVector<float>(DType::kFloat32, {1, 2, 3, 1}, {1, 2, 3, 4, 5, 6});
+  auto head = SliceAxis(present, 2, 2);
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(std::vector<float>(head->view<float>().begin(), head->view<float>().end()),
+            (std::vector<float>{1, 2, 4, 5}));
+  EXPECT_FALSE(SliceAxis(present, 2, 4).has_value());
+}
+
+class GenerationRecordTest : public ::testing::Test {
+ protected:
+  TorchDump Dump(const std::string& generation) {
+    std::ofstream(dir_.path() / "manifest.json")
+        << R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {"input_ids": "input_input_ids.npy"},
+      "outputs": {"logits": "output_logits.npy"}, "layers": [])"
+        << (generation.empty() ? "" : ", \"generation\": " + generation) << "}";
+    auto d = LoadTorchDump(dir_.path());
+    if (!d) ADD_FAILURE() << d.error().message();
+    return d ? *d : TorchDump{.dir = dir_.path()};
+  }
+  static std::string Record(const std::string& step_file) {
+    return R"({"schema": "parity.generation/1", "length": 1, "batch": 1, "prompt_length": 2,
+      "token_input": "input_ids", "mask_input": null, "positions_input": null, "logits_output": "logits",
+      "kv_map": [{"present": "present_key_0", "past": "past_key_0"}], "encoder": null, "stepwise": null,
+      "steps": [{"step": 0, "tokens": [7], "logits": ")" + step_file + R"(",
+                 "presents": {"present_key_0": {"file": null, "shape": [1, 2, 2, 4]}}}]})";
+  }
+  testing::TempDir dir_{"generation_record"};
+};
+
+TEST_F(GenerationRecordTest, OlderDumpsHaveNone) {
+  auto r = LoadGenerationRecord(Dump(""));
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_FALSE(r->has_value());
+}
+
+TEST_F(GenerationRecordTest, ReadsTheRolesStepsAndStatisticsOnlyPresents) {
+  auto r = LoadGenerationRecord(Dump(Record("generate/step000_logits.npy")));
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  ASSERT_TRUE(r->has_value());
+  const GenerationRecord& g = **r;
+  EXPECT_EQ(g.token_input, "input_ids");
+  EXPECT_TRUE(g.mask_input.empty());
+  ASSERT_EQ(g.kv.size(), 1u);
+  EXPECT_EQ(g.kv[0].past, "past_key_0");
+  ASSERT_EQ(g.steps.size(), 1u);
+  EXPECT_EQ(g.steps[0].tokens, std::vector<int64_t>{7});
+  ASSERT_EQ(g.steps[0].presents.size(), 1u);
+  EXPECT_TRUE(g.steps[0].presents[0].file.empty());
+  EXPECT_EQ(g.steps[0].presents[0].shape, (Shape{1, 2, 2, 4}));
+}
+
+TEST_F(GenerationRecordTest, RefusesFilesOutsideTheDumpAndWrongTypes) {
+  auto escape = LoadGenerationRecord(Dump(Record("../x.npy")));
+  ASSERT_FALSE(escape.has_value());
+  EXPECT_NE(escape.error().message().find("not a file inside the dump"), std::string::npos);
+  auto wrong = LoadGenerationRecord(Dump(R"({"schema": "parity.generation/1", "length": "16"})"));
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_NE(wrong.error().message().find("generation.length: expected an integer"), std::string::npos)
+      << wrong.error().message();
+}
+
+}  // namespace
+}  // namespace parity
