@@ -288,7 +288,9 @@ Result<InlinedModel> InlineControlFlow(const Model& m, const std::vector<Control
     const std::string refusal = is_cf && it != decided.end() ? Refusal(s, it->second, g.node_size(), limits) : "";
     if (!refusal.empty()) result.notes.push_back(refusal);
     if (!is_cf || it == decided.end() || n.op_type() == "Scan" || !refusal.empty()) {
-      *g.add_node() = n;
+      // The name graph.h gives it in `m`: its place in the file changes here.
+      g.add_node()->CopyFrom(n);
+      g.mutable_node(g.node_size() - 1)->set_name(names[i]);
       continue;
     }
     if (n.op_type() == "If")

@@ -66,6 +66,9 @@ Status ProbeLoop(onnx::NodeProto& n, const std::string& node_name, const std::st
     if (a.name() == "body" && a.has_g()) body = a.mutable_g();
   if (body == nullptr || body->input_size() < 2)
     return InvalidArgument(fmt::format("node '{}' (Loop) has no body with an iteration number input", node_name));
+  // Trailing outputs the node leaves out are named "" first: the new one
+  // must be at the position of the body's new last output.
+  while (n.output_size() < body->output_size() - 1) n.add_output("");
   const std::string copy = out + "/in_body";
   auto* id = body->add_node();
   id->set_op_type("Identity");

@@ -353,6 +353,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
+  ObserveControlFlow(ctx);
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target);
   ReconcileAccepts(r);
