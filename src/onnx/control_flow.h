@@ -56,9 +56,12 @@ struct ProbeModel {
   std::vector<ControlFlowProbe> probes;  // in file order
 };
 
-// The probe model of `m`. Errors: kInvalidArgument for a control-flow node
-// without its body attribute(s).
-Result<ProbeModel> MakeControlFlowProbe(const Model& m);
+// The probe model of `m`. Each Loop stops after at most max_iterations + 1
+// iterations there (a Loop that ran more is not unrolled anyway, and an
+// INT64_MAX trip count must not hang the probe): a count of
+// max_iterations + 1 means "more". Errors: kInvalidArgument for a
+// control-flow node without its body attribute(s).
+Result<ProbeModel> MakeControlFlowProbe(const Model& m, int64_t max_iterations = 64);
 
 // What a sample decided for one node: If: 1 then_branch, 0 else_branch;
 // Loop: the number of iterations it ran.

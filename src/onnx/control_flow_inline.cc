@@ -248,8 +248,8 @@ std::string Refusal(const Site& s, int64_t value, size_t added, const InlineLimi
   if (body == nullptr || carried < 0 || body->input_size() != carried + 2 || body->output_size() < carried + 1)
     return fmt::format("Loop '{}': its body does not match its inputs; the body is not observed", s.origin);
   if (value > limits.max_iterations)
-    return fmt::format("Loop '{}' ran {} iterations, more than the {} parity unrolls: its body is not observed",
-                       s.origin, value, limits.max_iterations);
+    return fmt::format("Loop '{}' ran more than {} iterations, the most parity unrolls: its body is not observed",
+                       s.origin, limits.max_iterations);
   if (added + static_cast<size_t>(value) * body->node_size() > limits.max_nodes)
     return fmt::format("Loop '{}': {} iterations of {} nodes exceed the {} nodes parity adds: its body is not observed",
                        s.origin, value, body->node_size(), limits.max_nodes);

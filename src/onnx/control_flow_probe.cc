@@ -1,6 +1,8 @@
 // MakeControlFlowProbe and HasControlFlow (control_flow.h).
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "onnx/control_flow.h"
 #include "onnx/control_flow_internal.h"
 #include "onnx/graph.h"
@@ -58,9 +60,22 @@ void AddOutput(onnx::GraphProto& g, const std::string& name, int elem_type, bool
   if (scalar) t->mutable_shape();
 }
 
+onnx::NodeProto& AddNode(onnx::GraphProto& g, const std::string& op, std::vector<std::string> inputs,
+                         const std::string& output) {
+  auto* node = g.add_node();
+  node->set_op_type(op);
+  node->set_name(output);
+  for (auto& in : inputs) node->add_input(std::move(in));
+  node->add_output(output);
+  return *node;
+}
+
 // A Loop whose body also hands out its iteration number as a last scan
-// output: the Loop's new last output has one element per iteration run.
-Status ProbeLoop(onnx::NodeProto& n, const std::string& node_name, const std::string& out) {
+// output: the Loop's new last output has one element per iteration run. Its
+// condition is and-ed with "iteration < max_iterations", so the probe stops
+// after max_iterations + 1 (a trip count of INT64_MAX does not hang it).
+Status ProbeLoop(onnx::NodeProto& n, const std::string& node_name, const std::string& out,
+                 int64_t max_iterations) {
   onnx::GraphProto* body = nullptr;
   for (auto& a : *n.mutable_attribute())
     if (a.name() == "body" && a.has_g()) body = a.mutable_g();
@@ -70,19 +85,22 @@ Status ProbeLoop(onnx::NodeProto& n, const std::string& node_name, const std::st
   // must be at the position of the body's new last output.
   while (n.output_size() < body->output_size() - 1) n.add_output("");
   const std::string copy = out + "/in_body";
-  auto* id = body->add_node();
-  id->set_op_type("Identity");
-  id->set_name(copy);
-  id->add_input(body->input(0).name());
-  id->add_output(copy);
+  AddNode(*body, "Identity", {body->input(0).name()}, copy);
   AddOutput(*body, copy, onnx::TensorProto::INT64, true);
+  auto* limit = body->add_initializer();
+  limit->set_name(out + "/limit");
+  limit->set_data_type(onnx::TensorProto::INT64);
+  limit->add_int64_data(max_iterations);
+  AddNode(*body, "Less", {body->input(0).name(), limit->name()}, out + "/below_limit");
+  AddNode(*body, "And", {body->output(0).name(), out + "/below_limit"}, out + "/cond");
+  body->mutable_output(0)->set_name(out + "/cond");
   n.add_output(out);
   return {};
 }
 
 }  // namespace
 
-Result<ProbeModel> MakeControlFlowProbe(const Model& m) {
+Result<ProbeModel> MakeControlFlowProbe(const Model& m, int64_t max_iterations) {
   const auto names = NodeNames(m);
   Model probe = m.Clone();
   auto& g = *onnx_adapter::MutableProto(probe).mutable_graph();
@@ -99,15 +117,11 @@ Result<ProbeModel> MakeControlFlowProbe(const Model& m) {
       if (n.input_size() < 1 || !cf::GraphAttribute(n, "then_branch") || !cf::GraphAttribute(n, "else_branch"))
         return InvalidArgument(fmt::format("node '{}' (If) lacks its condition or a branch", p.node));
       // An Identity of the condition: graph inputs and initializers too can then be read as outputs.
-      auto* id = g.add_node();
-      id->set_op_type("Identity");
-      id->set_name(out);
-      id->add_input(n.input(0));
-      id->add_output(out);
+      AddNode(g, "Identity", {n.input(0)}, out);
       AddOutput(g, out, onnx::TensorProto::BOOL, false);
       p.tensor = out;
     } else if (n.op_type() == "Loop") {
-      PARITY_RETURN_IF_ERROR(ProbeLoop(n, p.node, out));
+      PARITY_RETURN_IF_ERROR(ProbeLoop(n, p.node, out, max_iterations));
       AddOutput(g, out, onnx::TensorProto::INT64, false);
       p.tensor = out;
     }

@@ -82,3 +82,37 @@ def _finish(graph):
 def save(model, path):
     onnx.save(model, path)
     return path
+
+
+def nested_model(then_scale=1.0):
+    """A Loop whose body holds an If on its iteration number's parity:
+    h <- h @ Wt (even iterations) or h + 1 (odd ones), n times."""
+    (wt,) = _weights(2, (4, 4))
+    then_g = helper.make_graph(
+        [helper.make_node("MatMul", ["h_in", "Wt"], ["even_out"], name="even_matmul")],
+        "even", [], [helper.make_tensor_value_info("even_out", TensorProto.FLOAT, [2, 4])])
+    else_g = helper.make_graph(
+        [helper.make_node("Add", ["h_in", "one"], ["odd_out"], name="odd_add")],
+        "odd", [], [helper.make_tensor_value_info("odd_out", TensorProto.FLOAT, [2, 4])])
+    body = helper.make_graph(
+        [helper.make_node("Mod", ["i", "two_i"], ["parity"], name="body_mod"),
+         helper.make_node("Equal", ["parity", "zero_i"], ["even"], name="body_even"),
+         helper.make_node("If", ["even"], ["h_out"], name="inner", then_branch=then_g, else_branch=else_g),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond")],
+        "loop_body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_in", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_out", TensorProto.FLOAT, [2, 4])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["n", "", "x"], ["y"], name="outer", body=body)],
+        "nested_model",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(wt * np.float32(then_scale), "Wt"),
+         numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+         numpy_helper.from_array(np.array(2, np.int64), "two_i"),
+         numpy_helper.from_array(np.array(0, np.int64), "zero_i")])
+    return _finish(graph)

@@ -3,6 +3,9 @@
 // "Control flow"). A fault in a branch no sample takes cannot show in any
 // verdict; the report says so instead of a silent PASS.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "engine/check/check_internal.h"
 #include "engine/run/control_flow.h"
@@ -14,11 +17,20 @@ void ObserveControlFlow(Context& ctx) {
   if (!HasControlFlow(ctx.model)) return;
   ControlFlowReport& cf = ctx.report.control_flow;
   cf.present = true;
-  std::vector<std::string> refused;
+  std::vector<std::string> refused, stopped;
   for (const Sample& sample : ctx.samples) {
-    auto flat = FlattenForSample(ctx.model, sample, ctx.label, {.probe = ctx.options.reference.config, .check_copy = false});
+    // A sample stopped at the time limit is not run again for its branches.
+    if (std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(),
+                    [&](const SampleResult& s) { return s.name == sample.name && s.timed_out; })) {
+      stopped.push_back(sample.name);
+      continue;
+    }
+    auto flat = FlattenForSample(ctx.model, sample, ctx.label,
+                                 {.probe = ctx.options.reference.config, .check_copy = false,
+                                  .timeout_s = ctx.sample_timeout_s});
     if (!flat) {
-      // A sample the model refuses takes no branch; its own verdict says why.
+      // A sample the model refuses (or a probe past the time limit) takes
+      // no branch; its own verdict says why.
       refused.push_back(sample.name);
       continue;
     }
@@ -27,6 +39,9 @@ void ObserveControlFlow(Context& ctx) {
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
                                    fmt::join(refused, ", ")));
+  if (!stopped.empty())
+    cf.notes.push_back(fmt::format("{} sample(s) stopped at the time limit were not probed for their branches: {}",
+                                   stopped.size(), fmt::join(stopped, ", ")));
   NoteUntakenBranches(cf);
 }
 

@@ -1,6 +1,7 @@
 #include "engine/run/control_flow.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -19,12 +20,13 @@ struct Decided {
 
 // Runs the probe model on the sample and reads what each node decided.
 Result<Decided> Probe(const ProbeModel& probe, const std::vector<std::string>& model_outputs, const Sample& sample,
-                      const std::string& label, const RunConfig& config) {
+                      const std::string& label, const RunConfig& config, double timeout_s) {
   std::vector<std::string> outputs = model_outputs;
   for (const auto& p : probe.probes)
     if (!p.tensor.empty()) outputs.push_back(p.tensor);
   PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(probe.model, config, label + " (control-flow probe)"));
-  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (control-flow probe)", outputs));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (control-flow probe)", outputs,
+                                                   ort::OutputBuffers::kCopied, timeout_s));
   Decided d;
   for (const auto& p : probe.probes) {
     if (p.tensor.empty()) continue;
@@ -46,13 +48,30 @@ Result<Decided> Probe(const ProbeModel& probe, const std::vector<std::string>& m
   return d;
 }
 
+// The Loops the probe stopped after max_iterations + 1 iterations, as one
+// note ("" when none).
+std::string CappedLoops(const ProbeModel& probe, const Decided& d, const InlineLimits& limits) {
+  std::vector<std::string> capped;
+  for (size_t i = 0, k = 0; i < probe.probes.size(); ++i) {
+    if (probe.probes[i].tensor.empty()) continue;
+    if (probe.probes[i].op_type == "Loop" && d.decisions[k].value > limits.max_iterations)
+      capped.push_back(fmt::format("'{}'", probe.probes[i].origin));
+    ++k;
+  }
+  if (capped.empty()) return "";
+  return fmt::format("Loop {} ran more than {} iterations, the most parity unrolls: {} body and the other If/Loop "
+                     "bodies at its level are not observed on this sample",
+                     fmt::join(capped, ", "), limits.max_iterations, capped.size() == 1 ? "its" : "their");
+}
+
 // The copy must compute what the model computed on the sample (the same
 // kernels run in another order of nodes): where an output differs, the
 // body values it shows may not be the model's, and a note says so.
 Status CheckCopy(FlatModel& flat, const TensorSet& model_outputs, const Sample& sample, const std::string& label,
-                 const RunConfig& config) {
+                 const RunConfig& config, double timeout_s) {
   PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(flat.model, config, label + " (observation copy)"));
-  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (observation copy)"));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (observation copy)", {},
+                                                   ort::OutputBuffers::kCopied, timeout_s));
   ++flat.sessions;
   for (const auto& [name, want] : model_outputs) {
     const Tensor* t = got.Find(name);
@@ -73,12 +92,18 @@ Result<FlatModel> FlattenForSample(const Model& model, const Sample& sample, con
   FlatModel flat{.model = model.Clone()};
   TensorSet model_outputs;  // the model's outputs, read in the first round
   for (int round = 0; round < options.max_rounds && HasControlFlow(flat.model); ++round) {
-    PARITY_ASSIGN_OR_RETURN(ProbeModel probe, MakeControlFlowProbe(flat.model));
+    PARITY_ASSIGN_OR_RETURN(ProbeModel probe, MakeControlFlowProbe(flat.model, options.limits.max_iterations));
     PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(flat.model, {.infer_shapes = false}));
     PARITY_ASSIGN_OR_RETURN(Decided d, Probe(probe, round == 0 ? view.outputs : std::vector<std::string>{}, sample,
-                                             label, options.probe));
+                                             label, options.probe, options.timeout_s));
     ++flat.sessions;
     if (round == 0) model_outputs = std::move(d.outputs);
+    if (std::string capped = CappedLoops(probe, d, options.limits); !capped.empty()) {
+      // The probe stopped a Loop early: what depends on its results (other
+      // decisions, the outputs) is not the model's. Nothing is inlined.
+      flat.notes.push_back(std::move(capped));
+      break;
+    }
     PARITY_ASSIGN_OR_RETURN(InlinedModel inlined, InlineControlFlow(flat.model, d.decisions, options.limits));
     flat.branches.insert(flat.branches.end(), d.branches.begin(), d.branches.end());
     for (auto& n : inlined.notes)
@@ -89,7 +114,7 @@ Result<FlatModel> FlattenForSample(const Model& model, const Sample& sample, con
   }
   if (flat.changed && HasControlFlow(flat.model) && flat.notes.empty())
     flat.notes.push_back(fmt::format("control flow nested deeper than {} levels is not observed", options.max_rounds));
-  if (flat.changed && options.check_copy) PARITY_RETURN_IF_ERROR(CheckCopy(flat, model_outputs, sample, label, options.probe));
+  if (flat.changed && options.check_copy) PARITY_RETURN_IF_ERROR(CheckCopy(flat, model_outputs, sample, label, options.probe, options.timeout_s));
   return flat;
 }
 

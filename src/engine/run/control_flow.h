@@ -42,6 +42,7 @@ struct FlattenOptions {
   // Run the copy once and compare its outputs bitwise with the model's (a
   // note where they differ); off where only the branches are wanted.
   bool check_copy = true;
+  double timeout_s = 0;  // > 0: each probe run is stopped past it (an error, ort::IsRunTimeout)
 };
 
 // The observation copy of `model` for `sample`: round by round, the probe
