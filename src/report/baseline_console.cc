@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "report/control_flow_report.h"
 #include "report/text_escape.h"
+
 namespace parity {
 namespace {
 
@@ -30,7 +32,7 @@ std::string FormatBaselineWritten(const BaselineResult& r, const std::string& mo
       model,
       dir, config_label, r.samples.size(), r.batches, static_cast<double>(r.batch_bytes_limit) / (1 << 20));
   for (const auto& s : r.samples) out += FormatSample(s, r.samples.size() > 1);
-  return out;
+  return out + FormatControlFlow(r.control_flow, "");
 }
 
 std::string FormatVerifySummary(const VerifyResult& r, const std::string& dir, const std::string& json_path) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "report/control_flow_report.h"
 #include "report/ep_report.h"
 #include "report/ansi.h"
 #include "report/text_escape.h"
@@ -101,6 +102,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
   for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
   for (const auto& line : SampleNoteLines(r.sample_notes)) out += line + "\n";
+  out += FormatControlFlow(r.control_flow, "");
 
   out += "stages:";
   for (const auto& s : r.stages)

@@ -6,6 +6,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/run/environment_json.h"
+#include "report/control_flow_report.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/inspect_json.h"
@@ -248,7 +249,8 @@ json CheckReportToJson(const CheckReport& r) {
           {"arithmetic", ArithmeticToJson(r.arithmetic)},
           {"tf32_probe", r.tf32_probe.empty() ? json(nullptr) : json(r.tf32_probe)},
           {"notes", r.notes},
-          {"generated_inputs", GeneratedInputsToJson(r.sample_notes)}};
+          {"generated_inputs", GeneratedInputsToJson(r.sample_notes)},
+          {"control_flow", ControlFlowToJson(r.control_flow)}};
 }
 
 }  // namespace parity

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/control_flow_report.h"
 #include "report/ep_report.h"
 #include "report/console_table.h"
 #include "report/check_summary.h"
@@ -63,6 +64,7 @@ std::string VerdictSection(const CheckReport& r) {
   s += fmt::format("<div class=\"against\" data-against=\"{}\">{}</div>\n", Esc(JudgedAgainstKind(r)),
                    Esc(JudgedAgainst(r)));
   for (const auto& n : r.notes) s += fmt::format("<div class=\"note report-note\"><b>note:</b> {}</div>\n", Esc(n));
+  s += ControlFlowHtml(r.control_flow);
   s += fmt::format(
       "<div class=\"counts\">{} failed test{} &middot; {} of {} stages passed &middot; {} of {} samples "
       "failed</div>\n",

@@ -1,6 +1,7 @@
 // Console writer of the locate report: what a person reads first.
 #include <fmt/format.h>
 
+#include "report/control_flow_report.h"
 #include "report/ep_report.h"
 #include "report/locate_report.h"
 #include "report/text_escape.h"
@@ -38,6 +39,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     fmt::print(out, "  first divergence: tensor '{}' from '{}'\n", ConsoleName(d.tensor), ConsoleName(d.producer));
     fmt::print(out, "    fused node '{}' ({}) covers: {}\n", ConsoleName(d.fused_node), ConsoleName(d.op_type),
                Join(d.covers, 8));
+    if (!d.body.empty()) fmt::print(out, "    from the body: {}\n", ConsoleName(d.body));
     for (const auto& t : r.tensors)
       if (t.name == d.tensor && t.metrics)
         fmt::print(out, "    max_abs {:.3g} at {} (ref {:.6g}, target {:.6g}), {} of {} elements out of tolerance\n",
@@ -62,6 +64,9 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
                  ConsoleName(c.fused_node).substr(0, 36), ConsoleName(c.op_type).substr(0, 26), c.local.score, c.inherited.score,
                  c.local.max_abs, opt);
     }
+    for (size_t i = 0; i < r.culprits.size(); ++i)
+      if (!r.culprits[i].body.empty())
+        fmt::print(out, "    {}: {} is {}\n", i + 1, ConsoleName(r.culprits[i].fused_node), ConsoleName(r.culprits[i].body));
     if (const auto& top = r.culprits.front(); top.ablation && top.ablation->optimizer.empty() &&
                                               !top.ablation->note.empty())
       fmt::print(out, "    top culprit: {}\n", top.ablation->note);
@@ -85,6 +90,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
   if (r.quant) fmt::print(out, "{}", FormatQuantTable(*r.quant));
   for (const std::string& line : AssignmentLines(r.target_assignment)) fmt::print(out, "  target EP: {}\n", line);
   if (r.arithmetic) fmt::print(out, "  why: {}\n", ConsoleName(ArithmeticLine(*r.arithmetic)));
+  PrintControlFlow(out, r.control_flow, "  ");
   for (const auto& n : r.notes) fmt::print(out, "  note: {}\n", n);
   if (!r.repro.empty()) fmt::print(out, "  reproduction written to {}\n", r.repro);
 }

@@ -5,6 +5,7 @@
 #include "engine/run/environment_json.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
+#include "report/control_flow_report.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
 #include "report/quant_report.h"
@@ -49,6 +50,18 @@ json NarrowingJson(const LocateNarrowing& n) {
           {"note", n.note.empty() ? json(nullptr) : json(n.note)},
           {"sessions", n.sessions},
           {"sub_regions_run", n.sub_regions_run}};
+}
+
+json FirstDivergenceJson(const std::optional<FirstDivergence>& first) {
+  if (!first) return nullptr;
+  const auto& d = *first;
+  json j{{"tensor", d.tensor},
+         {"producer", d.producer},
+         {"fused_node", d.fused_node},
+         {"op_type", d.op_type},
+         {"covered_nodes", d.covers}};
+  if (!d.body.empty()) j["body"] = d.body;
+  return j;
 }
 
 }  // namespace
@@ -106,16 +119,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
     tensors.push_back(std::move(e));
   }
   j["tensors"] = tensors;
-  if (r.first_divergence) {
-    const auto& d = *r.first_divergence;
-    j["first_divergence"] = {{"tensor", d.tensor},
-                             {"producer", d.producer},
-                             {"fused_node", d.fused_node},
-                             {"op_type", d.op_type},
-                             {"covered_nodes", d.covers}};
-  } else {
-    j["first_divergence"] = nullptr;
-  }
+  j["first_divergence"] = FirstDivergenceJson(r.first_divergence);
   json culprits = json::array();
   for (const auto& c : r.culprits) {
     json e{{"fused_node", c.fused_node}, {"op_type", c.op_type},       {"fused", c.fused},
@@ -124,12 +128,14 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
     e["ablation"] = c.ablation ? AblationJson(*c.ablation) : json(nullptr);
     e["narrowing"] = c.narrowing ? NarrowingJson(*c.narrowing) : json(nullptr);
     if (!c.note.empty()) e["note"] = c.note;
+    if (!c.body.empty()) e["body"] = c.body;
     culprits.push_back(std::move(e));
   }
   j["culprits"] = culprits;
   j["repro"] = r.repro.empty() ? json(nullptr) : json({{"path", r.repro}});
   j["quant"] = r.quant ? QuantReportToJson(*r.quant) : json(nullptr);
   j["notes"] = r.notes;
+  j["control_flow"] = ControlFlowToJson(r.control_flow);
   return j;
 }
 

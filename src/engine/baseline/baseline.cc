@@ -3,6 +3,7 @@
 #include "engine/baseline/baseline.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -19,6 +20,7 @@
 #include "engine/bench/latency.h"
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
+#include "engine/run/control_flow.h"
 #include "engine/run/environment.h"
 #include "engine/run/environment_json.h"
 #include "engine/run/tensor_source.h"
@@ -183,9 +185,10 @@ Status CheckSamples(const BaselineSource& src, const fs::path& inputs_path) {
 // Writes every sample's files into `dir` (the staging folder), each in its
 // own sub-directory when there are several.
 Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& templates, const fs::path& dir,
-                    const fs::path& inputs_path, const BaselineOptions& options, BaselineResult& result) {
+                    const fs::path& inputs_path, const BaselineOptions& options, BaselineResult& result,
+                    bool subdirs) {
   for (const Sample& sample : src.samples) {
-    const std::string subdir = src.samples.size() == 1 ? "" : SanitizeFileName(sample.name);
+    const std::string subdir = subdirs ? SanitizeFileName(sample.name) : "";
     const fs::path sample_dir = dir / subdir;
     std::error_code ec;
     fs::create_directories(sample_dir, ec);
@@ -196,6 +199,26 @@ Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& te
     RecordFindings(out);
     result.samples.push_back(std::move(out));
   }
+  return {};
+}
+
+// A model with control flow: each sample traced on its own observation copy
+// (engine/run/control_flow.h), whose layers include the bodies' tensors.
+Status WriteThroughControlFlow(const BaselineSource& src, const fs::path& dir, const fs::path& inputs_path,
+                               const BaselineOptions& options, int64_t budget, BaselineResult& result) {
+  const std::string label = src.model.path().string();
+  for (const Sample& sample : src.samples) {
+    PARITY_ASSIGN_OR_RETURN(FlatModel flat, FlattenForSample(src.model, sample, label, {.probe = options.config}));
+    AddSample(result.control_flow, flat);
+    BaselineSource one{.model = std::move(flat.model), .info = src.info, .samples = {sample}};
+    PARITY_ASSIGN_OR_RETURN(one.graph, WithContext(BuildGraphView(one.model), label));
+    const std::vector<Layer> layers = SelectLayers(one.graph, options.only);
+    FileTemplates templates = NameFiles(one.graph, layers);
+    PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(one, layers, budget, options, label, result));
+    PARITY_RETURN_IF_ERROR(
+        WriteSamples(tracer, one, templates, dir, inputs_path, options, result, src.samples.size() > 1));
+  }
+  NoteUntakenBranches(result.control_flow);
   return {};
 }
 
@@ -218,6 +241,7 @@ nlohmann::json BuildManifest(const BaselineSource& src, const fs::path& model_pa
                  {"batches", result.batches}};
   j["samples"] = nlohmann::json::array();
   for (const auto& s : result.samples) j["samples"].push_back(baseline_internal::SampleToJson(s));
+  if (result.control_flow.present) j["control_flow"] = baseline_internal::ControlFlowJson(result.control_flow);
   return j;
 }
 
@@ -231,27 +255,38 @@ Result<BaselineResult> WriteBaseline(const fs::path& model_path, const fs::path&
   PARITY_ASSIGN_OR_RETURN(BaselineSource src, LoadModelAndSamples(model_path, inputs_path));
   PARITY_RETURN_IF_ERROR(CheckSamples(src, inputs_path));
   PARITY_RETURN_IF_ERROR(baseline_internal::CheckTargetDir(dir, options.overwrite));
-  const std::vector<Layer> layers = SelectLayers(src.graph, options.only);
-  FileTemplates templates = NameFiles(src.graph, layers);
-
   BaselineResult result;
   const int64_t budget = options.max_memory_bytes > 0 ? options.max_memory_bytes
                                                       : DefaultBaselineMemory(src.info.initializer_bytes);
-  PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(src, layers, budget, options, label, result));
-  src.model = Model();  // the tracer holds what it needs
   // Written whole or not at all: into a staging folder beside `dir`, put in
   // place once the manifest is written (an error or an interrupt leaves
   // `dir` as it was).
-  PARITY_ASSIGN_OR_RETURN(StagedDir staged, StagedDir::Create(dir));
-  PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, staged.path(), inputs_path, options, result));
+  std::optional<StagedDir> staged;
+  const auto stage = [&]() -> Status {
+    PARITY_ASSIGN_OR_RETURN(StagedDir created, StagedDir::Create(dir));
+    staged.emplace(std::move(created));
+    return {};
+  };
+  if (HasControlFlow(src.model)) {
+    PARITY_RETURN_IF_ERROR(stage());
+    PARITY_RETURN_IF_ERROR(WriteThroughControlFlow(src, staged->path(), inputs_path, options, budget, result));
+  } else {
+    const std::vector<Layer> layers = SelectLayers(src.graph, options.only);
+    FileTemplates templates = NameFiles(src.graph, layers);
+    PARITY_ASSIGN_OR_RETURN(Tracer tracer, CreateTracer(src, layers, budget, options, label, result));
+    src.model = Model();  // the tracer holds what it needs
+    PARITY_RETURN_IF_ERROR(stage());
+    PARITY_RETURN_IF_ERROR(WriteSamples(tracer, src, templates, staged->path(), inputs_path, options, result,
+                                        src.samples.size() > 1));
+  }
 
   PARITY_ASSIGN_OR_RETURN(src.model_sha, model_sha.get());
   nlohmann::json j = BuildManifest(src, model_path, inputs_path, options, budget, result);
   const std::string text = ToJsonText(j, 2) + "\n";
   PARITY_RETURN_IF_ERROR(
-      WithContext(WriteFileAtomic(staged.path() / "manifest.json", std::string_view(text), Sync::kByFolder),
+      WithContext(WriteFileAtomic(staged->path() / "manifest.json", std::string_view(text), Sync::kByFolder),
                   (dir / "manifest.json").string()));
-  PARITY_RETURN_IF_ERROR(staged.Commit(options.overwrite));
+  PARITY_RETURN_IF_ERROR(staged->Commit(options.overwrite));
   result.dir = dir;
   result.manifest = std::move(j);
   return result;

@@ -45,6 +45,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
+#include "engine/run/control_flow_report.h"
 
 namespace parity {
 
@@ -155,6 +156,10 @@ struct BaselineResult {
   int64_t batch_bytes_limit = 0;
   int64_t resident_bytes = 0;  // when tracing started
   int64_t reserved_bytes = 0;  // for one run besides the observed tensors
+  // A model with If/Loop/Scan: each sample's layers are those of its
+  // observation copy (engine/run/control_flow.h), body tensors included;
+  // the branches the samples took and the bodies left unobserved.
+  ControlFlowReport control_flow;
   bool deterministic() const;
 };
 

@@ -46,6 +46,9 @@ Result<ParsedManifest> ParseManifest(std::string_view text, const std::string& p
 
 // One sample of the manifest: its files and findings.
 nlohmann::json SampleToJson(const BaselineSample& s);
+// The manifest's "control_flow": {"samples", "ifs": [{"node", "then_samples",
+// "else_samples"}], "notes"} (docs/baseline.md).
+nlohmann::json ControlFlowJson(const ControlFlowReport& r);
 
 // Whether the baseline may go to `dir`, checked before anything is written
 // (baseline_target.cc): new or empty, or with `overwrite` an earlier

@@ -262,4 +262,11 @@ nlohmann::json SampleToJson(const BaselineSample& s) {
 }
 
 }  // namespace baseline_internal
+nlohmann::json baseline_internal::ControlFlowJson(const ControlFlowReport& r) {
+  nlohmann::json ifs = nlohmann::json::array();
+  for (const auto& c : r.ifs)
+    ifs.push_back({{"node", c.node}, {"then_samples", c.then_samples}, {"else_samples", c.else_samples}});
+  return {{"samples", r.samples}, {"ifs", ifs}, {"notes", r.notes}};
+}
+
 }  // namespace parity

@@ -18,6 +18,7 @@
 #include "core/sha256.h"
 #include "engine/baseline/baseline.h"
 #include "engine/baseline/baseline_internal.h"
+#include "engine/run/control_flow.h"
 #include "engine/run/environment.h"
 #include "engine/run/environment_json.h"
 #include "engine/run/trace.h"
@@ -172,7 +173,7 @@ Result<TensorComparison> CompareWithBaseline(const BaselineFile& f, const std::s
 
 // Runs one sample with its recorded layers observed and compares each tensor
 // with its file.
-Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
+Status RerunGraph(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
   RerunSample plan = PlanSample(ctx, ms, r);
   if (!plan.inputs_ok) return {};  // the integrity check already named the input file
   int64_t input_bytes = 0;
@@ -209,6 +210,26 @@ Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult&
                           fmt::format("{}: the model did not produce tensor '{}'", f.file, f.tensor), true});
   }
   return {};
+}
+
+// A model with If/Loop/Scan: the recorded layers are those of the sample's
+// observation copy (engine/run/control_flow.h), made again from the
+// recorded inputs.
+Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
+  if (!HasControlFlow(ctx.model)) return RerunGraph(ctx, ms, r);
+  Sample sample{ms.name, {}};
+  for (const auto& f : ms.files) {
+    if (f.role != FileRole::kInput) continue;
+    if (ctx.refused.contains(f.file)) return {};  // the integrity check already named the input file
+    auto t = ReadNpy(ctx.dir / f.file);
+    if (!t || !sample.tensors.Add(f.tensor, std::move(*t))) return {};
+  }
+  PARITY_ASSIGN_OR_RETURN(FlatModel flat,
+                          FlattenForSample(ctx.model, sample, ctx.model_path.string(), {.probe = ctx.config}));
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(flat.model), ctx.model_path.string()));
+  RerunContext one{.dir = ctx.dir, .model_path = ctx.model_path, .model = flat.model, .graph = graph,
+                   .config = ctx.config, .budget = ctx.budget, .refused = ctx.refused, .policy = ctx.policy};
+  return RerunGraph(one, ms, r);
 }
 
 Status Rerun(const fs::path& dir, const fs::path& model_path, const nlohmann::json& manifest,

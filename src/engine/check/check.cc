@@ -354,6 +354,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   Localize(ctx);
   timed(StageGeneration);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
+  ObserveControlFlow(ctx);
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target);
   ReconcileAccepts(r);

@@ -180,6 +180,11 @@ void Localize(Context& ctx);
 // The generation stage (check_generation.cc): a dump with PyTorch's greedy
 // decode is replayed on ORT; its own session, made after the target's is released.
 void StageGeneration(Context& ctx);
+// For a model with If/Loop/Scan (check_control_flow.cc): each sample's
+// branches and unobserved bodies into report.control_flow, with a note per
+// branch no sample took. Creates probe sessions: call after the target's is
+// released.
+void ObserveControlFlow(Context& ctx);
 
 // For a CUDA target with TF32 allowed and a failing output: re-runs the worst
 // failing sample with use_tf32=0 and names TF32 (report.arithmetic) only if

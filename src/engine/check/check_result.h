@@ -20,6 +20,7 @@
 #include "engine/quant/detections.h"
 #include "engine/quant/top1.h"
 #include "engine/run/arithmetic.h"
+#include "engine/run/control_flow_report.h"
 #include "engine/run/environment.h"
 #include "engine/torch/torch_compare.h"
 #include "onnx/inspect.h"
@@ -147,6 +148,9 @@ struct CheckReport {
   std::string tf32_probe;
   std::vector<std::string> notes;  // what a reader should know about the inputs (a dump made from another export)
   SampleNotes sample_notes;        // generated samples: the inputs' roles, the size relations kept
+  // The model's If/Loop/Scan: which branches the samples took per If, the
+  // bodies left unobserved (check_control_flow.cc); `present` false without.
+  ControlFlowReport control_flow;
 
   // Samples ORT refused or raised on without that being a failure: a
   // generated size outside the model's domain (SKIPPED), an anomaly that

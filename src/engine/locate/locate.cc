@@ -9,6 +9,7 @@
 #include "engine/quant/cast.h"
 #include "engine/quant/quant_layers.h"
 #include "engine/quant/quant_steps.h"
+#include "onnx/control_flow.h"
 
 namespace parity {
 
@@ -65,6 +66,13 @@ Status NarrowStepChains(const NamedModels& m, const FusionMap& map, const Tensor
 
 Result<LocateReport> Locate(const Model& model, const Model* target_model, const Sample& sample,
                             const LocateOptions& options) {
+  if (HasControlFlow(model) || (target_model && HasControlFlow(*target_model)))
+    return locate_internal::LocateThroughControlFlow(model, target_model, sample, options);
+  return locate_internal::LocateGraphs(model, target_model, sample, options);
+}
+
+Result<LocateReport> locate_internal::LocateGraphs(const Model& model, const Model* target_model,
+                                                   const Sample& sample, const LocateOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   // A QDQ model against a QDQ reference (itself at another config): its
   // quantized tensors are judged in steps of their scales (quant_steps.h).

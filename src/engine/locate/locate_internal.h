@@ -20,6 +20,15 @@
 
 namespace parity::locate_internal {
 
+// Locate (locate.h) on models without control flow (locate.cc).
+Result<LocateReport> LocateGraphs(const Model& model, const Model* target_model, const Sample& sample,
+                                  const LocateOptions& options);
+// Locate on models with If/Loop/Scan nodes (locate_control_flow.cc): on
+// their observation copies for the sample (engine/run/control_flow.h), the
+// report naming body nodes and saying what was not observed.
+Result<LocateReport> LocateThroughControlFlow(const Model& model, const Model* target_model, const Sample& sample,
+                                              const LocateOptions& options);
+
 // The reference and target models with node names written (a copy only
 // when a model lacks them), their graphs and labels.
 struct NamedModels {

@@ -19,6 +19,7 @@
 #include "engine/load/reference.h"
 #include "engine/quant/quant_result.h"
 #include "engine/run/arithmetic.h"
+#include "engine/run/control_flow_report.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -68,6 +69,9 @@ struct FirstDivergence {
   std::string fused_node;
   std::string op_type;
   std::vector<std::string> covers;
+  // The producer came from an If/Loop body: "node 'Mul' in Loop 'loop'
+  // iteration 2" (engine/run/control_flow.h); empty otherwise.
+  std::string body;
 };
 
 struct LocateAblation {
@@ -116,6 +120,7 @@ struct LocateCulprit {
   std::optional<LocateAblation> ablation;
   std::optional<LocateNarrowing> narrowing;  // present when the region was narrowed
   std::string note;
+  std::string body;  // the culprit's node came from an If/Loop body (as FirstDivergence::body)
 
   // A culprit neither computing an error of its own nor receiving one
   // explains nothing: it is never reported as a cause (FindCulprits drops it).
@@ -153,6 +158,10 @@ struct LocateReport {
   // consistent with (engine/run/arithmetic.h).
   std::vector<ort::EpAssignment> target_assignment;
   std::optional<ArithmeticVerdict> arithmetic;
+  // The model's If/Loop bodies, observed on this sample through an
+  // observation copy (engine/run/control_flow.h): the branches taken, the
+  // bodies left unobserved. `present` false for a model without control flow.
+  ControlFlowReport control_flow;
 
   size_t CountStatus(Verdict v) const {
     size_t n = 0;

@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "compare/judge.h"
+#include "engine/run/control_flow.h"
 #include "engine/run/observe.h"
 #include "engine/run/runner.h"
 #include "onnx/graph.h"
@@ -354,6 +356,21 @@ Result<ort::Session> ObservingSession(const Model& model, const RunConfig& confi
                      fmt::format("{} [{}]", label, config.Label()));
 }
 
+// A model with If/Loop: its observation copy for the dump's inputs
+// (engine/run/control_flow.h), whose branch and iteration tensors (their
+// nodes keep the exporter's scopes) the aligner can then see; empty
+// otherwise.
+Result<std::optional<FlatModel>> ObservationCopy(const Model& model, const TensorSet& dumped_inputs,
+                                                 const TorchDump& dump, const RunConfig& config,
+                                                 const std::string& label) {
+  if (!HasControlFlow(model)) return std::optional<FlatModel>{};
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(model, {.infer_shapes = false}), label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet feeds, InputsForModel(dumped_inputs, graph.inputs, dump.dir.string()));
+  PARITY_ASSIGN_OR_RETURN(FlatModel flat, FlattenForSample(model, Sample{"torch", std::move(feeds)}, label,
+                                                           {.probe = config, .check_copy = false}));
+  return std::optional<FlatModel>(std::move(flat));
+}
+
 }  // namespace
 
 Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
@@ -362,7 +379,10 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
                             : !model.path().empty() ? model.path().string()
                                                     : std::string("<model>");
   PARITY_ASSIGN_OR_RETURN(TensorSet dumped_inputs, LoadTorchInputs(dump));
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, ObservingSession(model, onnx_config, label));
+  PARITY_ASSIGN_OR_RETURN(std::optional<FlatModel> copy,
+                          ObservationCopy(model, dumped_inputs, dump, onnx_config, label));
+  const Model& judged = copy ? copy->model : model;
+  PARITY_ASSIGN_OR_RETURN(ort::Session session, ObservingSession(judged, onnx_config, label));
   PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
                           InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
   if (options.keep) options.keep->inputs = inputs;
@@ -375,8 +395,8 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
                           RunSample(session, Sample{"torch", std::move(inputs)}, label, {}, buffers));
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
-  PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, model, values, align));
-  PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(model, dump, values, options.policy, alignment.layers));
+  PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, judged, values, align));
+  PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(judged, dump, values, options.policy, alignment.layers));
   PARITY_ASSIGN_OR_RETURN(TorchComparison c,
                           JudgeAlignment(dump, std::move(alignment), values, options.policy));
   c.model_label = label;
@@ -394,7 +414,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
     std::vector<std::string> failing;
     for (const auto& t : c.outputs.tensors)
       if (t.status == Verdict::kFail) failing.push_back(t.name);
-    if (auto graph = BuildGraphView(model, {.infer_shapes = false}); graph && !failing.empty())
+    if (auto graph = BuildGraphView(judged, {.infer_shapes = false}); graph && !failing.empty())
       feeds = Ancestors(*graph, failing);
   }
   c.unexplained = Unexplained(c, feeds);
