@@ -37,12 +37,15 @@ Result<std::vector<fs::path>> ListDirectory(const fs::path& dir, bool allow_syml
     const fs::file_status own = it->symlink_status(st_ec);
     const bool sample_name = HasSampleExtension(it->path());
     const fs::file_status st = fs::is_symlink(own) ? it->status(st_ec) : own;
+    if (!sample_name && !fs::is_directory(st)) continue;  // not an entry (notes.txt)
     if (fs::is_directory(st)) {
-      if (fs::is_symlink(own) && !allow_symlinks) continue;  // a folder elsewhere is not this dataset's
+      // A symlinked folder is refused like a symlinked file (a folder elsewhere is not the dataset's).
+      if (fs::is_symlink(own) && !allow_symlinks)
+        return InvalidArgument(fmt::format("{}: a symlink; the files of a folder of tensors must be its own{}",
+                                           it->path().string(), kDatasetSymlinkHint));
       if (!IsOwnOutputFolder(it->path())) entries.push_back(it->path());
       continue;
     }
-    if (!sample_name) continue;
     // A sample file must be the dataset's own regular file: a symlink or a
     // FIFO named like one is refused, never skipped silently.
     PARITY_RETURN_IF_ERROR(CheckOwnFile(it->path(), allow_symlinks, kDatasetSymlinkHint));
