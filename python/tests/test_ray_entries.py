@@ -113,7 +113,8 @@ def test_hostile_file_names_run_on_ray_as_locally_with_the_checkouts_own_python(
     rng = np.random.default_rng(0)
     names = [b"a\nb.npz", b"c\rd.npz", b"e\xff.npz", b"plain.npz"]
     for n in names:
-        np.savez(os.path.join(bytes(data), n), x=rng.standard_normal((1, 4)).astype(np.float32))
+        with open(os.path.join(bytes(data), n), "wb") as f:  # numpy takes str paths only
+            np.savez(f, x=rng.standard_normal((1, 4)).astype(np.float32))
     # Outside the dataset, where the old newline split pointed (the cwd).
     np.savez(tmp_path / "b.npz", x=np.full((1, 4), 1e9, np.float32))
     short = tempfile.mkdtemp(prefix="pr", dir="/tmp")  # Ray's socket paths must stay short
@@ -127,8 +128,10 @@ def test_hostile_file_names_run_on_ray_as_locally_with_the_checkouts_own_python(
         for eng in ("local", "ray"):
             r = subprocess.run([PARITY, "check", str(tmp_path / "m.onnx"), "--dataset", str(data), "--engine", eng,
                                 "--json", str(tmp_path / f"{eng}.json")], capture_output=True, text=True,
-                               env=env, cwd=tmp_path, timeout=500)
+                               errors="replace", env=env, cwd=tmp_path, timeout=500)
             assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+            # A name with a newline stays on its console line (escaped).
+            assert all(not ln.startswith("b (") for ln in r.stdout.splitlines()), r.stdout
             runs[eng] = json.loads((tmp_path / f"{eng}.json").read_text())
         assert runs["ray"]["count"] == runs["local"]["count"] == len(names)
         assert had_token or not os.path.exists(token), "the run wrote ~/.ray/auth_token"

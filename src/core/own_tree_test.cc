@@ -32,7 +32,7 @@ TEST(OwnTree, SymlinksBelowTheFolderAreRefusedUnlessAllowedAndTheFolderItselfMay
   EXPECT_TRUE(CheckOwnTree(tmp / "d", true, ""));
   fs::remove(tmp / "d" / "sub" / "y.npy");
 
-  fs::create_directory_symlink(tmp, tmp / "d" / "loop");  // a cycle, followed only when allowed
+  fs::create_directory_symlink(tmp.path(), tmp / "d" / "loop");  // a cycle, followed only when allowed
   EXPECT_FALSE(CheckOwnTree(tmp / "d", false, ""));
   EXPECT_FALSE(CheckOwnTree(tmp / "d", true, "")) << "a cycle ends at the depth limit";
 }

@@ -82,20 +82,20 @@ TEST(SecurityThird, ADumpLayerFileThatIsAFifoOrAFolderIsBadInputNotAFail) {
 // refused, not skipped.
 TEST(SecurityThird, DatasetsFollowTheDumpsSymlinkRuleAndRefuseFifos) {
   TempDir tmp("parity_third");
-  ASSERT_NO_FATAL_FAILURE(Dataset(tmp));
-  ASSERT_EQ(CheckDataset(tmp).exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(Dataset(tmp.path()));
+  ASSERT_EQ(CheckDataset(tmp.path()).exit_code, 0);
 
   fs::copy_file(tmp / "data" / "a.npz", tmp / "outside.npz");
   fs::create_symlink(tmp / "outside.npz", tmp / "data" / "c.npz");
-  auto link = CheckDataset(tmp);
+  auto link = CheckDataset(tmp.path());
   ExpectExit(link, 2);
   EXPECT_NE(link.err.find("c.npz: a symlink"), std::string::npos) << link.err;
   EXPECT_NE(link.err.find("--allow-symlinks"), std::string::npos) << link.err;
-  ExpectExit(CheckDataset(tmp, {"--allow-symlinks"}), 0);
+  ExpectExit(CheckDataset(tmp.path(), {"--allow-symlinks"}), 0);
   fs::remove(tmp / "data" / "c.npz");
 
   ASSERT_EQ(::mkfifo((tmp / "data" / "f.npz").c_str(), 0600), 0);
-  auto fifo = CheckDataset(tmp);
+  auto fifo = CheckDataset(tmp.path());
   ExpectExit(fifo, 2);
   EXPECT_NE(fifo.err.find("f.npz: a FIFO"), std::string::npos) << fifo.err;
   fs::remove(tmp / "data" / "f.npz");
@@ -106,7 +106,7 @@ TEST(SecurityThird, DatasetsFollowTheDumpsSymlinkRuleAndRefuseFifos) {
   ASSERT_TRUE(WriteNpy(tmp / "data" / "s" / "input.npy", e2e::AddReluInput()));
   ASSERT_TRUE(WriteNpy(tmp / "elsewhere" / "input.npy", e2e::AddReluInput()));
   fs::create_directory_symlink(tmp / "elsewhere", tmp / "data" / "s" / "sizes");
-  auto sizes = CheckDataset(tmp);
+  auto sizes = CheckDataset(tmp.path());
   ExpectExit(sizes, 2);
   EXPECT_NE(sizes.err.find("sizes: a symlink"), std::string::npos) << sizes.err;
   fs::remove_all(tmp / "data" / "s");
@@ -120,7 +120,7 @@ TEST(SecurityThird, DatasetsFollowTheDumpsSymlinkRuleAndRefuseFifos) {
   ASSERT_TRUE(WriteNpz(tmp / "ref" / "a.npz", out));
   ASSERT_TRUE(WriteNpz(tmp / "elsewhere" / "b.npz", out));
   fs::create_symlink(tmp / "elsewhere" / "b.npz", tmp / "ref" / "b.npz");
-  auto ref = CheckDataset(tmp, {"--reference-outputs", (tmp / "ref").string()});
+  auto ref = CheckDataset(tmp.path(), {"--reference-outputs", (tmp / "ref").string()});
   ExpectExit(ref, 2);
   EXPECT_NE(ref.err.find("b.npz: a symlink"), std::string::npos) << ref.err;
 }
@@ -142,10 +142,10 @@ TEST(SecurityThird, RunInputsFolderRefusesSymlinksInsideIt) {
 // Class 11: a report written into the dataset folder is no sample of it.
 TEST(SecurityThird, ParitysOwnReportInsideTheDatasetIsNoEntry) {
   TempDir tmp("parity_third");
-  ASSERT_NO_FATAL_FAILURE(Dataset(tmp));
-  ExpectExit(CheckDataset(tmp, {"--report", (tmp / "data" / "rep").string()}), 0);
+  ASSERT_NO_FATAL_FAILURE(Dataset(tmp.path()));
+  ExpectExit(CheckDataset(tmp.path(), {"--report", (tmp / "data" / "rep").string()}), 0);
   ASSERT_TRUE(fs::exists(tmp / "data" / "rep" / "report.json"));
-  auto again = CheckDataset(tmp, {"--report", (tmp / "data" / "rep").string()});
+  auto again = CheckDataset(tmp.path(), {"--report", (tmp / "data" / "rep").string()});
   ExpectExit(again, 0);
   EXPECT_EQ(again.err.find("rep"), std::string::npos) << again.err;
 }
