@@ -27,9 +27,8 @@ Test-only knob: PARITY_TEST_RAY_ACTOR_DIES=FILE makes the first actor to
 start a batch while FILE does not exist create FILE and die (os._exit), once
 per FILE (python/tests/test_dataset_ray.py).
 
-A local cluster listens on 127.0.0.1 only, with token authentication whose
-token lies in --temp-dir (the command's own folder, mode 0700), never in
-~/.ray.
+A local cluster listens on 127.0.0.1 only, its state in --temp-dir (the
+command's own folder, mode 0700); nothing is written under ~/.ray.
 
 Exit codes: 0 done, 2 bad input (Ray missing, an unreadable or malformed entries file),
 3 a failure of Ray or of a worker, 130/143 interrupted.
@@ -37,7 +36,6 @@ Exit codes: 0 done, 2 bad input (Ray missing, an unreadable or malformed entries
 import argparse
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -70,10 +68,12 @@ class _Worker:
     def __init__(self, worker: List[str], cpus: int, ledger, die_once: Optional[str]):
         self._ledger = ledger
         self._die_once = die_once
+        # Bytes, not text: a row names its sample by the file's name, which
+        # may be any bytes (not UTF-8); they reach the rows file unchanged.
         self._proc = subprocess.Popen([*worker, "--threads", str(cpus)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True, bufsize=1)
+                                      stdout=subprocess.PIPE, bufsize=0)
         ready = self._proc.stdout.readline()
-        if not ready.startswith("O\t"):
+        if not ready.startswith(b"O\t"):
             raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()})")
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -87,7 +87,7 @@ class _Worker:
                 pass
         lines = []
         for index, record in zip(batch["index"], batch["record"]):
-            self._proc.stdin.write(f"{record}\n")  # the command's own record, forwarded unchanged
+            self._proc.stdin.write(f"{record}\n".encode("ascii"))  # the command's own record, forwarded unchanged
             self._proc.stdin.flush()
             rows = []
             while True:
@@ -96,10 +96,10 @@ class _Worker:
                     print(f"parity: ray: parity dataset-worker died on entry {int(index)} ({_shown(record)})",
                           file=sys.stderr, flush=True)
                     os._exit(1)
-                if line.startswith("E\t"):
+                if line.startswith(b"E\t"):
                     break
-                rows.append(line.rstrip("\n"))
-            lines.append("\n".join(rows))
+                rows.append(line.rstrip(b"\n"))
+            lines.append(b"\n".join(rows))
         return {"index": np.asarray(batch["index"], dtype=np.int64), "lines": np.asarray(lines, dtype=object)}
 
 
@@ -206,21 +206,20 @@ def _map(ray, args, items):
 
 
 def _local_cluster(temp_dir: Optional[str]) -> Dict[str, object]:
-    """ray.init's arguments for a local cluster: on 127.0.0.1 only; its state,
-    and its authentication token (unless RAY_AUTH_MODE says otherwise), in
-    the command's temp folder, never ~/.ray."""
+    """ray.init's arguments for a local cluster: on 127.0.0.1 only, its state
+    in the command's temp folder. Ray 2.60 would otherwise generate a token in
+    ~/.ray/auth_token on the first run; a token kept in our folder
+    (RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN) did not authenticate the driver's
+    own GCS client here, so token authentication is off for a local cluster
+    unless RAY_AUTH_MODE says otherwise (docs/security.md: the loopback
+    cluster is reachable by this machine's users only)."""
     kwargs: Dict[str, object] = dict(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
                                      _node_ip_address="127.0.0.1")
     if temp_dir:
         folder = os.path.abspath(temp_dir)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         kwargs["_temp_dir"] = folder
-        if "RAY_AUTH_MODE" not in os.environ:
-            token = os.path.join(folder, "auth_token")
-            fd = os.open(token, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "w") as f:
-                f.write(secrets.token_hex(32))
-            os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token)
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     return kwargs
 
 
@@ -267,18 +266,19 @@ def run(args: argparse.Namespace) -> int:
     return _write(args.out, by_index, repeated)
 
 
-def _write(out: str, by_index: Dict[int, str], repeated: List[int]) -> int:
-    retried = sum(sum(1 for ln in by_index.get(i, "").split("\n") if ln.startswith("R\t")) for i in repeated)
+def _write(out: str, by_index: Dict[int, bytes], repeated: List[int]) -> int:
+    retried = sum(sum(1 for ln in bytes(by_index.get(i, b"")).split(b"\n") if ln.startswith(b"R\t"))
+                  for i in repeated)
     if repeated:
         print(f"parity: ray: an actor died; {len(repeated)} entries ({retried} samples) were run again",
               file=sys.stderr)
     with open(out + ".retried.tmp", "w", encoding="utf-8") as f:
         f.write(f"{len(repeated)}\t{retried}\n")
     os.replace(out + ".retried.tmp", out + ".retried")
-    with open(out + ".tmp", "w", encoding="utf-8") as f:
+    with open(out + ".tmp", "wb") as f:
         for i in sorted(by_index):
             if by_index[i]:
-                f.write(by_index[i] + "\n")
+                f.write(bytes(by_index[i]) + b"\n")
     os.replace(out + ".tmp", out)
     return 0
 

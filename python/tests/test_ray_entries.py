@@ -67,17 +67,16 @@ def test_a_bad_entry_list_is_one_line_and_exit_2(tmp_path, capsys):
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "entries line 1" in err, err
 
 
-def test_a_local_cluster_listens_on_loopback_with_its_token_in_our_folder(tmp_path, monkeypatch):
+def test_a_local_cluster_listens_on_loopback_and_writes_nothing_under_home(tmp_path, monkeypatch):
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
-    monkeypatch.delenv("RAY_AUTH_TOKEN_PATH", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     kwargs = engine._local_cluster(str(tmp_path / "ray"))
     assert kwargs["_node_ip_address"] == "127.0.0.1" and kwargs["include_dashboard"] is False
     assert kwargs["_temp_dir"] == str(tmp_path / "ray")
-    token = os.environ["RAY_AUTH_TOKEN_PATH"]
-    assert os.environ["RAY_AUTH_MODE"] == "token" and os.path.dirname(token) == str(tmp_path / "ray")
-    assert stat.S_IMODE(os.stat(token).st_mode) == 0o600 and len(open(token).read()) == 64
-    assert not (tmp_path / "home").exists()  # nothing under ~ (~/.ray/auth_token)
+    assert stat.S_IMODE(os.stat(tmp_path / "ray").st_mode) == 0o700
+    # No token generated into ~/.ray/auth_token (Ray 2.60's default for a new local cluster).
+    assert os.environ["RAY_AUTH_MODE"] == "disabled"
+    assert not (tmp_path / "home").exists()
 
 
 @needs_parity
