@@ -27,8 +27,9 @@ Test-only knob: PARITY_TEST_RAY_ACTOR_DIES=FILE makes the first actor to
 start a batch while FILE does not exist create FILE and die (os._exit), once
 per FILE (python/tests/test_dataset_ray.py).
 
-A local cluster listens on 127.0.0.1 only, its state in --temp-dir (the
-command's own folder, mode 0700); nothing is written under ~/.ray.
+A local cluster is advertised on 127.0.0.1, its state and its authentication
+token in --temp-dir (the command's own folder, mode 0700, HOME for the
+driver and the cluster); nothing is written under ~/.ray.
 
 Exit codes: 0 done, 2 bad input (Ray missing, an unreadable or malformed entries file),
 3 a failure of Ray or of a worker, 130/143 interrupted.
@@ -206,20 +207,21 @@ def _map(ray, args, items):
 
 
 def _local_cluster(temp_dir: Optional[str]) -> Dict[str, object]:
-    """ray.init's arguments for a local cluster: on 127.0.0.1 only, its state
-    in the command's temp folder. Ray 2.60 would otherwise generate a token in
-    ~/.ray/auth_token on the first run; a token kept in our folder
-    (RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN) did not authenticate the driver's
-    own GCS client here, so token authentication is off for a local cluster
-    unless RAY_AUTH_MODE says otherwise (docs/security.md: the loopback
-    cluster is reachable by this machine's users only)."""
+    """ray.init's arguments for a local cluster: its state in the command's
+    temp folder, advertised on 127.0.0.1. Ray 2.60 starts a new local cluster
+    with token authentication and writes the token to ~/.ray/auth_token; with
+    a temp folder, HOME is that folder for the driver and the cluster it
+    starts, so the token lives and goes with it (RAY_AUTH_TOKEN_PATH alone did
+    not authenticate the driver's own GCS client). Note: gcs_server and raylet
+    still listen on every interface (docs/security.md)."""
     kwargs: Dict[str, object] = dict(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
                                      _node_ip_address="127.0.0.1")
     if temp_dir:
         folder = os.path.abspath(temp_dir)
         os.makedirs(folder, mode=0o700, exist_ok=True)
         kwargs["_temp_dir"] = folder
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        if "RAY_AUTH_MODE" not in os.environ:
+            os.environ["HOME"] = folder
     return kwargs
 
 

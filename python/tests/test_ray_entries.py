@@ -67,15 +67,15 @@ def test_a_bad_entry_list_is_one_line_and_exit_2(tmp_path, capsys):
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "entries line 1" in err, err
 
 
-def test_a_local_cluster_listens_on_loopback_and_writes_nothing_under_home(tmp_path, monkeypatch):
+def test_a_local_cluster_keeps_its_state_and_token_in_our_folder(tmp_path, monkeypatch):
     monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     kwargs = engine._local_cluster(str(tmp_path / "ray"))
     assert kwargs["_node_ip_address"] == "127.0.0.1" and kwargs["include_dashboard"] is False
     assert kwargs["_temp_dir"] == str(tmp_path / "ray")
     assert stat.S_IMODE(os.stat(tmp_path / "ray").st_mode) == 0o700
-    # No token generated into ~/.ray/auth_token (Ray 2.60's default for a new local cluster).
-    assert os.environ["RAY_AUTH_MODE"] == "disabled"
+    # Ray's token (~/.ray/auth_token, token authentication on by default) goes into our folder.
+    assert os.environ["HOME"] == str(tmp_path / "ray")
     assert not (tmp_path / "home").exists()
 
 
@@ -120,7 +120,7 @@ def test_hostile_file_names_run_on_ray_as_locally_with_the_checkouts_own_python(
     # No PARITY_PYTHON, no PYTHONPATH: the checkout's binary finds its own Python and package.
     env = {k: v for k, v in os.environ.items() if k not in ("PARITY_PYTHON", "PYTHONPATH", "VIRTUAL_ENV")}
     env["TMPDIR"] = short
-    token = os.path.expanduser("~/.ray/auth_token")
+    token = os.path.join(os.environ.get("HOME", "/nonexistent"), ".ray", "auth_token")
     had_token = os.path.exists(token)
     try:
         runs = {}
