@@ -73,10 +73,10 @@ class OpenVino : public ::testing::Test {
 // Found without flags, the library is listed; it is loaded (and its devices
 // listed) only where a provider or --ep-library names it (issue 46, class 1).
 TEST_F(OpenVino, EnvListsTheLibraryFoundWithoutFlagsAndItsDevicesWhenNamed) {
-  auto found = e2e::RunParity({"env"});
-  ASSERT_EQ(found.exit_code, 0) << found.err;
-  EXPECT_NE(found.out.find("python package onnxruntime_ep_openvino"), std::string::npos) << found.out;
-  EXPECT_EQ(found.out.find("ep device     OpenVINOExecutionProvider"), std::string::npos) << found.out;
+  auto listed = e2e::RunParity({"env"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("python package onnxruntime_ep_openvino"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("ep device     OpenVINOExecutionProvider"), std::string::npos) << listed.out;
   auto r = e2e::RunParity({"env", "--ep-library", "openvino=" + OpenVinoPlugin(), "--json", Path("env.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ep device     OpenVINOExecutionProvider (Intel), cpu"), std::string::npos) << r.out;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/npz.h"
 #include "e2e_util.h"
 
 namespace parity {
@@ -91,7 +92,12 @@ TEST(SecurityLibraries, ADiscoveredLibraryIsLoadedOnlyWhenAProviderNamesIt) {
   EXPECT_FALSE(fs::exists(marker)) << "`check --report` loaded a library no provider names";
 
   // Named: loaded (and, being no EP, refused by ORT: bad input, one line).
-  auto named = RunWith(PARITY_BINARY, marker, venv, {"run", (tmp / "m.onnx").string(), "--providers", "planted"});
+  TensorSet in;
+  ASSERT_TRUE(in.Add("input", e2e::AddReluInput()));
+  ASSERT_TRUE(WriteNpz(tmp / "in.npz", in));
+  auto named = RunWith(PARITY_BINARY, marker, venv,
+                       {"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npz").string(), "--providers",
+                        "planted", "-o", (tmp / "o.npz").string()});
   ExpectExit(named, 2);
   EXPECT_TRUE(fs::exists(marker)) << named.err;
   EXPECT_EQ(e2e::Lines(named.err).size(), 1u) << named.err;
