@@ -2,11 +2,13 @@
 
 ``python -m parity._ray_engine --entries FILE --out FILE --actors N
 [--address ADDR] [--cpus-per-actor C] -- WORKER...`` is what the C++ command
-line runs: FILE lists the dataset's entries ("INDEX<TAB>PATH"); Ray Data maps
+line runs: FILE lists the dataset's entries, one JSON record a line
+(``{"index": N, "path_hex": "..."}``: the path's bytes in hex, so that no file
+name can split a line; src/engine/dataset/entry_record.h); Ray Data maps
 them in batches (``map_batches``) over a pool of N actors. Each actor starts
 WORKER (``parity dataset-worker MODEL ...``) once, in the actor, with its ORT
 sessions' intra-op threads set to the CPUs Ray gave the actor, and sends it
-the batch's paths; the worker answers with the rows, computed by the local
+the batch's records unchanged; the worker answers with the rows, computed by the local
 engine's own C++ code. The rows are written to --out in entry order, so the
 report the command line builds from them is the local engine's, bit for bit.
 
@@ -25,10 +27,15 @@ Test-only knob: PARITY_TEST_RAY_ACTOR_DIES=FILE makes the first actor to
 start a batch while FILE does not exist create FILE and die (os._exit), once
 per FILE (python/tests/test_dataset_ray.py).
 
-Exit codes: 0 done, 2 bad input (Ray missing, an unreadable entries file),
+A local cluster is advertised on 127.0.0.1, its state and its authentication
+token in --temp-dir (the command's own folder, mode 0700, HOME for the
+driver and the cluster); nothing is written under ~/.ray.
+
+Exit codes: 0 done, 2 bad input (Ray missing, an unreadable or malformed entries file),
 3 a failure of Ray or of a worker, 130/143 interrupted.
 """
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -62,10 +69,12 @@ class _Worker:
     def __init__(self, worker: List[str], cpus: int, ledger, die_once: Optional[str]):
         self._ledger = ledger
         self._die_once = die_once
+        # Bytes, not text: a row names its sample by the file's name, which
+        # may be any bytes (not UTF-8); they reach the rows file unchanged.
         self._proc = subprocess.Popen([*worker, "--threads", str(cpus)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, text=True, bufsize=1)
+                                      stdout=subprocess.PIPE, bufsize=0)
         ready = self._proc.stdout.readline()
-        if not ready.startswith("O\t"):
+        if not ready.startswith(b"O\t"):
             raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()})")
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -78,20 +87,20 @@ class _Worker:
             except FileExistsError:
                 pass
         lines = []
-        for index, path in zip(batch["index"], batch["path"]):
-            self._proc.stdin.write(f"{int(index)}\t{path}\n")
+        for index, record in zip(batch["index"], batch["record"]):
+            self._proc.stdin.write(f"{record}\n".encode("ascii"))  # the command's own record, forwarded unchanged
             self._proc.stdin.flush()
             rows = []
             while True:
                 line = self._proc.stdout.readline()
                 if not line:  # the worker died: the actor goes too, so Ray retries the batch
-                    print(f"parity: ray: parity dataset-worker died on entry {int(index)} ({path})",
+                    print(f"parity: ray: parity dataset-worker died on entry {int(index)} ({_shown(record)})",
                           file=sys.stderr, flush=True)
                     os._exit(1)
-                if line.startswith("E\t"):
+                if line.startswith(b"E\t"):
                     break
-                rows.append(line.rstrip("\n"))
-            lines.append("\n".join(rows))
+                rows.append(line.rstrip(b"\n"))
+            lines.append(b"\n".join(rows))
         return {"index": np.asarray(batch["index"], dtype=np.int64), "lines": np.asarray(lines, dtype=object)}
 
 
@@ -112,12 +121,57 @@ def _parse(argv: List[str]) -> argparse.Namespace:
     return args
 
 
+_MAX_INDEX = 1 << 53
+_MAX_RECORD = 16 * 1024  # kMaxEntryRecordBytes (src/engine/dataset/entry_record.h)
+_HEX = frozenset("0123456789abcdef")
+
+
+class BadEntries(ValueError):
+    """The entries file is not a list of records (exit 2, one line)."""
+
+
+def _shown(record: str) -> str:
+    """A record's path for a message: its bytes decoded, controls escaped."""
+    try:
+        raw = bytes.fromhex(json.loads(record)["path_hex"])
+    except (ValueError, KeyError, TypeError):
+        return "?"
+    return repr(os.fsdecode(raw))[1:-1]
+
+
+def _record(line: bytes, number: int) -> Dict[str, object]:
+    where = f"entries line {number}"
+    if len(line) > _MAX_RECORD:
+        raise BadEntries(f"{where}: longer than {_MAX_RECORD} bytes")
+    try:
+        text = line.decode("ascii")
+        obj = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise BadEntries(f"{where}: not a JSON record ({e.__class__.__name__})") from None
+    if not isinstance(obj, dict) or set(obj) != {"index", "path_hex"}:
+        raise BadEntries(f"{where}: not an object of exactly index and path_hex")
+    index, digits = obj["index"], obj["path_hex"]
+    if type(index) is not int or not 0 <= index <= _MAX_INDEX:
+        raise BadEntries(f"{where}: the index is not an integer from 0 to 2^53")
+    if not isinstance(digits, str) or not digits or len(digits) % 2 or not set(digits) <= _HEX:
+        raise BadEntries(f"{where}: path_hex is not lowercase hex of whole bytes")
+    if b"\0" in bytes.fromhex(digits):
+        raise BadEntries(f"{where}: the path holds a NUL byte")
+    return {"index": index, "record": text}
+
+
 def _entries(path: str) -> List[Dict[str, object]]:
-    items = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            index, entry = line.rstrip("\n").split("\t", 1)
-            items.append({"index": int(index), "path": entry})
+    """The entry list: framed records with unique indices (BadEntries otherwise)."""
+    items, seen = [], set()
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, 1):
+            if not line.endswith(b"\n"):
+                raise BadEntries(f"entries line {number}: not ended by a newline (a truncated list)")
+            item = _record(line[:-1], number)
+            if item["index"] in seen:
+                raise BadEntries(f"entries line {number}: index {item['index']} given twice")
+            seen.add(item["index"])
+            items.append(item)
     return items
 
 
@@ -152,13 +206,36 @@ def _map(ray, args, items):
     return by_index, cpus, ray.get(ledger.repeated.remote())
 
 
+def _local_cluster(temp_dir: Optional[str]) -> Dict[str, object]:
+    """ray.init's arguments for a local cluster: its state in the command's
+    temp folder, advertised on 127.0.0.1. Ray 2.60 starts a new local cluster
+    with token authentication and writes the token to ~/.ray/auth_token; with
+    a temp folder, HOME is that folder for the driver and the cluster it
+    starts, so the token lives and goes with it (RAY_AUTH_TOKEN_PATH alone did
+    not authenticate the driver's own GCS client). Note: gcs_server and raylet
+    still listen on every interface (docs/security.md)."""
+    kwargs: Dict[str, object] = dict(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                                     _node_ip_address="127.0.0.1")
+    if temp_dir:
+        folder = os.path.abspath(temp_dir)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        kwargs["_temp_dir"] = folder
+        if "RAY_AUTH_MODE" not in os.environ:
+            os.environ["HOME"] = folder
+    return kwargs
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import ray
     except ImportError as e:
         print(f"parity: error: --engine ray needs the ray package (pip install 'ray[data]'): {e}", file=sys.stderr)
         return 2
-    items = _entries(args.entries)
+    try:
+        items = _entries(args.entries)
+    except (OSError, BadEntries) as e:
+        print(f"parity: error: --engine ray: {e}", file=sys.stderr)
+        return 2
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _on_signal)
     start = time.perf_counter()
@@ -167,8 +244,7 @@ def run(args: argparse.Namespace) -> int:
             if args.address:
                 ray.init(address=args.address, log_to_driver=False)
             else:
-                ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                         _temp_dir=os.path.abspath(args.temp_dir) if args.temp_dir else None)
+                ray.init(**_local_cluster(args.temp_dir))
             started = time.perf_counter()
             by_index, cpus, repeated = _map(ray, args, items)
             mapped = time.perf_counter()
@@ -179,6 +255,10 @@ def run(args: argparse.Namespace) -> int:
     except _Interrupted as e:
         print("parity: ray: interrupted; the cluster is stopped, no rows written", file=sys.stderr)
         return 128 + int(e.args[0])
+    except Exception as e:  # Ray's own failure (a cluster that cannot start under a memory limit): one line
+        first = (str(e).strip().splitlines() or [""])[0][:300]
+        print(f"parity: error: --engine ray: Ray failed: {e.__class__.__name__}: {first}", file=sys.stderr)
+        return 3
     print(f"parity: ray: cluster up in {started - start:.2f} s; {len(items)} entries on {args.actors} actors "
           f"({cpus} CPUs each) in {mapped - started:.2f} s", file=sys.stderr)
     missing = [i["index"] for i in items if i["index"] not in by_index]
@@ -188,18 +268,19 @@ def run(args: argparse.Namespace) -> int:
     return _write(args.out, by_index, repeated)
 
 
-def _write(out: str, by_index: Dict[int, str], repeated: List[int]) -> int:
-    retried = sum(sum(1 for ln in by_index.get(i, "").split("\n") if ln.startswith("R\t")) for i in repeated)
+def _write(out: str, by_index: Dict[int, bytes], repeated: List[int]) -> int:
+    retried = sum(sum(1 for ln in bytes(by_index.get(i, b"")).split(b"\n") if ln.startswith(b"R\t"))
+                  for i in repeated)
     if repeated:
         print(f"parity: ray: an actor died; {len(repeated)} entries ({retried} samples) were run again",
               file=sys.stderr)
     with open(out + ".retried.tmp", "w", encoding="utf-8") as f:
         f.write(f"{len(repeated)}\t{retried}\n")
     os.replace(out + ".retried.tmp", out + ".retried")
-    with open(out + ".tmp", "w", encoding="utf-8") as f:
+    with open(out + ".tmp", "wb") as f:
         for i in sorted(by_index):
             if by_index[i]:
-                f.write(by_index[i] + "\n")
+                f.write(bytes(by_index[i]) + b"\n")
     os.replace(out + ".tmp", out)
     return 0
 

@@ -24,7 +24,21 @@ def _openvino_has_a_device():
     if importlib.util.find_spec("onnxruntime_ep_openvino") is None:
         return False
     try:
-        return any(d.get("ep_name") == "OpenVINOExecutionProvider" for d in parity.env().get("ep_devices", []))
+        # Found, a library is listed but loaded only where it is named (issue 46): name it to see its devices.
+        libs = [lib for lib in parity.env().get("ep_libraries", []) if lib.get("name") == "openvino"]
+        if not libs:
+            return False
+        import json
+        import subprocess
+        import tempfile
+        from parity._cli import binary_environ, binary_path
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "env.json")
+            subprocess.run([binary_path(), "env", "--ep-library", "openvino=" + libs[0]["path"], "--json", out],
+                           env=binary_environ(), capture_output=True, check=True)
+            with open(out, encoding="utf-8") as f:
+                devices = json.load(f)["env"].get("ep_devices", [])
+        return any(d.get("ep_name") == "OpenVINOExecutionProvider" for d in devices)
     except Exception:  # noqa: BLE001 - no device list is no device
         return False
 

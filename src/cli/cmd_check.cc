@@ -51,7 +51,7 @@ int RunCheckDataset(const CheckCmdOptions& o, const CheckOptions& options) {
     return ReportError(Error(ErrorCode::kInvalidArgument,
                              "check --dataset: --torch and --inputs judge single samples; give the dataset alone"));
   DatasetOptions d{.model_path = options.model_path, .reference = options.reference, .target = options.target,
-                   .policy = options.policy};
+                   .policy = options.policy, .allow_symlinks = o.allow_symlinks};
   return RunDatasetCheck(o.dataset, std::move(d), o.report_dir, o.json);
 }
 
@@ -161,7 +161,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_flag("--strict", o->strict,
                 "fail on warnings too (true findings that do not change the numbers, e.g. declared shapes that "
                 "contradict what the model computes): exit 1");
-  cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
+  cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory or the dataset (refused by default: docs/security.md)");
   cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");
   AddConfigOptions(cmd, &o->target, "all");

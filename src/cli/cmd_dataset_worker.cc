@@ -1,21 +1,23 @@
 // parity dataset-worker MODEL (hidden): the evaluator of one Ray actor
 // (python/parity/_ray_engine.py, docs/dataset.md). It creates the two
-// sessions once, then reads "INDEX<TAB>PATH" lines on stdin and answers each
-// with the entry's rows (engine/dataset/dataset_rows.h) and "E<TAB>INDEX".
+// sessions once, then reads entry records on stdin, one a line
+// (engine/dataset/entry_record.h: the driver forwards the command's entry
+// list) and answers each with the entry's rows (engine/dataset/dataset_rows.h)
+// and "E<TAB>INDEX". A line longer than a record may be, or one that is no
+// record, ends it with one line, exit 2.
 // The first line it writes, "O<TAB>N", says the sessions exist. Being the
 // local engine's own code (EvaluateDatasetEntry), its rows are bit for bit
 // the local engine's.
-#include <charconv>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
 #include "core/json_in.h"
+#include "core/regular_file.h"
 #include "engine/dataset/dataset_rows.h"
+#include "engine/dataset/entry_record.h"
 
 namespace parity::cli {
 namespace {
@@ -23,21 +25,37 @@ namespace {
 struct WorkerOptions {
   std::string model, reference_model, target_config, reference_config, tolerance, reference_outputs;
   int threads = 0;
+  bool allow_symlinks = false;
   std::vector<std::string> ep_libraries;  // the driver's: the same ORT and EPs in every actor
   std::string ort_library;
 };
 
 Result<TolerancePolicy> ReadPolicy(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return InvalidArgument(fmt::format("{}: cannot read the tolerance policy", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text.str(), path));
+  PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxConfigBytes));
+  PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text, path));
   return WithContext(TolerancePolicyFromJson(j), path);
 }
 
+// Reads one line of at most `max` bytes (its newline dropped). False at the
+// end of the input; `too_long` when a line goes past `max` (what was read is
+// dropped: a request line is never held whole beyond the bound).
+bool ReadBoundedLine(std::istream& in, std::string& line, size_t max, bool& too_long) {
+  line.clear();
+  too_long = false;
+  for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+    if (c == '\n') return true;
+    if (line.size() >= max) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  return !line.empty();
+}
+
 Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {
-  DatasetEvalOptions e{.label = o.model, .reference_outputs = o.reference_outputs};
+  DatasetEvalOptions e{.label = o.model, .reference_outputs = o.reference_outputs,
+                       .allow_symlinks = o.allow_symlinks};
   PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
   PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));
   PARITY_ASSIGN_OR_RETURN(e.policy, ReadPolicy(o.tolerance));
@@ -65,14 +83,17 @@ int RunWorker(const WorkerOptions& o) {
   if (!evaluator) return ReportError(evaluator.error());
   const ModelInfo info = Inspect(*model);
   std::cout << "O\t" << evaluator->outputs().size() << std::endl;
-  for (std::string line; std::getline(std::cin, line);) {
-    // The driver's own "INDEX<TAB>PATH"; anything else ends the worker with
-    // one line (the driver sees it exit) rather than an exception.
-    const size_t tab = line.find('\t');
-    size_t index = 0;
-    if (tab == std::string::npos || std::from_chars(line.data(), line.data() + tab, index).ptr != line.data() + tab)
-      return ReportError(InvalidArgument("dataset-worker: a request line is not INDEX<TAB>PATH").error());
-    DatasetEntryResult r = EvaluateDatasetEntry(*evaluator, info, line.substr(tab + 1), index, o.model);
+  std::string line;
+  for (bool too_long = false; ReadBoundedLine(std::cin, line, kMaxEntryRecordBytes, too_long);) {
+    // Anything but the driver's records ends the worker with one line (the
+    // driver sees it exit) rather than an exception.
+    if (too_long)
+      return ReportError(InvalidArgument(fmt::format("dataset-worker: a request line longer than {} bytes",
+                                                     kMaxEntryRecordBytes)).error());
+    auto record = ParseEntryRecord(line);
+    if (!record) return ReportError(WithContext(std::move(record), "dataset-worker").error());
+    const size_t index = record->index;
+    DatasetEntryResult r = EvaluateDatasetEntry(*evaluator, info, record->path, index, o.model);
     for (const DatasetRow& row : r.rows) std::cout << FormatDatasetRow(row) << '\n';
     for (const DatasetBadSample& b : r.bad) std::cout << FormatDatasetBad(index, b.id, b.error) << '\n';
     std::cout << "E\t" << index << std::endl;
@@ -93,6 +114,7 @@ void RegisterDatasetWorker(CLI::App& app) {
   cmd->add_option("--tolerance-policy", o->tolerance)->required();
   cmd->add_option("--threads", o->threads);
   cmd->add_option("--reference-outputs", o->reference_outputs);
+  cmd->add_flag("--allow-symlinks", o->allow_symlinks);
   AddEpLibraryOption(cmd, &o->ep_libraries, &o->ort_library);
   cmd->callback([o] { ExitCode() = RunWorker(*o); });
 }

@@ -28,6 +28,10 @@ namespace {
 // runs only once ORT has failed, so a good model pays nothing for it.
 Error ClassifySessionError(const Model& model, const std::string& label, const Error& error) {
   if (error.ExitCode() == 2) return error;
+  // An IR version this ORT cannot load (newer than it knows) is the model's
+  // fault, whatever the checker says of it.
+  if (error.message().find("Unsupported model IR version") != std::string::npos)
+    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", label, error.message()));
   std::vector<std::string> errors;
   for (const Finding& f : Check(model))
     if (f.severity == Severity::kError) errors.push_back(f.message);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -90,6 +91,10 @@ Status UseEpLibraries(const std::vector<std::string>& specs, const std::string& 
     PARITY_ASSIGN_OR_RETURN(ort::EpLibrary lib, ort::ParseEpLibrary(spec, "--ep-library"));
     ort::AddEpLibrary(std::move(lib));
   }
+  // Now, not when a session first needs them: a library the user named that
+  // cannot be loaded is a mistake in the command (exit 2), never a FAIL.
+  const char* env = std::getenv("PARITY_EP_LIBRARY");
+  if (!specs.empty() || (env != nullptr && *env != '\0')) PARITY_RETURN_IF_ERROR(ort::RegisterEpLibraries());
   return {};
 }
 

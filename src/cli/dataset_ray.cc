@@ -15,9 +15,11 @@
 #include <fmt/format.h>
 
 #include "cli/dataset_cli.h"
+#include "cli/ray_python.h"
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "engine/dataset/dataset_rows.h"
+#include "engine/dataset/entry_record.h"
 #include "engine/run/environment.h"
 #include "ort/ep_libraries.h"
 
@@ -39,13 +41,25 @@ extern "C" void ForwardSignal(int sig) {
   if (g_driver > 0) ::kill(static_cast<pid_t>(g_driver), sig);
 }
 
-// Runs argv with its stdout on our stderr (Ray's logs stay off the summary).
-// A SIGINT or SIGTERM while it runs is forwarded to it and, once it has
-// exited, returned in `signaled` (0: none).
-Result<int> Spawn(const std::vector<std::string>& argv, int& signaled) {
+// Runs argv with its stdout on our stderr (Ray's logs stay off the summary),
+// PYTHONPATH set to `pythonpath` when it is not empty. A SIGINT or SIGTERM
+// while it runs is forwarded to it and, once it has exited, returned in
+// `signaled` (0: none).
+Result<int> Spawn(const std::vector<std::string>& argv, const std::string& pythonpath, int& signaled) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The child's environment, built before fork (no allocation after it).
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (pythonpath.empty() || !std::string_view(*e).starts_with("PYTHONPATH=")) env_text.emplace_back(*e);
+  if (!pythonpath.empty()) {
+    const char* old = std::getenv("PYTHONPATH");
+    env_text.push_back("PYTHONPATH=" + pythonpath + (old != nullptr && *old ? ":" + std::string(old) : ""));
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   std::fflush(stdout);
   struct sigaction forward {}, old_int {}, old_term {};
   forward.sa_handler = &ForwardSignal;
@@ -56,7 +70,7 @@ Result<int> Spawn(const std::vector<std::string>& argv, int& signaled) {
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(2, 1);
-    execvp(args[0], args.data());  // exec resets the handlers
+    execvpe(args[0], args.data(), envp.data());  // exec resets the handlers
     std::fprintf(stderr, "parity: --engine ray: cannot run %s\n", args[0]);
     _exit(127);
   }
@@ -76,18 +90,19 @@ Result<int> Spawn(const std::vector<std::string>& argv, int& signaled) {
 }
 
 Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o) {
+  // Framed records (engine/dataset/entry_record.h): a file name holding a
+  // newline or bytes that are not UTF-8 stays one entry, exactly.
   std::string list;
-  for (size_t i = 0; i < entries.size(); ++i) list += fmt::format("{}\t{}\n", i, fs::absolute(entries[i]).string());
-  PARITY_RETURN_IF_ERROR(WriteFileAtomic(tmp / "entries.txt", list));
+  for (size_t i = 0; i < entries.size(); ++i) list += FormatEntryRecord(i, fs::absolute(entries[i]).string()) + "\n";
+  PARITY_RETURN_IF_ERROR(WriteFileAtomic(tmp / "entries.jsonl", list));
   PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "target.json", RunConfigToJson(o.target)));
   PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "reference.json", RunConfigToJson(o.reference.config)));
   return WriteJsonFile(tmp / "tolerance.json", TolerancePolicyToJson(o.policy));
 }
 
-std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOptions& o, const fs::path& tmp) {
-  const char* env = std::getenv("PARITY_PYTHON");
-  std::vector<std::string> argv = {!c.ray_python.empty() ? c.ray_python : env && *env ? env : "python3",
-                                   "-m", "parity._ray_engine", "--entries", (tmp / "entries.txt").string(),
+std::vector<std::string> DriverArgv(const DriverPython& py, const DatasetCmdOptions& c, const DatasetOptions& o,
+                                    const fs::path& tmp) {
+  std::vector<std::string> argv = {py.python, "-m", "parity._ray_engine", "--entries", (tmp / "entries.jsonl").string(),
                                    "--out", (tmp / "rows.txt").string(), "--actors", std::to_string(c.ray_actors)};
   // A local cluster keeps its session files in our folder (removed with it).
   if (!c.ray_address.empty())
@@ -103,10 +118,13 @@ std::vector<std::string> DriverArgv(const DatasetCmdOptions& c, const DatasetOpt
     argv.insert(argv.end(), {"--reference-model", fs::absolute(o.reference.path).string()});
   if (!o.reference_outputs.empty())
     argv.insert(argv.end(), {"--reference-outputs", fs::absolute(o.reference_outputs).string()});
+  if (o.allow_symlinks) argv.push_back("--allow-symlinks");
   // The actors run the ORT and the plugin EPs this process runs, whatever
   // their environment says (--ort-library, PARITY_ORT_LIBRARY, --ep-library).
   argv.insert(argv.end(), {"--ort-library", CurrentOrt().library});
-  for (const ort::EpLibrary& lib : ort::EpLibraries())
+  std::vector<std::string> providers = o.target.providers;
+  providers.insert(providers.end(), o.reference.config.providers.begin(), o.reference.config.providers.end());
+  for (const ort::EpLibrary& lib : ort::EpLibrariesFor(providers))
     argv.insert(argv.end(), {"--ep-library", lib.name + "=" + lib.path});
   return argv;
 }
@@ -148,7 +166,8 @@ DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& 
     } cleanup{tmp};
     PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
     int signaled = 0;
-    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(c, o, tmp), signaled));
+    PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(c.ray_python));
+    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(py, c, o, tmp), py.pythonpath, signaled));
     if (signaled != 0) {  // interrupted: no rows, no report; our folder goes, then parity's handler exits
       std::error_code ec;
       fs::remove_all(tmp, ec);

@@ -2,6 +2,7 @@
 
 #include "core/json_in.h"
 #include "core/json_type.h"
+#include "core/openvino_properties.h"
 #include "core/regular_file.h"
 
 #include <fmt/format.h>
@@ -201,6 +202,7 @@ Status CheckStored(const RunConfig& config) {
             "config key 'providers' ({} option '{}'): not allowed in a stored config (baseline manifest, repro "
             "target); only options that cannot name a file are (docs/security.md)",
             Printable(name) ? name : "(unprintable)", Printable(key) ? key : "(unprintable)"));
+      if (key == "load_config") PARITY_RETURN_IF_ERROR(CheckStoredLoadConfig(value));
     }
   return {};
 }

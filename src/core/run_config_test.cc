@@ -193,3 +193,32 @@ TEST(StoredRunConfig, RefusesThreadCountsAboveTheCapNamingKeyAndCap) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+// Issue 46, class 9: a stored config's OpenVINO load_config passed any
+// property; CACHE_DIR=/any/dir made OpenVINO write compiled blobs there.
+TEST(StoredRunConfig, OpenVinoLoadConfigPassesOnlyAllowedProperties) {
+  auto with = [](const std::string& load_config) {
+    return nlohmann::json{{"providers", nlohmann::json::array({nlohmann::json{
+                                            {"name", "openvino"}, {"options", {{"load_config", load_config}}}}})}};
+  };
+  const std::string f32 = R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32","NUM_STREAMS":1}})";
+  EXPECT_TRUE(RunConfigFromJson(with(f32), ConfigOrigin::kStored).has_value());
+  for (const std::string bad : {R"({"CPU":{"CACHE_DIR":"/any/dir"}})",
+                                R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32","CACHE_DIR":"/tmp/x"}})",
+                                R"({"GPU":{"DEVICE_PROPERTIES":{"CPU":{"CACHE_DIR":"/x"}}}})",
+                                R"({"CPU":{"INFERENCE_PRECISION_HINT":{"nested":1}}})", R"({"../x":{}})",
+                                R"({"CPU":"CACHE_DIR"})", R"({"CPU":{}} trailing)"}) {
+    auto r = RunConfigFromJson(with(bad), ConfigOrigin::kStored);
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_NE(r.error().message().find("load_config"), std::string::npos) << r.error().message();
+    // The user's own config names what it wants.
+    EXPECT_TRUE(RunConfigFromJson(with(bad), ConfigOrigin::kUser).has_value()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace parity

@@ -9,6 +9,8 @@
 #include "core/mapped_file.h"
 #include "onnx/external_data.h"
 #include "onnx/file_read.h"
+#include "onnx/function_cost.h"
+#include "onnx/name_guard.h"
 #include "onnx/model_internal.h"
 #include "onnx/tensor_proto_internal.h"
 #include "onnx/weights_in_file.h"
@@ -105,8 +107,13 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
     return invalid(fmt::format("protobuf parse failed: {}", e.what()));
   }
   if (proto->ir_version() <= 0) return invalid("no ir_version");
+  if (proto->ir_version() > onnx::IR_VERSION)
+    return invalid(fmt::format("IR version {} is newer than the newest this parity reads ({})", proto->ir_version(),
+                               static_cast<int>(onnx::IR_VERSION)));
   if (!proto->has_graph()) return invalid("no graph");
   if (proto->opset_import_size() == 0) return invalid("no opset_import");
+  // First: every later message may quote a name.
+  if (auto names = onnx_adapter::CheckNameLengths(*proto); !names) return invalid(names.error().message());
   if (proto->graph().output_size() > kMaxGraphOutputs)
     return invalid(fmt::format("{} graph outputs, more than the limit of {}", proto->graph().output_size(),
                                kMaxGraphOutputs));
@@ -114,6 +121,15 @@ Result<Model> Model::Parse(std::string_view bytes, std::string_view source, cons
     if (node.output_size() > kMaxNodeOutputs)
       return invalid(fmt::format("node '{}' ({}) has {} outputs, more than the limit of {}", node.name(),
                                  node.op_type(), node.output_size(), kMaxNodeOutputs));
+
+  if (proto->functions_size() > 0) {
+    auto expanded = onnx_adapter::ExpandedNodeCount(*proto);
+    if (!expanded) return invalid(expanded.error().message());
+    if (*expanded > onnx_adapter::kMaxExpandedNodes)
+      return invalid(fmt::format("its local functions expand to {} nodes, more than the limit of {}",
+                                 *expanded == INT64_MAX ? "more than 2^63" : std::to_string(*expanded),
+                                 onnx_adapter::kMaxExpandedNodes));
+  }
 
   Model m;
   m.proto_ = std::move(proto);

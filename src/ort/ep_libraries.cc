@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <system_error>
 
+#include "core/library_file.h"
 #include "ort/ort_env.h"
 #include "ort/ort_providers.h"
 
@@ -42,39 +47,32 @@ std::string NameFromFile(const fs::path& path) {
   return stem;
 }
 
-// Site-packages folders of the Python environment parity belongs to.
-std::vector<fs::path> SitePackages() {
-  std::vector<fs::path> roots;  // folders holding lib/python3.*/site-packages
-  if (const char* venv = std::getenv("VIRTUAL_ENV"); venv != nullptr && *venv) roots.emplace_back(venv);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> out;
-  if (!ec) {
-    for (fs::path dir = exe.parent_path(); !dir.empty() && dir != dir.root_path(); dir = dir.parent_path()) {
-      if (dir.filename() == "site-packages") out.push_back(dir);
-      roots.push_back(dir / ".venv");
-    }
-  }
-  for (const fs::path& root : roots) {
-    for (const fs::directory_entry& lib : fs::directory_iterator(root / "lib", ec)) {
-      const fs::path sp = lib.path() / "site-packages";
-      if (lib.path().filename().string().starts_with("python") && fs::is_directory(sp, ec)) out.push_back(sp);
-    }
-  }
-  return out;
+// Whether a discovered folder or file may be trusted: owned by this user or
+// by root, and not writable by others (a folder anyone can write is where a
+// planted library would lie). Symlinks are followed: a link itself can only
+// be replaced by who may write its folder, which is checked on the way.
+bool Trusted(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (st.st_uid != ::geteuid() && st.st_uid != 0) return false;
+  return (st.st_mode & S_IWOTH) == 0;
 }
 
 std::vector<EpLibrary> DiscoverInPython() {
   std::vector<EpLibrary> found;
   std::error_code ec;
-  for (const fs::path& sp : SitePackages()) {
+  const char* venv = std::getenv("VIRTUAL_ENV");
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  for (const std::string& sp_text : PluginSitePackages(ec ? "" : exe.string(), venv ? venv : "")) {
+    const fs::path sp(sp_text);
+    if (!Trusted(sp)) continue;
     for (const fs::directory_entry& pkg : fs::directory_iterator(sp, ec)) {
       const std::string pkg_name = pkg.path().filename().string();
-      if (!pkg_name.starts_with("onnxruntime_ep_") || !pkg.is_directory(ec)) continue;
+      if (!pkg_name.starts_with("onnxruntime_ep_") || !pkg.is_directory(ec) || !Trusted(pkg.path())) continue;
       for (const fs::directory_entry& file : fs::directory_iterator(pkg.path(), ec)) {
         const std::string f = file.path().filename().string();
-        if (f.starts_with("libonnxruntime_providers_") && f.ends_with("_plugin.so"))
-          found.push_back({pkg_name.substr(15), file.path().string(), "python package " + pkg_name});
+        if (f.starts_with("libonnxruntime_providers_") && f.ends_with("_plugin.so") && Trusted(file.path()))
+          found.push_back({pkg_name.substr(15), file.path().string(), "python package " + pkg_name, true});
       }
     }
   }
@@ -114,6 +112,34 @@ std::string DeviceTypeName(OrtHardwareDeviceType type) {
 }
 
 }  // namespace
+
+std::vector<std::string> PluginSitePackages(const std::string& exe, const std::string& virtual_env) {
+  std::vector<fs::path> roots;  // environments: folders holding lib/python3.*/site-packages
+  if (!virtual_env.empty()) roots.emplace_back(virtual_env);
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!exe.empty()) {
+    const fs::path bin = fs::path(exe).parent_path();
+    // A binary in an environment's bin/ (a pyvenv.cfg beside it) belongs to it.
+    if (bin.filename() == "bin" && fs::is_regular_file(bin.parent_path() / "pyvenv.cfg", ec))
+      roots.push_back(bin.parent_path());
+    // A binary installed inside a package: the nearest site-packages above it.
+    for (fs::path dir = bin; !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+      if (dir.filename() == "site-packages") {
+        out.push_back(dir.string());
+        break;
+      }
+  }
+  for (const fs::path& root : roots) {
+    for (const fs::directory_entry& lib : fs::directory_iterator(root / "lib", ec)) {
+      const fs::path sp = lib.path() / "site-packages";
+      if (lib.path().filename().string().starts_with("python") && fs::is_directory(sp, ec) &&
+          std::find(out.begin(), out.end(), sp.string()) == out.end())
+        out.push_back(sp.string());
+    }
+  }
+  return out;
+}
 
 Result<EpLibrary> ParseEpLibrary(std::string_view spec, std::string_view origin) {
   const size_t eq = spec.find('=');
@@ -156,30 +182,58 @@ std::vector<EpLibrary> EpLibraries() {
   return all;
 }
 
-Status RegisterEpLibraries() {
-  const std::vector<EpLibrary> libraries = EpLibraries();
+std::vector<EpLibrary> EpLibrariesFor(const std::vector<std::string>& providers) {
+  std::vector<EpLibrary> out;
+  for (EpLibrary& lib : EpLibraries()) {
+    const bool named = std::any_of(providers.begin(), providers.end(), [&](const std::string& p) {
+      return ProviderLibraryName(p) == lib.name;
+    });
+    if (!lib.discovered || named) out.push_back(std::move(lib));
+  }
+  return out;
+}
+
+namespace {
+
+Status RegisterLocked(LibraryState& s, const EpLibrary& lib) {
+  if (s.registered.contains(lib.name)) return {};
+  // A regular file whose ELF headers lie inside it (a FIFO blocks dlopen, a
+  // truncated copy faults in it): checked before ORT opens it.
+  if (auto ok = CheckLibraryFile(lib.path); !ok)
+    return InvalidArgument(fmt::format("plugin EP library '{}' ({}): {}", lib.name, lib.origin, ok.error().message()));
+  try {
+    Ort::Env& env = GlobalEnv();
+    const std::set<std::string> before = EpNamesNow(env);
+    env.RegisterExecutionProviderLibrary(lib.name.c_str(), lib.path);
+    std::vector<std::string>& brought = s.ep_names_by_library[lib.name];
+    for (const std::string& name : EpNamesNow(env))
+      if (!before.contains(name)) brought.push_back(name);
+  } catch (const Ort::Exception& e) {
+    return InvalidArgument(fmt::format("plugin EP library '{}' ({}, {}): ONNX Runtime cannot load it: {}", lib.name,
+                                       lib.origin, lib.path, e.what()));
+  }
+  s.registered[lib.name] = lib.path;
+  return {};
+}
+
+Status Register(const std::vector<EpLibrary>& libraries) {
   LibraryState& s = State();
   std::lock_guard lock(s.mutex);
-  for (const EpLibrary& lib : libraries) {
-    if (s.registered.contains(lib.name)) continue;
-    std::error_code ec;
-    if (!fs::is_regular_file(lib.path, ec))
-      return InvalidArgument(fmt::format("plugin EP library '{}' ({}): {} is not a file", lib.name, lib.origin,
-                                         lib.path));
-    try {
-      Ort::Env& env = GlobalEnv();
-      const std::set<std::string> before = EpNamesNow(env);
-      env.RegisterExecutionProviderLibrary(lib.name.c_str(), lib.path);
-      std::vector<std::string>& brought = s.ep_names_by_library[lib.name];
-      for (const std::string& name : EpNamesNow(env))
-        if (!before.contains(name)) brought.push_back(name);
-    } catch (const Ort::Exception& e) {
-      return InvalidArgument(fmt::format("plugin EP library '{}' ({}, {}): ONNX Runtime cannot load it: {}",
-                                         lib.name, lib.origin, lib.path, e.what()));
-    }
-    s.registered[lib.name] = lib.path;
-  }
+  for (const EpLibrary& lib : libraries) PARITY_RETURN_IF_ERROR(RegisterLocked(s, lib));
   return {};
+}
+
+}  // namespace
+
+Status RegisterEpLibraries() { return Register(EpLibrariesFor({})); }
+
+Status RegisterEpLibrariesFor(const std::string& provider) { return Register(EpLibrariesFor({provider})); }
+
+std::string ProviderLibraryName(std::string_view provider) {
+  std::string name(provider);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (name.ends_with("executionprovider")) name.resize(name.size() - 17);
+  return name;
 }
 
 std::vector<std::string> EpNamesOfLibrary(const std::string& name) {

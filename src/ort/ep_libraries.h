@@ -7,10 +7,17 @@
 //   2. PARITY_EP_LIBRARY: entries NAME=PATH or PATH, separated by ':';
 //   3. the Python environment, unless PARITY_EP_DISCOVERY=0: every
 //      site-packages/onnxruntime_ep_<name>/libonnxruntime_providers_*_plugin.so
-//      under $VIRTUAL_ENV, under a .venv beside any folder above the parity
-//      binary, or in the site-packages the binary itself is installed in.
-// A library is registered into the process's ORT environment only when first
-// needed (a provider ORT does not have built in, or EpDevices()), once.
+//      of the binary's own environment only (PluginSitePackages): under
+//      $VIRTUAL_ENV, the environment whose bin/ holds the binary, or the
+//      site-packages the binary itself is installed in; never a folder above
+//      it (a .venv there may be anyone's), and never a folder, package or
+//      file that another user owns or anyone may write.
+// Libraries named by the user (1, 2) are registered into the process's ORT
+// environment when first needed (a provider ORT does not have built in,
+// EpDevices()), once; a discovered one (3) only when a config names its
+// provider (RegisterEpLibrariesFor): `parity env` and a report list it
+// without loading it. Every library is checked first (core/library_file.h:
+// a regular file whose ELF headers lie inside it).
 //
 // Thread-safety: every function may be called from any thread.
 #pragma once
@@ -27,7 +34,17 @@ struct EpLibrary {
   std::string name;    // the registration name ("openvino")
   std::string path;    // the shared library
   std::string origin;  // "--ep-library", "PARITY_EP_LIBRARY", "python package onnxruntime_ep_openvino"
+  bool discovered = false;  // found in the Python environment, not named by the user
 };
+
+// The site-packages folders discovery looks in, for a binary at `exe` (empty:
+// unknown) and a $VIRTUAL_ENV of `virtual_env` (empty: none), existing ones
+// only, in order.
+std::vector<std::string> PluginSitePackages(const std::string& exe, const std::string& virtual_env);
+
+// The registration name of a provider's library: "OpenVINOExecutionProvider"
+// and "OpenVINO" -> "openvino".
+std::string ProviderLibraryName(std::string_view provider);
 
 // "NAME=PATH" (or a bare PATH: the name is taken from the file,
 // libonnxruntime_providers_openvino_plugin.so -> "openvino"). kInvalidArgument
@@ -43,10 +60,17 @@ void AddEpLibrary(EpLibrary library);
 // already given earlier is skipped).
 std::vector<EpLibrary> EpLibraries();
 
-// Registers every library of EpLibraries() not yet registered. A library that
-// does not exist, or that ORT cannot load as a plugin EP: kInvalidArgument
+// EpLibraries() less the discovered ones no provider of `providers` names.
+std::vector<EpLibrary> EpLibrariesFor(const std::vector<std::string>& providers);
+
+// Registers every library the user named (EpLibrariesFor({})) not yet
+// registered. A library that does not exist, is no regular file or a
+// truncated one, or that ORT cannot load as a plugin EP: kInvalidArgument
 // naming it and where it came from (one line).
 Status RegisterEpLibraries();
+
+// RegisterEpLibraries, and the discovered library of `provider` if any.
+Status RegisterEpLibrariesFor(const std::string& provider);
 
 struct EpDeviceInfo {
   std::string ep_name;      // "OpenVINOExecutionProvider"

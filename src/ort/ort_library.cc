@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/library_file.h"
 #include "ort/ort_env.h"
 
 namespace parity::ort {
@@ -60,6 +61,9 @@ Status LoadLocked(LoadState& s, const std::string& path, const std::string& orig
     if (path.empty()) return InvalidArgument(fmt::format("{}: an empty path", origin));
     if (!std::filesystem::exists(path, ec)) return Bad(origin, path, "no such file");
     if (std::filesystem::is_directory(path, ec)) return Bad(origin, path, "a directory, not an ONNX Runtime library");
+    // A FIFO would block dlopen, a truncated copy fault in it (SIGBUS).
+    if (Status ok = CheckLibraryFile(path); !ok)
+      return InvalidArgument(fmt::format("{} {}", origin, ok.error().message()));
     if (path.find('/') == std::string::npos) to_open = "./" + path;  // a file, never a search
   }
   // ORT's POSIX telemetry (official builds from 1.29 on) creates a

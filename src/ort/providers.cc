@@ -143,7 +143,7 @@ Status AppendProviders(Ort::SessionOptions& options, const RunConfig& config) {
       resolved.emplace_back(e, std::vector<Ort::ConstEpDevice>{});
       continue;
     }
-    PARITY_RETURN_IF_ERROR(RegisterEpLibraries());
+    PARITY_RETURN_IF_ERROR(RegisterEpLibrariesFor(e != nullptr ? std::string(e->short_name) : name));
     std::vector<Ort::ConstEpDevice> devices = PluginDevices(name, ort_name);
     if (!devices.empty()) {
       resolved.emplace_back(nullptr, std::move(devices));

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/dataset_report.h"
+#include "report/text_escape.h"
 
 namespace parity {
 
@@ -57,7 +58,8 @@ std::string FormatDatasetSummary(const DatasetReport& r) {
   if (!r.worst.empty()) {
     out += "worst samples:";
     for (size_t i = 0; i < r.worst.size() && i < 3; ++i)
-      out += fmt::format(" {} ({} score {:.3g})", r.worst[i].id, r.worst[i].output, r.worst[i].score);
+      out += fmt::format(" {} ({} score {:.3g})", ConsoleName(r.worst[i].id), ConsoleName(r.worst[i].output),
+                         r.worst[i].score);  // a file name may hold a newline: it must not split the line
     out += "\n";
   }
   if (const std::string h = DatasetHeadline(r); !h.empty()) out += h + "\n";

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "report/quant_report.h"
+#include "report/text_escape.h"
 
 namespace parity {
 
@@ -49,7 +50,7 @@ std::string FormatDeployed(const QuantDeployed& d) {
 std::string FormatTop1(const std::vector<Top1Agreement>& top1) {
   std::string out;
   for (const auto& t : top1)
-    out += fmt::format("top-1 agreement on '{}': {}/{} rows ({:.1f}%) over {} samples; {:.1f}% flipped\n", t.output,
+    out += fmt::format("top-1 agreement on '{}': {}/{} rows ({:.1f}%) over {} samples; {:.1f}% flipped\n", ConsoleName(t.output),
                        t.agree, t.rows, 100 * t.agreement(), t.samples, 100 * t.flipped());
   return out;
 }
@@ -61,7 +62,7 @@ std::string FormatDetections(const std::vector<DetectionAgreement>& detections) 
         "detector output '{}' ({} classes along axis {}, {} anchors): per-anchor best class agrees on {}/{} ({:.2f}%) "
         "over {} samples; {} of {} detections (best score >= {:g}) kept, {} spurious; best score differs by at most "
         "{:.3g}\n",
-        d.output, d.layout.classes, d.layout.class_axis, d.layout.anchors, d.class_agree, d.anchors,
+        ConsoleName(d.output), d.layout.classes, d.layout.class_axis, d.layout.anchors, d.class_agree, d.anchors,
         100 * d.class_agreement(), d.samples, d.kept, d.detections, kDetectionScore, d.spurious, d.max_score_diff);
   return out;
 }
@@ -69,7 +70,7 @@ std::string FormatDetections(const std::vector<DetectionAgreement>& detections) 
 // One line per output: the rule its verdict band came from.
 std::string FormatOutputRules(const QuantReport& r) {
   std::string out;
-  for (const auto& o : r.outputs) out += fmt::format("  output '{}' judged by rule {}: {}\n", o.output, o.rule, o.why);
+  for (const auto& o : r.outputs) out += fmt::format("  output '{}' judged by rule {}: {}\n", ConsoleName(o.output), o.rule, o.why);
   return out;
 }
 

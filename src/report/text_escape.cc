@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/json_out.h"
+#include "core/short_name.h"
 #include "core/visible_text.h"
 
 namespace parity {
@@ -108,7 +109,8 @@ std::string HtmlEscape(std::string_view s) {
   return out;
 }
 
-std::string ConsoleName(std::string_view s) { return ShowControls(s); }
+// A long name is shortened to its first bytes and a hash (core/short_name.h).
+std::string ConsoleName(std::string_view s) { return ShowControls(ShortName(s)); }
 
 std::string XmlEscape(std::string_view s) {
   std::string out;

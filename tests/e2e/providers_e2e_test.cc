@@ -5,6 +5,7 @@
 // diagnosis; bad --ep-library / --provider-option input exits 2. CUDA tests
 // skip with a reason where the ORT has no CUDA EP.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -44,7 +45,7 @@ std::string OpenVinoPlugin() {
 // and no OpenVINO device), so its tests can run on Intel machines only.
 bool OpenVinoHasADevice() {
   static const bool has = [] {
-    const auto r = e2e::RunParity({"env"});
+    const auto r = e2e::RunParity({"env", "--ep-library", "openvino=" + OpenVinoPlugin()});
     return r.out.find("ep device     OpenVINOExecutionProvider") != std::string::npos;
   }();
   return has;
@@ -53,6 +54,9 @@ bool OpenVinoHasADevice() {
 class OpenVino : public ::testing::Test {
  protected:
   void SetUp() override {
+    // Discovery looks in the binary's own environment only (issue 46): the
+    // checkout's build/parity finds the venv's packages through VIRTUAL_ENV.
+    ::setenv("VIRTUAL_ENV", fs::path(PARITY_PYTHON).parent_path().parent_path().c_str(), 1);
     if (OpenVinoPlugin().empty())
       GTEST_SKIP() << (e2e::kSanitized ? "the OpenVINO plugin loads TBB with RTLD_DEEPBIND, which ASan refuses"
                                        : "onnxruntime-ep-openvino is not installed in the venv");
@@ -66,11 +70,16 @@ class OpenVino : public ::testing::Test {
   e2e::TempDir dir_{"parity_ep"};
 };
 
-TEST_F(OpenVino, EnvListsTheEpDevicesFoundWithoutFlags) {
-  auto r = e2e::RunParity({"env", "--json", Path("env.json")});
+// Found without flags, the library is listed; it is loaded (and its devices
+// listed) only where a provider or --ep-library names it (issue 46, class 1).
+TEST_F(OpenVino, EnvListsTheLibraryFoundWithoutFlagsAndItsDevicesWhenNamed) {
+  auto listed = e2e::RunParity({"env"});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("python package onnxruntime_ep_openvino"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("ep device     OpenVINOExecutionProvider"), std::string::npos) << listed.out;
+  auto r = e2e::RunParity({"env", "--ep-library", "openvino=" + OpenVinoPlugin(), "--json", Path("env.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ep device     OpenVINOExecutionProvider (Intel), cpu"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("python package onnxruntime_ep_openvino"), std::string::npos) << r.out;
   const auto j = ReadJson(Path("env.json"))["env"];
   bool found = false;
   for (const auto& d : j["ep_devices"])

@@ -241,6 +241,11 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
   auto layers = CompareWithTorch(ctx.model, *ctx.dump, config, torch_options);
   if (layers && torch_options.keep) ctx.kept_reference.emplace(std::move(kept));
   if (!layers) {
+    // A dump file that cannot be read (a FIFO, a folder, a malformed .npy) is
+    // bad input, not a divergence: exit 2, never a FAIL CI reads as one.
+    const ErrorCode code = layers.error().code();
+    if (code == ErrorCode::kInvalidArgument || code == ErrorCode::kNotFound || code == ErrorCode::kCorrupt)
+      ctx.input_error = layers.error();
     f.push_back(Fail("numerics.torch.layers", layers.error().message()));
     return;
   }

@@ -17,14 +17,14 @@ namespace fs = std::filesystem;
 DatasetEntryResult EvaluateDatasetEntry(const DatasetEvaluator& evaluator, const ModelInfo& info,
                                         const fs::path& entry, size_t index, const std::string& label) {
   DatasetEntryResult out;
-  auto samples = LoadDatasetEntry(info, entry, label);
+  auto samples = LoadDatasetEntry(info, entry, label, evaluator.allow_symlinks());
   if (!samples) {
     out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = samples.error().message()});
     return out;
   }
   std::vector<Sample> stored;
   if (!evaluator.reference_outputs().empty()) {
-    auto loaded = LoadDatasetReference(evaluator.reference_outputs(), entry);
+    auto loaded = LoadDatasetReference(evaluator.reference_outputs(), entry, evaluator.allow_symlinks());
     if (!loaded) {
       out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = loaded.error().message()});
       return out;
@@ -67,7 +67,7 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
       DatasetEvaluator evaluator,
       DatasetEvaluator::Create(model, reference_model,
                                {.reference = o.reference, .target = o.target, .policy = o.policy, .label = o.model_path,
-                                .reference_outputs = o.reference_outputs}));
+                                .reference_outputs = o.reference_outputs, .allow_symlinks = o.allow_symlinks}));
   for (size_t i = 0; i < entries.size(); ++i) {
     DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, entries[i], i, o.model_path);
     PARITY_RETURN_IF_ERROR(TakeBad(o, r.bad, report));
@@ -100,7 +100,7 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
   const ModelInfo info = Inspect(model);
   if (info.outputs.empty())
     return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", o.model_path));
-  PARITY_ASSIGN_OR_RETURN(std::vector<fs::path> entries, ListDatasetEntries(o.source));
+  PARITY_ASSIGN_OR_RETURN(std::vector<fs::path> entries, ListDatasetEntries(o.source, o.allow_symlinks));
 
   DatasetReport report{.engine = o.engine, .model = o.model_path, .reference = ReferenceLabel(o.reference, o.reference_outputs),
                        .target = o.target, .tolerance = o.policy, .source = o.source,

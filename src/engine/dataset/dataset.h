@@ -45,6 +45,7 @@ struct DatasetOptions {
   // written by parity.check) instead of running `reference` (which must be kConfig).
   std::filesystem::path reference_outputs;
   bool skip_bad = false;  // --on-bad-sample skip; default: the first bad sample ends the run
+  bool allow_symlinks = false;  // --allow-symlinks: follow symlinks inside the dataset (dataset_source.h)
   size_t locate_worst = kDatasetLocateWorst;
   size_t locate_flip_cap = kDatasetLocateFlipCap;
   DatasetRowSource rows;  // empty: the local engine

@@ -32,6 +32,9 @@ struct DatasetEvalOptions {
   // written by parity.check): when set, `reference` is not run; each entry's
   // reference is DIR/STEM.npz (LoadDatasetReference, dataset_source.h).
   std::filesystem::path reference_outputs;
+  // Symlinks inside the dataset and reference folders are followed
+  // (--allow-symlinks; refused by default: core/own_tree.h).
+  bool allow_symlinks = false;
 };
 
 class DatasetEvaluator {
@@ -47,6 +50,7 @@ class DatasetEvaluator {
 
   // Whether the reference is stored outputs (options.reference_outputs).
   const std::filesystem::path& reference_outputs() const { return options_.reference_outputs; }
+  bool allow_symlinks() const { return options_.allow_symlinks; }
 
   // Runs `sample` on both sessions (with stored reference outputs, the
   // target only, judged against `stored`) and judges each output. A tolerance

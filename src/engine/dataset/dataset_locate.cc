@@ -17,8 +17,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // The sample of a row, read again from its entry.
-Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const DatasetRow& row, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadDatasetEntry(info, entry, label));
+Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const DatasetRow& row, const std::string& label,
+                         bool allow_symlinks) {
+  PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadDatasetEntry(info, entry, label, allow_symlinks));
   for (Sample& s : samples)
     if (s.name == row.sample) return std::move(s);
   return NotFound(fmt::format("{}: sample '{}' is gone", entry.string(), row.sample));
@@ -125,7 +126,7 @@ void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Mod
   for (const DatasetPick& p : PickSamplesToLocate(report, o.locate_worst, o.locate_flip_cap)) {
     const DatasetRow& row = report.rows[p.row];
     DatasetLocated located{.id = row.id, .worst = p.worst, .flipped = p.flipped};
-    auto sample = row.entry < entries.size() ? ReadAgain(info, entries[row.entry], row, o.model_path)
+    auto sample = row.entry < entries.size() ? ReadAgain(info, entries[row.entry], row, o.model_path, o.allow_symlinks)
                                              : Result<Sample>(NotFound("no such entry"));
     if (!sample)
       located.error = sample.error().message();

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "core/output_dir.h"
+#include "core/own_tree.h"
 #include "engine/load/samples.h"
 
 namespace parity {
@@ -15,19 +17,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool IsSampleFile(const fs::directory_entry& e) {
-  std::error_code ec;
-  if (!e.is_regular_file(ec)) return false;
-  const std::string ext = e.path().extension().string();
+bool HasSampleExtension(const fs::path& p) {
+  const std::string ext = p.extension().string();
   return ext == ".npz" || ext == ".npy";
 }
 
-Result<std::vector<fs::path>> ListDirectory(const fs::path& dir) {
+// parity's own output folders (a report or a run's outputs left in the
+// dataset folder): their marker file, whatever their kind.
+bool IsOwnOutputFolder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::symlink_status(dir / kOutputMarker, ec));
+}
+
+Result<std::vector<fs::path>> ListDirectory(const fs::path& dir, bool allow_symlinks) {
   std::vector<fs::path> entries;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code dir_ec;
-    if (IsSampleFile(*it) || (it->is_directory(dir_ec) && !it->is_symlink(dir_ec))) entries.push_back(it->path());
+    std::error_code st_ec;
+    const fs::file_status own = it->symlink_status(st_ec);
+    const bool sample_name = HasSampleExtension(it->path());
+    const fs::file_status st = fs::is_symlink(own) ? it->status(st_ec) : own;
+    if (!sample_name && !fs::is_directory(st)) continue;  // not an entry (notes.txt)
+    if (fs::is_directory(st)) {
+      // A symlinked folder is refused like a symlinked file (a folder elsewhere is not the dataset's).
+      if (fs::is_symlink(own) && !allow_symlinks)
+        return InvalidArgument(fmt::format("{}: a symlink; the files of a folder of tensors must be its own{}",
+                                           it->path().string(), kDatasetSymlinkHint));
+      if (!IsOwnOutputFolder(it->path())) entries.push_back(it->path());
+      continue;
+    }
+    // A sample file must be the dataset's own regular file: a symlink or a
+    // FIFO named like one is refused, never skipped silently.
+    PARITY_RETURN_IF_ERROR(CheckOwnFile(it->path(), allow_symlinks, kDatasetSymlinkHint));
+    entries.push_back(it->path());
   }
   if (ec) return InvalidArgument(fmt::format("{}: cannot list the dataset folder: {}", dir.string(), ec.message()));
   if (entries.empty())
@@ -52,10 +74,10 @@ Result<std::vector<fs::path>> ListGlob(const std::string& pattern) {
 
 }  // namespace
 
-Result<std::vector<fs::path>> ListDatasetEntries(const std::string& source) {
+Result<std::vector<fs::path>> ListDatasetEntries(const std::string& source, bool allow_symlinks) {
   if (source.empty()) return InvalidArgument("--dataset: empty path");
   std::error_code ec;
-  if (fs::is_directory(source, ec)) return ListDirectory(source);
+  if (fs::is_directory(source, ec)) return ListDirectory(source, allow_symlinks);
   if (source.find_first_of("*?[") != std::string::npos) return ListGlob(source);
   if (fs::exists(source, ec)) return std::vector<fs::path>{fs::path(source)};
   return NotFound(fmt::format("{}: no such dataset folder, file or pattern", source));
@@ -75,11 +97,13 @@ std::string DatasetSampleId(const fs::path& entry, const std::string& sample, si
   return samples_in_entry > 1 ? stem + "/" + sample : stem;
 }
 
-Result<std::vector<Sample>> LoadDatasetReference(const fs::path& dir, const fs::path& entry) {
+Result<std::vector<Sample>> LoadDatasetReference(const fs::path& dir, const fs::path& entry, bool allow_symlinks) {
   const fs::path file = dir / (EntryStem(entry) + ".npz");
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    return NotFound(fmt::format("{}: no reference outputs for this entry (--reference-outputs)", file.string()));
+  if (auto own = CheckOwnFile(file, allow_symlinks, kDatasetSymlinkHint); !own) {
+    if (own.error().code() == ErrorCode::kNotFound)
+      return NotFound(fmt::format("{}: no reference outputs for this entry (--reference-outputs)", file.string()));
+    return std::unexpected(own.error());
+  }
   return LoadSamples(file);
 }
 
@@ -91,8 +115,9 @@ const TensorSet* FindDatasetReference(const std::vector<Sample>& stored, const S
 }
 
 Result<std::vector<Sample>> LoadDatasetEntry(const ModelInfo& info, const fs::path& path,
-                                             const std::string& model_label) {
-  return LoadSamplesFor(info, path, {.model_label = model_label});
+                                             const std::string& model_label, bool allow_symlinks) {
+  return LoadSamplesFor(info, path, {.model_label = model_label, .allow_symlinks = allow_symlinks,
+                                     .symlink_hint = std::string(kDatasetSymlinkHint)});
 }
 
 }  // namespace parity

@@ -20,7 +20,7 @@ Result<std::vector<Sample>> LoadSamplesFor(const ModelInfo& info, const std::fil
                                            const SampleLoadOptions& options) {
   const std::string where = path.string();
   const std::string& model_label = options.model_label;
-  TensorSourceOptions source;
+  TensorSourceOptions source{.allow_symlinks = options.allow_symlinks, .symlink_hint = options.symlink_hint};
   for (const auto& v : info.inputs) source.input_names.push_back(v.name);
   PARITY_ASSIGN_OR_RETURN(std::vector<Sample> samples, LoadSamples(path, source));
   if (samples.empty()) {

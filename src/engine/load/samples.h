@@ -20,6 +20,9 @@ struct SampleLoadOptions {
   std::string model_label;
   // Keep only the sample of this name (--sample); empty: every sample.
   std::string sample;
+  // Symlinks below a folder of samples (TensorSourceOptions).
+  bool allow_symlinks = false;
+  std::string symlink_hint;
 };
 
 // Inspects `model`, reads `path` (every kind tensor_source.h accepts), binds

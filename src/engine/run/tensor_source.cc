@@ -7,6 +7,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/own_tree.h"
 #include "core/output_dir.h"
 #include "core/tensor_files.h"
 #include "engine/inputs/input_check.h"
@@ -81,6 +82,7 @@ Result<TensorSet> LoadTensors(const fs::path& path, const TensorSourceOptions& o
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return NotFound(fmt::format("{}: no such file or directory", path.string()));
   if (fs::is_directory(status)) {
+    PARITY_RETURN_IF_ERROR(CheckOwnTree(path, o.allow_symlinks, o.symlink_hint));
     if (IsPbDirectory(path)) return LoadPbDirectory(path, o);
     if (IsTorchDumpDirectory(path)) return LoadTorchDumpInputs(path);
     // A folder `run -o` wrote (its marker) holds percent-encoded names.

@@ -29,6 +29,10 @@ struct TensorSourceOptions {
   // For a .pb directory: read output_N.pb instead of input_N.pb.
   bool pb_outputs = false;
   std::vector<std::string> output_names;
+  // A folder's files must be its own (core/own_tree.h): a symlink below it
+  // is refused unless allowed; `symlink_hint` names the flag that allows it.
+  bool allow_symlinks = false;
+  std::string symlink_hint;
 };
 
 Result<TensorSet> LoadTensors(const std::filesystem::path& path, const TensorSourceOptions& options = {});

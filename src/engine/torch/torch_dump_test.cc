@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -203,6 +204,40 @@ TEST(DumpProvenanceNote, SaysOnlyWhenTheExportIsAnotherFile) {
   const std::string note = DumpProvenanceNote(dump, "m.onnx", {"9876543210fedcba"});
   EXPECT_NE(note.find("d: the dump was made with an export of sha256 abcdef012345..."), std::string::npos) << note;
   EXPECT_NE(note.find("m.onnx is 9876543210fe..."), std::string::npos) << note;
+}
+
+}  // namespace
+}  // namespace parity
+
+namespace parity {
+namespace {
+
+// Issue 46, class 4: a manifest of 120k layers without `is_leaf` made a
+// passing check quadratic (678 s): every layer was compared with every other.
+// Leaves are now found once at load (n log n), and are right.
+TEST(TorchDumpLeaves, AManifestOfManyLayersWithoutIsLeafIsReadInLinearTime) {
+  const testing::TempDir tmp("parity_torch_leaves");
+  constexpr int kLayers = 120000;
+  std::string text = R"({"schema": "parity.torch_dump/1", "torch_version": "1", "inputs": {"x": "x.npy"},
+    "outputs": {"y": "y.npy"}, "layers": [)";
+  for (int i = 0; i < kLayers; ++i)  // blocks.i (a parent) holds blocks.i.fc (a leaf)
+    text += fmt::format(R"({}{{"file": "l{}.npy", "module": "blocks.{}{}", "type": "T", "call": 0,
+      "output_index": null, "dtype": "float32", "shape": [1], "note": "{}"}})",
+                        i ? "," : "", i, i / 2, i % 2 ? ".fc" : "", std::string(160, 'x'));  // within the JSON budget
+  text += "]}";
+  std::ofstream(tmp.path() / "manifest.json") << text;
+  const auto start = std::chrono::steady_clock::now();
+  auto dump = LoadTorchDump(tmp.path());
+  ASSERT_TRUE(dump) << dump.error().message();
+  int leaves = 0;
+  for (size_t i = 0; i < dump->layers.size(); ++i) leaves += dump->IsLeaf(i);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(leaves, kLayers / 2);
+  EXPECT_FALSE(dump->IsLeaf(0));  // blocks.0 holds blocks.0.fc
+  EXPECT_TRUE(dump->IsLeaf(1));
+  // The quadratic walk took minutes here (7.2e9 prefix tests); linear takes
+  // well under a second. The bound is loose: a shared, loaded machine.
+  EXPECT_LT(seconds, 30.0);
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// Which Python runs the Ray engine's driver (python/parity/_ray_engine.py):
+// --ray-python, else $PARITY_PYTHON, else the Python of the parity package
+// this binary belongs to: the environment of the site-packages it is
+// installed in, or, for a binary built in a checkout (BUILD/parity beside
+// python/parity/), the checkout's .venv with python/ on PYTHONPATH; else
+// python3 from PATH.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+
+namespace parity::cli {
+
+struct DriverPython {
+  std::string python;      // a path, or a name found on PATH
+  std::string pythonpath;  // prepended to PYTHONPATH when not empty (a checkout's python/)
+  std::string origin;      // "--ray-python", "PARITY_PYTHON", "the package's environment", ...
+};
+
+// For the binary at `exe`. kInvalidArgument, one line naming where the
+// Python came from, when it is not an executable file (or not on PATH).
+Result<DriverPython> FindDriverPython(const std::string& ray_python, const std::string& exe);
+Result<DriverPython> FindDriverPython(const std::string& ray_python);  // exe: /proc/self/exe
+
+}  // namespace parity::cli
