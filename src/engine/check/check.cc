@@ -210,16 +210,9 @@ CheckedModel ModelFacts(const Context& ctx, const std::optional<std::string>& sh
 // check judges against a config or a model in ORT, and against PyTorch
 // through `torch`; a baseline directory is `baseline verify`'s.
 Status CheckReferenceKinds(const CheckOptions& o) {
-  if (o.reference.kind != Reference::Kind::kConfig && o.reference.kind != Reference::Kind::kModel)
-    return InvalidArgument(fmt::format("check: a {} reference is not supported here (a config or a reference model)",
-                                       ReferenceKindName(o.reference.kind)));
-  if (o.torch && !o.torch->is_torch())
-    return InvalidArgument(fmt::format("check: the PyTorch reference is a {}, not a dump",
-                                       ReferenceKindName(o.torch->kind)));
-  for (const auto& more : o.more_torch)
-    if (!more.is_torch())
-      return InvalidArgument(fmt::format("check: a further PyTorch reference is a {}, not a dump",
-                                         ReferenceKindName(more.kind)));
+  PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check"));
+  if (o.torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(*o.torch, "check", "the PyTorch reference"));
+  for (const auto& more : o.more_torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(more, "check", "a further PyTorch reference"));
   return {};
 }
 
@@ -298,9 +291,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ctx.label = o.model_path;
   ctx.info = Inspect(ctx.model);
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
-  if (o.reference.kind == Reference::Kind::kModel) {
-    if (o.torch) reference_sha.emplace(o.reference.path);
-    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference.path.string()));
+  if (const auto* file = o.reference.model_file()) {
+    if (o.torch) reference_sha.emplace(*file);
+    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
     ctx.reference_model.emplace(std::move(reference));
   }
   PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
