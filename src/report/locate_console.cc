@@ -5,6 +5,7 @@
 #include "report/locate_report.h"
 #include "report/text_escape.h"
 #include "report/quant_report.h"
+#include "report/runtimes_report.h"
 
 namespace parity {
 
@@ -23,7 +24,11 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
   fmt::print(out, "locate {}{}: reference [{}], target [{}], sample '{}'\n", r.model,
              r.target_model.empty() ? "" : " -> " + r.target_model, r.reference.Label(), r.target.Label(),
              r.sample);
-  fmt::print(out, "  onnxruntime: {} ({})\n", r.ort.version, r.ort.library);
+  if (r.runtimes) {
+    for (const std::string& line : RuntimeLines(*r.runtimes)) fmt::print(out, "  {}\n", line);
+  } else {
+    fmt::print(out, "  onnxruntime: {} ({})\n", r.ort.version, r.ort.library);
+  }
   fmt::print(out, "  graph: {} original nodes, {} optimized nodes, {} fused nodes\n", r.original_nodes,
              r.optimized_nodes, r.fused_nodes.size());
   fmt::print(out, "  observer_check: {} (mode {})\n", r.observer_check ? "true" : "FALSE", r.observer_mode);
@@ -62,6 +67,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
                  ConsoleName(c.fused_node).substr(0, 36), ConsoleName(c.op_type).substr(0, 26), c.local.score, c.inherited.score,
                  c.local.max_abs, opt);
     }
+    if (r.runtimes) fmt::print(out, "    top culprit: {}\n", ConsoleName(r.culprits.front().note));
     if (const auto& top = r.culprits.front(); top.ablation && top.ablation->optimizer.empty() &&
                                               !top.ablation->note.empty())
       fmt::print(out, "    top culprit: {}\n", top.ablation->note);

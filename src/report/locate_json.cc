@@ -8,6 +8,7 @@
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
 #include "report/quant_report.h"
+#include "report/runtimes_report.h"
 
 namespace parity {
 
@@ -130,6 +131,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["repro"] = r.repro.empty() ? json(nullptr) : json({{"path", r.repro}});
   j["quant"] = r.quant ? QuantReportToJson(*r.quant) : json(nullptr);
   j["notes"] = r.notes;
+  j["runtimes"] = r.runtimes ? RuntimesToJson(*r.runtimes) : json(nullptr);
   return j;
 }
 

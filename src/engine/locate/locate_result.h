@@ -17,6 +17,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/load/reference.h"
+#include "engine/locate/runtime_diff_result.h"
 #include "engine/quant/quant_result.h"
 #include "engine/run/arithmetic.h"
 #include "ort/session.h"
@@ -153,6 +154,8 @@ struct LocateReport {
   // consistent with (engine/run/arithmetic.h).
   std::vector<ort::EpAssignment> target_assignment;
   std::optional<ArithmeticVerdict> arithmetic;
+  // Two runtimes at one config (runtime_diff.h): both, and their plans compared.
+  std::optional<RuntimeComparison> runtimes;
 
   size_t CountStatus(Verdict v) const {
     size_t n = 0;
