@@ -72,10 +72,9 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
 // the deployed config's outputs; a fusion problem is localized as usual.
 int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const Model& model, const Model* derived,
                    const LocateOptions& options) {
-  auto dump = LoadTorchDump(reference.path, {.allow_symlinks = o.allow_symlinks});
-  if (!dump) return ReportError(dump.error());
   std::string note;
-  if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(model), {o.model}, &note); !s) return ReportError(s.error());
+  auto dump = LoadFittingDump(reference.path, Inspect(model), o.model, o.allow_symlinks, {o.model}, &note);
+  if (!dump) return ReportError(dump.error());
   if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   auto result = LocateAgainstTorch(model, derived, *dump, options);
   if (!result) return ReportError(result.error());

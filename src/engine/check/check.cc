@@ -120,8 +120,8 @@ void AttachOutputRules(Context& ctx) {
 // Whether the dump was made from this very file is said once the file's
 // hash is there (ProvenanceNotes): the hash runs while the check does.
 Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
-  PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = ctx.options.allow_symlinks}));
-  PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, ctx.info, ctx.options.model_path, {}, nullptr));
+  PARITY_ASSIGN_OR_RETURN(TorchDump dump,
+                          LoadFittingDump(dir, ctx.info, ctx.options.model_path, ctx.options.allow_symlinks));
   if (dump.export_record)
     for (const auto& w : dump.export_record->tracer_warnings)
       ctx.report.notes.push_back(
