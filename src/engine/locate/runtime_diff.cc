@@ -110,14 +110,21 @@ LocateFusedNode ToReport(const FusedRegion& r) {
 }
 
 Status PrepareModel(Diff& d, const Model& model) {
-  d.named = HasNodeNames(model) ? model.Clone() : WithNodeNames(model);
-  if (HasNodeNames(model) && !model.unmodified_file().empty()) {
-    d.model_path = model.unmodified_file();
+  d.named = &model;
+  if (!HasNodeNames(model)) {
+    d.named_copy = WithNodeNames(model);
+    d.named = &d.named_copy;
+  }
+  // The file itself when it is the model (unedited; its weights may be left
+  // in it): no copy of a big model's weights is written.
+  const bool as_loaded = !model.unmodified_file().empty() || (model.weights_in_file() && !model.path().empty());
+  if (d.named == &model && as_loaded) {
+    d.model_path = model.path();
   } else {
     d.model_path = d.scratch / "model.onnx";
-    PARITY_RETURN_IF_ERROR(d.named.Save(d.model_path));
+    PARITY_RETURN_IF_ERROR(d.named->Save(d.model_path));
   }
-  PARITY_ASSIGN_OR_RETURN(d.view, WithContext(BuildGraphView(d.named, {.infer_shapes = false}),
+  PARITY_ASSIGN_OR_RETURN(d.view, WithContext(BuildGraphView(*d.named, {.infer_shapes = false}),
                                               d.options.model_label));
   return {};
 }

@@ -88,7 +88,7 @@ Status WriteRuntimeRepro(Diff& d, const RegionModels& models, const RegionRun& r
 
 Status MeasureCulprit(Diff& d, const FusedRegion& region, LocateReport& report) {
   PARITY_ASSIGN_OR_RETURN(TensorSet inputs, InputValues(d, region));
-  PARITY_ASSIGN_OR_RETURN(RegionModels models, CutRegion(d.named, d.named, region.boundary, region.outputs, inputs));
+  PARITY_ASSIGN_OR_RETURN(RegionModels models, CutRegion(*d.named, *d.named, region.boundary, region.outputs, inputs));
   const auto path = d.scratch / "region.onnx";
   PARITY_RETURN_IF_ERROR(models.reference.Save(path));
   RegionRun run;

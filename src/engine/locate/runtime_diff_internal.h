@@ -24,7 +24,8 @@ struct Side {
 struct Diff {
   const RuntimeLocateOptions& options;
   const Sample& sample;
-  Model named;                       // node names written
+  const Model* named = nullptr;      // node names written: the caller's model, or named_copy
+  Model named_copy;
   std::filesystem::path model_path;  // what the runners load
   GraphView view;
   std::filesystem::path scratch;
