@@ -38,8 +38,8 @@ std::string LastWords(const fs::path& log) {
   std::string line, last;
   while (std::getline(in, line))
     if (!line.empty()) last = line;
-  constexpr std::string_view kPrefix = "parity: ";
-  if (last.starts_with(kPrefix)) last = last.substr(kPrefix.size());
+  for (std::string_view prefix : {"parity: ", "error: "})
+    if (last.starts_with(prefix)) last = last.substr(prefix.size());
   return last;
 }
 
