@@ -49,15 +49,21 @@ def _tolerance_args(tolerance: Union[None, float, Mapping[str, Any]], tmp: str) 
     return ["--atol", repr(float(tolerance))]
 
 
-def env() -> Dict[str, Any]:
+def env(runtimes: Sequence[PathLike] = ()) -> Dict[str, Any]:
     """The facts ``parity env --json`` reports, as a dict: parity's and ONNX Runtime's
     versions, ``ort_library`` (the libonnxruntime file that runs: this environment's
     onnxruntime wheel's when one is importable, else parity's own), ``ort_origin``,
     the execution providers and EP devices, CPU and OS (docs/env.schema.json).
+    runtimes: further libonnxruntime files (``parity env --runtime PATH``); each is
+    listed under ``runtimes`` as {"version", "library", "origin"}, read by a child
+    process that loads it.
     """
     with tempfile.TemporaryDirectory(prefix="parity-env-") as tmp:
         out = os.path.join(tmp, "env.json")
-        invoke(["env", "--json", out], tmp)
+        args = ["env", "--json", out]
+        for lib in runtimes:
+            args += ["--runtime", os.fspath(lib)]
+        invoke(args, tmp)
         with open(out, encoding="utf-8") as f:
             return json.load(f)["env"]
 

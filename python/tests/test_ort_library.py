@@ -71,3 +71,17 @@ def test_run_and_check_run_on_the_wheels_ort(no_ort_override, tmp_path):
     report = parity.check(path, runs=2)
     assert report.data["env"]["ort_version"] == _wheel_version()
     assert report.data["env"]["ort_library"] == os.path.realpath(WHEEL)
+
+
+@needs_wheel
+def test_env_lists_each_runtime_it_is_given(no_ort_override, monkeypatch):
+    # The package's own ORT runs; the wheel's is a further runtime, read by a
+    # child process that loads it (parity env --runtime; issue 43).
+    monkeypatch.setattr(_cli, "wheel_ort_library", lambda: None)
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    e = parity.env(runtimes=[WHEEL])
+    assert e["ort_origin"] == "bundled"
+    assert [r["library"] for r in e["runtimes"]] == [os.path.realpath(WHEEL)]
+    assert e["runtimes"][0]["version"] == _wheel_version() != e["ort_version"]
+    with pytest.raises(parity.ParityError, match="nope.so"):
+        parity.env(runtimes=["/nonexistent/nope.so"])

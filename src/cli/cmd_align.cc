@@ -35,10 +35,9 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  auto dump = LoadTorchDump(o.torch_dir, {.allow_symlinks = o.allow_symlinks});
-  if (!dump) return ReportError(dump.error());
   std::string note;
-  if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(*model), {o.model}, &note); !s) return ReportError(s.error());
+  auto dump = LoadFittingDump(o.torch_dir, Inspect(*model), o.model, o.allow_symlinks, {o.model}, &note);
+  if (!dump) return ReportError(dump.error());
   if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
 

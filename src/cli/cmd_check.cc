@@ -35,6 +35,7 @@ struct CheckCmdOptions {
   double sample_timeout = -1;  // < 0: the default (CheckOptions::sample_timeout_s)
   int runs = 20;
   int warmup = 3;
+  double latency_seconds = 2.0;
   bool no_locate = false;
   bool strict = false;
   bool allow_symlinks = false;
@@ -70,6 +71,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.sample_timeout_s = o.sample_timeout;
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
+  options.latency_seconds = o.latency_seconds;
   options.locate_on_failure = !o.no_locate;
   options.strict = o.strict;
   // The report folder is checked before anything runs (docs/security.md).
@@ -157,6 +159,9 @@ void RegisterCheck(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());
+  cmd->add_option("--latency-seconds", o->latency_seconds,
+                  "time budget of each config's warm-up and timed runs (default 2; --runs and --warmup are caps)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
   cmd->add_flag("--strict", o->strict,
                 "fail on warnings too (true findings that do not change the numbers, e.g. declared shapes that "

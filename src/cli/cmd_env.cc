@@ -7,10 +7,28 @@
 #include "cli/output.h"
 #include "core/json_out.h"
 #include "engine/run/environment.h"
+#include "engine/runner/runner.h"
 #include "report/env_console.h"
 #include "report/env_json.h"
+#include "report/runtimes_report.h"
 
 namespace parity::cli {
+namespace {
+
+// Each --runtime PATH: which ORT it is, said by a child that loads it
+// (engine/runner/runner.h); the process's own library needs none.
+Result<std::vector<OrtFact>> Runtimes(const std::vector<std::string>& paths) {
+  std::vector<OrtFact> out;
+  for (const auto& path : paths) {
+    RunConfig config;
+    config.ort_library = path;
+    PARITY_ASSIGN_OR_RETURN(auto runner, MakeOrtRunner(config));
+    out.push_back(runner->ran().ort);
+  }
+  return out;
+}
+
+}  // namespace
 
 void RegisterEnv(CLI::App& app) {
   auto* cmd = app.add_subcommand("env", "versions (parity, ONNX Runtime, ONNX, compiler), execution providers, CPU, OS");
@@ -19,7 +37,11 @@ void RegisterEnv(CLI::App& app) {
   auto ep_libraries = std::make_shared<std::vector<std::string>>();
   auto ort_library = std::make_shared<std::string>();
   AddEpLibraryOption(cmd, ep_libraries.get(), ort_library.get());
-  cmd->callback([json_path, ep_libraries, ort_library] {
+  auto runtimes = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("--runtime", *runtimes,
+                  "also list this libonnxruntime (repeatable): its version and file, read by a child process that "
+                  "loads it");
+  cmd->callback([json_path, ep_libraries, ort_library, runtimes] {
     if (auto s = UseEpLibraries(*ep_libraries, *ort_library); !s) {
       ExitCode() = ReportError(s.error());
       return;
@@ -29,9 +51,16 @@ void RegisterEnv(CLI::App& app) {
       ExitCode() = ReportError(Error(ErrorCode::kInvalidArgument, e.ep_error));
       return;
     }
-    fmt::print("{}", FormatEnvironment(e));
+    auto listed = Runtimes(*runtimes);
+    if (!listed) {
+      ExitCode() = ReportError(listed.error());
+      return;
+    }
+    fmt::print("{}{}", FormatEnvironment(e), FormatRuntimes(*listed));
     if (!json_path->empty()) {
-      if (auto s = WriteJsonFile(*json_path, EnvReportToJson(e)); !s) {
+      nlohmann::json j = EnvReportToJson(e);
+      if (!runtimes->empty()) j["env"]["runtimes"] = OrtFactsToJson(*listed);
+      if (auto s = WriteJsonFile(*json_path, j); !s) {
         ExitCode() = ReportError(s.error());
         return;
       }

@@ -18,6 +18,7 @@
 #include "engine/load/samples.h"
 #include "engine/locate/locate.h"
 #include "engine/locate/repro.h"
+#include "engine/locate/runtime_diff.h"
 #include "engine/run/tensor_source.h"
 #include "engine/torch/dump_check.h"
 #include "engine/torch/locate_torch.h"
@@ -41,6 +42,8 @@ struct LocateCliOptions {
   bool no_ablation = false;
   bool no_drilldown = false;
   bool allow_symlinks = false;
+  bool reference_given = false;  // --reference on the command line (else: the target's config on two runtimes)
+  std::string reference_ort_library, target_ort_library;
   int seed = 0;
   SampleFlags samples;
   ConfigOptions config;
@@ -69,10 +72,9 @@ Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
 // the deployed config's outputs; a fusion problem is localized as usual.
 int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const Model& model, const Model* derived,
                    const LocateOptions& options) {
-  auto dump = LoadTorchDump(reference.path, {.allow_symlinks = o.allow_symlinks});
-  if (!dump) return ReportError(dump.error());
   std::string note;
-  if (auto s = CheckDumpFitsModelFiles(*dump, Inspect(model), {o.model}, &note); !s) return ReportError(s.error());
+  auto dump = LoadFittingDump(reference.path, Inspect(model), o.model, o.allow_symlinks, {o.model}, &note);
+  if (!dump) return ReportError(dump.error());
   if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   auto result = LocateAgainstTorch(model, derived, *dump, options);
   if (!result) return ReportError(result.error());
@@ -99,6 +101,27 @@ int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const 
     if (auto s = WriteJsonFile(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
       return ReportError(s.error());
   return result->passed() ? 0 : 1;
+}
+
+// Two runtime libraries at one config (docs/locate.md, "Two runtimes").
+int RunLocateRuntimes(const LocateCliOptions& o, const LocateOptions& options, const Model& model) {
+  if (!o.target_model.empty())
+    return ReportError(InvalidArgument("--target-model: two runtimes compare one model; drop --target-model or the "
+                                       "--reference-ort-library/--target-ort-library flags").error());
+  RuntimeLocateOptions ro{.reference = o.reference_given ? options.reference : options.target,
+                          .target = options.target, .policy = options.policy, .model_label = o.model,
+                          .repro_dir = options.repro_dir};
+  if (!o.reference_ort_library.empty()) ro.reference.ort_library = o.reference_ort_library;
+  if (!o.target_ort_library.empty()) ro.target.ort_library = o.target_ort_library;
+  auto sample = PickSample(o, model);
+  if (!sample) return ReportError(sample.error());
+  auto report = LocateAcrossRuntimes(model, *sample, ro);
+  if (!report) return ReportError(report.error());
+  PrintLocateSummary(*report, stdout);
+  PrintPeakRss();
+  if (!o.json.empty())
+    if (auto s = WriteJsonFile(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
+  return report->diverged() ? 1 : 0;
 }
 
 int RunLocate(const LocateCliOptions& o) {
@@ -136,7 +159,12 @@ int RunLocate(const LocateCliOptions& o) {
     if (!m) return ReportError(m.error());
     derived = std::move(*m);
   }
-  if (reference->is_torch()) return RunLocateTorch(o, *reference, *model, derived ? &*derived : nullptr, options);
+  const bool two_runtimes = !o.reference_ort_library.empty() || !o.target_ort_library.empty();
+  if (two_runtimes && reference->torch_dump() != nullptr)
+    return ReportError(InvalidArgument("--reference torch:DIR runs no ONNX Runtime to compare with "
+                                       "--reference-ort-library").error());
+  if (two_runtimes) return RunLocateRuntimes(o, options, *model);
+  if (reference->torch_dump() != nullptr) return RunLocateTorch(o, *reference, *model, derived ? &*derived : nullptr, options);
   auto sample = PickSample(o, *model);
   if (!sample) return ReportError(sample.error());
   auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);
@@ -158,7 +186,12 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_option("--sample", o->sample, "which sample of --inputs (default: the first)");
   cmd->add_option("--seed", o->seed, "seed of the generated sample when --inputs is not given");
   AddSampleFlags(cmd, &o->samples);
-  cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, CONFIG.json, or torch:DIR (a PyTorch dump)");
+  auto* reference = cmd->add_option("--reference", o->reference, "what the target is judged against: disable (default), a level, CONFIG.json, or torch:DIR (a PyTorch dump)");
+  cmd->add_option("--reference-ort-library", o->reference_ort_library,
+                  "run the reference on this libonnxruntime (in a child process), at the target's config unless "
+                  "--reference is given: two ORT releases compared node by node");
+  cmd->add_option("--target-ort-library", o->target_ort_library,
+                  "run the target on this libonnxruntime (in a child process when it is not the process's)");
   cmd->add_option("--target", o->target_file,
                   "the target config as a JSON file (as --config, but it may not name files to write)")
       ->check(CLI::ExistingFile);
@@ -171,7 +204,10 @@ void RegisterLocate(CLI::App& app) {
                 "do not narrow a culprit region that covers several fused groups by running sub-regions");
   AddConfigOptions(cmd, &o->config, "all");
   AddToleranceOptions(cmd, &o->tolerance);
-  cmd->callback([o] { ExitCode() = RunLocate(*o); });
+  cmd->callback([o, reference] {
+    o->reference_given = reference->count() > 0;
+    ExitCode() = RunLocate(*o);
+  });
 }
 
 }  // namespace parity::cli

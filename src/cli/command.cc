@@ -144,7 +144,8 @@ Result<RunConfig> ResolveConfig(const ConfigOptions& o, const std::string& defau
       return InvalidArgument(fmt::format("--provider-option: options for '{}', which is not among the providers ({}); "
                                          "add --providers {}",
                                          name, fmt::join(config.providers, ","), name));
-  PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries, o.ort_library));
+  // A config's "ort_library" is the process's runtime unless --ort-library says otherwise.
+  PARITY_RETURN_IF_ERROR(UseEpLibraries(o.ep_libraries, !o.ort_library.empty() ? o.ort_library : config.ort_library));
   return config;
 }
 

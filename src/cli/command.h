@@ -96,5 +96,6 @@ void RegisterAlign(CLI::App& app);
 void RegisterInputs(CLI::App& app);
 void RegisterBench(CLI::App& app);
 void RegisterLocate(CLI::App& app);
+void RegisterRunnerWorker(CLI::App& app);  // hidden: cmd_runner_worker.cc
 
 }  // namespace parity::cli

@@ -114,8 +114,8 @@ std::vector<std::string> DriverArgv(const DriverPython& py, const DatasetCmdOpti
   argv.insert(argv.end(), {"--", ec ? "parity" : self.string(), "dataset-worker", fs::absolute(o.model_path).string(),
                            "--target-config", (tmp / "target.json").string(), "--reference-config",
                            (tmp / "reference.json").string(), "--tolerance-policy", (tmp / "tolerance.json").string()});
-  if (o.reference.kind == Reference::Kind::kModel)
-    argv.insert(argv.end(), {"--reference-model", fs::absolute(o.reference.path).string()});
+  if (const auto* file = o.reference.model_file())
+    argv.insert(argv.end(), {"--reference-model", fs::absolute(*file).string()});
   if (!o.reference_outputs.empty())
     argv.insert(argv.end(), {"--reference-outputs", fs::absolute(o.reference_outputs).string()});
   if (o.allow_symlinks) argv.push_back("--allow-symlinks");

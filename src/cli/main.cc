@@ -32,6 +32,7 @@ int Main(int argc, char** argv) {
   parity::cli::RegisterCompare(app);
   parity::cli::RegisterCheck(app);
   parity::cli::RegisterDatasetWorker(app);
+  parity::cli::RegisterRunnerWorker(app);
   parity::cli::RegisterBench(app);
   parity::cli::RegisterDemo(app);
   try {

@@ -240,10 +240,17 @@ Result<RunConfig> RunConfigFromJson(const json& j, ConfigOrigin origin) {
             "config key 'optimized_model_path': a stored config (baseline manifest, repro target) may not "
             "name a file to write (docs/security.md)");
       PARITY_ASSIGN_OR_RETURN(config.optimized_model_path, GetString(key, value));
+    } else if (key == "ort_library") {
+      // A library is code that runs: a config that travels may not name one.
+      if (origin == ConfigOrigin::kStored)
+        return InvalidArgument(
+            "config key 'ort_library': a stored config (baseline manifest, repro target) may not name a "
+            "library to load (docs/security.md)");
+      PARITY_ASSIGN_OR_RETURN(config.ort_library, GetString(key, value));
     } else {
       return InvalidArgument(fmt::format(
           "unknown config key '{}'; expected one of opt, providers, intra_op_threads, inter_op_threads, "
-          "execution_mode, disable_optimizers, session_config, optimized_model_path",
+          "execution_mode, disable_optimizers, session_config, optimized_model_path, ort_library",
           key));
     }
   }
@@ -272,6 +279,7 @@ json RunConfigToJson(const RunConfig& config) {
   };
   for (const auto& [key, value] : config.session_entries) j["session_config"][key] = value;
   if (!config.optimized_model_path.empty()) j["optimized_model_path"] = config.optimized_model_path;
+  if (!config.ort_library.empty()) j["ort_library"] = config.ort_library;
   return j;
 }
 

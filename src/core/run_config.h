@@ -32,6 +32,10 @@ struct RunConfig {
   std::vector<std::string> disabled_optimizers;        // optimization.disable_specified_optimizers
   std::map<std::string, std::string> session_entries;  // any other session config entry
   std::string optimized_model_path;                    // where ORT saves its optimized graph; empty: none
+  // The libonnxruntime this config runs on ("ort_library"); empty: the
+  // process's (--ort-library, PARITY_ORT_LIBRARY, bundled). Another one than
+  // the process's runs in a child process (engine/runner/runner.h).
+  std::string ort_library;
 
   // A short label: "all", "disable", "all -BiasGeluFusion threads=1 cuda".
   std::string Label() const;
@@ -86,7 +90,8 @@ int MaxStoredThreads();
 // JSON form (the --config file):
 // {"opt": "all", "providers": ["cpu"], "intra_op_threads": 1, "inter_op_threads": 0,
 //  "execution_mode": "sequential"|"parallel", "disable_optimizers": ["BiasGeluFusion"],
-//  "session_config": {"key": "value"}, "optimized_model_path": "opt.onnx"}
+//  "session_config": {"key": "value"}, "optimized_model_path": "opt.onnx",
+//  "ort_library": "/path/libonnxruntime.so.1.31.1"}
 // A "providers" element is a name or {"name": "openvino", "options": {"load_config": "..."}}
 // (option values: strings, numbers or booleans, as session_config's).
 // Every key is optional (defaults as in RunConfig). session_config values may

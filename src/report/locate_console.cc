@@ -6,6 +6,7 @@
 #include "report/locate_report.h"
 #include "report/text_escape.h"
 #include "report/quant_report.h"
+#include "report/runtimes_report.h"
 
 namespace parity {
 
@@ -24,7 +25,11 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
   fmt::print(out, "locate {}{}: reference [{}], target [{}], sample '{}'\n", r.model,
              r.target_model.empty() ? "" : " -> " + r.target_model, r.reference.Label(), r.target.Label(),
              r.sample);
-  fmt::print(out, "  onnxruntime: {} ({})\n", r.ort.version, r.ort.library);
+  if (r.runtimes) {
+    for (const std::string& line : RuntimeLines(*r.runtimes)) fmt::print(out, "  {}\n", line);
+  } else {
+    fmt::print(out, "  onnxruntime: {} ({})\n", r.ort.version, r.ort.library);
+  }
   fmt::print(out, "  graph: {} original nodes, {} optimized nodes, {} fused nodes\n", r.original_nodes,
              r.optimized_nodes, r.fused_nodes.size());
   fmt::print(out, "  observer_check: {} (mode {})\n", r.observer_check ? "true" : "FALSE", r.observer_mode);
@@ -67,6 +72,7 @@ void PrintLocateSummary(const LocateReport& r, std::FILE* out) {
     for (size_t i = 0; i < r.culprits.size(); ++i)
       if (!r.culprits[i].body.empty())
         fmt::print(out, "    {}: {} is {}\n", i + 1, ConsoleName(r.culprits[i].fused_node), ConsoleName(r.culprits[i].body));
+    if (r.runtimes) fmt::print(out, "    top culprit: {}\n", ConsoleName(r.culprits.front().note));
     if (const auto& top = r.culprits.front(); top.ablation && top.ablation->optimizer.empty() &&
                                               !top.ablation->note.empty())
       fmt::print(out, "    top culprit: {}\n", top.ablation->note);

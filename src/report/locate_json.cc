@@ -9,6 +9,7 @@
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
 #include "report/quant_report.h"
+#include "report/runtimes_report.h"
 
 namespace parity {
 
@@ -136,6 +137,7 @@ nlohmann::json LocateReportToJson(const LocateReport& r) {
   j["quant"] = r.quant ? QuantReportToJson(*r.quant) : json(nullptr);
   j["notes"] = r.notes;
   j["control_flow"] = ControlFlowToJson(r.control_flow);
+  j["runtimes"] = r.runtimes ? RuntimesToJson(*r.runtimes) : json(nullptr);
   return j;
 }
 

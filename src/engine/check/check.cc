@@ -119,8 +119,8 @@ void AttachOutputRules(Context& ctx) {
 // Whether the dump was made from this very file is said once the file's
 // hash is there (ProvenanceNotes): the hash runs while the check does.
 Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
-  PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = ctx.options.allow_symlinks}));
-  PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, ctx.info, ctx.options.model_path, {}, nullptr));
+  PARITY_ASSIGN_OR_RETURN(TorchDump dump,
+                          LoadFittingDump(dir, ctx.info, ctx.options.model_path, ctx.options.allow_symlinks));
   if (dump.export_record)
     for (const auto& w : dump.export_record->tracer_warnings)
       ctx.report.notes.push_back(
@@ -209,16 +209,9 @@ CheckedModel ModelFacts(const Context& ctx, const std::optional<std::string>& sh
 // check judges against a config or a model in ORT, and against PyTorch
 // through `torch`; a baseline directory is `baseline verify`'s.
 Status CheckReferenceKinds(const CheckOptions& o) {
-  if (o.reference.kind != Reference::Kind::kConfig && o.reference.kind != Reference::Kind::kModel)
-    return InvalidArgument(fmt::format("check: a {} reference is not supported here (a config or a reference model)",
-                                       ReferenceKindName(o.reference.kind)));
-  if (o.torch && !o.torch->is_torch())
-    return InvalidArgument(fmt::format("check: the PyTorch reference is a {}, not a dump",
-                                       ReferenceKindName(o.torch->kind)));
-  for (const auto& more : o.more_torch)
-    if (!more.is_torch())
-      return InvalidArgument(fmt::format("check: a further PyTorch reference is a {}, not a dump",
-                                         ReferenceKindName(more.kind)));
+  PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check"));
+  if (o.torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(*o.torch, "check", "the PyTorch reference"));
+  for (const auto& more : o.more_torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(more, "check", "a further PyTorch reference"));
   return {};
 }
 
@@ -297,9 +290,9 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ctx.label = o.model_path;
   ctx.info = Inspect(ctx.model);
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
-  if (o.reference.kind == Reference::Kind::kModel) {
-    if (o.torch) reference_sha.emplace(o.reference.path);
-    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(o.reference.path.string()));
+  if (const auto* file = o.reference.model_file()) {
+    if (o.torch) reference_sha.emplace(*file);
+    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
     ctx.reference_model.emplace(std::move(reference));
   }
   PARITY_RETURN_IF_ERROR(LoadDumps(ctx));

@@ -66,8 +66,12 @@ struct CheckOptions {
   // kTimeoutFactor x the first ordinary sample's run on the reference), that
   // first run itself bounded by kFirstRunTimeout.
   double sample_timeout_s = -1;
-  int latency_runs = 20;
-  int latency_warmup = 3;
+  int latency_runs = 20;    // at most, within latency_seconds
+  int latency_warmup = 3;   // at most, within latency_seconds
+  // Duration mode (onnxruntime_perf_test -t): the warm-up and timed runs of a
+  // config fit in this many seconds, judged by the run before them; at least
+  // one run is timed (determinism's second). A 6 s run is timed once, not 20 times.
+  double latency_seconds = 2.0;
   bool locate_on_failure = true;
   // Warnings (true findings that do not change the numbers: declared shapes
   // that contradict what the model computes) fail the check (--strict).

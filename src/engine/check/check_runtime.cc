@@ -1,6 +1,7 @@
 // The runtime stage (latency, session creation, memory, determinism per
 // config) and the robustness stage (what each anomalous sample does under
 // the target, against what it does unfused).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -48,10 +49,20 @@ bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
   return true;
 }
 
+// How many warm-up and timed runs fit in the budget, judged by one run of
+// `run_ms` (the session is warm by then: two runs came before).
+LatencyOptions BudgetedLatency(const CheckOptions& o, double run_ms) {
+  LatencyOptions l{.warmup = o.latency_warmup, .runs = o.latency_runs, .max_seconds = o.latency_seconds};
+  const double fit = run_ms > 0 ? o.latency_seconds * 1000 / run_ms : l.runs + l.warmup;
+  const int fits = static_cast<int>(std::min<double>(fit, l.runs + l.warmup));
+  l.runs = std::clamp(fits, 1, l.runs);
+  l.warmup = std::clamp(fits - l.runs, 0, l.warmup);
+  return l;
+}
+
 std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
                                              const ort::Session& session, const Sample& sample,
                                              std::vector<CheckFinding>& f, const TensorSet* first_run) {
-  LatencyOptions latency{.warmup = ctx.options.latency_warmup, .runs = ctx.options.latency_runs};
   PerformanceResult perf{.config = config.Label(),
                          .sample = sample.name,
                          .inputs = DescribeTensors(sample.tensors),
@@ -66,6 +77,7 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
     f.push_back(Fail(id, (!first ? first : second).error().message()));
     return std::nullopt;
   }
+  LatencyOptions latency = BudgetedLatency(ctx.options, second_ms);
   perf.deterministic = AllBitwiseEqual(*first, *second);
   f.push_back(perf.deterministic
                   ? Pass(id + ".determinism", fmt::format("[{}]: two runs bitwise identical", perf.config))

@@ -79,22 +79,19 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
 
 std::string ReferenceLabel(const Reference& r, const fs::path& outputs) {
   if (!outputs.empty()) return "outputs:" + outputs.string();
-  if (r.kind == Reference::Kind::kModel) return fmt::format("model:{} [{}]", r.path.string(), r.config.Label());
-  return "onnx:" + r.config.Label();
+  return parity::ReferenceLabel(r);
 }
 
 }  // namespace
 
 Result<DatasetReport> RunDataset(const DatasetOptions& o) {
-  if (o.reference.kind != Reference::Kind::kConfig && o.reference.kind != Reference::Kind::kModel)
-    return InvalidArgument(fmt::format("check --dataset: a {} reference is not supported (a config or --reference-model)",
-                                       ReferenceKindName(o.reference.kind)));
+  PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check --dataset"));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   std::optional<Model> reference_model;
-  if (!o.reference_outputs.empty() && o.reference.kind != Reference::Kind::kConfig)
+  if (!o.reference_outputs.empty() && o.reference.model_file() != nullptr)
     return InvalidArgument("check --dataset: --reference-outputs is the reference; give no --reference-model with it");
-  if (o.reference.kind == Reference::Kind::kModel) {
-    PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(o.reference.path.string()));
+  if (const auto* file = o.reference.model_file()) {
+    PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(file->string()));
     reference_model.emplace(std::move(m));
   }
   const ModelInfo info = Inspect(model);

@@ -13,16 +13,14 @@ namespace parity {
 
 Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Model* reference_model,
                                                   const DatasetEvalOptions& options) {
-  if (options.reference.kind != Reference::Kind::kConfig && options.reference.kind != Reference::Kind::kModel)
-    return InvalidArgument(fmt::format("check --dataset: a {} reference is not supported (a config or a reference model)",
-                                       ReferenceKindName(options.reference.kind)));
+  PARITY_RETURN_IF_ERROR(RequireOrtReference(options.reference, "check --dataset"));
   if (!options.reference_outputs.empty()) {
     PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
     DatasetEvaluator evaluator(std::nullopt, std::move(target), options);
     evaluator.outputs_ = evaluator.target_.output_names();
     return evaluator;
   }
-  const bool derived = options.reference.kind == Reference::Kind::kModel;
+  const bool derived = options.reference.model_file() != nullptr;
   if (derived && reference_model == nullptr) return InternalError("DatasetEvaluator: a model reference without its model");
   const Model& ref_model = derived ? *reference_model : model;
   const std::string ref_label = derived ? options.reference.path.string() : options.label;

@@ -14,6 +14,22 @@ std::string_view ReferenceKindName(Reference::Kind kind) {
   return "?";
 }
 
+Status RequireOrtReference(const Reference& r, std::string_view command) {
+  if (r.kind == Reference::Kind::kConfig || r.kind == Reference::Kind::kModel) return {};
+  return InvalidArgument(fmt::format("{}: a {} reference is not supported here (a config or a reference model)",
+                                     command, ReferenceKindName(r.kind)));
+}
+
+Status RequireTorchDump(const Reference& r, std::string_view command, std::string_view what) {
+  if (r.is_torch()) return {};
+  return InvalidArgument(fmt::format("{}: {} is a {}, not a dump", command, what, ReferenceKindName(r.kind)));
+}
+
+std::string ReferenceLabel(const Reference& r) {
+  if (r.kind == Reference::Kind::kModel) return fmt::format("model:{} [{}]", r.path.string(), r.config.Label());
+  return "onnx:" + r.config.Label();
+}
+
 Result<Reference> ParseReference(std::string_view spec, std::string_view option) {
   Reference r;
   constexpr std::string_view kTorch = "torch:";

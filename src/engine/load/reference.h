@@ -28,7 +28,23 @@ struct Reference {
   std::filesystem::path path;  // kModel: the .onnx; kBaseline, kTorchDump: the directory; else empty
 
   bool is_torch() const { return kind == Kind::kTorchDump; }
+  // The reference model's file (kModel), else null: the reference runs the
+  // target's own model. Callers load it instead of asking for the kind.
+  const std::filesystem::path* model_file() const { return kind == Kind::kModel ? &path : nullptr; }
+  // The PyTorch dump folder (kTorchDump), else null.
+  const std::filesystem::path* torch_dump() const { return kind == Kind::kTorchDump ? &path : nullptr; }
 };
+
+// The one place a command learns which reference kinds it can run (the
+// branches on the kind live here and in the runners: tests/house counts them
+// elsewhere). `command` names the caller in the error ("check", "check
+// --dataset"). kInvalidArgument naming the kind, else OK.
+//   RequireOrtReference  a config or a model, run in ORT;
+//   RequireTorchDump     a PyTorch dump (`what`: "the PyTorch reference").
+Status RequireOrtReference(const Reference& r, std::string_view command);
+Status RequireTorchDump(const Reference& r, std::string_view command, std::string_view what);
+// "model:PATH [label]" or "onnx:label" (a dataset report's reference).
+std::string ReferenceLabel(const Reference& r);
 
 // "config", "model", "baseline", "torch" (locate's report: reference.kind).
 std::string_view ReferenceKindName(Reference::Kind kind);

@@ -17,6 +17,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/load/reference.h"
+#include "engine/locate/runtime_diff_result.h"
 #include "engine/quant/quant_result.h"
 #include "engine/run/arithmetic.h"
 #include "engine/run/control_flow_report.h"
@@ -162,6 +163,8 @@ struct LocateReport {
   // observation copy (engine/run/control_flow.h): the branches taken, the
   // bodies left unobserved. `present` false for a model without control flow.
   ControlFlowReport control_flow;
+  // Two runtimes at one config (runtime_diff.h): both, and their plans compared.
+  std::optional<RuntimeComparison> runtimes;
 
   size_t CountStatus(Verdict v) const {
     size_t n = 0;

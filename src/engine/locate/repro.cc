@@ -40,16 +40,19 @@ Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
   const auto& culprit = *c.culprit;
   RunConfig target = c.target;
   target.optimized_model_path.clear();
+  target.ort_library.clear();  // a stored config names no library: the command's flags do
   const std::string target_json = JsonText(RunConfigToJson(target));
   std::string reference_json;
   std::string command = "parity locate model.onnx --inputs inputs.npz --target target.json";
   if (c.reference.opt_level != OptLevel::kDisable || c.reference.disabled_optimizers.size() > 0) {
     RunConfig reference = c.reference;
     reference.optimized_model_path.clear();
+    reference.ort_library.clear();
     reference_json = JsonText(RunConfigToJson(reference));
     command += " --reference reference.json";
   }
   if (c.separate_target_model) command += " --target-model target_model.onnx";
+  if (!c.extra_flags.empty()) command += " " + c.extra_flags;
   const auto& e = culprit.local;
   // Names come from the model: each sits in a code span it cannot close, with
   // its control characters shown (a newline cannot start a forged "Run:").
@@ -67,6 +70,7 @@ Status WriteRepro(const std::filesystem::path& dir, const ReproContent& c) {
       "tolerance, score {:.3g} (1 = the edge of the tolerance band).\n",
       MarkdownCode(c.reference.Label()), MarkdownCode(c.target.Label()), command, MarkdownCode(e.tensor), e.max_abs,
       e.mismatches, e.score);
+  readme += c.readme_extra;
   const std::string marker = "%s";
   if (auto pos = readme.find(marker); pos != std::string::npos)
     readme.replace(pos, marker.size(),

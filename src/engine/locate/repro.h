@@ -30,6 +30,8 @@ struct ReproContent {
   RunConfig target;
   bool separate_target_model = false;
   std::string source_model;  // the model it was cut from, for the README
+  std::string extra_flags;   // appended to the README's command (two runtimes: both libraries)
+  std::string readme_extra;  // appended to the README (two runtimes: both versions)
 };
 
 inline constexpr std::string_view kReproKind = "parity.repro";

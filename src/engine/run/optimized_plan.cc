@@ -30,25 +30,6 @@ std::filesystem::path WeightsFileOf(const std::filesystem::path& optimized_path)
   return optimized_path.parent_path() / (optimized_path.filename().string() + ".data");
 }
 
-// Asks ORT to save its optimized model to `path` with the initializers of
-// 1024 bytes or more (ORT's default threshold) in `<path>.data`
-// (kOrtSessionOptionsOptimizedModelExternalInitializersFileName in
-// onnxruntime_session_options_config_keys.h); unless `keep_weights`, that
-// file is a link to /dev/null made first. `path` lies in a scratch folder
-// parity made (ScratchDir), so no one else's file is replaced.
-Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, bool keep_weights) {
-  config.optimized_model_path = path.string();
-  config.session_entries["session.optimized_model_external_initializers_file_name"] =
-      path.filename().string() + ".data";
-  if (keep_weights) return {};
-  const auto data = WeightsFileOf(path);
-  std::error_code ec;
-  std::filesystem::remove(data, ec);
-  std::filesystem::create_symlink("/dev/null", data, ec);
-  if (ec) return RuntimeError(fmt::format("cannot link {} to /dev/null: {}", data.string(), ec.message()));
-  return {};
-}
-
 // A compiling EP: no optimized model to save; the plan is ORT's node
 // assignment (compiled_plan.h), and `optimized` stays empty.
 Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
@@ -75,6 +56,20 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
 }
 
 }  // namespace
+
+// Declared in optimized_plan.h.
+Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, bool keep_weights) {
+  config.optimized_model_path = path.string();
+  config.session_entries["session.optimized_model_external_initializers_file_name"] =
+      path.filename().string() + ".data";
+  if (keep_weights) return {};
+  const auto data = WeightsFileOf(path);
+  std::error_code ec;
+  std::filesystem::remove(data, ec);
+  std::filesystem::create_symlink("/dev/null", data, ec);
+  if (ec) return RuntimeError(fmt::format("cannot link {} to /dev/null: {}", data.string(), ec.message()));
+  return {};
+}
 
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,

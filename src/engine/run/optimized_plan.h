@@ -35,6 +35,14 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
+// Asks ORT (through `config`) to save its optimized model to `path` with the
+// initializers of 1024 bytes or more (ORT's default threshold) in
+// `<path>.data` (kOrtSessionOptionsOptimizedModelExternalInitializersFileName
+// in onnxruntime_session_options_config_keys.h); unless `keep_weights`, that
+// file is a link to /dev/null made first. `path` must lie in a scratch folder
+// parity made (ScratchDir), so no one else's file is replaced.
+Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, bool keep_weights);
+
 struct PlannedSession {
   // Empty once KeepUntouched released it (one session alive at a time).
   std::optional<ort::Session> session;

@@ -58,6 +58,18 @@ Status CheckDumpFitsModelFiles(const TorchDump& dump, const ModelInfo& model,
   return CheckDumpFitsModel(dump, model, model_paths.empty() ? "the model" : model_paths.front(), shas, note);
 }
 
+Result<TorchDump> LoadFittingDump(const std::filesystem::path& dir, const ModelInfo& model,
+                                  const std::string& model_label, bool allow_symlinks,
+                                  const std::vector<std::string>& model_paths, std::string* note) {
+  PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = allow_symlinks}));
+  if (note != nullptr) {
+    PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, model, model_paths, note));
+  } else {
+    PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, model, model_label, {}, nullptr));
+  }
+  return dump;
+}
+
 Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label) {
   if (aligned > 0 || dump.layers.empty()) return {};
   return InvalidArgument(fmt::format(

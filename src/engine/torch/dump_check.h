@@ -38,6 +38,16 @@ std::string DumpProvenanceNote(const TorchDump& dump, const std::string& model_l
 Status CheckDumpFitsModelFiles(const TorchDump& dump, const ModelInfo& model,
                                const std::vector<std::string>& model_paths, std::string* note);
 
+// The one "load the dump, check it fits" of locate, align and check:
+// LoadTorchDump(dir) then CheckDumpFitsModel against `model`, named
+// `model_label`. With `note`, the provenance is checked too, hashing each of
+// `model_paths` now (CheckDumpFitsModelFiles); without, the caller says it
+// later (check hashes the model while it runs: DumpProvenanceNote).
+// Errors: LoadTorchDump's, CheckDumpFitsModel's.
+Result<TorchDump> LoadFittingDump(const std::filesystem::path& dir, const ModelInfo& model,
+                                  const std::string& model_label, bool allow_symlinks,
+                                  const std::vector<std::string>& model_paths = {}, std::string* note = nullptr);
+
 // After alignment: a dump none of whose layers aligns with the model was made
 // from another model (invalid argument); `aligned` counts the aligned layers.
 Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label);

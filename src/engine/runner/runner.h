@@ -1,0 +1,75 @@
+// A Runner gives the values of named tensors of a model for a sample
+// (Polygraphy's runner, docs/architecture.md "Runners"): every source of
+// values parity judges with is one.
+//
+//   MakeOrtRunner     ONNX Runtime under a config: in this process when the
+//                     config's runtime library is the process's, else in a
+//                     child `parity runner-worker` that loads the other
+//                     library (one ORT per process: ort/ort_library.h);
+//   MakeStoredRunner  values already computed: a PyTorch dump, a baseline,
+//                     stored outputs (names it lacks are kNotFound).
+//
+// Each says what ran as a typed fact (RanWhat), never as a string.
+// Thread-compatible: one caller at a time per runner.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/run_config.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "engine/run/environment.h"
+
+namespace parity {
+
+// What a runner is: the one fact every report carries about a source of values.
+struct RanWhat {
+  enum class Kind { kOrtSession, kOrtChild, kTorchDump, kStored };
+  Kind kind = Kind::kOrtSession;
+  OrtFact ort;                   // kOrt*: which ONNX Runtime (version, file, how chosen)
+  RunConfig config;              // kOrt*: the config (providers, opt level, optimizers off)
+  std::filesystem::path source;  // kTorchDump, kStored: the folder or file the values come from
+
+  bool is_ort() const { return kind == Kind::kOrtSession || kind == Kind::kOrtChild; }
+};
+
+// "ort", "ort_child", "torch", "stored" (a report's `runner.kind`).
+std::string_view RanKindName(RanWhat::Kind kind);
+
+// One request: a model file, and which of its tensors to return.
+struct RunnerJob {
+  std::filesystem::path model;     // an .onnx file (node names written: fusion maps read them)
+  std::vector<std::string> names;  // tensors to return; empty: the model's outputs
+  // ORT runners: non-empty asks ORT to save its optimized model of `model`
+  // (structure only, weights to /dev/null) here; the outputs are then the
+  // untouched model's (names must be empty: exposing tensors may re-plan).
+  std::filesystem::path save_plan;
+};
+
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  virtual const RanWhat& ran() const = 0;
+  // The values of job.names (or the outputs) for `inputs`, in the order asked.
+  // Errors: the model or inputs refused, a runtime failure, a name the source
+  // lacks (kNotFound), a child that died (kRuntime, with its last words).
+  virtual Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) = 0;
+};
+
+// ORT under `config` on config.ort_library (empty: the process's). A child
+// is started at once and says which ORT it loaded; a library it cannot load
+// is kInvalidArgument with the child's one line. `binary`: the parity
+// executable a child runs (empty: PARITY_BINARY, else this process's own).
+Result<std::unique_ptr<Runner>> MakeOrtRunner(const RunConfig& config, const std::string& binary = "");
+
+// The in-process one, always (what a child runs too).
+std::unique_ptr<Runner> MakeSessionRunner(const RunConfig& config);
+
+// Values already computed; `what` says where from (kind kTorchDump or kStored).
+std::unique_ptr<Runner> MakeStoredRunner(TensorSet values, RanWhat what);
+
+}  // namespace parity

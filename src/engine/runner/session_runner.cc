@@ -1,0 +1,97 @@
+// The in-process ORT runner: one session per job, created under the
+// runner's config on the process's ORT (engine/run/runner.h's CreateSession).
+// A child process runs the very same code (runner_worker.h).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "engine/run/optimized_plan.h"
+#include "engine/run/runner.h"
+#include "engine/runner/runner.h"
+#include "onnx/edit.h"
+#include "onnx/inspect.h"
+#include "onnx/model.h"
+
+namespace parity {
+
+std::string_view RanKindName(RanWhat::Kind kind) {
+  switch (kind) {
+    case RanWhat::Kind::kOrtSession: return "ort";
+    case RanWhat::Kind::kOrtChild: return "ort_child";
+    case RanWhat::Kind::kTorchDump: return "torch";
+    case RanWhat::Kind::kStored: return "stored";
+  }
+  return "?";
+}
+
+namespace {
+
+class SessionRunner final : public Runner {
+ public:
+  explicit SessionRunner(const RunConfig& config)
+      : ran_{.kind = RanWhat::Kind::kOrtSession, .ort = CurrentOrt(), .config = config} {
+    ran_.config.ort_library = ran_.ort.library;
+  }
+  const RanWhat& ran() const override { return ran_; }
+
+  Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
+    const std::string label = job.model.filename().string();
+    PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(job.model));
+    RunConfig config = ran_.config;
+    if (!job.save_plan.empty()) {
+      if (!job.names.empty()) return InvalidArgument(fmt::format("{}: a plan job returns the outputs only", label));
+      PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, /*keep_weights=*/false));
+    }
+    std::vector<std::string> extra;
+    if (!job.names.empty()) {
+      std::set<std::string> outputs;
+      for (const auto& v : Inspect(model).outputs) outputs.insert(v.name);
+      for (const auto& n : job.names)
+        if (!outputs.contains(n)) extra.push_back(n);
+    }
+    if (!extra.empty()) {
+      PARITY_ASSIGN_OR_RETURN(model, WithExtraOutputs(model, extra));
+    }
+    PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, {.cpu_mem_arena = false}));
+    if (!job.save_plan.empty()) {
+      std::error_code ec;  // the weights' side file: a link to /dev/null
+      std::filesystem::remove(job.save_plan.string() + ".data", ec);
+    }
+    return RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
+  }
+
+ private:
+  RanWhat ran_;
+};
+
+class StoredRunner final : public Runner {
+ public:
+  StoredRunner(TensorSet values, RanWhat what) : values_(std::move(values)), ran_(std::move(what)) {}
+  const RanWhat& ran() const override { return ran_; }
+
+  Result<TensorSet> Run(const RunnerJob& job, const TensorSet&) override {
+    TensorSet out;
+    for (const auto& name : job.names) {
+      const Tensor* t = values_.Find(name);
+      if (t == nullptr)
+        return NotFound(fmt::format("{}: no tensor '{}'", ran_.source.string(), name));
+      out.Set(name, *t);
+    }
+    return out;
+  }
+
+ private:
+  TensorSet values_;
+  RanWhat ran_;
+};
+
+}  // namespace
+
+std::unique_ptr<Runner> MakeSessionRunner(const RunConfig& config) { return std::make_unique<SessionRunner>(config); }
+
+std::unique_ptr<Runner> MakeStoredRunner(TensorSet values, RanWhat what) {
+  return std::make_unique<StoredRunner>(std::move(values), std::move(what));
+}
+
+}  // namespace parity
