@@ -133,19 +133,21 @@ def test_locate_overlays_name_adapter_nodes_and_show_the_planted_fault(models, t
     assert r.returncode == 1, r.stdout + r.stderr
     data = check_folder(folder, models["float"])
     error, status = data["original_error.json"].results, data["original_status.json"].results
-    # The planted Conv is the first node out of tolerance; conv1 before it is not.
-    assert error[PLANTED].value > 1 and status[PLANTED].value == "fail"
-    assert error["/conv1/Conv"].value <= 1 if "/conv1/Conv" in error else True
+    local = data["original_local.json"].results
+    # At `all` on x86 ORT fuses the trunk into one NCHWc region: its tensors
+    # are unchecked, the region's output fails, and the drill-down narrows it
+    # to the planted Conv's group, whose local error (fed the reference's
+    # inputs) is its own; conv1 before it gets none of it.
+    assert status[PLANTED].value in ("fail", "unchecked")
+    assert max(v.value for v in error.values()) > 1
     assert data["original_error.json"].thresholds[1].value == 1
-    # Its local error (fed the reference's inputs) is its own.
-    assert data["original_local.json"].results[PLANTED].value > 1
+    assert local[PLANTED].value > 1
+    assert "/conv1/Conv" not in local or local["/conv1/Conv"].value <= 1, local
     # The unnamed Relu under the adapter's id, the hostile Add under its name.
-    named = set(status)
-    assert any(k.startswith("<node_") for k in named), named
-    assert HOSTILE in named
+    assert "node" in status and HOSTILE in status, sorted(status)
     # ORT's optimized graph: the fused node that covers the planted Conv.
     covers = data["optimized_covers.json"].results
-    assert any(PLANTED in v.value for v in covers.values()), covers
+    assert any(PLANTED in v.value and "node" in v.value.split(", ") for v in covers.values()), covers
     assert max(v.value for v in data["optimized_local.json"].results.values()) > 1
 
 
@@ -167,7 +169,7 @@ def test_check_report_links_the_overlays_and_an_earlier_folder_is_replaced(model
     r = parity(*args)
     assert r.returncode == 1, r.stdout + r.stderr
     data = check_folder(folder, models["bad"])
-    assert data["original_status.json"].results[PLANTED].value == "fail"
+    assert data["original_local.json"].results[PLANTED].value > 1  # check's localization, as locate's
     html = (report / "report.html").read_text()
     assert 'id="model-explorer"' in html and "--node_data_paths=" in html
     assert 'href="../me/original_error.json"' in html, html[html.find('id="model-explorer"'):][:2000]

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
@@ -98,21 +99,35 @@ std::string Readme(const std::vector<Overlay>& overlays, const std::vector<Model
 
 }  // namespace
 
+// The name a node had in the file: parity names an unnamed node
+// "<op>_<index>" and the later nodes of a repeated name "<name>_<k>"
+// (onnx/graph.h NodeNames); "" for an unnamed one.
+std::string FileName(const GraphNode& n) {
+  if (!n.name_synthesized) return n.name;
+  if (n.name.starts_with(fmt::format("{}_{}", n.op_type, n.file_index))) return "";
+  return n.name.substr(0, n.name.rfind('_'));
+}
+
 std::unordered_map<std::string, std::string> ModelExplorerNodeIds(const GraphView& graph) {
-  // parity names an unnamed node "<op>_<index>" and a repeated name's later
-  // nodes "<name>_<k>" (onnx/graph.h); the adapter "<node_<index>>" and the
-  // repeated name itself, which then names several nodes: left out.
-  std::unordered_set<std::string> repeated;
-  for (const auto& n : graph.nodes)
-    if (n.name_synthesized && n.name != fmt::format("{}_{}", n.op_type, n.file_index))
-      repeated.insert(n.name.substr(0, n.name.rfind('_')));
+  // The adapter names nodes as onnx_ir's NameFixPass leaves them: in file
+  // order, an unnamed node takes "node", a name already taken its next free
+  // "<name>_<k>" (one counter per preferred name).
+  std::vector<const GraphNode*> file_order;
+  for (const auto& n : graph.nodes) file_order.push_back(&n);
+  std::sort(file_order.begin(), file_order.end(),
+            [](const GraphNode* a, const GraphNode* b) { return a->file_index < b->file_index; });
+  std::unordered_set<std::string> used;
+  std::unordered_map<std::string, int> counter;
   std::unordered_map<std::string, std::string> ids;
-  for (const auto& n : graph.nodes) {
-    if (!n.name_synthesized) {
-      if (!repeated.contains(n.name)) ids.emplace(n.name, n.name);
-    } else if (n.name == fmt::format("{}_{}", n.op_type, n.file_index)) {
-      ids.emplace(n.name, fmt::format("<node_{}>", n.file_index));
+  for (const GraphNode* n : file_order) {
+    const std::string name = FileName(*n);
+    std::string id = name.empty() ? "node" : name;
+    if (name.empty() || used.contains(id)) {
+      const std::string preferred = id;
+      while (used.contains(id)) id = fmt::format("{}_{}", preferred, ++counter[preferred]);
     }
+    used.insert(id);
+    ids.emplace(n->name, std::move(id));
   }
   return ids;
 }
@@ -121,8 +136,10 @@ std::string ModelExplorerCommand(const std::vector<ModelExplorerFile>& files, co
                                  const std::string& model, bool optimized_graph) {
   std::string paths;
   for (const auto& f : files)
-    if (f.optimized_graph == optimized_graph && f.name != "README.md" && f.name != kOptimizedGraphName)
-      paths += (paths.empty() ? "" : ",") + (dir / f.name).string();
+    if (f.optimized_graph == optimized_graph && f.name != "README.md" && f.name != kOptimizedGraphName) {
+      if (!paths.empty()) paths += ',';
+      paths += (dir / f.name).string();
+    }
   const std::string graph = optimized_graph ? (dir / kOptimizedGraphName).string() : model;
   return fmt::format("model-explorer {} --extensions=model_explorer_onnx --node_data_paths={}", ShellWord(graph),
                      ShellWord(paths));

@@ -6,7 +6,7 @@
 // (model_explorer.node_data_builder.GraphNodeData): {"name", "results":
 // {NODE_ID: {"value", "bgColor"?}}, "thresholds" | "gradient"}. NODE_ID is
 // the id Model Explorer's ONNX adapter (model-explorer-onnx) gives a node:
-// its name, or "<node_I>" for an unnamed node at index I of the graph. The
+// its name, or "node", "node_1", ... for unnamed nodes in file order. The
 // overlays of the original graph are opened on MODEL, those of ORT's
 // optimized graph on `optimized.onnx`, written beside them (structure only:
 // for viewing, not running). README.md in the folder gives the commands.
@@ -78,9 +78,10 @@ struct ModelExplorerFile {
 };
 
 // parity's node names (GraphView: synthesized for unnamed and repeated
-// nodes) to the adapter's ids: a named node keeps its name, an unnamed one
-// is "<node_I>" (I: its index in the file). A repeated name is left out:
-// the adapter gives both nodes that one id, so no overlay can tell them apart.
+// nodes) to the adapter's ids, as onnx_ir's NameFixPass (which the adapter
+// runs first) names them in file order: a named node keeps its name, an
+// unnamed one is "node", "node_1", ..., a repeated name's later nodes
+// "<name>_1", ... (each the next name not yet taken).
 std::unordered_map<std::string, std::string> ModelExplorerNodeIds(const GraphView& graph);
 
 // Every overlay `in` has data for, README.md first, optimized.onnx when the

@@ -83,6 +83,25 @@ void Push(std::vector<Overlay>& out, Builder&& b) {
   if (!o.values.empty()) out.push_back(std::move(o));
 }
 
+// Each node's local error: that of the smallest measured range covering it.
+// A drill-down's larger ranges hold the culprit it narrowed to: their error
+// is the culprit's, so the nodes they alone add get none of it.
+void LocalErrors(const LocateCulprit& c, Builder& local) {
+  const std::unordered_set<std::string> culprit(c.covers.begin(), c.covers.end());
+  if (c.narrowing)
+    for (const auto& step : c.narrowing->steps) {
+      if (!step.measured || step.local.tensor.empty()) continue;
+      const std::unordered_set<std::string> range(step.covers.begin(), step.covers.end());
+      const bool holds_culprit = range.size() > culprit.size() &&
+                                 std::all_of(c.covers.begin(), c.covers.end(),
+                                             [&](const auto& n) { return range.contains(n); });
+      for (const auto& n : step.covers)
+        if (!holds_culprit || culprit.contains(n)) local.Set(n, step.local.score);
+    }
+  if (!c.local.tensor.empty())
+    for (const auto& n : c.covers) local.Set(n, c.local.score);
+}
+
 // The original graph: error, status, local error, fused node (locate; else check's curve).
 void OriginalOverlays(const ModelExplorerInput& in, const Ids* ids, std::vector<Overlay>& out) {
   Builder error(ids, "original_error.json", "parity: error / tolerance", Scale::kScore);
@@ -94,14 +113,7 @@ void OriginalOverlays(const ModelExplorerInput& in, const Ids* ids, std::vector<
       if (t.status != Verdict::kUnchecked) error.Max(t.producer, t.score);
       status.Text(t.producer, std::string(VerdictName(t.status)), Color(t.status), Rank(t.status));
     }
-    for (const auto& c : in.locate->culprits) {
-      if (c.narrowing)
-        for (const auto& step : c.narrowing->steps)
-          if (step.measured && !step.local.tensor.empty())
-            for (const auto& n : step.covers) local.Set(n, step.local.score);
-      if (!c.local.tensor.empty())
-        for (const auto& n : c.covers) local.Set(n, c.local.score);
-    }
+    for (const auto& c : in.locate->culprits) LocalErrors(c, local);
     for (const auto& f : in.locate->fused_nodes)
       for (const auto& n : f.covers) fused.Text(n, fmt::format("{} ({})", f.name, f.op_type));
   } else if (in.layer_curve) {
@@ -172,7 +184,7 @@ void DatasetOverlays(const DatasetReport& d, const Ids* ids, std::vector<Overlay
 
 // ORT's optimized graph: each optimized node's output error, a fused
 // region's local error on all its nodes, and what each fused node covers.
-void OptimizedOverlays(const LocateReport& r, std::vector<Overlay>& out) {
+void OptimizedOverlays(const LocateReport& r, const Ids* ids, std::vector<Overlay>& out) {
   Builder error(nullptr, "optimized_error.json", "parity: error / tolerance of its outputs", Scale::kScore, true);
   Builder local(nullptr, "optimized_local.json", "parity: local error / tolerance (fed reference inputs)",
                 Scale::kScore, true);
@@ -195,7 +207,12 @@ void OptimizedOverlays(const LocateReport& r, std::vector<Overlay>& out) {
   }
   for (const auto& f : r.fused_nodes) {
     std::string text = fmt::format("{} node{}: ", f.covers.size(), f.covers.size() == 1 ? "" : "s");
-    for (size_t i = 0; i < f.covers.size() && i < 12; ++i) text += (i ? ", " : "") + f.covers[i];
+    for (size_t i = 0; i < f.covers.size() && i < 12; ++i) {
+      // The original nodes as Model Explorer names them in MODEL's graph.
+      auto it = ids ? ids->find(f.covers[i]) : Ids::const_iterator{};
+      if (i) text += ", ";
+      text += ids && it != ids->end() ? it->second : f.covers[i];
+    }
     if (f.covers.size() > 12) text += ", ...";
     for (const auto& n : f.nodes) covers.Text(n, text);
   }
@@ -216,7 +233,7 @@ std::vector<Overlay> CollectOverlays(const ModelExplorerInput& in) {
   const QuantReport* quant = in.quant ? in.quant : in.locate && in.locate->quant ? &*in.locate->quant : nullptr;
   if (quant) QuantOverlays(*quant, map, out);
   if (in.dataset) DatasetOverlays(*in.dataset, map, out);
-  if (in.locate && !in.locate->optimized_graph.empty()) OptimizedOverlays(*in.locate, out);
+  if (in.locate && !in.locate->optimized_graph.empty()) OptimizedOverlays(*in.locate, map, out);
   return out;
 }
 

@@ -83,24 +83,29 @@ TEST(ModelExplorer, ANodeFailsWhenAnyOfItsOutputsFails) {
   EXPECT_EQ(json::parse(Find(files, "original_error.json")->text)["results"]["A"]["value"], 5.0);
 }
 
-TEST(ModelExplorer, UnnamedNodesTakeTheAdaptersIdsAndRepeatedNamesAreLeftOut) {
+TEST(ModelExplorer, UnnamedAndRepeatedNodesTakeTheAdaptersIds) {
+  // File order: conv, <unnamed Relu>, dup, dup, <unnamed Add>, a node named "node".
   GraphView g;
   g.nodes.push_back({.name = "conv", .op_type = "Conv", .file_index = 0});
   g.nodes.push_back({.name = "Relu_1", .name_synthesized = true, .op_type = "Relu", .file_index = 1});
   g.nodes.push_back({.name = "dup", .op_type = "Add", .file_index = 2});
   g.nodes.push_back({.name = "dup_1", .name_synthesized = true, .op_type = "Add", .file_index = 3});
+  g.nodes.push_back({.name = "node", .op_type = "Mul", .file_index = 5});  // topological order differs
+  g.nodes.push_back({.name = "Add_4", .name_synthesized = true, .op_type = "Add", .file_index = 4});
   const auto ids = ModelExplorerNodeIds(g);
   EXPECT_EQ(ids.at("conv"), "conv");
-  EXPECT_EQ(ids.at("Relu_1"), "<node_1>");
-  EXPECT_FALSE(ids.contains("dup"));
-  EXPECT_FALSE(ids.contains("dup_1"));
+  EXPECT_EQ(ids.at("Relu_1"), "node");
+  EXPECT_EQ(ids.at("dup"), "dup");
+  EXPECT_EQ(ids.at("dup_1"), "dup_1");
+  EXPECT_EQ(ids.at("Add_4"), "node_1");
+  EXPECT_EQ(ids.at("node"), "node_2");  // taken by then: renamed as a repeated name
 
   LocateReport r;
-  for (const char* n : {"conv", "Relu_1", "dup", "dup_1"}) r.tensors.push_back(Tensor(n, n, Verdict::kPass, 0.1));
+  for (const char* n : {"conv", "Relu_1"}) r.tensors.push_back(Tensor(n, n, Verdict::kPass, 0.1));
   const auto files = RenderModelExplorerFiles({.model = "m.onnx", .graph = &g, .locate = &r}, "d");
   const json error = json::parse(Find(files, "original_error.json")->text);
   EXPECT_EQ(error["results"].size(), 2u) << error.dump();
-  EXPECT_TRUE(error["results"].contains("<node_1>"));
+  EXPECT_TRUE(error["results"].contains("node"));
 }
 
 TEST(ModelExplorer, TheOptimizedGraphCarriesTheCulpritsLocalErrorAndWhatEachFusedNodeCovers) {
@@ -131,6 +136,25 @@ TEST(ModelExplorer, TheOptimizedGraphCarriesTheCulpritsLocalErrorAndWhatEachFuse
   const std::string readme = Find(files, "README.md")->text;
   EXPECT_NE(readme.find("optimized.onnx --extensions=model_explorer_onnx --node_data_paths="), std::string::npos)
       << readme;
+}
+
+TEST(ModelExplorer, ADrillDownsLocalErrorStaysOnTheGroupItNarrowedTo) {
+  LocateReport r;
+  LocateCulprit c{.fused_node = "group", .covers = {"conv2", "add"}};
+  c.local = {.tensor = "y", .score = 40, .pass = false};
+  c.narrowing = LocateNarrowing{};
+  c.narrowing->steps.push_back({.covers = {"conv1", "relu", "conv2", "add"}, .local = {.tensor = "y", .score = 41}});
+  c.narrowing->steps.push_back({.covers = {"conv1", "relu"}, .local = {.tensor = "r", .score = 0.01}});
+  c.narrowing->steps.push_back({.covers = {"conv2", "add"}, .local = {.tensor = "y", .score = 40}});
+  r.culprits.push_back(c);
+  const auto files = RenderModelExplorerFiles({.model = "m.onnx", .locate = &r}, "d");
+  const json local = json::parse(Find(files, "original_local.json")->text)["results"];
+  EXPECT_EQ(local["conv2"]["value"], 40.0);
+  EXPECT_EQ(local["conv1"]["value"], 0.01);  // its own half, measured: no error of its own
+  // Without that half's measurement conv1 would have none (not the region's 41).
+  r.culprits[0].narrowing->steps.erase(r.culprits[0].narrowing->steps.begin() + 1);
+  const auto again = RenderModelExplorerFiles({.model = "m.onnx", .locate = &r}, "d");
+  EXPECT_FALSE(json::parse(Find(again, "original_local.json")->text)["results"].contains("conv1"));
 }
 
 TEST(ModelExplorer, QuantizedLayersGetSqnrAndSteps) {
