@@ -139,7 +139,11 @@ def main():
         time.sleep(4)
         tools.evaluate("""[...document.querySelectorAll('mat-icon.toolbar-icon')]
             .find(e => e.textContent.trim() == 'fit_screen')?.click()""")
-        tools.call("Input.dispatchMouseEvent", type="mouseMoved", x=20, y=300)  # no tooltip
+        # No tooltip left over from the clicks: focus away, pointer on empty space.
+        tools.evaluate("document.activeElement && document.activeElement.blur()")
+        tools.call("Input.dispatchMouseEvent", type="mouseMoved", x=20, y=300)
+        # The toolbar's tooltips, opened by the clicks, live in Angular's overlay container.
+        tools.evaluate("document.querySelectorAll('.cdk-overlay-container').forEach(e => e.style.display = 'none')")
         time.sleep(3)
         shot = tools.call("Page.captureScreenshot", format="png")
         with open(args.out, "wb") as f:
