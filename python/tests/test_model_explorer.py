@@ -181,3 +181,20 @@ def test_check_report_links_the_overlays_and_an_earlier_folder_is_replaced(model
     r = subprocess.run([PARITY, "locate", models["float"], "--model-explorer", own], capture_output=True, text=True)
     assert r.returncode == 2 and "--model-explorer" in r.stderr, r.stderr
     assert (own / "notes.txt").read_text() == "mine"
+
+
+def test_dataset_overlays_show_where_located_samples_first_diverge(models, tmp_path):
+    import numpy as np
+    data = tmp_path / "data"
+    data.mkdir()
+    rng = np.random.default_rng(0)
+    np.savez(data / "part0.npz", **{f"s{i:02d}/x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
+                                     for i in range(12)})
+    folder = tmp_path / "me"
+    r = parity("check", models["bad"], "--reference-model", models["float"], "--dataset", data,
+               "--model-explorer", folder)
+    assert r.returncode == 1, r.stdout + r.stderr
+    overlays = check_folder(folder, models["bad"])
+    first = overlays["dataset_first_divergence.json"]
+    assert first.results[PLANTED].value == 3  # the 3 worst samples, located
+    assert first.thresholds[-1].value == 3  # the most is coloured (red)

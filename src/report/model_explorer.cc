@@ -22,8 +22,7 @@ using nlohmann::ordered_json;
 ordered_json Threshold(double value, const char* color) { return {{"value", value}, {"bgColor", color}}; }
 
 // Model Explorer colours a number by the first threshold it is at most
-// (thresholds ascending), or by its place between the overlay's smallest
-// and largest value (gradient).
+// (thresholds ascending); text carries its colour per node.
 void AddColours(const Overlay& o, ordered_json& j) {
   using namespace model_explorer_internal;
   const double cap = kModelExplorerScoreCap;
@@ -37,9 +36,15 @@ void AddColours(const Overlay& o, ordered_json& j) {
     case Scale::kSteps:
       j["thresholds"] = {Threshold(1, kPassColor), Threshold(2, kNearColor), Threshold(cap, kFailColor)};
       break;
-    case Scale::kCount:
-      j["gradient"] = {{{"stop", 0}, {"bgColor", "#ffffff"}}, {{"stop", 1}, {"bgColor", "#e53935"}}};
+    case Scale::kCount: {
+      // Thirds of the largest count. Not a gradient: Model Explorer colours
+      // nothing when every value is the same (its stop is then 0/0).
+      double most = 0;
+      for (const auto& v : o.values) most = std::max(most, v.number);
+      j["thresholds"] = {Threshold(most / 3, "#ffcdd2"), Threshold(2 * most / 3, "#ef9a9a"),
+                         Threshold(most, "#e53935")};
       break;
+    }
     case Scale::kText:
       break;
   }

@@ -4,7 +4,7 @@
 //
 // Each overlay is one node-data file in Model Explorer's single-graph form
 // (model_explorer.node_data_builder.GraphNodeData): {"name", "results":
-// {NODE_ID: {"value", "bgColor"?}}, "thresholds" | "gradient"}. NODE_ID is
+// {NODE_ID: {"value", "bgColor"?}}, "thresholds"}. NODE_ID is
 // the id Model Explorer's ONNX adapter (model-explorer-onnx) gives a node:
 // its name, or "node", "node_1", ... for unnamed nodes in file order. The
 // overlays of the original graph are opened on MODEL, those of ORT's

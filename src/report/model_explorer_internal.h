@@ -15,7 +15,7 @@ enum class Scale {
   kScore,  // tolerance units: pass <= 0.5 < near <= 1 < fail
   kSqnr,   // dB, higher is better: < 10 poor, < 20 fair, else good
   kSteps,  // quantization steps: <= 1 rounding, <= 2 near, else fail
-  kCount,  // a count: a white-to-red gradient over the overlay's range
+  kCount,  // a count: three reds, by thirds of the overlay's largest count
   kText,   // strings, coloured per result where a colour says something
 };
 

@@ -171,7 +171,7 @@ TEST(ModelExplorer, QuantizedLayersGetSqnrAndSteps) {
   EXPECT_EQ(json::parse(Find(files, "original_module.json")->text)["results"]["conv"]["value"], "layer1.conv");
 }
 
-TEST(ModelExplorer, ADatasetShowsWhereLocatedSamplesFirstDivergeAsAGradient) {
+TEST(ModelExplorer, ADatasetShowsWhereLocatedSamplesFirstDivergeInThirdsOfTheMost) {
   DatasetReport d;
   d.ranking.push_back({.fused_node = "f", .node = "conv", .samples = 7, .flips = 2});
   d.ranking.push_back({.fused_node = "g", .covers = {"a", "b"}, .samples = 1});
@@ -179,7 +179,9 @@ TEST(ModelExplorer, ADatasetShowsWhereLocatedSamplesFirstDivergeAsAGradient) {
   const json first = json::parse(Find(files, "dataset_first_divergence.json")->text);
   EXPECT_EQ(first["results"]["conv"]["value"], 7.0);
   EXPECT_EQ(first["results"]["b"]["value"], 1.0);
-  EXPECT_EQ(first["gradient"].size(), 2u);
+  ASSERT_EQ(first["thresholds"].size(), 3u);
+  EXPECT_EQ(first["thresholds"][2]["value"], 7.0);  // the most is coloured, even when it is the only value
+  EXPECT_LT(first["thresholds"][0]["value"].get<double>(), 7.0);
   EXPECT_EQ(json::parse(Find(files, "dataset_flips.json")->text)["results"].size(), 1u);
 }
 
