@@ -190,11 +190,13 @@ def test_dataset_overlays_show_where_located_samples_first_diverge(models, tmp_p
     rng = np.random.default_rng(0)
     np.savez(data / "part0.npz", **{f"s{i:02d}/x": rng.standard_normal((1, 3, 16, 16)).astype(np.float32)
                                      for i in range(12)})
-    folder = tmp_path / "me"
+    folder, report = tmp_path / "me", tmp_path / "report"
     r = parity("check", models["bad"], "--reference-model", models["float"], "--dataset", data,
-               "--model-explorer", folder)
+               "--report", report, "--model-explorer", folder)
     assert r.returncode == 1, r.stdout + r.stderr
     overlays = check_folder(folder, models["bad"])
     first = overlays["dataset_first_divergence.json"]
     assert first.results[PLANTED].value == 3  # the 3 worst samples, located
     assert first.thresholds[-1].value == 3  # the most is coloured (red)
+    html = (report / "report.html").read_text()
+    assert 'href="../me/dataset_first_divergence.json"' in html and "--node_data_paths=" in html

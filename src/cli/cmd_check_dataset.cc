@@ -78,10 +78,13 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
   if (*progress) (*progress)->Finish();
   if (!report) return ReportError(report.error());
   std::fputs(FormatDatasetSummary(*report).c_str(), stdout);
-  if (auto s = WriteModelExplorerOption(model_explorer, {.model = options.model_path, .dataset = &*report}); !s)
+  std::optional<ModelExplorerLinks> links;  // for the HTML report, written after
+  if (auto s = WriteModelExplorerOption(model_explorer, {.model = options.model_path, .dataset = &*report}, &links,
+                                        report_dir);
+      !s)
     return ReportError(s.error());
   if (!report_dir.empty()) {
-    if (auto s = WriteDatasetReport(*report, report_dir); !s) return ReportError(s.error());
+    if (auto s = WriteDatasetReport(*report, report_dir, links ? &*links : nullptr); !s) return ReportError(s.error());
     const std::filesystem::path dir(report_dir);
     fmt::print("reports: {}, {}, {}\n", (dir / kReportHtmlName).string(), (dir / kReportJsonName).string(),
                (dir / kReportJUnitName).string());

@@ -26,8 +26,10 @@ std::string UrlPath(std::string_view path) {
 }  // namespace
 
 std::string ModelExplorerSection(const CheckReport& r) {
-  if (!r.model_explorer) return "";
-  const ModelExplorerLinks& m = *r.model_explorer;
+  return r.model_explorer ? ModelExplorerLinksSection(*r.model_explorer) : "";
+}
+
+std::string ModelExplorerLinksSection(const ModelExplorerLinks& m) {
   std::string s = "<section id=\"model-explorer\">\n<h2>On the graph: Model Explorer</h2>\n";
   s += fmt::format(
       "<p class=\"note\">Node data for Google's Model Explorer in <span class=\"mono\">{}</span>: each node "
