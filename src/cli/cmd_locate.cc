@@ -7,8 +7,8 @@
 #include <cstdio>
 
 #include "cli/command.h"
-#include "cli/sample_flags.h"
 #include "cli/model_explorer_option.h"
+#include "cli/sample_flags.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
