@@ -57,6 +57,17 @@ int RunCheckDataset(const CheckCmdOptions& o, const CheckOptions& options) {
   return RunDatasetCheck(o.dataset, std::move(d), o.report_dir, o.json, o.model_explorer);
 }
 
+// --model-explorer DIR (cli/model_explorer_option.h), before the HTML report
+// that links its files.
+Status WriteCheckOverlays(const CheckCmdOptions& o, CheckReport& report) {
+  const ModelExplorerInput overlays{.model = o.model,
+                                    .locate = report.locate ? &*report.locate : nullptr,
+                                    .layer_curve = &report.layer_curve,
+                                    .torch = report.alignment ? &*report.alignment : nullptr,
+                                    .quant = report.quant ? &*report.quant : nullptr};
+  return WriteModelExplorerOption(o.model_explorer, overlays, &report.model_explorer, o.report_dir);
+}
+
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
@@ -119,14 +130,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!report) return ReportError(report.error());
   PrintCheckSummary(*report, stdout);
   PrintPeakRss();
-  // Before the HTML report, which links the files.
-  const ModelExplorerInput overlays{.model = o.model,
-                                    .locate = report->locate ? &*report->locate : nullptr,
-                                    .layer_curve = &report->layer_curve,
-                                    .torch = report->alignment ? &*report->alignment : nullptr,
-                                    .quant = report->quant ? &*report->quant : nullptr};
-  if (auto s = WriteModelExplorerOption(o.model_explorer, overlays, &report->model_explorer, o.report_dir); !s)
-    return ReportError(s.error());
+  if (auto s = WriteCheckOverlays(o, *report); !s) return ReportError(s.error());
   if (!o.report_dir.empty()) {
     if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
     const std::filesystem::path dir(o.report_dir);
