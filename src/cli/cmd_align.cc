@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/model_explorer_option.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
@@ -24,6 +25,7 @@ struct AlignCmdOptions {
   std::string model;
   std::string torch_dir;
   std::string json;
+  std::string model_explorer;
   ToleranceOptions tolerance;
   bool all_layers = false;
   bool allow_symlinks = false;
@@ -40,6 +42,7 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!dump) return ReportError(dump.error());
   if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
+  if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
 
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
@@ -57,6 +60,8 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!o.json.empty()) {
     if (auto s = WriteJsonFile(o.json, WithPeakRss(AlignReportToJson(*result, *config))); !s) return ReportError(s.error());
   }
+  if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .torch = &*result}); !s)
+    return ReportError(s.error());
   return result->passed() ? 0 : 1;
 }
 
@@ -71,6 +76,7 @@ void RegisterAlign(CLI::App& app) {
   cmd->add_option("--torch", o->torch_dir, "PyTorch dump directory (python -m parity.torch dump)")
       ->required();
   cmd->add_option("--json", o->json, "also write the alignment as JSON (schema parity.align/1)");
+  AddModelExplorerOption(cmd, &o->model_explorer);
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory (refused by default: docs/security.md)");
   cmd->add_flag("--all-layers", o->all_layers, "also list container modules, not only leaves");

@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
+#include "cli/model_explorer_option.h"
 #include "cli/output.h"
 #include "cli/sample_flags.h"
 #include "cli/peak_rss.h"
@@ -30,6 +31,7 @@ struct CheckCmdOptions {
   std::string reference_config;
   std::string report_dir;
   std::string json;
+  std::string model_explorer;
   uint32_t seed = 0;
   SampleFlags samples;
   double sample_timeout = -1;  // < 0: the default (CheckOptions::sample_timeout_s)
@@ -53,7 +55,18 @@ int RunCheckDataset(const CheckCmdOptions& o, const CheckOptions& options) {
                              "check --dataset: --torch and --inputs judge single samples; give the dataset alone"));
   DatasetOptions d{.model_path = options.model_path, .reference = options.reference, .target = options.target,
                    .policy = options.policy, .allow_symlinks = o.allow_symlinks};
-  return RunDatasetCheck(o.dataset, std::move(d), o.report_dir, o.json);
+  return RunDatasetCheck(o.dataset, std::move(d), o.report_dir, o.json, o.model_explorer);
+}
+
+// --model-explorer DIR (cli/model_explorer_option.h), before the HTML report
+// that links its files.
+Status WriteCheckOverlays(const CheckCmdOptions& o, CheckReport& report) {
+  const ModelExplorerInput overlays{.model = o.model,
+                                    .locate = report.locate ? &*report.locate : nullptr,
+                                    .layer_curve = &report.layer_curve,
+                                    .torch = report.alignment ? &*report.alignment : nullptr,
+                                    .quant = report.quant ? &*report.quant : nullptr};
+  return WriteModelExplorerOption(o.model_explorer, overlays, &report.model_explorer, o.report_dir);
 }
 
 int RunCheckCommand(const CheckCmdOptions& o) {
@@ -102,6 +115,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.policy = *policy;
   if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
+  if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
   if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
   if (o.dataset.engine != "local" || !o.dataset.ray_address.empty() || !o.dataset.reference_outputs.empty())
     return ReportError(
@@ -118,6 +132,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!report) return ReportError(report.error());
   PrintCheckSummary(*report, stdout);
   PrintPeakRss();
+  if (auto s = WriteCheckOverlays(o, *report); !s) return ReportError(s.error());
   if (!o.report_dir.empty()) {
     if (auto s = WriteCheckReport(*report, o.report_dir); !s) return ReportError(s.error());
     const std::filesystem::path dir(o.report_dir);
@@ -169,6 +184,7 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_flag("--allow-symlinks", o->allow_symlinks, "follow symlinks inside the PyTorch dump directory or the dataset (refused by default: docs/security.md)");
   cmd->add_option("--report", o->report_dir, "write report.json, report.html and junit.xml into DIR");
   cmd->add_option("--json", o->json, "also write the JSON report to FILE");
+  AddModelExplorerOption(cmd, &o->model_explorer);
   AddConfigOptions(cmd, &o->target, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   AddDatasetOptions(cmd, &o->dataset);

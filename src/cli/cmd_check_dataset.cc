@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
+#include "cli/model_explorer_option.h"
 #include "core/json_out.h"
 #include "report/check_console.h"
 #include "report/dataset_report.h"
@@ -61,7 +62,7 @@ class DatasetProgress {
 }  // namespace
 
 int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const std::string& report_dir,
-                    const std::string& json) {
+                    const std::string& json, const std::string& model_explorer) {
   options.source = o.source;
   options.skip_bad = o.on_bad_sample == "skip";
   options.locate_worst = o.locate;
@@ -77,8 +78,13 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
   if (*progress) (*progress)->Finish();
   if (!report) return ReportError(report.error());
   std::fputs(FormatDatasetSummary(*report).c_str(), stdout);
+  std::optional<ModelExplorerLinks> links;  // for the HTML report, written after
+  if (auto s = WriteModelExplorerOption(model_explorer, {.model = options.model_path, .dataset = &*report}, &links,
+                                        report_dir);
+      !s)
+    return ReportError(s.error());
   if (!report_dir.empty()) {
-    if (auto s = WriteDatasetReport(*report, report_dir); !s) return ReportError(s.error());
+    if (auto s = WriteDatasetReport(*report, report_dir, links ? &*links : nullptr); !s) return ReportError(s.error());
     const std::filesystem::path dir(report_dir);
     fmt::print("reports: {}, {}, {}\n", (dir / kReportHtmlName).string(), (dir / kReportJsonName).string(),
                (dir / kReportJUnitName).string());

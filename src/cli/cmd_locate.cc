@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/command.h"
+#include "cli/model_explorer_option.h"
 #include "cli/sample_flags.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
@@ -39,6 +40,7 @@ struct LocateCliOptions {
   std::string target_file;  // --target: a stored config, as a repro's target.json
   std::string repro;
   std::string json;
+  std::string model_explorer;
   bool no_ablation = false;
   bool no_drilldown = false;
   bool allow_symlinks = false;
@@ -100,6 +102,10 @@ int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const 
   if (!o.json.empty())
     if (auto s = WriteJsonFile(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
       return ReportError(s.error());
+  const ModelExplorerInput overlays{.model = o.model,
+                                    .locate = result->fusion ? &*result->fusion : nullptr,
+                                    .torch = &result->exported};
+  if (auto s = WriteModelExplorerOption(o.model_explorer, overlays); !s) return ReportError(s.error());
   return result->passed() ? 0 : 1;
 }
 
@@ -150,6 +156,7 @@ int RunLocate(const LocateCliOptions& o) {
   options.repro_dir = o.repro;
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.repro, "--repro", /*directory=*/true); !s) return ReportError(s.error());
+  if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
 
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
@@ -173,6 +180,8 @@ int RunLocate(const LocateCliOptions& o) {
   PrintPeakRss();
   if (!o.json.empty())
     if (auto s = WriteJsonFile(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
+  if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .locate = &*report}); !s)
+    return ReportError(s.error());
   return report->diverged() ? 1 : 0;
 }
 
@@ -202,6 +211,7 @@ void RegisterLocate(CLI::App& app) {
   cmd->add_flag("--no-ablation", o->no_ablation, "do not switch optimizers off one by one to find the optimizer that made each culprit");
   cmd->add_flag("--no-drilldown", o->no_drilldown,
                 "do not narrow a culprit region that covers several fused groups by running sub-regions");
+  AddModelExplorerOption(cmd, &o->model_explorer);
   AddConfigOptions(cmd, &o->config, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   cmd->callback([o, reference] {

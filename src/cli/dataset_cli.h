@@ -29,9 +29,10 @@ struct DatasetCmdOptions {
 void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o);
 
 // check MODEL --dataset SRC: runs, prints the summary, writes --report DIR /
-// --json FILE; returns the exit code (0 pass, 1 fail, 2 bad input, 3 runtime).
+// --json FILE and --model-explorer DIR (cli/model_explorer_option.h); returns
+// the exit code (0 pass, 1 fail, 2 bad input, 3 runtime).
 int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const std::string& report_dir,
-                    const std::string& json);
+                    const std::string& json, const std::string& model_explorer = "");
 
 // The Ray engine's rows: runs `PY -m parity._ray_engine` (python/parity/_ray_engine.py).
 DatasetRowSource RayRowSource(const DatasetCmdOptions& o, const DatasetOptions& options);

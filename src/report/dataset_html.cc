@@ -97,7 +97,7 @@ constexpr const char* kStyle =
 
 }  // namespace
 
-std::string DatasetReportToHtml(const DatasetReport& r) {
+std::string DatasetReportToHtml(const DatasetReport& r, const ModelExplorerLinks* model_explorer) {
   std::string body = fmt::format(
       "<h1 class=\"{0}\">{0} &middot; {1} samples</h1><p>{2} against {3}, target [{4}], {5} engine; {6} bad samples "
       "skipped; {7} samples with a top-1 flip</p>",
@@ -105,6 +105,7 @@ std::string DatasetReportToHtml(const DatasetReport& r) {
       r.skipped, r.flips_total);
   for (const auto& s : r.summaries) body += OutputSection(s, r.count);
   body += WorstSection(r) + RankingSection(r) + NotesSection(r);
+  if (model_explorer) body += html::ModelExplorerLinksSection(*model_explorer);
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" "
       "content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>{} &middot; parity check --dataset &middot; "

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "engine/check/check_result.h"
 #include "engine/dataset/dataset_result.h"
 
 namespace parity {
@@ -21,7 +22,8 @@ namespace parity {
 inline constexpr size_t kMaxDatasetRowsInJson = 100'000;
 
 nlohmann::json DatasetReportToJson(const DatasetReport& report);
-std::string DatasetReportToHtml(const DatasetReport& report);
+// `model_explorer`: --model-explorer's files, linked from the page (null: none).
+std::string DatasetReportToHtml(const DatasetReport& report, const ModelExplorerLinks* model_explorer = nullptr);
 std::string DatasetReportToJUnit(const DatasetReport& report);
 
 // "14 of 17 located flips first diverge at Conv '/features/3/Conv' (fused node 'x')";
@@ -37,6 +39,7 @@ std::string FormatDatasetSummary(const DatasetReport& report);
 
 // report.json, report.html and junit.xml into `dir`, staged and put in place
 // whole (CheckReportDir's rules: a new, empty or earlier report folder).
-Status WriteDatasetReport(const DatasetReport& report, const std::filesystem::path& dir);
+Status WriteDatasetReport(const DatasetReport& report, const std::filesystem::path& dir,
+                          const ModelExplorerLinks* model_explorer = nullptr);
 
 }  // namespace parity

@@ -4,10 +4,11 @@
 
 namespace parity {
 
-Status WriteDatasetReport(const DatasetReport& report, const std::filesystem::path& dir) {
+Status WriteDatasetReport(const DatasetReport& report, const std::filesystem::path& dir,
+                          const ModelExplorerLinks* model_explorer) {
   // Rendered whole before the first byte is written; staged like check's report.
-  return WriteReportFiles(dir, ToJsonText(DatasetReportToJson(report), 2) + "\n", DatasetReportToHtml(report),
-                          DatasetReportToJUnit(report));
+  return WriteReportFiles(dir, ToJsonText(DatasetReportToJson(report), 2) + "\n",
+                          DatasetReportToHtml(report, model_explorer), DatasetReportToJUnit(report));
 }
 
 }  // namespace parity

@@ -160,6 +160,7 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += LayerCurveSection(r);
   body += QuantSection(r);
   body += LocateSection(r);
+  body += ModelExplorerSection(r);
   body += HistogramsSection(r);
   body += PerformanceSection(r);
   body += StagesSection(r);

@@ -30,6 +30,10 @@ std::string LayerCurveSection(const CheckReport& r);
 // The per-layer precision of a QDQ / float16 model (docs/quantized.md): SQNR along the graph.
 std::string QuantSection(const CheckReport& r);
 std::string LocateSection(const CheckReport& r);
+// --model-explorer: links to the node-data files and the commands that open them.
+std::string ModelExplorerSection(const CheckReport& r);
+// The same section for any report (the dataset report's too).
+std::string ModelExplorerLinksSection(const ModelExplorerLinks& m);
 std::string HistogramsSection(const CheckReport& r);
 std::string PerformanceSection(const CheckReport& r);
 std::string StagesSection(const CheckReport& r);

@@ -113,6 +113,15 @@ struct CheckConfig {
   std::vector<std::string> more_torch;  // more dumps (--torch given again)
 };
 
+// --model-explorer DIR (report/model_explorer.h): where the node-data files
+// went and how to open them, for the HTML report's links.
+struct ModelExplorerLinks {
+  std::string dir;       // as given
+  std::string href_dir;  // the folder relative to the report's folder (or absolute)
+  std::vector<std::string> files;     // file names in the folder
+  std::vector<std::string> commands;  // "model-explorer MODEL --node_data_paths=...", one per graph
+};
+
 struct CheckReport {
   std::string tool_version;
   // Each of these three is filled by RunCheck; none only in a report built
@@ -151,6 +160,7 @@ struct CheckReport {
   // The model's If/Loop/Scan: which branches the samples took per If, the
   // bodies left unobserved (check_control_flow.cc); `present` false without.
   ControlFlowReport control_flow;
+  std::optional<ModelExplorerLinks> model_explorer;  // with --model-explorer DIR
 
   // Samples ORT refused or raised on without that being a failure: a
   // generated size outside the model's domain (SKIPPED), an anomaly that

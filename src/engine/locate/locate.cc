@@ -96,6 +96,8 @@ Result<LocateReport> locate_internal::LocateGraphs(const Model& model, const Mod
   PARITY_ASSIGN_OR_RETURN(NamedModels m, locate_internal::NameModels(model, target_model, o));
   PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, ScratchDir::Create("locate"));
   PARITY_ASSIGN_OR_RETURN(LocatePlan p, locate_internal::PlanLocate(m, o, scratch.path(), report));
+  // Structure only, for viewing: a failure to serialize leaves it empty.
+  if (auto bytes = p.target.optimized.SerializeKeepingExternalData()) report.optimized_graph = std::move(*bytes);
   PARITY_ASSIGN_OR_RETURN(Traced traced, locate_internal::TraceInRounds(m, p, sample, o, scratch.path(), report));
   report.first_divergence = FindFirstDivergence(report, p.target.map);
   if (!step_rules.empty()) {

@@ -148,6 +148,11 @@ struct LocateReport {
   std::optional<FirstDivergence> first_divergence;
   std::vector<LocateCulprit> culprits;  // by local score, largest first
   std::string repro;                    // directory, when written
+  // ORT's optimized model of the target, structure only (its initializers
+  // are references to a data file that does not exist): what a graph viewer
+  // shows as the deployed graph (report/model_explorer.h). Empty when ORT
+  // saved none (a compiling EP) or it could not be serialized.
+  std::string optimized_graph;
   // A target derived by a quantizer or a float16 converter: its per-layer
   // precision (engine/quant/quant_layers.h, docs/quantized.md).
   std::optional<QuantReport> quant;
