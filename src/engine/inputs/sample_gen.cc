@@ -55,10 +55,15 @@ bool PassesIndices(const GraphNode& n) {
   return n.domain.empty() && kOps.contains(n.op_type);
 }
 
-// The smallest first dim of a Gather data initializer reached from `input`
-// as indices; 0 when none.
-int64_t FindVocab(const Model& model, const GraphView& g, const std::string& input) {
-  int64_t vocab = 0;
+// What WalkConsumers does after visiting one consumer.
+enum class Walk { kSkip, kFollow, kStop };
+
+// Visits every node that reads `input`, or a tensor it flows into through the
+// nodes a visit follows: visit(node, tensor) says whether to walk on into the
+// node's first output (kFollow), not (kSkip), or end the walk (kStop).
+// Returns whether a visit stopped it.
+template <typename Visit>
+bool WalkConsumers(const GraphView& g, const std::string& input, Visit visit) {
   std::vector<std::string> frontier = {input};
   std::set<std::string> seen;
   while (!frontier.empty()) {
@@ -69,15 +74,27 @@ int64_t FindVocab(const Model& model, const GraphView& g, const std::string& inp
     if (it == g.consumers.end()) continue;
     for (size_t index : it->second) {
       const GraphNode& n = g.nodes[index];
-      if (n.domain.empty() && n.op_type == "Gather" && n.inputs.size() >= 2 && n.inputs[1] == tensor) {
-        auto data = ReadInitializer(model, n.inputs[0]);
-        if (data && data->rank() >= 1 && data->shape()[0] > 0)
-          vocab = vocab == 0 ? data->shape()[0] : std::min(vocab, data->shape()[0]);
-      } else if (PassesIndices(n) && !n.inputs.empty() && n.inputs[0] == tensor && !n.outputs.empty()) {
-        frontier.push_back(n.outputs[0]);
-      }
+      const Walk next = visit(n, tensor);
+      if (next == Walk::kStop) return true;
+      if (next == Walk::kFollow && !n.outputs.empty()) frontier.push_back(n.outputs[0]);
     }
   }
+  return false;
+}
+
+// The smallest first dim of a Gather data initializer reached from `input`
+// as indices; 0 when none.
+int64_t FindVocab(const Model& model, const GraphView& g, const std::string& input) {
+  int64_t vocab = 0;
+  WalkConsumers(g, input, [&](const GraphNode& n, const std::string& tensor) {
+    if (n.domain.empty() && n.op_type == "Gather" && n.inputs.size() >= 2 && n.inputs[1] == tensor) {
+      auto data = ReadInitializer(model, n.inputs[0]);
+      if (data && data->rank() >= 1 && data->shape()[0] > 0)
+        vocab = vocab == 0 ? data->shape()[0] : std::min(vocab, data->shape()[0]);
+      return Walk::kSkip;
+    }
+    return PassesIndices(n) && !n.inputs.empty() && n.inputs[0] == tensor ? Walk::kFollow : Walk::kSkip;
+  });
   return vocab;
 }
 
@@ -102,27 +119,16 @@ bool PassesCount(const GraphNode& n) {
 // trip count, a Range's bounds, a shape of ConstantOfShape/Expand/Tile/...
 // (CountSinks), directly or through PassesCount ops.
 bool FeedsCount(const GraphView& g, const std::string& input) {
-  std::vector<std::string> frontier = {input};
-  std::set<std::string> seen;
-  while (!frontier.empty()) {
-    std::string tensor = frontier.back();
-    frontier.pop_back();
-    if (!seen.insert(tensor).second) continue;
-    auto it = g.consumers.find(tensor);
-    if (it == g.consumers.end()) continue;
-    for (size_t index : it->second) {
-      const GraphNode& n = g.nodes[index];
-      auto sink = n.domain.empty() ? CountSinks().find(n.op_type) : CountSinks().end();
-      if (sink != CountSinks().end())
-        for (size_t at : sink->second)
-          if (at < n.inputs.size() && n.inputs[at] == tensor) return true;
-      // Reshape's data passes a count on; its shape input is a sink above.
-      if (PassesCount(n) && !n.outputs.empty() && !n.inputs.empty() &&
-          (n.op_type != "Reshape" || n.inputs[0] == tensor))
-        frontier.push_back(n.outputs[0]);
-    }
-  }
-  return false;
+  return WalkConsumers(g, input, [](const GraphNode& n, const std::string& tensor) {
+    auto sink = n.domain.empty() ? CountSinks().find(n.op_type) : CountSinks().end();
+    if (sink != CountSinks().end())
+      for (size_t at : sink->second)
+        if (at < n.inputs.size() && n.inputs[at] == tensor) return Walk::kStop;
+    // Reshape's data passes a count on; its shape input is a sink above.
+    return PassesCount(n) && !n.inputs.empty() && (n.op_type != "Reshape" || n.inputs[0] == tensor)
+               ? Walk::kFollow
+               : Walk::kSkip;
+  });
 }
 
 struct Plan {
