@@ -14,12 +14,21 @@ import gen_models as gm
 from parity.torch.exporter import export
 
 STEPS = 16
+HERE = os.path.dirname(os.path.abspath(__file__))
+# gen_models lives beside this file: a child `python -m parity.torch` finds it only
+# when this folder is on its PYTHONPATH (CI's PYTHONPATH has the package, not the tests).
+CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
+    [HERE, os.path.dirname(HERE)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+
+
+def dump_torch(factory, *argv, check=True):
+    """`python -m parity.torch dump gen_models:FACTORY ARGV...`, output captured."""
+    return subprocess.run([sys.executable, "-m", "parity.torch", "dump", f"gen_models:{factory}", *argv],
+                          check=check, capture_output=True, text=True, env=CHILD_ENV)
 
 
 def _dump(factory, out, extra=()):
-    cmd = [sys.executable, "-m", "parity.torch", "dump", f"gen_models:{factory}", "--generate", str(STEPS),
-           "-o", out, "--force", *extra]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    dump_torch(factory, "--generate", str(STEPS), "-o", out, "--force", *extra)
 
 
 def build_llama(out, exporter="dynamo"):

@@ -20,7 +20,7 @@ from parity_binary import PARITY, needs_parity
 
 pytest.importorskip("transformers")
 pytest.importorskip("onnxruntime")
-from gen_build import STEPS, build_llama, build_whisper  # noqa: E402
+from gen_build import STEPS, build_llama, build_whisper, dump_torch  # noqa: E402
 from parity.torch.kv_names import find_kv_pairs, parse_kv_map  # noqa: E402
 
 
@@ -127,9 +127,8 @@ def test_an_older_dump_still_checks_without_a_generation(llama, tmp_path):
 
 
 def test_bad_kv_map_is_one_line_and_exit_2(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "2",
-                        "--kv-map", "present_key_9=past_key_0", "-o", str(tmp_path / "d")],
-                       capture_output=True, text=True)
+    p = dump_torch("llama_step", "--generate", "2", "--kv-map", "present_key_9=past_key_0", "-o", str(tmp_path / "d"),
+                   check=False)
     assert p.returncode == 2, p.stderr
     assert p.stderr.count("\n") == 1 and "no output 'present_key_9'" in p.stderr, p.stderr
     assert not (tmp_path / "d" / "manifest.json").exists()
@@ -146,8 +145,7 @@ def test_missing_encoder_is_exit_2(llama, tmp_path):
 def test_locate_at_the_departing_step_names_the_planted_module(llama, tmp_path):
     from gen_models import LLAMA_FAULT, LLAMA_OUTPUTS
     dump = tmp_path / "step3"
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--at-step", "3",
-                    "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)], check=True, capture_output=True)
+    dump_torch("llama_step", "--at-step", "3", "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump))
     with open(os.path.join(llama, "dump", "manifest.json")) as f:
         g = json.load(f)["generation"]
     ids = np.load(dump / "input_input_ids.npy")
@@ -165,9 +163,8 @@ def test_locate_at_the_departing_step_names_the_planted_module(llama, tmp_path):
 def test_caches_past_the_limit_are_statistics_and_go_unchecked(llama, tmp_path):
     from gen_models import LLAMA_OUTPUTS
     dump = tmp_path / "stats"
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", "3",
-                    "--cache-limit", "0", "--output-names", ",".join(LLAMA_OUTPUTS), "-o", str(dump)],
-                   check=True, capture_output=True)
+    dump_torch("llama_step", "--generate", "3", "--cache-limit", "0", "--output-names", ",".join(LLAMA_OUTPUTS),
+               "-o", str(dump))
     g = json.loads((dump / "manifest.json").read_text())["generation"]
     present = g["steps"][1]["presents"]["present_key_0"]
     assert present["file"] is None and present["shape"] == [1, 2, 7, 16] and "mean" in present
