@@ -17,6 +17,7 @@
 #include "onnx/model.h"
 #include "report/torch_console.h"
 #include "report/torch_json.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -58,7 +59,7 @@ int RunAlign(const AlignCmdOptions& o) {
   PrintPeakRss();
 
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(AlignReportToJson(*result, *config))); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(AlignReportToJson(*result, *config))); !s) return ReportError(s.error());
   }
   if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .torch = &*result}); !s)
     return ReportError(s.error());

@@ -18,6 +18,7 @@
 #include "report/baseline_console.h"
 #include "report/baseline_json.h"
 #include "report/env_json.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -76,7 +77,7 @@ int RunBaseline(const BaselineCliOptions& o) {
   PrintPeakRss();
   if (!o.json.empty()) {
     const auto j = BaselineReportToJson(*result, (std::filesystem::path(o.output) / "manifest.json").string());
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
   }
   return result->deterministic() ? 0 : 1;
 }
@@ -91,7 +92,7 @@ int RunVerify(const VerifyCliOptions& o) {
   fmt::print("{}", FormatVerifySummary(*r, o.dir, o.json));
   PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment())))); !s)
+    if (auto s = WriteReportJson(o.json, WithPeakRss(VerifyResultToJson(*r, EnvironmentToJson(CurrentEnvironment())))); !s)
       return ReportError(s.error());
   return r->passed() ? 0 : 1;
 }

@@ -17,6 +17,7 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "report/bench_report.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -93,7 +94,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
   PrintBenchReport(*report, stdout);
   PrintPeakRss();
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(BenchReportToJson(*report))); !s)
+    if (auto s = WriteReportJson(o.json, WithPeakRss(BenchReportToJson(*report))); !s)
       return ReportError(s.error());
   }
   for (const auto& c : report->configs)

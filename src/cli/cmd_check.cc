@@ -140,7 +140,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                (dir / "junit.xml").string());
   }
   if (!o.json.empty()) {
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(CheckReportToJson(*report))); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(CheckReportToJson(*report))); !s) return ReportError(s.error());
   }
   return report->overall == Verdict::kFail ? 1 : 0;
 }

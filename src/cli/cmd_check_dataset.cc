@@ -90,7 +90,7 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
                (dir / kReportJUnitName).string());
   }
   if (!json.empty())
-    if (auto s = WriteJsonFile(json, DatasetReportToJson(*report)); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(json, DatasetReportToJson(*report)); !s) return ReportError(s.error());
   return report->overall == Verdict::kFail ? 1 : 0;
 }
 

@@ -13,6 +13,7 @@
 #include "report/compare_json.h"
 #include "report/console_table.h"
 #include "report/env_json.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -78,7 +79,7 @@ int RunCompare(const CompareCmdOptions& o) {
   if (!o.json.empty()) {
     const auto j = CompareReportToJson(*result, o.reference, o.test, o.noise, options.policy,
                                        EnvironmentToJson(CurrentEnvironment()));
-    if (auto s = WriteJsonFile(o.json, j); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, j); !s) return ReportError(s.error());
   }
   return result->passed() ? 0 : 1;
 }

@@ -14,6 +14,7 @@
 #include "onnx/validate.h"
 #include "report/inspect_console.h"
 #include "report/inspect_json.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -37,7 +38,7 @@ int RunInspect(const InspectOptions& o) {
   if (!o.json.empty()) {
     const auto j =
         InspectReportToJson(o.model, info, findings, CheckerVerdict(findings), scopes ? &*scopes : nullptr);
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(j)); !s) return ReportError(s.error());
   }
   return 0;
 }

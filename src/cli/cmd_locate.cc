@@ -27,6 +27,7 @@
 #include "onnx/model.h"
 #include "report/locate_report.h"
 #include "report/torch_json.h"
+#include "report/report_writer.h"
 
 namespace parity::cli {
 namespace {
@@ -100,7 +101,7 @@ int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const 
                                     "fusion of the deployed config");
   }
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
+    if (auto s = WriteReportJson(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
       return ReportError(s.error());
   const ModelExplorerInput overlays{.model = o.model,
                                     .locate = result->fusion ? &*result->fusion : nullptr,
@@ -126,7 +127,7 @@ int RunLocateRuntimes(const LocateCliOptions& o, const LocateOptions& options, c
   PrintLocateSummary(*report, stdout);
   PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
   return report->diverged() ? 1 : 0;
 }
 
@@ -179,7 +180,7 @@ int RunLocate(const LocateCliOptions& o) {
   PrintLocateSummary(*report, stdout);
   PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteJsonFile(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
+    if (auto s = WriteReportJson(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
   if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .locate = &*report}); !s)
     return ReportError(s.error());
   return report->diverged() ? 1 : 0;

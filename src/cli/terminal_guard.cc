@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <string>
 
@@ -35,6 +36,13 @@ ssize_t CookieWrite(void*, const char* data, size_t size) {
 
 int CookieClose(void*) { return WriteAll(StdoutFilter().Flush()) ? 0 : EOF; }
 
+// exit() flushes stdout through CookieWrite but never closes it: what the
+// filter still holds (the tail that a long name may start in) is written here.
+void FlushHeldAtExit() {
+  std::fflush(stdout);
+  WriteAll(StdoutFilter().Flush());
+}
+
 }  // namespace
 
 void FilterStdout() {
@@ -50,6 +58,7 @@ void FilterStdout() {
   // Line-buffered on a terminal as stdio does, fully buffered otherwise.
   std::setvbuf(filtered, nullptr, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
   stdout = filtered;
+  std::atexit(&FlushHeldAtExit);
 }
 
 int ReportInternalError(const std::exception* e) {

@@ -19,4 +19,24 @@ inline constexpr size_t kMaxShownNameBytes = 256;
 inline constexpr size_t kShownNamePrefixBytes = 200;
 std::string ShortName(std::string_view name);
 
+// The long names of what this process loaded. A loader remembers each name
+// longer than kMaxShownNameBytes it accepts (onnx/name_guard.h, the PyTorch
+// dump's module names); every writer of a report or of the console then
+// writes ShortenLongNames(text): each remembered name, wherever it occurs in
+// the text (a message, a fused node's name made from it), becomes
+// ShortName(name). Names are matched as bytes, before any escaping. With no
+// long name remembered (every ordinary model) the text passes unchanged at
+// the cost of one atomic load. Thread-safe.
+void RememberLongName(std::string_view name);
+std::string ShortenLongNames(std::string_view text);
+// For a stream cut in pieces: shortens the names that start before
+// `scan_end` (they may end past it), appends the text up to where it stopped
+// to `out` and returns that position (>= scan_end, <= text.size()); the rest
+// is to be scanned with the next piece.
+size_t ShortenLongNamesInto(std::string_view text, size_t scan_end, std::string& out);
+// The longest remembered name's length, 0 when none.
+size_t LongestRememberedName();
+// Forgets every remembered name (tests).
+void ForgetLongNames();
+
 }  // namespace parity

@@ -24,5 +24,40 @@ TEST(ShortName, KeepsShortNamesAndCutsLongOnesWithAHash) {
   EXPECT_EQ(prefix % 2, 1u) << "the prefix ends on a whole character";
 }
 
+// Every remembered long name is shortened wherever it occurs in a text (a
+// message quoting it, a fused node's name made from it); other text passes.
+TEST(ShortenLongNames, ReplacesEachRememberedNameWhereverItOccurs) {
+  ForgetLongNames();
+  const std::string a(300, 'a'), ab = std::string(300, 'a') + std::string(100, 'b');
+  EXPECT_EQ(ShortenLongNames("output '" + a + "' differs"), "output '" + a + "' differs") << "none remembered";
+  RememberLongName("short");  // not long: never remembered
+  RememberLongName(a);
+  RememberLongName(ab);  // shares a's first bytes: the longer one wins where it occurs
+  RememberLongName(a);
+  EXPECT_EQ(LongestRememberedName(), ab.size());
+  EXPECT_EQ(ShortenLongNames("output '" + a + "' differs"), "output '" + ShortName(a) + "' differs");
+  EXPECT_EQ(ShortenLongNames(ab + "_fused"), ShortName(ab) + "_fused");
+  EXPECT_EQ(ShortenLongNames(a + a), ShortName(a) + ShortName(a));
+  EXPECT_EQ(ShortenLongNames("short text"), "short text");
+  EXPECT_EQ(ShortenLongNames(a.substr(1)), a.substr(1)) << "a part of a name is no name";
+  ForgetLongNames();
+}
+
+// A stream cut in pieces: a name that starts before the scan's end is
+// replaced whole even where it ends past it; the rest waits for the next piece.
+TEST(ShortenLongNames, IntoStopsAtTheScanEndButFinishesANameStartedBeforeIt) {
+  ForgetLongNames();
+  const std::string a(300, 'a');
+  RememberLongName(a);
+  const std::string text = "xy" + a + "z";
+  std::string out;
+  EXPECT_EQ(ShortenLongNamesInto(text, 1, out), 1u);
+  EXPECT_EQ(out, "x");
+  out.clear();
+  EXPECT_EQ(ShortenLongNamesInto(text, 3, out), 2u + a.size());
+  EXPECT_EQ(out, "xy" + ShortName(a));
+  ForgetLongNames();
+}
+
 }  // namespace
 }  // namespace parity

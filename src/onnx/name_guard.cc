@@ -10,8 +10,13 @@
 namespace parity::onnx_adapter {
 namespace {
 
+// A name within the limit but too long to repeat is remembered: reports and
+// the console show it shortened (core/short_name.h ShortenLongNames).
 Status Check(std::string_view name, std::string_view what) {
-  if (name.size() <= static_cast<size_t>(kMaxNameBytes)) return {};
+  if (name.size() <= static_cast<size_t>(kMaxNameBytes)) {
+    RememberLongName(name);
+    return {};
+  }
   return InvalidArgument(fmt::format("{} '{}' is {} bytes long, more than the limit of {}", what,
                                      ShowControls(ShortName(name)), name.size(), kMaxNameBytes));
 }

@@ -14,6 +14,8 @@ namespace parity::onnx_adapter {
 // inputs, outputs, initializers (sparse too) and value_info, in subgraphs and
 // local functions too. kInvalidArgument naming the first that is longer than
 // kMaxNameBytes (shown by its first bytes and a hash) and what it names.
+// Each name longer than kMaxShownNameBytes is remembered for the writers
+// (RememberLongName, core/short_name.h).
 Status CheckNameLengths(const onnx::ModelProto& model);
 
 }  // namespace parity::onnx_adapter

@@ -15,4 +15,10 @@ nlohmann::json JsonNumber(double v);
 // `s` as a JSON string, or null when it is empty.
 nlohmann::json JsonStringOrNull(const std::string& s);
 
+// Every string and key of `j` with the long names this process remembered
+// shortened (core/short_name.h ShortenLongNames): what a report file holds,
+// so a report repeats a long name by its first bytes and a hash. Nothing is
+// done when none is remembered.
+void ShortenLongNamesIn(nlohmann::json& j);
+
 }  // namespace parity

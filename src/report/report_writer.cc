@@ -7,6 +7,7 @@
 #include "core/output_dir.h"
 #include "report/check_json.h"
 #include "report/html.h"
+#include "report/json_helpers.h"
 #include "report/junit.h"
 
 namespace parity {
@@ -31,8 +32,18 @@ Status WriteReportFiles(const std::filesystem::path& dir, std::string json, std:
 
 Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& dir) {
   // Everything is rendered before the first byte is written.
-  return WriteReportFiles(dir, ToJsonText(CheckReportToJson(report), 2) + "\n", CheckReportToHtml(report),
+  return WriteReportFiles(dir, ReportJsonText(CheckReportToJson(report)), CheckReportToHtml(report),
                           CheckReportToJUnit(report));
+}
+
+std::string ReportJsonText(nlohmann::json j) {
+  ShortenLongNamesIn(j);
+  return ToJsonText(j, 2) + "\n";
+}
+
+Status WriteReportJson(const std::filesystem::path& path, nlohmann::json j) {
+  const std::string text = ReportJsonText(std::move(j));
+  return WithContext(WriteFileAtomic(path, std::string_view(text)), path.string());
 }
 
 }  // namespace parity

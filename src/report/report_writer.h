@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "core/status.h"
 #include "engine/check/check_result.h"
 
@@ -37,5 +39,13 @@ Status WriteCheckReport(const CheckReport& report, const std::filesystem::path& 
 
 // The same for any report already rendered (the dataset report's writer).
 Status WriteReportFiles(const std::filesystem::path& dir, std::string json, std::string html, std::string junit);
+
+// A report's JSON text (report.json, every command's --json): the long names
+// the process remembered shortened (ShortenLongNamesIn, json_helpers.h),
+// pretty-printed with a final newline.
+std::string ReportJsonText(nlohmann::json j);
+// Writes ReportJsonText(j) to `path` whole or not at all (WriteJsonFile's
+// contract, core/json_out.h).
+Status WriteReportJson(const std::filesystem::path& path, nlohmann::json j);
 
 }  // namespace parity

@@ -8,6 +8,7 @@
 #include "core/json_out.h"
 #include "core/short_name.h"
 #include "core/visible_text.h"
+#include "report/json_helpers.h"
 
 namespace parity {
 
@@ -81,6 +82,15 @@ std::optional<std::string_view> MarkupEntity(uint32_t cp, std::string_view apos)
   }
 }
 
+// f(s), with the long names this process remembered shortened in s first
+// (core/short_name.h): a report repeats a name, not a model's size.
+template <typename F>
+std::string WithShortNames(std::string_view s, F f) {
+  if (LongestRememberedName() == 0) return f(s);
+  const std::string shortened = ShortenLongNames(s);
+  return f(std::string_view(shortened));
+}
+
 }  // namespace
 
 std::string SanitizeUtf8(std::string_view s) {
@@ -90,43 +100,47 @@ std::string SanitizeUtf8(std::string_view s) {
   return out;
 }
 
-std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 16);
-  ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
-    if (auto entity = MarkupEntity(cp, "&#39;")) {
-      out += *entity;
-    } else if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
-      // Controls from a model's names are shown, never passed (a raw ESC
-      // in report.html); tab, newline and CR are kept for <pre> text.
-      out += fmt::format("\\x{:02x}", cp);
-    } else if (cp >= 0x80 && cp <= 0x9F) {
-      out += fmt::format("\\u{:04x}", cp);
-    } else {
-      out += bytes;
-    }
+std::string HtmlEscape(std::string_view text) {
+  return WithShortNames(text, [](std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 16);
+    ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
+      if (auto entity = MarkupEntity(cp, "&#39;")) {
+        out += *entity;
+      } else if ((cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7F) {
+        // Controls from a model's names are shown, never passed (a raw ESC
+        // in report.html); tab, newline and CR are kept for <pre> text.
+        out += fmt::format("\\x{:02x}", cp);
+      } else if (cp >= 0x80 && cp <= 0x9F) {
+        out += fmt::format("\\u{:04x}", cp);
+      } else {
+        out += bytes;
+      }
+    });
+    return out;
   });
-  return out;
 }
 
 // A long name is shortened to its first bytes and a hash (core/short_name.h).
 std::string ConsoleName(std::string_view s) { return ShowControls(ShortName(s)); }
 
-std::string XmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 16);
-  ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
-    if (auto entity = MarkupEntity(cp, "&apos;")) {
-      out += *entity;
-    } else if (cp == '\t' || cp == '\n' || cp == '\r') {
-      out += fmt::format("&#{};", cp);  // kept in attribute values too
-    } else if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
-      out += kReplacement;
-    } else {
-      out += bytes;
-    }
+std::string XmlEscape(std::string_view text) {
+  return WithShortNames(text, [](std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 16);
+    ForEachChar(s, [&](uint32_t cp, std::string_view bytes) {
+      if (auto entity = MarkupEntity(cp, "&apos;")) {
+        out += *entity;
+      } else if (cp == '\t' || cp == '\n' || cp == '\r') {
+        out += fmt::format("&#{};", cp);  // kept in attribute values too
+      } else if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {
+        out += kReplacement;
+      } else {
+        out += bytes;
+      }
+    });
+    return out;
   });
-  return out;
 }
 
 namespace {
@@ -138,6 +152,21 @@ constexpr std::string_view kOwnSgr[] = {"\x1b[31;1m", "\x1b[32m", "\x1b[32;1m", 
 }  // namespace
 
 std::string TerminalFilter::Feed(std::string_view chunk) {
+  const size_t longest = LongestRememberedName();
+  if (longest == 0 && held_.empty()) return Escape(chunk);
+  // A remembered long name cut between two pieces is decided with the next
+  // one: the last (longest - 1) bytes wait, no more.
+  std::string data = std::move(held_);
+  held_.clear();
+  data.append(chunk);
+  const size_t scan_end = data.size() >= longest ? data.size() - (longest > 0 ? longest - 1 : 0) : 0;
+  std::string shortened;
+  const size_t done = ShortenLongNamesInto(data, scan_end, shortened);
+  held_.assign(data, done);
+  return Escape(shortened);
+}
+
+std::string TerminalFilter::Escape(std::string_view chunk) {
   std::string data = std::move(pending_);
   pending_.clear();
   data.append(chunk);
@@ -188,7 +217,8 @@ std::string TerminalFilter::Feed(std::string_view chunk) {
 }
 
 std::string TerminalFilter::Flush() {
-  std::string out;
+  std::string out = held_.empty() ? std::string() : Escape(ShortenLongNames(held_));
+  held_.clear();
   for (char ch : pending_) {
     const auto c = static_cast<unsigned char>(ch);
     out += c < 0x20 || c == 0x7f || c == 0xc2 ? fmt::format("\\x{:02x}", c) : std::string(1, ch);
@@ -204,7 +234,14 @@ std::string TerminalSafe(std::string_view s) {
 }
 
 std::string JsonForScript(const nlohmann::json& j) {
-  const std::string text = ToJsonText(j);
+  std::string text;
+  if (LongestRememberedName() == 0) {
+    text = ToJsonText(j);
+  } else {
+    nlohmann::json shown = j;
+    ShortenLongNamesIn(shown);
+    text = ToJsonText(shown);
+  }
   std::string out;
   out.reserve(text.size() + 64);
   // `<`, `>` and `&` occur in JSON text only inside strings, where \uXXXX

@@ -14,6 +14,9 @@ namespace parity {
 // U+FFFD. Pure function.
 std::string SanitizeUtf8(std::string_view s);
 
+// HtmlEscape and XmlEscape shorten the long names the process remembered
+// (core/short_name.h ShortenLongNames) before they escape.
+//
 // Text for HTML element content and attribute values: & < > " ' escaped,
 // invalid UTF-8 replaced, control characters but tab, newline and CR shown as
 // "\xNN" / "\u00NN" (core/visible_text.h).
@@ -35,16 +38,20 @@ std::string JsonForScript(const nlohmann::json& j);
 // control but newline and tab, DEL, and the C1 controls (U+0080-U+009F, which
 // some terminals read as CSI) are written visibly as "\xNN" / "\u00NN";
 // ESC passes only as the start of one of parity's own colour sequences
-// (report/ansi.h), which cannot move anything. A stream is filtered in pieces:
-// a sequence cut between two pieces is held until the next one.
+// (report/ansi.h), which cannot move anything. The long names the process
+// remembered are shortened first (core/short_name.h). A stream is filtered in
+// pieces: a sequence or a long name cut between two pieces is held until the
+// next one.
 class TerminalFilter {
  public:
   std::string Feed(std::string_view chunk);
-  // What is still held (an incomplete sequence), escaped.
+  // What is still held (an incomplete sequence, a part of a name), escaped.
   std::string Flush();
 
  private:
-  std::string pending_;
+  std::string Escape(std::string_view chunk);
+  std::string held_;     // raw text a long name may start in
+  std::string pending_;  // an escape sequence cut between two pieces
 };
 // A name from a model on one console line: every control character,
 // newline and tab included, shown as "\xNN" (core/visible_text.h

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/short_name.h"
+#include "report/json_helpers.h"
+
 namespace parity {
 namespace {
 
@@ -74,6 +77,29 @@ TEST(TerminalFilter, HoldsASequenceCutBetweenTwoPieces) {
   out = g.Feed("\x1b[3");
   out += g.Flush();
   EXPECT_EQ(out, "\\x1b[3");
+}
+
+// Issue 46, class 5: a long name the process remembered is shortened in
+// every medium, in a stream too where it is cut between two pieces.
+TEST(TextEscape, EveryMediumShortensARememberedLongName) {
+  ForgetLongNames();
+  const std::string name = std::string(299, 'n') + "<";
+  RememberLongName(name);
+  const std::string shown = ShortName(name);
+  EXPECT_EQ(HtmlEscape("a " + name), "a " + shown);
+  EXPECT_EQ(XmlEscape(name + "&"), shown + "&amp;");
+  EXPECT_EQ(TerminalSafe("'" + name + "'\n"), "'" + shown + "'\n");
+  TerminalFilter f;
+  std::string out = f.Feed("x " + name.substr(0, 100));
+  out += f.Feed(name.substr(100) + " y");
+  out += f.Flush();
+  EXPECT_EQ(out, "x " + shown + " y");
+  nlohmann::json j = {{name, {name + "_fused", 1}}};
+  ShortenLongNamesIn(j);
+  EXPECT_EQ(j, (nlohmann::json{{shown, {shown + "_fused", 1}}}));
+  EXPECT_EQ(JsonForScript(name).find(std::string(299, 'n')), std::string::npos);
+  ForgetLongNames();
+  EXPECT_EQ(HtmlEscape(name), std::string(299, 'n') + "&lt;") << "forgotten: whole again";
 }
 
 }  // namespace

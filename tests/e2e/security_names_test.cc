@@ -1,13 +1,14 @@
 // Issue 46, class 5: long names amplified ~40x (two 1 MB output names made
 // 177 MB of reports; 4000 names of 10 KB ran a check out of memory). A name
 // longer than kMaxNameBytes is refused at load; a long one below it is shown
-// on the console by its first bytes and a hash.
+// on the console and in every report file by its first bytes and a hash.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
 #include "core/npz.h"
+#include "core/io_test_util.h"
 #include "core/short_name.h"
 #include "e2e_util.h"
 
@@ -53,6 +54,33 @@ TEST(SecurityNames, ALongNameIsShortenedOnTheConsole) {
   EXPECT_EQ(r.out.find(name), std::string::npos) << "the whole name reached the console";
   EXPECT_LT(LongestLine(r.out), 600u);
   EXPECT_NE(r.out.find("..." + ShortName(name).substr(ShortName(name).size() - 16)), std::string::npos) << r.out;
+}
+
+// A failing check repeats its names most: per sample, per output, per
+// localized node, in four files. Before, two names of 3-4 KB (an output and
+// the scope of every node) made 1.5 MB of reports and console from a 40 KB
+// model; now each file shows them as ShortName does and never whole.
+TEST(SecurityNames, EveryReportFileShowsALongNameShortened) {
+  TempDir tmp("parity_names");
+  const std::string output = std::string(4000, 'o') + "z", scope = std::string(3000, 's') + "y";
+  ASSERT_TRUE(e2e::AddReluModel(0.5f, output, scope).Save(tmp / "ref.onnx"));
+  ASSERT_TRUE(e2e::AddReluModel(0.7f, output, scope).Save(tmp / "m.onnx"));
+  auto r = RunParity({"check", (tmp / "m.onnx").string(), "--reference-model", (tmp / "ref.onnx").string(), "--runs",
+                      "1", "--report", (tmp / "rep").string(), "--json", (tmp / "r.json").string()});
+  ASSERT_EQ(r.exit_code, 1) << r.err.substr(0, 500);
+  size_t total = r.out.size() + r.err.size();
+  EXPECT_EQ(r.out.find(output), std::string::npos) << "the whole output name reached the console";
+  EXPECT_EQ(r.out.find(scope), std::string::npos) << "a whole node name reached the console";
+  for (const fs::path& file : {tmp / "rep" / "report.json", tmp / "rep" / "report.html", tmp / "rep" / "junit.xml",
+                               tmp / "r.json"}) {
+    const std::string text = testing::ReadFileString(file);
+    total += text.size();
+    EXPECT_EQ(text.find(output), std::string::npos) << file << " holds the whole output name";
+    EXPECT_EQ(text.find(scope), std::string::npos) << file << " holds a whole node name";
+    EXPECT_NE(text.find(ShortName(output)), std::string::npos) << file << " does not name the output";
+  }
+  const size_t model = fs::file_size(tmp / "m.onnx");
+  EXPECT_LT(total, 10 * model) << "reports and console: " << total << " bytes for a model of " << model;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/json_out.h"
 #include "core/npy.h"
 #include "core/regular_file.h"
+#include "core/short_name.h"
 
 namespace parity {
 namespace {
@@ -129,6 +130,11 @@ Result<TorchLayer> ParseLayer(const std::string& key, const Json& v) {
   PARITY_ASSIGN_OR_RETURN(layer.file, AsFile(r.Key("file"), *file));
   PARITY_ASSIGN_OR_RETURN(const Json* module, r.Required("module"));
   PARITY_ASSIGN_OR_RETURN(layer.module, AsString(r.Key("module"), *module));
+  // A module path is a name like a model's: bounded, and shortened where repeated (core/short_name.h).
+  if (layer.module.size() > kMaxNameBytes)
+    return InvalidArgument(fmt::format("{}: {} bytes long, more than the limit of {}", r.Key("module"),
+                                       layer.module.size(), kMaxNameBytes));
+  RememberLongName(layer.module);
   PARITY_ASSIGN_OR_RETURN(const Json* type, r.Required("type"));
   PARITY_ASSIGN_OR_RETURN(layer.type, AsString(r.Key("type"), *type));
   PARITY_ASSIGN_OR_RETURN(const Json* call, r.Required("call"));
