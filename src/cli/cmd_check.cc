@@ -38,6 +38,7 @@ struct CheckCmdOptions {
   int runs = 20;
   int warmup = 3;
   double latency_seconds = 2.0;
+  double curve_seconds = 3.0;
   bool no_locate = false;
   bool strict = false;
   bool allow_symlinks = false;
@@ -85,6 +86,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.latency_seconds = o.latency_seconds;
+  options.curve_seconds = o.curve_seconds;
   options.locate_on_failure = !o.no_locate;
   options.strict = o.strict;
   // The report folder is checked before anything runs (docs/security.md).
@@ -177,6 +179,10 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--latency-seconds", o->latency_seconds,
                   "time budget of each config's warm-up and timed runs (default 2; --runs and --warmup are caps)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--curve-seconds", o->curve_seconds,
+                  "a passing check computes its per-layer error curve when its extra sessions are estimated at most "
+                  "this many seconds (default 3; 0: never; a failing check always localizes)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
   cmd->add_flag("--strict", o->strict,
                 "fail on warnings too (true findings that do not change the numbers, e.g. declared shapes that "

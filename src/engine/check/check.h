@@ -24,7 +24,8 @@
 namespace parity {
 
 // Above this many top-level nodes a passing check leaves `layer_curve` empty
-// (with a note) instead of tracing every tensor (docs/security.md "Limits").
+// (with a note) instead of tracing every tensor (docs/security.md "Limits");
+// so it does when the curve is over CheckOptions::curve_seconds.
 inline constexpr int64_t kMaxCurveNodes = 10'000;
 
 // The default per-sample time limit (CheckOptions::sample_timeout_s).
@@ -72,6 +73,13 @@ struct CheckOptions {
   // config fit in this many seconds, judged by the run before them; at least
   // one run is timed (determinism's second). A 6 s run is timed once, not 20 times.
   double latency_seconds = 2.0;
+  // A passing check's per-layer curve costs sessions of its own (the
+  // target's saved plan and two observed ones; two in all with a PyTorch
+  // dump) and a run each: it is computed when that is estimated, from the
+  // reference's measured session creation and run, at most this many
+  // seconds; 0: never. A failing check localizes whatever it costs. A
+  // 268M-parameter model's curve was half its check (docs/bench.md).
+  double curve_seconds = 3.0;
   bool locate_on_failure = true;
   // Warnings (true findings that do not change the numbers: declared shapes
   // that contradict what the model computes) fail the check (--strict).

@@ -75,6 +75,10 @@ struct Context {
   // tensors and the outputs (unfused reference config, the dump's inputs):
   // the curve's reference when its sample is those inputs.
   std::optional<KeptValues> kept_reference;
+  // Why a passing check computes no layer curve (said in a note), empty when
+  // it does: decided once the reference has been timed, before the target
+  // loads (its plan is saved for the curve only), CurveSkipReason.
+  std::string curve_skipped;
   bool sessions_loaded = false;  // both sessions were created (set before the target's is released)
   // The numerics stage's steps left for after the target's release
   // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
@@ -128,6 +132,11 @@ inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
 // when neither run timed out (check_runtime.cc).
 bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
                    const Result<TensorSet>& test, std::vector<CheckFinding>& f);
+
+// Why a passing check of this model should not compute its layer curve: too
+// many nodes, or its sessions estimated over options.curve_seconds from the
+// reference's timing; empty when it should (check_static.cc).
+std::string CurveSkipReason(const Context& ctx);
 
 // The first sample that is not an anomaly: the one a passing check's layer
 // curve and the shared-tensor comparison observe; null when all are.

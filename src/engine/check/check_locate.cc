@@ -37,13 +37,13 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
 
 // A passing check does not trace every tensor of a large graph for the
 // curve alone: observing N tensors costs ORT far more than a plain run
-// (issue 29, probe 5: a 100k-node chain). A failing one still localizes.
+// (issue 29, probe 5: a 100k-node chain), nor load a big model twice more
+// past its budget (CurveSkipReason). A failing one still localizes.
 bool SkipCurve(Context& ctx) {
-  if (ctx.info.node_count <= kMaxCurveNodes) return false;
+  if (ctx.curve_skipped.empty()) return false;
   ctx.report.notes.push_back(fmt::format(
-      "layer_curve not computed: the model has {} nodes, more than {}; the outputs passed (run "
-      "`parity locate` for the per-layer error)",
-      ctx.info.node_count, kMaxCurveNodes));
+      "layer_curve not computed: {}; the outputs passed (run `parity locate` for the per-layer error)",
+      ctx.curve_skipped));
   return true;
 }
 

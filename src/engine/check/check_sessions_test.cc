@@ -54,6 +54,29 @@ TEST(CheckSessions, APassingChecksCurveReusesTheTargetsPlan) {
   EXPECT_EQ(ort::SessionsCreated() - before, 4);
 }
 
+// Issue 43: a passing check's curve is an extra with a time budget. Over it
+// (estimated from the reference's creation and run), the check loads the
+// model twice, not four times (the target's plan is not saved either), and a
+// note says why the curve is missing; a failing check would still localize.
+TEST(CheckSessions, ACurveOverItsBudgetIsNotComputedAndItsSessionsNotMade) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
+  for (const double budget : {1e-9, 0.0}) {
+    CheckOptions o = Options(dir / "m.onnx");
+    o.curve_seconds = budget;
+    const int before = ort::SessionsCreated();
+    auto report = RunCheck(o);
+    ASSERT_TRUE(report) << report.error().message();
+    EXPECT_EQ(report->overall, Verdict::kPass);
+    EXPECT_TRUE(report->layer_curve.empty());
+    EXPECT_EQ(ort::SessionsCreated() - before, 2) << budget;
+    const std::string why = budget > 0 ? "estimated at" : "--curve-seconds 0";
+    bool noted = false;
+    for (const auto& note : report->notes) noted |= note.starts_with("layer_curve not computed") && note.find(why) != std::string::npos;
+    EXPECT_TRUE(noted) << budget;
+  }
+}
+
 // Locate given the caller's plan (with the untouched outputs of the sample)
 // and the reference's values creates neither session again, and judges every
 // tensor as it does when it makes them itself.

@@ -118,7 +118,7 @@ std::optional<TensorSet> Spill(Context& ctx, const std::string& sample, TensorSe
 // (the plan is mapped by them), judged against a config of itself (a
 // --reference-model check's locate fits the samples to each model itself).
 bool TargetPlanWanted(const Context& ctx) {
-  return ctx.info.node_count <= kMaxCurveNodes && !ctx.reference_model && HasNodeNames(ctx.model);
+  return ctx.curve_skipped.empty() && !ctx.reference_model && HasNodeNames(ctx.model);
 }
 
 // Creates the target's session as a PlannedSession: ORT saves its optimized
@@ -207,6 +207,25 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
   ctx.reference_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+std::string CurveSkipReason(const Context& ctx) {
+  if (ctx.info.node_count > kMaxCurveNodes)
+    return fmt::format("the model has {} nodes, more than {}", ctx.info.node_count, kMaxCurveNodes);
+  const double budget = ctx.options.curve_seconds;
+  if (budget <= 0) return "--curve-seconds 0";
+  if (!ctx.reference_performance) return "";
+  // The curve's sessions: the target's plan saved as it loads (TargetPlanWanted)
+  // and the observed reference and target; with a dump the reference's tensors
+  // come from the run against PyTorch's layers (check_locate.cc ReuseForCurve).
+  // Measured on a 268M-parameter model: 5.6 s of a 10.8 s check; 3 x 2.1 s estimated.
+  const int sessions = ctx.dump ? 2 : 3;
+  const PerformanceResult& p = *ctx.reference_performance;
+  const double estimate = sessions * (p.session_creation_ms + p.latency.p50_ms) / 1000;
+  if (estimate <= budget) return "";
+  return fmt::format("its {} sessions of this model are estimated at {:.1f} s from the reference's creation and run, "
+                     "over --curve-seconds {:g}",
+                     sessions, estimate, budget);
+}
+
 Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample) {
   if (auto it = ctx.reference_outputs.find(sample.name); it != ctx.reference_outputs.end()) return it->second;
   auto spilled = ctx.reference_spilled.find(sample.name);
@@ -269,6 +288,7 @@ void StageSyntax(Context& ctx) {
     RunReferencePass(ctx, *reference);
     reference.reset();  // before the target's session holds its own copy of the weights
   }
+  ctx.curve_skipped = CurveSkipReason(ctx);
   if (!LoadTargetWithPlan(ctx, f)) load(ctx.model, ctx.options.target, "target", ctx.target, {}, f);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
