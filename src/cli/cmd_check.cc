@@ -39,6 +39,7 @@ struct CheckCmdOptions {
   int warmup = 3;
   double latency_seconds = 2.0;
   double curve_seconds = 3.0;
+  std::string reference_ort_library, target_ort_library;
   bool no_locate = false;
   bool strict = false;
   bool allow_symlinks = false;
@@ -70,6 +71,41 @@ Status WriteCheckOverlays(const CheckCmdOptions& o, CheckReport& report) {
   return WriteModelExplorerOption(o.model_explorer, overlays, &report.model_explorer, o.report_dir);
 }
 
+// The target's and the reference's configs, the reference model and the
+// PyTorch dumps, from the flags.
+Status ResolveCheckConfigs(const CheckCmdOptions& o, CheckOptions& options) {
+  // Two ORT releases (docs/locate.md "Two runtimes"): the target's is the
+  // process's (--target-ort-library is --ort-library here), the reference
+  // runs on its own in a child process, at the target's config unless
+  // --reference-config says otherwise.
+  ConfigOptions target_options = o.target;
+  if (!o.target_ort_library.empty()) {
+    if (!target_options.ort_library.empty() && target_options.ort_library != o.target_ort_library)
+      return InvalidArgument("--target-ort-library and --ort-library name two libraries; give one");
+    target_options.ort_library = o.target_ort_library;
+  }
+  PARITY_ASSIGN_OR_RETURN(options.target, ResolveConfig(target_options, "all"));
+  if (!o.reference_config.empty()) {
+    PARITY_ASSIGN_OR_RETURN(options.reference.config, ConfigFromLevelOrFile(o.reference_config, "--reference-config"));
+  } else if (!o.reference_ort_library.empty()) {
+    options.reference.config = options.target;
+  }
+  if (!o.reference_ort_library.empty()) options.reference.config.ort_library = o.reference_ort_library;
+  if (!o.reference_model.empty()) {
+    options.reference.kind = Reference::Kind::kModel;
+    options.reference.path = o.reference_model;
+  }
+  // The export is judged against PyTorch under the same reference config.
+  // --torch again: more dumps of the same model, their samples judged too.
+  if (!o.torch.empty()) {
+    options.torch =
+        Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch.front()};
+    for (auto it = o.torch.begin() + 1; it != o.torch.end(); ++it)
+      options.more_torch.push_back({.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = *it});
+  }
+  return {};
+}
+
 int RunCheckCommand(const CheckCmdOptions& o) {
   CheckOptions options;
   options.model_path = o.model;
@@ -92,26 +128,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   // The report folder is checked before anything runs (docs/security.md).
   if (!o.report_dir.empty())
     if (auto s = CheckReportDir(o.report_dir); !s) return ReportError(s.error());
-  auto target = ResolveConfig(o.target, "all");
-  if (!target) return ReportError(target.error());
-  options.target = *target;
-  if (!o.reference_config.empty()) {
-    auto reference = ConfigFromLevelOrFile(o.reference_config, "--reference-config");
-    if (!reference) return ReportError(reference.error());
-    options.reference.config = *reference;
-  }
-  if (!o.reference_model.empty()) {
-    options.reference.kind = Reference::Kind::kModel;
-    options.reference.path = o.reference_model;
-  }
-  // The export is judged against PyTorch under the same reference config.
-  // --torch again: more dumps of the same model, their samples judged too.
-  if (!o.torch.empty()) {
-    options.torch =
-        Reference{.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = o.torch.front()};
-    for (auto it = o.torch.begin() + 1; it != o.torch.end(); ++it)
-      options.more_torch.push_back({.kind = Reference::Kind::kTorchDump, .config = options.reference.config, .path = *it});
-  }
+  if (auto s = ResolveCheckConfigs(o, options); !s) return ReportError(s.error());
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
   options.policy = *policy;
@@ -183,6 +200,11 @@ void RegisterCheck(CLI::App& app) {
                   "a passing check computes its per-layer error curve when its extra sessions are estimated at most "
                   "this many seconds (default 3; 0: never; a failing check always localizes)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--reference-ort-library", o->reference_ort_library,
+                  "run the reference on this libonnxruntime (in a child process), at the target's config unless "
+                  "--reference-config is given: two ORT releases compared, a failure localized node by node");
+  cmd->add_option("--target-ort-library", o->target_ort_library,
+                  "run the target on this libonnxruntime (the process's runtime: as --ort-library)");
   cmd->add_flag("--no-locate", o->no_locate, "do not localize a numeric failure");
   cmd->add_flag("--strict", o->strict,
                 "fail on warnings too (true findings that do not change the numbers, e.g. declared shapes that "

@@ -229,6 +229,10 @@ json CheckReportToJson(const CheckReport& r) {
           {"expected_refusals", refusals},
           {"tool", {{"name", "parity"}, {"version", r.tool_version}}},
           {"env", CheckEnvToJson(r)},
+          {"reference_runtime", r.reference_runtime ? json{{"version", r.reference_runtime->version},
+                                                           {"library", r.reference_runtime->library},
+                                                           {"origin", r.reference_runtime->origin}}
+                                                     : json(nullptr)},
           {"model", CheckModelToJson(r)},
           {"config", CheckConfigToJson(r)},
           {"overall_status", CheckVerdictName(r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass)},

@@ -14,10 +14,14 @@ std::string_view JudgedAgainstKind(const CheckReport& r) {
 std::string JudgedAgainst(const CheckReport& r) {
   const std::string config = r.config ? r.config->reference.Label() : std::string("disable");
   const std::string_view kind = JudgedAgainstKind(r);
-  const std::string model_ref =
+  std::string model_ref =
       r.model && !r.model->reference_model.empty()
           ? fmt::format("the reference model {} under [{}]", r.model->reference_model, config)
           : fmt::format("the same model under [{}]", config);
+  if (r.reference_runtime)  // two ORT releases: both named
+    model_ref += fmt::format(" on onnxruntime {} ({}; the target runs onnxruntime {}, {})",
+                             r.reference_runtime->version, r.reference_runtime->library,
+                             r.env ? r.env->ort_version : "?", r.env ? r.env->ort_library : "?");
   if (kind != "torch")
     return fmt::format("judged against: {} only; PyTorch was not consulted (give --torch DIR, a dump of "
                        "python -m parity.torch dump, to judge against PyTorch)",

@@ -152,5 +152,77 @@ TEST_F(Runtimes, EnvListsEachRuntimeItIsGiven) {
   EXPECT_NE(r.out.find("runtime       " + rt[0]["version"].get<std::string>()), std::string::npos) << r.out;
 }
 
+// check on two releases: the target on the process's ORT (the bundled one),
+// the reference on the wheel in a child process at the same config. Both are
+// named in report.json, the console and the verdict's "judged against"; the
+// passing check's curve is left to locate, saying so.
+TEST_F(Runtimes, CheckOnTheBundledOrtAgainstTheWheelPassesAndNamesBoth) {
+  const fs::path wheel = WheelOrt();
+  if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
+  const fs::path bundled = BundledOrt(dir_.path());
+  ASSERT_FALSE(bundled.empty());
+  ASSERT_TRUE(TransformerBlock().Save(Path("t.onnx")).has_value());
+  auto r = e2e::RunProgram({"env", "-u", "PARITY_ORT_LIBRARY", PARITY_BINARY, "check", Path("t.onnx"),
+                            "--reference-ort-library", wheel.string(), "--runs", "2", "--report", Path("rep")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = ReadJson(Path("rep/report.json"));
+  ASSERT_TRUE(j["reference_runtime"].is_object()) << j["reference_runtime"].dump();
+  EXPECT_EQ(j["reference_runtime"]["library"], wheel.string());
+  EXPECT_EQ(j["env"]["ort_library"], bundled.string());
+  const std::string ref_version = j["reference_runtime"]["version"], target_version = j["env"]["ort_version"];
+  EXPECT_NE(ref_version, target_version);
+  EXPECT_EQ(j["config"]["reference"]["opt"], "all") << "the target's config on both";
+  EXPECT_EQ(j["config"]["target"]["opt"], "all");
+  EXPECT_EQ(j["config"]["reference"]["ort_library"], wheel.string());
+  const std::string against = j["judged_against"]["text"];
+  for (const std::string& v : {ref_version, target_version}) {
+    EXPECT_NE(against.find("onnxruntime " + v), std::string::npos) << against;
+    EXPECT_NE(r.out.find("onnxruntime " + v), std::string::npos) << r.out;
+  }
+  EXPECT_GT(j["samples"].size(), 1u) << "every sample ran on both";
+  EXPECT_TRUE(j["layer_curve"].empty());
+  EXPECT_NE(j["notes"].dump().find("another ONNX Runtime"), std::string::npos) << j["notes"].dump();
+}
+
+// A planted kernel difference found by check: the reference (the wheel, at
+// `all`) makes the NCHWc fusion, the target (the bundled ORT) has it switched
+// off by name. Judged exactly, check fails and localizes across the two
+// runtimes to the fused node only one of them makes.
+TEST_F(Runtimes, ACheckAcrossRuntimesLocalizesAPlantedMissingFusion) {
+  const fs::path wheel = WheelOrt();
+  if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
+  ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  auto r = e2e::RunProgram({"env", "-u", "PARITY_ORT_LIBRARY", PARITY_BINARY, "check", Path("m.onnx"),
+                            "--reference-ort-library", wheel.string(), "--reference-config", "all", "--opt", "all",
+                            "--disable-optimizer", "NchwcTransformer", "--atol", "0", "--rtol", "0", "--mode", "fixed",
+                            "--runs", "1", "--json", Path("c.json")});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto j = ReadJson(Path("c.json"));
+  const std::string ref_version = j["reference_runtime"]["version"];
+  EXPECT_NE(r.out.find("vs [all] on onnxruntime " + ref_version + ": "), std::string::npos) << r.out;
+  ASSERT_TRUE(j["locate"].is_object()) << "a failure is localized";
+  const auto& rt = j["locate"].at("runtimes");
+  EXPECT_EQ(rt["plans_identical"], false) << rt.dump(1);
+  EXPECT_EQ(rt["reference"]["ort"]["library"], wheel.string());
+  ASSERT_FALSE(j["locate"]["culprits"].empty()) << j["locate"].dump(1);
+  const auto& c = j["locate"]["culprits"][0];
+  EXPECT_TRUE(c["fused"].get<bool>()) << c.dump(1);
+  EXPECT_NE(c["note"].get<std::string>().find("does not make this fusion"), std::string::npos) << c.dump(1);
+}
+
+TEST_F(Runtimes, CheckAcrossRuntimesRefusesWhatItCannotCompareInOneLine) {
+  ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--reference-ort-library", Path("nope.so")},
+        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--reference-model", Path("m.onnx")}}) {
+    std::vector<std::string> args = {"check", Path("m.onnx")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = e2e::RunParity(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(ErrorLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(extra.size() == 2 ? "nope.so" : "--reference-model"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace parity

@@ -210,6 +210,12 @@ CheckedModel ModelFacts(const Context& ctx, const std::optional<std::string>& sh
 // through `torch`; a baseline directory is `baseline verify`'s.
 Status CheckReferenceKinds(const CheckOptions& o) {
   PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check"));
+  // Two runtimes compare one model at its configs; PyTorch and a reference
+  // model are separate checks.
+  if (!o.reference.config.ort_library.empty() && (o.torch || o.reference.model_file() != nullptr))
+    return InvalidArgument(fmt::format("--reference-ort-library compares one model on two ONNX Runtime releases; "
+                                       "check against {} separately",
+                                       o.torch ? "PyTorch (--torch)" : "--reference-model"));
   if (o.torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(*o.torch, "check", "the PyTorch reference"));
   for (const auto& more : o.more_torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(more, "check", "a further PyTorch reference"));
   return {};
@@ -351,6 +357,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target);
   ReconcileAccepts(r);
+  r.reference_runtime = ctx.reference_ort;
   r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);
   Decide(r, o.strict);

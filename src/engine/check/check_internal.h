@@ -1,7 +1,9 @@
 // Shared state of the check stages (engine/check*.cc); not a public header.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,7 +11,9 @@
 #include "engine/check/check.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/quant/quant_result.h"
+#include "engine/run/environment.h"
 #include "engine/run/optimized_plan.h"
+#include "engine/runner/runner.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
@@ -51,6 +55,9 @@ struct Context {
   std::vector<CheckFinding> reference_runtime;                      // its runtime.reference.* findings
   std::optional<PerformanceResult> reference_performance;           // its latency, determinism
   double reference_pass_seconds = 0;                                // the pass's time (a numerics cost)
+  // The reference's ONNX Runtime when it is not the process's (a child
+  // process, check_runtimes.cc): the check compares two releases.
+  std::optional<OrtFact> reference_ort;
   std::optional<ort::Session> target;  // absent when ORT could not load the model, or released
   // The plan ORT made for the target (its optimized model saved as the
   // deployed session was created, TargetPlanWanted), kept after the session
@@ -155,9 +162,21 @@ Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const S
 // was not run.
 Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample);
 
-// Runs every sample on the reference's session and times it (its runtime
-// findings and performance), into ctx (check_static.cc).
-void RunReferencePass(Context& ctx, const ort::Session& reference);
+// Runs every sample on the reference (`run`) and, given its session, times
+// it (its runtime findings and performance), into ctx (check_static.cc).
+using ReferenceRun = std::function<Result<TensorSet>(const Sample&)>;
+void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session* reference);
+
+// Two runtimes (check_runtimes.cc). The reference on another ORT than the
+// process's (its config's ort_library): a child runner, its load finding
+// into `f` and ctx.reference_ort set; null when the reference runs here,
+// or when the library cannot be loaded (ctx.input_error: the user's mistake).
+std::unique_ptr<Runner> ChildReference(Context& ctx, std::vector<CheckFinding>& f);
+// Every sample through that child on one kept session (no timing: the
+// reference's latency is another process's).
+void RunChildReferencePass(Context& ctx, Runner& reference);
+// A failing sample localized across both runtimes (LocateAcrossRuntimes).
+Result<LocateReport> LocateOnTwoRuntimes(const Context& ctx, const Sample& sample);
 
 // The runtime stage's measure of one session (determinism, latency) on
 // `sample`: its findings into `f`; none when a run failed. `first_run`: what

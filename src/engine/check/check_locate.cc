@@ -129,8 +129,9 @@ void Localize(Context& ctx) {
   if (!failed) sample = ReuseForCurve(ctx, *sample, options);
   // With --reference-model the reference is that model and MODEL is the
   // derived target; otherwise MODEL is both.
-  auto report = ctx.reference_model ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
-                                    : Locate(ctx.model, nullptr, *sample, options);
+  auto report = ctx.reference_ort ? LocateOnTwoRuntimes(ctx, *sample)
+                : ctx.reference_model   ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
+                                        : Locate(ctx.model, nullptr, *sample, options);
   StageResult* numerics = nullptr;
   for (auto& stage : ctx.report.stages)
     if (stage.name == "numerics") numerics = &stage;

@@ -34,6 +34,11 @@ void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::strin
   }
 }
 
+// " on onnxruntime VERSION" when the reference runs another release.
+std::string OnReferenceRuntime(const Context& ctx) {
+  return ctx.reference_ort ? fmt::format(" on onnxruntime {}", ctx.reference_ort->version) : std::string();
+}
+
 // One finding per output compared against the reference, and one per fatal
 // set finding (a missing output, a shape or dtype change).
 void AddReferenceFindings(const Context& ctx, const std::string& id, const SetComparison& cmp,
@@ -41,8 +46,9 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
   for (const auto& t : cmp.tensors) {
     const std::string oid = fmt::format("{}.{}", id, t.name);
     if (t.status == Verdict::kFail)
-      f.push_back(Fail(oid, fmt::format("[{}] vs [{}]: {}{}", ctx.options.target.Label(),
-                                        ctx.options.reference.config.Label(), t.reason, RuleOf(ctx, t.name))));
+      f.push_back(Fail(oid, fmt::format("[{}] vs [{}]{}: {}{}", ctx.options.target.Label(),
+                                        ctx.options.reference.config.Label(), OnReferenceRuntime(ctx), t.reason,
+                                        RuleOf(ctx, t.name))));
     else
       f.push_back(Pass(oid, fmt::format("max_abs {:.3g} within atol {:.3g} rtol {:g} ({}){}{}", t.metrics.max_abs,
                                         t.tolerance.tolerance.atol, t.tolerance.tolerance.rtol,

@@ -126,7 +126,10 @@ struct CheckReport {
   std::string tool_version;
   // Each of these three is filled by RunCheck; none only in a report built
   // by hand (a test), which the writers render as empty.
-  std::optional<Environment> env;
+  std::optional<Environment> env;  // the target's ONNX Runtime is env's (the process's)
+  // The reference's, when another release ran it (--reference-ort-library,
+  // in a child process): the check compares two runtimes.
+  std::optional<OrtFact> reference_runtime;
   std::optional<CheckedModel> model;
   std::optional<CheckConfig> config;
   Verdict overall = Verdict::kPass;

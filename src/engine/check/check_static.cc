@@ -168,9 +168,8 @@ double DefaultTimeout(std::chrono::steady_clock::duration typical) {
 
 }  // namespace
 
-void RunReferencePass(Context& ctx, const ort::Session& reference) {
+void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session* reference) {
   const auto start = std::chrono::steady_clock::now();
-  ctx.reference_output_names = reference.output_names();
   int done = 0;
   size_t kept = 0;
   const bool default_timeout = ctx.options.sample_timeout_s < 0;
@@ -179,7 +178,7 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
     const auto run_start = std::chrono::steady_clock::now();
-    auto outputs = RunOn(ctx, reference, sample);
+    auto outputs = run(sample);
     if (outputs && default_timeout && !measured && SampleKindOf(sample.name) != SampleKind::kAnomaly) {
       ctx.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
       measured = true;
@@ -194,14 +193,15 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
     ctx.reference_outputs.insert_or_assign(sample.name, std::move(outputs));
     if (out_of_memory) break;  // the numerics stage ends the check on it
   }
-  if (const Sample* timed = TimingSample(ctx)) {
+  const Sample* timed = reference != nullptr ? TimingSample(ctx) : nullptr;
+  if (timed != nullptr) {
     // The pass's own run of the sample is the first of determinism's two
     // (the dump's traced sample is not one of the pass's).
     const auto kept = ctx.reference_outputs.find(timed->name);
     const TensorSet* first = !ctx.traced_sample && kept != ctx.reference_outputs.end() && kept->second
                                  ? &*kept->second
                                  : nullptr;
-    ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, reference, *timed,
+    ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, *reference, *timed,
                                             ctx.reference_runtime, first);
   }
   ctx.reference_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -210,6 +210,9 @@ void RunReferencePass(Context& ctx, const ort::Session& reference) {
 std::string CurveSkipReason(const Context& ctx) {
   if (ctx.info.node_count > kMaxCurveNodes)
     return fmt::format("the model has {} nodes, more than {}", ctx.info.node_count, kMaxCurveNodes);
+  if (ctx.reference_ort)
+    return "the reference runs on another ONNX Runtime (a child process); `parity locate "
+           "--reference-ort-library` compares the two node by node";
   const double budget = ctx.options.curve_seconds;
   if (budget <= 0) return "--curve-seconds 0";
   if (!ctx.reference_performance) return "";
@@ -260,18 +263,20 @@ void StageSyntax(Context& ctx) {
     }
   };
   std::optional<ort::Session> reference;
+  std::unique_ptr<Runner> child = ChildReference(ctx, reference_load);  // another ORT release
   // The reference runs a few times only: no CPU arena to grow and hold
   // (ort::SessionExtras::cpu_mem_arena). The target keeps ORT's default, as deployed.
-  load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false},
-       reference_load);
+  if (!child && !ctx.input_error)
+    load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false},
+         reference_load);
   const auto findings = checked.get();
   int errors = 0;
   for (const auto& finding : findings) {
     const std::string id = fmt::format("syntax.{}", finding.stage);
     if (finding.runtime_decides) {
       // ONNX does not define the op; ORT, which runs it, is the authority.
-      f.push_back(RuntimeOpFinding(finding, reference.has_value()));
-      errors += !reference;
+      f.push_back(RuntimeOpFinding(finding, reference.has_value() || child));
+      errors += !reference && !child;
     } else if (finding.severity == Severity::kError) {
       ++errors;
       f.push_back(Fail(id, finding.message));
@@ -285,8 +290,12 @@ void StageSyntax(Context& ctx) {
   f.insert(f.end(), reference_load.begin(), reference_load.end());
   if (reference) {
     ctx.reference_loaded = true;
-    RunReferencePass(ctx, *reference);
+    ctx.reference_output_names = reference->output_names();
+    RunReferencePass(ctx, [&](const Sample& s) { return RunOn(ctx, *reference, s); }, &*reference);
     reference.reset();  // before the target's session holds its own copy of the weights
+  } else if (child) {
+    RunChildReferencePass(ctx, *child);
+    child.reset();  // its process ends
   }
   ctx.curve_skipped = CurveSkipReason(ctx);
   if (!LoadTargetWithPlan(ctx, f)) load(ctx.model, ctx.options.target, "target", ctx.target, {}, f);

@@ -48,6 +48,10 @@ struct RunnerJob {
   // (structure only, weights to /dev/null) here; the outputs are then the
   // untouched model's (names must be empty: exposing tensors may re-plan).
   std::filesystem::path save_plan;
+  // Keep the session for the next job of the same model and names (check's
+  // reference pass runs every sample on one session); any other job, or one
+  // without it, releases it first: one session alive at a time.
+  bool keep_session = false;
 };
 
 class Runner {

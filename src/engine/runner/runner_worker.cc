@@ -58,7 +58,8 @@ Status WriteRunnerJob(const fs::path& dir, const RunnerJob& job, const TensorSet
   PARITY_RETURN_IF_ERROR(WriteJobValues(dir, "inputs", inputs));
   return WriteJsonFile(dir / "job.json", nlohmann::json{{"model", fs::absolute(job.model).string()},
                                                         {"names", job.names},
-                                                        {"save_plan", job.save_plan.string()}});
+                                                        {"save_plan", job.save_plan.string()},
+                                                        {"keep_session", job.keep_session}});
 }
 
 Result<std::pair<RunnerJob, TensorSet>> ReadRunnerJob(const fs::path& dir) {
@@ -68,6 +69,7 @@ Result<std::pair<RunnerJob, TensorSet>> ReadRunnerJob(const fs::path& dir) {
     job.model = j.at("model").get<std::string>();
     job.names = j.at("names").get<std::vector<std::string>>();
     job.save_plan = j.at("save_plan").get<std::string>();
+    job.keep_session = j.value("keep_session", false);
   } catch (const nlohmann::json::exception& e) {
     return Corrupt(fmt::format("{}: {}", (dir / "job.json").string(), e.what()));
   }

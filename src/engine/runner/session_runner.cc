@@ -1,9 +1,12 @@
-// The in-process ORT runner: one session per job, created under the
-// runner's config on the process's ORT (engine/run/runner.h's CreateSession).
+// The in-process ORT runner: one session per job (kept for the next job of
+// the same model and names when the job asks, RunnerJob::keep_session),
+// created under the runner's config on the process's ORT
+// (engine/run/runner.h's CreateSession).
 // A child process runs the very same code (runner_worker.h).
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "engine/run/optimized_plan.h"
@@ -37,6 +40,10 @@ class SessionRunner final : public Runner {
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
     const std::string label = job.model.filename().string();
+    const bool same = kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
+                      kept_names_ == job.names;
+    if (!same) kept_.reset();  // before another session holds its own copy of the weights
+    if (same) return RunSample(*kept_, Sample{.name = "default", .tensors = inputs}, label, job.names);
     PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(job.model));
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
@@ -58,11 +65,20 @@ class SessionRunner final : public Runner {
       std::error_code ec;  // the weights' side file: a link to /dev/null
       std::filesystem::remove(job.save_plan.string() + ".data", ec);
     }
-    return RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    auto values = RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    if (job.keep_session && job.save_plan.empty()) {
+      kept_.emplace(std::move(session));
+      kept_model_ = job.model;
+      kept_names_ = job.names;
+    }
+    return values;
   }
 
  private:
   RanWhat ran_;
+  std::optional<ort::Session> kept_;
+  std::filesystem::path kept_model_;
+  std::vector<std::string> kept_names_;
 };
 
 class StoredRunner final : public Runner {
