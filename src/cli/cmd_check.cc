@@ -38,7 +38,7 @@ struct CheckCmdOptions {
   int runs = 20;
   int warmup = 3;
   double latency_seconds = 2.0;
-  double curve_seconds = 3.0;
+  double curve_seconds = 1.0;
   std::string reference_ort_library, target_ort_library;
   bool no_locate = false;
   bool strict = false;
@@ -198,7 +198,7 @@ void RegisterCheck(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--curve-seconds", o->curve_seconds,
                   "a passing check computes its per-layer error curve when its extra sessions are estimated at most "
-                  "this many seconds (default 3; 0: never; a failing check always localizes)")
+                  "this many seconds (default 1; 0: never; a failing check always localizes)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--reference-ort-library", o->reference_ort_library,
                   "run the reference on this libonnxruntime (in a child process), at the target's config unless "

@@ -79,7 +79,7 @@ struct CheckOptions {
   // reference's measured session creation and run, at most this many
   // seconds; 0: never. A failing check localizes whatever it costs. A
   // 268M-parameter model's curve was half its check (docs/bench.md).
-  double curve_seconds = 3.0;
+  double curve_seconds = 1.0;
   bool locate_on_failure = true;
   // Warnings (true findings that do not change the numbers: declared shapes
   // that contradict what the model computes) fail the check (--strict).
