@@ -90,7 +90,12 @@ Status ResolveCheckConfigs(const CheckCmdOptions& o, CheckOptions& options) {
   } else if (!o.reference_ort_library.empty()) {
     options.reference.config = options.target;
   }
-  if (!o.reference_ort_library.empty()) options.reference.config.ort_library = o.reference_ort_library;
+  if (!o.reference_ort_library.empty()) {
+    if (!o.dataset.source.empty())  // the dataset engine runs both sides in one process
+      return InvalidArgument("--reference-ort-library is not supported with --dataset: check the dataset on each "
+                             "runtime (--ort-library) and compare, or localize one sample with it");
+    options.reference.config.ort_library = o.reference_ort_library;
+  }
   if (!o.reference_model.empty()) {
     options.reference.kind = Reference::Kind::kModel;
     options.reference.path = o.reference_model;

@@ -214,13 +214,14 @@ TEST_F(Runtimes, CheckAcrossRuntimesRefusesWhatItCannotCompareInOneLine) {
   ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--reference-ort-library", Path("nope.so")},
-        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--reference-model", Path("m.onnx")}}) {
+        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--reference-model", Path("m.onnx")},
+        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--dataset", Path("m.onnx")}}) {
     std::vector<std::string> args = {"check", Path("m.onnx")};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = e2e::RunParity(args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_EQ(ErrorLines(r.err), 1u) << r.err;
-    EXPECT_NE(r.err.find(extra.size() == 2 ? "nope.so" : "--reference-model"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(extra.size() == 2 ? "nope.so" : extra[2]), std::string::npos) << r.err;
   }
 }
 
