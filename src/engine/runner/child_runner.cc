@@ -77,7 +77,10 @@ class ChildRunner final : public Runner {
     from_ = ::fdopen(from_child[0], "r");
     std::string ready;
     if (!ReadLine(ready) || !ready.starts_with("O\t")) {
-      const std::string words = LastWords(log);
+      std::string words = LastWords(log);
+      // The child names its own flag ("--ort-library LIB: ..."); the library is named here.
+      if (const std::string own = fmt::format("--ort-library {}: ", ran_.config.ort_library); words.starts_with(own))
+        words.erase(0, own.size());
       return InvalidArgument(fmt::format("runtime library '{}': {}", ran_.config.ort_library,
                                          words.empty() ? "the child process that loads it did not start" : words));
     }
