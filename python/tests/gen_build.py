@@ -41,6 +41,14 @@ def build_llama(out, exporter="dynamo"):
     _dump("llama_step", os.path.join(out, "dump"), ["--output-names", ",".join(gm.LLAMA_OUTPUTS)])
 
 
+def build_llama_prompt(out, seed):
+    """dump_seed{seed}/: PyTorch's decode of the healthy Llama step from another prompt (make_inputs(seed)),
+    the same weights (the factory seeds them)."""
+    path = os.path.join(out, f"dump_seed{seed}")
+    _dump("llama_step", path, ["--output-names", ",".join(gm.LLAMA_OUTPUTS), "--seed", str(seed)])
+    return path
+
+
 def build_whisper(out, exporter="torchscript"):
     """encoder.onnx, step.onnx and dump/ of the Whisper-like encoder-decoder."""
     os.makedirs(out, exist_ok=True)

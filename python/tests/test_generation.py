@@ -20,7 +20,7 @@ from parity_binary import PARITY, needs_parity
 
 pytest.importorskip("transformers")
 pytest.importorskip("onnxruntime")
-from gen_build import STEPS, build_llama, build_whisper, dump_torch  # noqa: E402
+from gen_build import STEPS, build_llama, build_llama_prompt, build_whisper, dump_torch  # noqa: E402
 from parity.torch.kv_names import find_kv_pairs, parse_kv_map  # noqa: E402
 
 
@@ -100,6 +100,42 @@ def test_planted_weight_fails_the_decode_check(llama, tmp_path):
     assert first["logits"]["status"] == "fail" or first["cache"]["status"] == "fail", first
     assert first["cache"]["worst"].startswith("present_value_1"), first
     assert g["first_failing_logits_step"] is not None or g["first_differing_step"] is not None
+
+
+@pytest.fixture(scope="module")
+def llama_prompts(llama):
+    """Three dumps of the healthy Llama step's decode, one prompt each (seeds 0, 1, 2)."""
+    return [os.path.join(llama, "dump")] + [build_llama_prompt(llama, seed) for seed in (1, 2)]
+
+
+@needs_parity
+def test_many_prompts_give_the_token_agreement_distribution(llama, llama_prompts, tmp_path):
+    first_ids = []
+    for d in llama_prompts:
+        with open(os.path.join(d, "manifest.json")) as f:
+            first_ids.append(json.load(f)["generation"]["steps"][0]["input_ids"])
+    assert first_ids[0] != first_ids[1] and first_ids[1] != first_ids[2], "three different prompts"
+    more = [a for d in llama_prompts[1:] for a in ("--torch", d)]
+    p, r = _check(os.path.join(llama, "step.onnx"), llama_prompts[0], str(tmp_path / "ok"), *more)
+    prompts = r["generation_prompts"]
+    assert [q["dump"] for q in prompts] == llama_prompts, p.stdout + p.stderr
+    assert all(q["status"] == "PASS" and q["tokens_agreeing"] == STEPS and q["first_differing_step"] is None
+               for q in prompts), prompts
+    found = {f["id"]: f for f in r["stages"]["generation"]["findings"]}
+    assert found["generation.prompts"]["status"] == "PASS", found
+    assert "3 prompts: 3 give PyTorch's tokens at every step" in found["generation.prompts"]["message"]
+    assert p.returncode == 0 and "prompts: 3 of 3 pass" in p.stdout, p.stdout + p.stderr
+    assert 'id="generation-prompts"' in (tmp_path / "ok" / "report.html").read_text()
+
+    # The planted weight: every prompt's loop is judged, and the finding fails naming the worst.
+    p, r = _check(os.path.join(llama, "step_vproj.onnx"), llama_prompts[0], str(tmp_path / "bad"), *more)
+    prompts = r["generation_prompts"]
+    failed = [q for q in prompts if q["status"] == "FAIL"]
+    assert len(prompts) == 3 and prompts[0]["status"] == "FAIL", prompts
+    found = {f["id"]: f for f in r["stages"]["generation"]["findings"]}
+    assert found["generation.prompts"]["status"] == "FAIL", found
+    assert f"{len(failed)} fail; the worst, " in found["generation.prompts"]["message"], found
+    assert p.returncode == 1 and f"prompts: {3 - len(failed)} of 3 pass" in p.stdout, p.stdout
 
 
 @needs_parity

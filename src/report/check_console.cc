@@ -88,6 +88,16 @@ std::string RefusalLines(const CheckReport& r, const Paint& paint) {
   return out;
 }
 
+// The quantized table, the agreement that fits each output (top-1,
+// detections) and the decode loop's, prompt by prompt.
+std::string AgreementLines(const CheckReport& r, size_t max_rows) {
+  std::string out;
+  if (r.quant) out += FormatQuantTable(*r.quant, max_rows);
+  out += FormatTop1(r.top1) + FormatDetections(r.detections);
+  if (r.generation) out += FormatGeneration(*r.generation, max_rows);
+  return out + FormatGenerationPrompts(r.generation_prompts, max_rows);
+}
+
 }  // namespace
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
@@ -164,9 +174,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   out += WhyLines(r, paint);
   for (const std::string& line : AssignmentLines(r.target_assignment)) out += fmt::format("target EP: {}\n", line);
 
-  if (r.quant) out += FormatQuantTable(*r.quant, style.max_rows);
-  out += FormatTop1(r.top1) + FormatDetections(r.detections);  // the agreement that fits each output
-  if (r.generation) out += FormatGeneration(*r.generation, style.max_rows);
+  out += AgreementLines(r, style.max_rows);
   out += LatencyLines(r, paint);
   return out;
 }

@@ -249,6 +249,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"detections", DetectionsToJson(r.detections)},
           {"alignment", r.alignment ? TorchComparisonToJson(*r.alignment) : json(nullptr)},
           {"generation", r.generation ? GenerationToJson(*r.generation) : json(nullptr)},
+          {"generation_prompts", GenerationPromptsToJson(r.generation_prompts)},
           {"target_assignment", AssignmentToJson(r.target_assignment)},
           {"arithmetic", ArithmeticToJson(r.arithmetic)},
           {"tf32_probe", r.tf32_probe.empty() ? json(nullptr) : json(r.tf32_probe)},

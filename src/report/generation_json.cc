@@ -57,4 +57,19 @@ json GenerationToJson(const GenerationResult& g) {
           {"steps", steps}};
 }
 
+json GenerationPromptsToJson(const std::vector<GenerationPrompt>& prompts) {
+  json out = json::array();
+  for (const auto& p : prompts)
+    out.push_back({{"dump", p.dump},
+                   {"status", CheckVerdictName(p.verdict)},
+                   {"prompt_length", p.prompt_length},
+                   {"length", p.length},
+                   {"tokens_agreeing", p.tokens_agreeing},
+                   {"first_differing_step", Opt(p.first_differing_step)},
+                   {"first_failing_logits_step", Opt(p.first_failing_logits)},
+                   {"worst_logits_score", Num(p.worst_logits_score)},
+                   {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
+  return out;
+}
+
 }  // namespace parity

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "engine/generate/generation_result.h"
 
@@ -23,5 +24,13 @@ std::string GenerationHtmlSection(const GenerationResult& g);
 // The plot alone: per step, the logits' max_abs and the band the tolerance
 // allows (log scale), the first differing step marked. Exposed for tests.
 std::string GenerationSvg(const GenerationResult& g);
+
+// The prompts of a check given one generation dump per prompt
+// (CheckReport::generation_prompts): report.json's "generation_prompts",
+// console lines (a summary, then the failing prompts, at most `max_rows`),
+// and an HTML table; empty input gives [] / "" / "".
+nlohmann::json GenerationPromptsToJson(const std::vector<GenerationPrompt>& prompts);
+std::string FormatGenerationPrompts(const std::vector<GenerationPrompt>& prompts, size_t max_rows);
+std::string GenerationPromptsHtml(const std::vector<GenerationPrompt>& prompts);
 
 }  // namespace parity

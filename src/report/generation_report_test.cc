@@ -60,5 +60,29 @@ TEST(GenerationReport, SvgPlotsTheErrorTheBandAndTheDeparture) {
   EXPECT_NE(GenerationHtmlSection(TwoSteps(false)).find("id=\"generation\""), std::string::npos);
 }
 
+// Prompts (one generation dump each): none is nothing in every format; a
+// failing prompt is listed with where it departs, a hostile dump path escaped.
+TEST(GenerationReport, PromptsAreListedFailingFirstAndEscaped) {
+  EXPECT_EQ(GenerationPromptsToJson({}), nlohmann::json::array());
+  EXPECT_EQ(FormatGenerationPrompts({}, 5), "");
+  EXPECT_EQ(GenerationPromptsHtml({}), "");
+  std::vector<GenerationPrompt> prompts = {
+      {.dump = "d0", .prompt_length = 6, .length = 16, .tokens_agreeing = 16, .verdict = Verdict::kPass},
+      {.dump = "<d1>", .prompt_length = 6, .length = 16, .tokens_agreeing = 9, .first_differing_step = 9,
+       .worst_logits_score = 3, .verdict = Verdict::kFail}};
+  const auto j = GenerationPromptsToJson(prompts);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[1]["first_differing_step"], 9);
+  EXPECT_TRUE(j[0]["first_differing_step"].is_null());
+  EXPECT_EQ(j[1]["status"], "FAIL");
+  const std::string text = FormatGenerationPrompts(prompts, 5);
+  EXPECT_NE(text.find("prompts: 1 of 2 pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("<d1>: 9/16 tokens agree, first differs at step 9"), std::string::npos) << text;
+  EXPECT_EQ(text.find("d0:"), std::string::npos) << "only failing prompts are listed";
+  const std::string html = GenerationPromptsHtml(prompts);
+  EXPECT_NE(html.find("&lt;d1&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<d1>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace parity

@@ -103,4 +103,43 @@ std::string GenerationHtmlSection(const GenerationResult& g) {
   return s + "</table>\n</section>\n";
 }
 
+namespace {
+
+std::string PromptRow(const GenerationPrompt& p) {
+  if (!p.error.empty()) return fmt::format("did not run: {}", p.error);
+  std::string row = fmt::format("{}/{} tokens agree", p.tokens_agreeing, p.length);
+  if (p.first_differing_step) row += fmt::format(", first differs at step {}", *p.first_differing_step);
+  if (p.first_failing_logits) row += fmt::format(", logits leave the tolerance at step {}", *p.first_failing_logits);
+  return row + fmt::format("; logits error up to {:.3g}x the tolerance", p.worst_logits_score);
+}
+
+}  // namespace
+
+std::string FormatGenerationPrompts(const std::vector<GenerationPrompt>& prompts, size_t max_rows) {
+  if (prompts.empty()) return "";
+  size_t passed = 0;
+  for (const auto& p : prompts) passed += p.verdict != Verdict::kFail;
+  std::string out = fmt::format("prompts: {} of {} pass\n", passed, prompts.size());
+  size_t shown = 0;
+  for (const auto& p : prompts) {
+    if (p.verdict != Verdict::kFail) continue;
+    if (shown++ == max_rows) {
+      out += "  ...\n";
+      break;
+    }
+    out += fmt::format("  {}: {}\n", p.dump, PromptRow(p));
+  }
+  return out;
+}
+
+std::string GenerationPromptsHtml(const std::vector<GenerationPrompt>& prompts) {
+  if (prompts.empty()) return "";
+  std::string s = "<section id=\"generation-prompts\">\n<h2>Generation, prompt by prompt</h2>\n"
+                  "<table class=\"generation\">\n<tr><th>dump</th><th>status</th><th>prompt</th><th>what</th></tr>\n";
+  for (const auto& p : prompts)
+    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{} tokens</td><td>{}</td></tr>\n", Esc(p.dump),
+                     CheckVerdictName(p.verdict), p.prompt_length, Esc(PromptRow(p)));
+  return s + "</table>\n</section>\n";
+}
+
 }  // namespace parity

@@ -157,6 +157,7 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += SamplesSection(r);
   body += AlignmentSection(r);  // against PyTorch: right after the outputs
   if (r.generation) body += GenerationHtmlSection(*r.generation);
+  body += GenerationPromptsHtml(r.generation_prompts);
   body += LayerCurveSection(r);
   body += QuantSection(r);
   body += LocateSection(r);

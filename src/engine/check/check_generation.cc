@@ -4,6 +4,8 @@
 // own and its result in CheckReport::generation.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/check/check_internal.h"
 #include "engine/generate/generation.h"
 
@@ -46,25 +48,88 @@ std::vector<CheckFinding> Findings(const GenerationResult& g) {
   return f;
 }
 
+GenerationPrompt PromptOf(const TorchDump& dump, const Result<GenerationResult>& result) {
+  GenerationPrompt p{.dump = dump.dir.string(), .verdict = Verdict::kFail};
+  if (!result) {
+    p.error = result.error().message();
+    return p;
+  }
+  const GenerationResult& g = *result;
+  p.prompt_length = g.prompt_length;
+  p.length = g.length;
+  p.tokens_agreeing = g.tokens_agreeing;
+  p.first_differing_step = g.first_differing_step;
+  p.first_failing_logits = g.first_failing_logits;
+  for (const auto& s : g.steps)
+    if (s.judged) p.worst_logits_score = std::max(p.worst_logits_score, s.logits_score);
+  p.verdict = g.verdict;
+  return p;
+}
+
+// The prompts' distribution in one finding: how many generate PyTorch's
+// tokens throughout, the agreement's minimum and median, the worst prompt
+// and the step where it departs.
+CheckFinding PromptsFinding(const std::vector<GenerationPrompt>& prompts) {
+  std::vector<double> share;
+  size_t all = 0, failed = 0;
+  const GenerationPrompt* worst = nullptr;
+  for (const auto& p : prompts) {
+    const double s = p.length > 0 ? static_cast<double>(p.tokens_agreeing) / static_cast<double>(p.length) : 0;
+    share.push_back(s);
+    all += p.error.empty() && !p.first_differing_step && p.tokens_agreeing == p.length;
+    failed += p.verdict == Verdict::kFail;
+    // The worst: the fewest tokens agreeing, then the largest logits error.
+    if (p.verdict == Verdict::kFail &&
+        (worst == nullptr || p.tokens_agreeing < worst->tokens_agreeing ||
+         (p.tokens_agreeing == worst->tokens_agreeing && p.worst_logits_score > worst->worst_logits_score)))
+      worst = &p;
+  }
+  std::sort(share.begin(), share.end());
+  std::string text = fmt::format("{} prompts: {} give PyTorch's tokens at every step (tokens agreeing: min {:.0f}%, "
+                                 "median {:.0f}%); {} fail",
+                                 prompts.size(), all, 100 * share.front(), 100 * share[share.size() / 2], failed);
+  if (worst != nullptr) {
+    std::optional<int64_t> departs = worst->first_failing_logits;
+    if (worst->first_differing_step && (!departs || *worst->first_differing_step < *departs))
+      departs = worst->first_differing_step;
+    text += worst->error.empty()
+                ? fmt::format("; the worst, {}, departs at step {}", worst->dump, departs ? *departs : worst->length)
+                : fmt::format("; {} did not run: {}", worst->dump, worst->error);
+  }
+  return failed > 0 ? Fail("generation.prompts", text) : Pass("generation.prompts", text);
+}
+
 }  // namespace
 
 void StageGeneration(Context& ctx) {
   if (!ctx.dump) return;
-  auto record = LoadGenerationRecord(*ctx.dump);
-  StageResult stage{.name = "generation"};
-  if (!record) {
-    ctx.input_error = record.error();
-    return;
-  }
-  if (!*record) return;
+  std::vector<const TorchDump*> dumps{&*ctx.dump};
+  for (const auto& more : ctx.more_dumps) dumps.push_back(&more);
   GenerationOptions o{.model_path = ctx.options.model_path, .encoder_path = ctx.options.encoder_path,
                       .config = ctx.options.target, .policy = ctx.policy};
-  auto result = RunGeneration(*ctx.dump, **record, o);
-  if (!result) {
-    stage.findings.push_back(Fail("generation.run", result.error().message()));
-  } else {
-    stage.findings = Findings(*result);
-    ctx.report.generation = std::move(*result);
+  StageResult stage{.name = "generation"};
+  std::vector<GenerationPrompt> prompts;
+  for (const TorchDump* dump : dumps) {
+    auto record = LoadGenerationRecord(*dump);
+    if (!record) {
+      ctx.input_error = record.error();
+      return;
+    }
+    if (!*record) continue;
+    auto result = RunGeneration(*dump, **record, o);
+    prompts.push_back(PromptOf(*dump, result));
+    if (prompts.size() > 1) continue;  // the first record's loop is the report's section
+    if (!result) {
+      stage.findings.push_back(Fail("generation.run", result.error().message()));
+    } else {
+      stage.findings = Findings(*result);
+      ctx.report.generation = std::move(*result);
+    }
+  }
+  if (prompts.empty()) return;
+  if (prompts.size() > 1) {
+    stage.findings.push_back(PromptsFinding(prompts));
+    ctx.report.generation_prompts = std::move(prompts);
   }
   stage.status = StatusOf(stage.findings);
   ctx.report.stages.push_back(std::move(stage));

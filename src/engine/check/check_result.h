@@ -149,6 +149,9 @@ struct CheckReport {
   std::optional<TorchComparison> alignment;  // PyTorch layer alignment, when --torch was given
   // A dump with PyTorch's greedy decode: the loop on ORT step by step (engine/generate/).
   std::optional<GenerationResult> generation;
+  // Every generation dump's loop when more than one was given (one prompt
+  // each): the token-agreement distribution; empty with one dump or none.
+  std::vector<GenerationPrompt> generation_prompts;
   // Which EP took which nodes of the target (ORT's assignment; empty for a
   // CPU-only target), and the arithmetic the worst failing output's error
   // is consistent with (engine/run/arithmetic.h), when an output failed.

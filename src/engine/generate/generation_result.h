@@ -59,4 +59,16 @@ struct GenerationResult {
   Verdict verdict = Verdict::kUnchecked;
 };
 
+// One prompt's loop when a check is given one generation dump per prompt
+// (--torch D1 --torch D2 ...): a row of the token-agreement distribution.
+struct GenerationPrompt {
+  std::string dump;  // its folder
+  int64_t prompt_length = 0, length = 0, tokens_agreeing = 0;
+  std::optional<int64_t> first_differing_step;
+  std::optional<int64_t> first_failing_logits;
+  double worst_logits_score = 0;  // the worst judged step's max_abs / band
+  Verdict verdict = Verdict::kUnchecked;
+  std::string error;  // the loop could not run (verdict fail)
+};
+
 }  // namespace parity
