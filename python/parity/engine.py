@@ -92,7 +92,8 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
           reference_model: Optional[PathLike] = None, report_dir: Optional[PathLike] = None,
           seed: int = 0, runs: int = 20, locate_on_failure: bool = True, dataset: Any = None,
           engine: str = "local", ray_address: Optional[str] = None, ray_actors: int = 2,
-          on_bad_sample: str = "fail", dataset_locate: int = 3, batch_size: int = 32) -> Report:
+          on_bad_sample: str = "fail", dataset_locate: int = 3, batch_size: int = 32,
+          reference_ort_library: Optional[PathLike] = None) -> Report:
     """The whole validation of ``model`` (``parity check``); returns a :class:`Report`.
 
     torch_dump: a PyTorch dump directory (``--torch``), or an ``nn.Module`` (dumped here with
@@ -110,6 +111,10 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
     on_bad_sample: "fail" or "skip"; dataset_locate: the worst samples located.
     With a dataset, torch_dump may be a ``torch.nn.Module``: the reference is then the
     module run here on each batch of ``batch_size`` samples (docs/dataset.md).
+    reference_ort_library: run the reference on this libonnxruntime, in a child process,
+    at ``config`` (``--reference-ort-library``): two ORT releases compared, the target on
+    this environment's (docs/locate.md "Two runtimes"); report.json's ``reference_runtime``
+    names it.
     """
     tmp_obj = tempfile.TemporaryDirectory(prefix="parity-check-")
     tmp = tmp_obj.name
@@ -128,6 +133,8 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
     args += list(_inputs_args(inputs, tmp))
     if reference_model is not None:
         args += ["--reference-model", os.fspath(reference_model)]
+    if reference_ort_library is not None:
+        args += ["--reference-ort-library", os.fspath(reference_ort_library)]
     if not locate_on_failure:
         args.append("--no-locate")
     out_dir = os.fspath(report_dir) if report_dir is not None else os.path.join(tmp, "report")
@@ -144,13 +151,16 @@ def check(model: PathLike, torch_dump: Union[None, PathLike, Any] = None, inputs
 def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping[str, Any]] = "disable",
            target: Config = "all", *, torch_dump: Union[None, PathLike] = None,
            target_model: Optional[PathLike] = None, tolerance: Union[None, float, Mapping[str, Any]] = None,
-           repro: Optional[PathLike] = None, seed: int = 0, ablation: bool = True) -> Report:
+           repro: Optional[PathLike] = None, seed: int = 0, ablation: bool = True,
+           reference_ort_library: Optional[PathLike] = None, target_ort_library: Optional[PathLike] = None) -> Report:
     """Finds where ``target`` departs from ``reference`` (``parity locate``).
 
     reference: a level, a config JSON path or dict, or ``torch_dump=DUMP_DIR`` (a
     PyTorch dump, ``--reference torch:DIR``). target: a level, JSON path or dict. Returns a parity.locate/1
     :class:`Report` whose ``first_divergence`` names the tensor, the fused node
-    and the original nodes it covers.
+    and the original nodes it covers. reference_ort_library / target_ort_library: run
+    that side on another libonnxruntime (two ORT releases node by node; the report's
+    ``runtimes`` names both).
     """
     with tempfile.TemporaryDirectory(prefix="parity-locate-") as tmp:
         out = os.path.join(tmp, "locate.json")
@@ -174,6 +184,10 @@ def locate(model: PathLike, inputs: Inputs = None, reference: Union[str, Mapping
             args += ["--target-model", os.fspath(target_model)]
         if repro is not None:
             args += ["--repro", os.fspath(repro)]
+        for flag, lib in (("--reference-ort-library", reference_ort_library),
+                          ("--target-ort-library", target_ort_library)):
+            if lib is not None:
+                args += [flag, os.fspath(lib)]
         if not ablation:
             args.append("--no-ablation")
         _, stdout = invoke(args, tmp)

@@ -85,3 +85,27 @@ def test_env_lists_each_runtime_it_is_given(no_ort_override, monkeypatch):
     assert e["runtimes"][0]["version"] == _wheel_version() != e["ort_version"]
     with pytest.raises(parity.ParityError, match="nope.so"):
         parity.env(runtimes=["/nonexistent/nope.so"])
+
+
+@needs_wheel
+def test_check_and_locate_compare_the_wheel_with_the_packages_own_ort(no_ort_override, tmp_path):
+    # The target runs on the wheel's ORT (this environment's), the reference on the
+    # package's own in a child process (issue 43): both named.
+    from onnx import TensorProto, helper, save
+    own = sorted(f for f in os.listdir(os.path.dirname(os.path.realpath(parity.binary())))
+                 if f.startswith("libonnxruntime.so"))
+    assert own, "the package carries its own ORT"
+    own = os.path.join(os.path.dirname(os.path.realpath(parity.binary())), own[0])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    path = tmp_path / "relu.onnx"
+    save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=9), path)
+    report = parity.check(path, runs=2, reference_ort_library=own)
+    assert report.passed, report.summary
+    assert report.data["env"]["ort_library"] == os.path.realpath(WHEEL)
+    assert report.data["reference_runtime"]["library"] == own
+    assert report.data["reference_runtime"]["version"] != _wheel_version()
+    loc = parity.locate(path, reference_ort_library=own, target_ort_library=WHEEL)
+    assert loc.data["runtimes"]["plans_identical"] is True
+    assert loc.data["runtimes"]["reference"]["ort"]["library"] == own
