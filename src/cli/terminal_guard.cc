@@ -13,9 +13,12 @@
 namespace parity::cli {
 namespace {
 
+// Never destroyed: exit() runs FlushHeldAtExit after the destructors of
+// statics made later than its registration (a static filter was freed
+// before it flushed: ASan, heap-use-after-free).
 TerminalFilter& StdoutFilter() {
-  static TerminalFilter filter;
-  return filter;
+  static TerminalFilter* filter = new TerminalFilter;
+  return *filter;
 }
 
 bool WriteAll(const std::string& text) {
