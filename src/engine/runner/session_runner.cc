@@ -42,8 +42,8 @@ class SessionRunner final : public Runner {
     const std::string label = job.model.filename().string();
     const bool same = kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
                       kept_names_ == job.names;
-    if (!same) kept_.reset();  // before another session holds its own copy of the weights
     if (same) return RunSample(*kept_, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    kept_.reset();  // before another session holds its own copy of the weights
     PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(job.model));
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
