@@ -116,3 +116,19 @@ def test_the_cases_cover_every_class_of_issue_40():
     assert {"torchscript.onnx", "dynamo.onnx", "ultra.onnx"} <= healthy
     names = {c.name for c in CASES}
     assert set(WRONG_VERDICT) | set(WRONG_MODULE) | set(WRONG_ARITHMETIC) <= names
+
+
+def test_the_cases_cover_the_families_of_issue_50():
+    """SE/SiLU and ReLU6 classifiers and a segmentation head through both
+    exporters, each with a planted fault; Ultralytics' segmenter and newer
+    detectors; a trained classifier's healthy and clipping int8 copies, judged
+    by top-1; a Cast-only edit (PASS) and its x1.005 twin (FAIL)."""
+    by = {c.name: c for c in CASES}
+    for family in ("efficientnet", "mobilenet_v2", "lraspp"):
+        for exporter in ("torchscript", "dynamo"):
+            assert by[f"{family}_{exporter}"].expected == "PASS"
+            assert by[f"{family}_{exporter}_deep"].expected == "FAIL" and by[f"{family}_{exporter}_deep"].planted
+    for group in ("yolo_seg", "yolo11", "yolo26"):
+        assert by[f"{group}_ultra"].expected == "PASS" and by[f"{group}_ultra_deep"].planted
+    assert by["trained_int8_channel"].min_top1 and by["trained_int8_clipped"].min_top1
+    assert (by["trained_cast_edit"].expected, by["trained_cast_edit_fault"].expected) == ("PASS", "FAIL")

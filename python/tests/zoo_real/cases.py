@@ -28,6 +28,7 @@ class Case:
     about: str = ""
     locate_expected: str = None  # locate's verdict where it differs (it judges the dump's traced sample only)
     in_test: bool = True      # False: the scoreboard's only (test_zoo_real.py keeps its CI cost in minutes)
+    min_top1: float = None    # a TRAINED classifier's derived copy: healthy when top-1 agrees this often
 
     @property
     def no_arithmetic(self):
@@ -40,11 +41,24 @@ def _torch(name, group, model, dump, expected="PASS", planted=None, about="", lo
     return Case(name, group, "torch", model, dump, expected, planted, planted is not None, about, locate_expected)
 
 
-def _derived(name, group, model, reference, about="", in_test=True):
-    return Case(name, group, "derived", model, reference, None, None, False, about, in_test=in_test)
+def _derived(name, group, model, reference, about="", in_test=True, expected=None, min_top1=None, fp32_fault=False):
+    return Case(name, group, "derived", model, reference, expected, None, fp32_fault, about, in_test=in_test,
+                min_top1=min_top1)
+
+
+def _family(group, what, fault, exporters=("torchscript", "dynamo"), in_test=True):
+    """A torchvision family's healthy export and planted fault, per exporter."""
+    out = []
+    for k, exporter in enumerate(exporters):
+        out.append(Case(f"{group}_{exporter}", group, "torch", f"{exporter}.onnx", f"{exporter}_dump", "PASS",
+                        about=what if k == 0 else "", in_test=in_test))
+        out.append(Case(f"{group}_{exporter}_deep", group, "torch", f"{exporter}_deep.onnx", f"{exporter}_dump",
+                        "FAIL", fault, True, f"{fault} conv weight x1.05 ({exporter})", in_test=in_test))
+    return out
 
 
 DEEP = "model.4.m.1.cv1"
+TRAINED_MIN_TOP1 = 0.98   # a trained classifier's int8 copy is healthy when its top-1 agrees on 98% of held-out images
 CASES = [
     _torch("yolo_ultra", "yolo", "ultra.onnx", "dump", about="Ultralytics export (dynamic=True) vs the module's dump"),
     _torch("yolo_ultra_wrapped", "yolo", "ultra.onnx", "dump_wrapped",
@@ -103,6 +117,33 @@ CASES = [
     _torch("convnext_dynamo", "convnext", "dynamo.onnx", "dynamo_dump"),
     _torch("ssdlite_torchscript", "ssdlite", "torchscript.onnx", "torchscript_dump",
            about="torchvision ssdlite320_mobilenet_v3_large with NMS in the graph"),
+    # issue 50's families: SE/SiLU and ReLU6 classifiers, a segmentation head (torchvision builders, random
+    # weights), Ultralytics' segmenter and a newer detector, a trained classifier's int8 copies, a Cast-only edit
+    *_family("efficientnet", "torchvision efficientnet_b0 (SE, SiLU), 96x96", "features.6.1.block.1"),
+    *_family("mobilenet_v2", "torchvision mobilenet_v2 (ReLU6), 96x96", "features.13.conv.1"),
+    *_family("lraspp", "torchvision lraspp_mobilenet_v3_large segmentation, 128x128, 6 classes",
+             "model.backbone.12.block.1"),
+    _torch("yolo_seg_ultra", "yolo_seg", "ultra.onnx", "dump",
+           about="Ultralytics YOLOv8n-seg export (dynamic=True): boxes, scores, mask coefficients; prototypes"),
+    _torch("yolo_seg_ultra_deep", "yolo_seg", "ultra_deep.onnx", "dump", "FAIL", "model.4.m.1.cv1",
+           "YOLOv8n-seg, model.4.m.1.cv1 weight x1.05"),
+    _torch("yolo11_ultra", "yolo11", "ultra.onnx", "dump", about="Ultralytics YOLO11n export (dynamic=True)"),
+    _torch("yolo11_ultra_deep", "yolo11", "ultra_deep.onnx", "dump", "FAIL", "model.6.m.0.cv1",
+           "YOLO11n, model.6.m.0.cv1 weight x1.05"),
+    _torch("yolo26_ultra", "yolo26", "ultra.onnx", "dump",
+           about="Ultralytics YOLO26n export (dynamic=True; its default: no end-to-end top-k)"),
+    _torch("yolo26_ultra_deep", "yolo26", "ultra_deep.onnx", "dump", "FAIL", "model.6.m.0.cv1",
+           "YOLO26n, model.6.m.0.cv1 weight x1.05"),
+    _torch("trained_torchscript", "trained", "torchscript.onnx", "torchscript_dump",
+           about="a CNN trained for seconds on separable synthetic 32x32 images (dynamic batch)"),
+    _derived("trained_int8_channel", "trained", "int8_channel.onnx", "torchscript.onnx",
+             "its quantize_static QDQ per channel, calibrated on training images", min_top1=TRAINED_MIN_TOP1),
+    _derived("trained_int8_clipped", "trained", "int8_clipped.onnx", "torchscript.onnx",
+             "the same calibrated on images dimmed x0.1: the input quantizer clips", min_top1=TRAINED_MIN_TOP1),
+    _derived("trained_cast_edit", "trained", "cast_edit.onnx", "torchscript.onnx",
+             "Cast-only edit: an int64 -> int64 Cast on the Reshape's shape (float32 kept)", expected="PASS"),
+    _derived("trained_cast_edit_fault", "trained", "cast_edit_fault.onnx", "torchscript.onnx",
+             "the Cast-only edit with the second conv's weight x1.005", expected="FAIL", fp32_fault=True),
 ]
 BY_NAME = {c.name: c for c in CASES}
 
@@ -130,7 +171,9 @@ def expected_of(case, stamps):
     truth = truth_of(case, stamps)
     if truth is None:
         return None
-    if "top1_agreement" in truth:
+    if case.min_top1 is not None:
+        healthy = truth["top1_agreement"] >= case.min_top1
+    elif "top1_agreement" in truth:
         healthy = truth["max_abs_over_std"] <= CLASSIFIER_MAX_ERROR_OVER_STD
     else:
         box_scale = (stamps[case.group]["facts"] or {}).get("box_absmax", 1.0)

@@ -4,7 +4,7 @@ cache (cache.py) and returns facts for its stamp (truth of derived copies)."""
 import copy
 import os
 
-from . import derived, detection, hf, yolo
+from . import derived, detection, hf, trained, ultra, vision, yolo
 from .common import export_and_dump, images, scale_parameters
 
 EXPORTERS = ("torchscript", "dynamo")
@@ -99,6 +99,84 @@ def build_ssdlite(out):
                  output_names=["boxes", "scores", "labels"])
 
 
+def _faulty_exports(model, args, out, facts, conv, factor=1.05, name="deep", **kwargs):
+    """<exporter>_<name>.onnx: the model with `conv`'s weight x factor, through
+    each exporter that made the healthy file (the healthy dump is the reference)."""
+    from parity.torch.exporter import export
+    faulty = copy.deepcopy(model)
+    facts["planted"] = scale_parameters(faulty, [conv], factor)
+    for exporter in EXPORTERS:
+        if facts.get(exporter) == "ok":
+            export(faulty, args, os.path.join(out, f"{exporter}_{name}.onnx"), exporter=exporter, **kwargs)
+    return facts
+
+
+def build_efficientnet(out):
+    """torchvision efficientnet_b0 (SE blocks, SiLU), 96x96, both exporters, and
+    a depthwise conv of stage 6 x1.05 (each exporter's file)."""
+    model, args = vision.efficientnet_b0()
+    kw = {"input_names": ["images"], "output_names": ["logits"]}
+    return _faulty_exports(model, args, out, _both(model, args, out, **kw), vision.EFFICIENTNET_FAULT[0], **kw)
+
+
+def build_mobilenet_v2(out):
+    """torchvision mobilenet_v2 (inverted residuals, ReLU6), 96x96, both
+    exporters, and a depthwise conv of block 13 x1.05."""
+    model, args = vision.mobilenet_v2()
+    kw = {"input_names": ["images"], "output_names": ["logits"]}
+    return _faulty_exports(model, args, out, _both(model, args, out, **kw), vision.MOBILENET_V2_FAULT[0], **kw)
+
+
+def build_lraspp(out):
+    """torchvision lraspp_mobilenet_v3_large (segmentation, 6 classes), 128x128,
+    both exporters, and a backbone depthwise conv x1.05."""
+    model, args = vision.lraspp()
+    kw = {"input_names": ["images"], "output_names": ["out"]}
+    return _faulty_exports(model, args, out, _both(model, args, out, **kw), vision.LRASPP_FAULT[0], **kw)
+
+
+def build_yolo_seg(out):
+    return ultra.build(out, "yolo_seg")
+
+
+def build_yolo11(out):
+    return ultra.build(out, "yolo11")
+
+
+def build_yolo26(out):
+    return ultra.build(out, "yolo26")
+
+
+def build_trained(out):
+    """A TinyNet trained for a few seconds on separable synthetic images
+    (trained.py): its TorchScript export (dynamic batch) with a dump; static
+    int8 QDQ per channel calibrated on training images (healthy) and on images
+    dimmed x0.1 (its input quantizer clips: unhealthy); the Cast-only edit and
+    the same edit with the second conv's weight x1.005."""
+    model, facts = trained.train()
+    x = images(1, trained.SIZE, seed=0)
+    kw = {"input_names": ["images"], "output_names": ["logits"],
+          "dynamic_axes": {"images": {0: "batch"}, "logits": {0: "batch"}}}
+    facts.update(_both(model, (x,), out, exporters=("torchscript",), **kw))
+    src = os.path.join(out, "torchscript.onnx")
+    made = {"int8_channel": derived.quantize_qdq(src, os.path.join(out, "int8_channel.onnx"),
+                                                 trained.calibration(), per_channel=True),
+            "int8_clipped": derived.quantize_qdq(src, os.path.join(out, "int8_clipped.onnx"),
+                                                 trained.calibration(scale=0.1), per_channel=True)}
+    facts["cast_edit"] = trained.cast_edit(src, os.path.join(out, "cast_edit.onnx"))
+    facts["cast_edit_fault"] = trained.cast_edit(src, os.path.join(out, "cast_edit_fault.onnx"), fault=(1, 1.005))
+    made["cast_edit"] = os.path.join(out, "cast_edit.onnx")
+    made["cast_edit_fault"] = os.path.join(out, "cast_edit_fault.onnx")
+    hx, hy = trained.held_out()
+    feeds = [{"images": hx}]
+    facts["derived"] = {}
+    for k, p in made.items():
+        truth = derived.classifier_truth(derived.compare_outputs(src, p, feeds))
+        truth["accuracy_held_out"] = trained.accuracy(p, hx, hy)
+        facts["derived"][k] = truth
+    return facts
+
+
 GROUPS = {
     "yolo": build_yolo,
     "mobilenet": build_mobilenet,
@@ -107,4 +185,11 @@ GROUPS = {
     "whisper": build_whisper,
     "convnext": build_convnext,
     "ssdlite": build_ssdlite,
+    "efficientnet": build_efficientnet,
+    "mobilenet_v2": build_mobilenet_v2,
+    "lraspp": build_lraspp,
+    "yolo_seg": build_yolo_seg,
+    "yolo11": build_yolo11,
+    "yolo26": build_yolo26,
+    "trained": build_trained,
 }

@@ -1,0 +1,64 @@
+"""Ultralytics models of issue 50 besides yolo.py's YOLOv8n detector: the
+YOLOv8n segmenter (yolov8n-seg.yaml: Segment head, output0 [B, 4+80+32,
+anchors] beside the mask prototypes output1 [B, 32, H/4, W/4]) and a newer
+detector (yolo11n.yaml: C3k2 blocks, C2PSA attention, depthwise class branch) and the newest
+(yolo26n.yaml, exported as Ultralytics exports it by default here: output0 [B, 84, anchors], no
+end-to-end top-k).
+Built offline from the yaml as yolo.py builds YOLOv8n (random weights,
+YOLO_OFFLINE=1, BatchNorm statistics measured on [0, 1] images, heads spread
+like a trained one's), exported by Ultralytics itself (dynamic=True), 320x320.
+
+    <group>/ultra.onnx        YOLO(yaml).export(format='onnx', dynamic=True)
+    <group>/ultra_deep.onnx   the same with one deep backbone conv's weight x1.05
+    <group>/dump/             parity.torch's dump of the model as exported (head.export)
+"""
+
+import os
+
+import torch
+
+from . import yolo
+from .common import calibrate_batchnorm, images, write_dump
+
+SIZE = yolo.SIZE
+# (yaml, the conv a planted fault scales, its block: the module a verdict must name)
+MODELS = {
+    "yolo_seg": ("yolov8n-seg.yaml", "model.4.m.1.cv1.conv", "model.4.m.1.cv1"),
+    "yolo11": ("yolo11n.yaml", "model.6.m.0.cv1.conv", "model.6.m.0.cv1"),
+    "yolo26": ("yolo26n.yaml", "model.6.m.0.cv1.conv", "model.6.m.0.cv1"),
+}
+
+
+def head_index(model):
+    return len(model.model) - 1
+
+
+def build_model(yaml):
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+    torch.manual_seed(0)
+    model = YOLO(yaml, verbose=False)
+    calibrate_batchnorm(model.model, [images(2, SIZE, seed=10 + k) for k in range(3)])
+    h = head_index(model.model)
+    head = model.model.model[h]
+    yolo._spread(model.model, [f"model.{h}.cv3.{i}.{len(head.cv3[i]) - 1}" for i in range(head.nl)], 1.5, -6.0)
+    yolo._spread(model.model, [f"model.{h}.cv2.{i}.{len(head.cv2[i]) - 1}" for i in range(head.nl)], 0.5, None)
+    return model
+
+
+def build(out, group):
+    yaml, conv, _ = MODELS[group]
+    model = build_model(yaml)
+    x = images(1, SIZE, seed=0)
+    yolo.ultralytics_export(model, os.path.join(out, "ultra.onnx"))
+    yolo.ultralytics_export(yolo.with_fault(model, [conv], 1.05), os.path.join(out, "ultra_deep.onnx"))
+    exported = yolo.as_exported(model.model)
+    with torch.no_grad():
+        y = exported(x)
+    outs = list(y) if isinstance(y, (tuple, list)) else [y]
+    names = [f"output{k}" for k in range(len(outs))]
+    write_dump(exported, (x,), os.path.join(out, "dump"), ["images"], names)
+    head = model.model.model[head_index(model.model)]
+    return {"yaml": yaml, "head": type(head).__name__, "outputs": {n: list(o.shape) for n, o in zip(names, outs)},
+            "box_absmax": float(outs[0][:, :4].abs().max()), "classes": int(head.nc),
+            "score_max": float(outs[0][:, 4:4 + head.nc].max())}
