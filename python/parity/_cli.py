@@ -62,7 +62,8 @@ _TEMP_FILES = {"inputs.npz": "the inputs given", "tolerance.json": "the toleranc
 
 
 def invoke(args: Sequence[str], tmpdir: str = "", env: Optional[Dict[str, str]] = None) -> Tuple[int, str]:
-    """Runs ``parity ARGS``; returns (exit code 0 or 1, stdout).
+    """Runs ``parity ARGS``; returns (exit code 0, 1 or 4, stdout): 4 is a
+    check NOT JUDGED (its report says what was missing).
 
     Exit 2 raises ParityError and exit 3 ParityRuntimeError, each with the
     CLI's one-line message (``parity: error: `` stripped). A file of tmpdir
@@ -74,7 +75,7 @@ def invoke(args: Sequence[str], tmpdir: str = "", env: Optional[Dict[str, str]] 
     env.update(extra)
     proc = subprocess.run([binary_path(), *map(str, args)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, env=env)
-    if proc.returncode in (0, 1):
+    if proc.returncode in (0, 1, 4):
         return proc.returncode, proc.stdout
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     line = lines[-1] if lines else f"parity exited with code {proc.returncode}"

@@ -9,6 +9,8 @@ class Report:
     """A ``parity check`` or ``parity locate`` report: plain data with helpers.
 
     ``passed`` -- the verdict (check: overall_status PASS; locate: no divergence);
+    ``verdict`` -- "PASS", "FAIL" or "NOT JUDGED" (a check or dataset whose
+    coverage cannot support a PASS: ``data["coverage"]["missing"]`` says why);
     ``failed_tests`` -- ``[{"id", "reason", ...}]`` (check);
     ``first_divergence`` -- the first tensor where the target departs (tensor,
     producer, fused node, covered nodes and, against a torch dump, module; a
@@ -36,6 +38,14 @@ class Report:
             return self.data["overall_status"] == "PASS"
         return self.first_divergence is None and all(
             t.get("status") != "fail" for t in self.data.get("tensors", []))
+
+    @property
+    def verdict(self) -> str:
+        if "verdict" in self.data:
+            return str(self.data["verdict"])
+        if "overall_status" in self.data:
+            return str(self.data["overall_status"])
+        return "PASS" if self.passed else "FAIL"
 
     @property
     def failed_tests(self) -> List[Dict[str, Any]]:
@@ -68,4 +78,4 @@ class Report:
     def __repr__(self) -> str:
         fd = self.first_divergence
         where = f", first divergence at {fd.get('tensor')!r}" if fd else ""
-        return f"<Report {self.kind} {'PASS' if self.passed else 'FAIL'}{where}>"
+        return f"<Report {self.kind} {self.verdict}{where}>"

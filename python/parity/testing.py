@@ -57,6 +57,7 @@ def assert_export_matches(module: Any, example_inputs: Union[Any, Sequence[Any]]
                    report_dir=os.path.join(work, "report"), runs=runs)
     if not report.passed:
         html = os.path.join(report.report_dir, "report.html")
-        raise AssertionError(f"ONNX export ({exporter}) does not match PyTorch under config {config!r}:\n"
+        what = "could not be judged" if report.verdict == "NOT JUDGED" else "does not match PyTorch"
+        raise AssertionError(f"ONNX export ({exporter}) {what} under config {config!r}:\n"
                              f"{report.summary.rstrip()}\nHTML report: {html}")
     return report

@@ -22,6 +22,13 @@
 namespace parity::cli {
 namespace {
 
+// 0 PASS, 1 FAIL, 4 NOT JUDGED: the check ran but what it judged cannot
+// support a PASS (docs/errors.md).
+int CheckExitCode(const CheckReport& r) {
+  if (r.overall == Verdict::kFail) return 1;
+  return r.overall == Verdict::kPass ? 0 : 4;
+}
+
 struct CheckCmdOptions {
   std::string model;
   std::vector<std::string> torch;
@@ -166,7 +173,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (!o.json.empty()) {
     if (auto s = WriteReportJson(o.json, WithPeakRss(CheckReportToJson(*report))); !s) return ReportError(s.error());
   }
-  return report->overall == Verdict::kFail ? 1 : 0;
+  return CheckExitCode(*report);
 }
 
 }  // namespace

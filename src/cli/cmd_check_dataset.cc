@@ -91,7 +91,8 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
   }
   if (!json.empty())
     if (auto s = WriteReportJson(json, DatasetReportToJson(*report)); !s) return ReportError(s.error());
-  return report->overall == Verdict::kFail ? 1 : 0;
+  // No sample judged: NOT JUDGED, exit 4 (docs/errors.md), as check.
+  return report->overall == Verdict::kFail ? 1 : report->overall == Verdict::kPass ? 0 : 4;
 }
 
 }  // namespace parity::cli

@@ -73,15 +73,17 @@ int RunCompare(const CompareCmdOptions& o) {
     failed += t.status == Verdict::kFail;
     unchecked += t.status == Verdict::kUnchecked;
   }
-  fmt::print("{}: {} tensor(s), {} failed, {} unchecked, {} structural finding(s)\n",
-             result->passed() ? "PASS" : "FAIL", result->tensors.size(), failed, unchecked,
-             result->findings.size());
+  // Two empty sets compared nothing: NOT JUDGED (exit 4), never PASS.
+  const bool nothing = result->passed() && result->tensors.empty();
+  fmt::print("{}: {} tensor(s), {} failed, {} unchecked, {} structural finding(s){}\n",
+             nothing ? "NOT JUDGED" : result->passed() ? "PASS" : "FAIL", result->tensors.size(), failed, unchecked,
+             result->findings.size(), nothing ? "; nothing was compared" : "");
   if (!o.json.empty()) {
     const auto j = CompareReportToJson(*result, o.reference, o.test, o.noise, options.policy,
                                        EnvironmentToJson(CurrentEnvironment()));
     if (auto s = WriteReportJson(o.json, j); !s) return ReportError(s.error());
   }
-  return result->passed() ? 0 : 1;
+  return nothing ? 4 : result->passed() ? 0 : 1;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "compare/judge.h"
@@ -10,6 +11,41 @@ namespace parity {
 namespace {
 
 std::string Describe(const Tensor& t) { return fmt::format("{} {}", DTypeName(t.dtype()), ShapeToString(t.shape())); }
+
+// A set-valued group (set_valued.h) that failed element by element, judged
+// row by row: passing, its outputs pass and their row-count findings stop
+// being fatal; failing, each says how the set match failed.
+void JudgeAsSet(const SetValuedGroup& g, const TensorSet& reference, const TensorSet& test, SetComparison& out) {
+  std::vector<TensorComparison*> members;
+  for (auto& c : out.tensors)
+    if (std::find(g.outputs.begin(), g.outputs.end(), c.name) != g.outputs.end()) members.push_back(&c);
+  if (members.size() != g.outputs.size() ||
+      std::all_of(members.begin(), members.end(), [](const TensorComparison* c) { return c->status == Verdict::kPass; }))
+    return;
+  for (const auto* c : members)
+    if (c->test_name != c->name) return;  // renamed outputs are not matched as sets
+  std::vector<std::pair<std::string, Tolerance>> bands;
+  for (const auto* c : members)
+    if (c->tolerance.ref_rms > 0 || c->tolerance.tolerance.atol > 0) bands.emplace_back(c->name, c->tolerance.tolerance);
+  auto m = MatchRows(g, reference, test, bands);
+  if (!m) return;  // not row-shaped alike: the element-wise verdict stands
+  const std::string line = fmt::format("set-valued ({}): {}", g.source, m->Describe());
+  for (auto* c : members) {
+    c->tolerance.rules_fired.push_back(line);
+    if (m->passed) {
+      c->status = Verdict::kPass;
+      c->reason.clear();
+    } else {
+      c->status = Verdict::kFail;
+      c->reason = (c->reason.empty() ? "" : c->reason + "; ") + line;
+    }
+  }
+  if (m->passed)
+    for (auto& f : out.findings)
+      if (f.kind == StructuralFinding::Kind::kShapeMismatch &&
+          std::find(g.outputs.begin(), g.outputs.end(), f.name) != g.outputs.end())
+        f.fatal = false;
+}
 
 }  // namespace
 
@@ -41,6 +77,8 @@ std::string_view CheckVerdictName(Verdict v) {
   }
   return "?";
 }
+
+std::string_view OverallVerdictName(Verdict v) { return v == Verdict::kUnchecked ? "NOT JUDGED" : CheckVerdictName(v); }
 
 bool SetComparison::passed() const {
   for (const StructuralFinding& f : findings) {
@@ -112,7 +150,10 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
                                                         {.noise = noise ? &*noise : nullptr,
                                                          .noise_tensor = noise_tensor,
                                                          .slice_bands = options.slice_bands,
-                                                         .threads = options.threads}));
+                                                         .threads = options.threads,
+                                                         .conditioning = options.conditioning != nullptr
+                                                                             ? options.conditioning->Find(r.name)
+                                                                             : nullptr}));
     c.metrics = std::move(j.metrics);
     c.tolerance = std::move(j.tolerance);
     c.reason = std::move(j.reason);
@@ -123,6 +164,7 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
     if (used.contains(t.name)) continue;
     out.findings.push_back({Kind::kExtraInTest, t.name, "absent", Describe(t.tensor), !options.allow_extra_in_test});
   }
+  for (const SetValuedGroup& g : options.set_groups) JudgeAsSet(g, reference, test, out);
   return out;
 }
 

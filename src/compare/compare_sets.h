@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compare/metrics.h"
+#include "compare/set_valued.h"
 #include "compare/tolerance.h"
 #include "core/status.h"
 #include "core/tensor.h"
@@ -29,6 +30,9 @@ std::string_view FindingKindName(StructuralFinding::Kind k);  // "missing", "ext
 enum class Verdict { kPass, kFail, kUnchecked };
 std::string_view VerdictName(Verdict v);       // "pass", "fail", "unchecked": a tensor's
 std::string_view CheckVerdictName(Verdict v);  // "PASS", "FAIL", "SKIPPED": a check report's words
+// A whole check's or dataset's verdict: "PASS", "FAIL", "NOT JUDGED" (its
+// coverage cannot support a PASS; exit 4).
+std::string_view OverallVerdictName(Verdict v);
 
 struct TensorComparison {
   std::string name;       // reference name
@@ -51,6 +55,13 @@ struct CompareOptions {
   std::map<std::string, std::string> rename;
   // Second reference for the calibrated mode (same names as the reference).
   const TensorSet* noise_reference = nullptr;
+  // Each output's conditioning spread for this sample (JudgeOptions::
+  // conditioning; tolerance.h ApplyConditioningFloor), by reference name.
+  const TensorSet* conditioning = nullptr;
+  // Outputs whose rows form a set (set_valued.h): when any of a group's
+  // outputs fails element by element (or changes its row count), the group
+  // is matched row by row as a set and passes or fails as one.
+  std::vector<SetValuedGroup> set_groups;
   bool allow_extra_in_test = false;    // extra test tensors are reported but do not fail
   bool allow_dtype_change = false;     // a dtype difference is reported but does not fail
   // An output whose reference mixes scales along an axis is judged slice by

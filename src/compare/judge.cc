@@ -18,6 +18,16 @@ double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
   return m.max_abs / band;
 }
 
+double MaxAbsOf(const Tensor& t) {
+  if (t.dtype() == DType::kString) return 0;
+  double m = 0;
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const double v = std::fabs(t.GetAsDouble(i));
+    if (std::isfinite(v)) m = std::max(m, v);
+  }
+  return m;
+}
+
 double Float16Step(double max_abs_ref) {
   constexpr double kSmallest = 5.9604644775390625e-08;  // 2^-24, the smallest fp16 subnormal
   if (!(max_abs_ref > 0) || !std::isfinite(max_abs_ref)) return kSmallest;
@@ -51,6 +61,8 @@ Result<JudgedTensor> JudgeTensor(std::string_view name, const Tensor& ref, const
   MetricsOptions metrics_options{.threads = options.threads};
   metrics_options.band_from_reference = [&](const TensorMetrics& stats) {
     j.tolerance = Resolve(name, ref, policy, options.noise, test.dtype(), &stats);
+    if (options.conditioning != nullptr && options.conditioning->shape() == ref.shape())
+      ApplyConditioningFloor(j.tolerance, MaxAbsOf(*options.conditioning));
     return MismatchBand{j.tolerance.tolerance.atol, j.tolerance.tolerance.rtol};
   };
   PARITY_ASSIGN_OR_RETURN(j.metrics, WithContext(ComputeMetrics(ref, test, metrics_options),

@@ -28,6 +28,9 @@
 
 namespace parity {
 
+// max|x| over the finite elements of a numeric tensor (0 for none).
+double MaxAbsOf(const Tensor& t);
+
 // max_abs / (atol + rtol * max|ref|); +inf on NaN/Inf mismatches (above).
 double ErrorScore(const TensorMetrics& m, const Tolerance& tol);
 
@@ -47,6 +50,10 @@ struct JudgeOptions {
   // compares; the tensors inside a graph (locate) keep one band each.
   bool slice_bands = false;
   int threads = 0;  // MetricsOptions::threads
+  // The conditioning spread of this output (f(x') - f(x), x' the inputs one
+  // ulp away; tolerance.h ApplyConditioningFloor): its max |.| floors the
+  // band, and each slice's floors that slice's. Null: none measured.
+  const Tensor* conditioning = nullptr;
 };
 
 struct JudgedTensor {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "compare/judge.h"
 #include "compare/slice_bands.h"
@@ -29,8 +30,8 @@ Result<SliceVerdict> JudgeWith(const Tensor& ref, const Tensor& test, const Tole
 
 // One slice with the policy resolved on it (SliceBandRule::kResolve).
 Result<SliceVerdict> JudgeResolved(std::string_view name, const Tensor& ref, const Tensor& test,
-                                   const TolerancePolicy& policy, const Tensor* noise) {
-  JudgeOptions o{.threads = 1};
+                                   const TolerancePolicy& policy, const Tensor* noise, const Tensor* conditioning) {
+  JudgeOptions o{.threads = 1, .conditioning = conditioning};
   std::optional<TensorMetrics> noise_metrics;
   if (noise != nullptr) {
     PARITY_ASSIGN_OR_RETURN(noise_metrics, ComputeMetrics(ref, *noise, {.threads = 1}));
@@ -124,9 +125,13 @@ Status JudgeSlices(std::string_view name, const Tensor& ref, const Tensor& test,
   const DType dtype = MachineEpsilon(test.dtype()) > MachineEpsilon(ref.dtype()) ? test.dtype() : ref.dtype();
   const double largest = *std::max_element(rms.begin(), rms.end());
   std::vector<SliceVerdict> v(length);
+  const bool conditioned = options.conditioning != nullptr && options.conditioning->shape() == ref.shape();
   for (int64_t k : order) {
     const Tensor r = SliceAlong(ref, mixed.axis, k), t = SliceAlong(test, mixed.axis, k);
-    const double floor = SliceFloor(r, rms[k] > 0 ? rms[k] : rms[smallest], dtype, largest);
+    std::optional<Tensor> spread;  // the slice's conditioning spread (judge.h)
+    if (conditioned) spread = SliceAlong(*options.conditioning, mixed.axis, k);
+    const double floor = std::max(SliceFloor(r, rms[k] > 0 ? rms[k] : rms[smallest], dtype, largest),
+                                  spread ? kConditioningFactor * MaxAbsOf(*spread) : 0.0);
     if (rms[k] == 0) {
       PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, v[smallest].tolerance));
     } else if (j.tolerance.slice_rule == SliceBandRule::kCap) {
@@ -135,7 +140,8 @@ Status JudgeSlices(std::string_view name, const Tensor& ref, const Tensor& test,
       std::optional<Tensor> noise;
       if (options.noise_tensor != nullptr && options.noise_tensor->shape() == ref.shape())
         noise = SliceAlong(*options.noise_tensor, mixed.axis, k);
-      PARITY_ASSIGN_OR_RETURN(v[k], JudgeResolved(name, r, t, policy, noise ? &*noise : nullptr));
+      PARITY_ASSIGN_OR_RETURN(v[k], JudgeResolved(name, r, t, policy, noise ? &*noise : nullptr,
+                                                  spread ? &*spread : nullptr));
       if (v[k].tolerance.atol < floor) {
         PARITY_ASSIGN_OR_RETURN(v[k], JudgeWith(r, t, WithFloor(v[k].tolerance, floor)));
       }

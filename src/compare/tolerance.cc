@@ -250,6 +250,17 @@ void ApplyCap(ResolvedTolerance& out) {
 
 }  // namespace
 
+void ApplyConditioningFloor(ResolvedTolerance& out, double spread) {
+  Tolerance& t = out.tolerance;
+  const double floor = kConditioningFactor * spread;
+  if (!(floor > 0) || !std::isfinite(floor) || BandAtScale(t, out.ref_absmax, out.ref_rms) >= floor) return;
+  t.atol = std::max(t.atol, floor);
+  out.rules_fired.push_back(fmt::format(
+      "conditioning: float32 moves this output by up to {:.3g} on this sample when its inputs move by one ulp "
+      "(an ill-conditioned sample); a band below {:g} x that cannot decide: atol {:.3g}",
+      spread, kConditioningFactor, t.atol));
+}
+
 Tolerance SliceCapBand(const ResolvedTolerance& whole, double slice_rms) {
   Tolerance t = whole.tolerance;
   if (t.decide_by == Statistic::kMax || t.decide_by == Statistic::kMean) {

@@ -168,6 +168,17 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
                           const TensorMetrics* noise = nullptr, std::optional<DType> test_dtype = std::nullopt,
                           const TensorMetrics* reference_statistics = nullptr);
 
+// The conditioning floor (issue 50, docs/compare.md "Conditioning"):
+// `spread` is how far the model's own float32 evaluation moves this output
+// for this sample when its float inputs move by one unit in the last place
+// (max |f(x') - f(x)| over a few such x'). On an ill-conditioned sample (a
+// random-weight network fed noise) float32 itself cannot decide anything
+// below a multiple of it; the band is raised to kConditioningFactor x
+// spread where it is narrower, and the rule says so. On a well-conditioned
+// sample the spread is far below the scaled band and nothing changes.
+inline constexpr double kConditioningFactor = 16;
+void ApplyConditioningFloor(ResolvedTolerance& out, double spread);
+
 // The band of one slice under SliceBandRule::kCap: the whole tensor's band
 // (`whole`, resolved for the whole reference; for decide_by max / mean made
 // absolute with the whole's max|ref| / rms), at most reference_fraction x

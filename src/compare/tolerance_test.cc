@@ -232,5 +232,41 @@ TEST(ToleranceRuleSpec, ParsesTheCommandLineForm) {
   EXPECT_FALSE(ParseToleranceRule("a:speed=3").has_value());
 }
 
+// Issue 50: on an ill-conditioned sample float32 itself moves the output
+// far beyond the scaled band; the conditioning floor lifts the band to a
+// multiple of that spread and says so. Where the spread is small it changes
+// nothing, so a fault of 0.04% of the output's rms still fails.
+TEST(ConditioningFloor, LiftsTheBandOnlyWhereFloat32CannotDecide) {
+  auto v = Noise(4096, 7, 1.0f);
+  const Tensor ref = F32({4096}, v);
+  std::vector<float> moved = v, fault = v, small_spread(4096), large_spread(4096);
+  auto jitter = Noise(4096, 9, 1.0f);
+  for (size_t i = 0; i < v.size(); ++i) {
+    moved[i] = static_cast<float>(v[i] + 2e-3 * jitter[i]);   // 20x the scaled atol: what float32 did here
+    fault[i] = static_cast<float>(v[i] + 4e-4 * (i % 3 == 0));  // 0.04% of rms on a third of the elements
+    large_spread[i] = static_cast<float>(std::fabs(2e-3 * jitter[i]));
+    small_spread[i] = static_cast<float>(std::fabs(1e-7 * jitter[i]));
+  }
+  TensorSet r, t, f, large, small;
+  ASSERT_TRUE(r.Add("y", ref));
+  ASSERT_TRUE(t.Add("y", F32({4096}, moved)));
+  ASSERT_TRUE(f.Add("y", F32({4096}, fault)));
+  ASSERT_TRUE(large.Add("y", F32({4096}, large_spread)));
+  ASSERT_TRUE(small.Add("y", F32({4096}, small_spread)));
+  // Without the floor, float32's own movement fails the scaled band.
+  auto plain = CompareSets(r, t, {});
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_EQ(plain->tensors[0].status, Verdict::kFail);
+  auto lifted = CompareSets(r, t, {.conditioning = &large});
+  ASSERT_TRUE(lifted.has_value());
+  EXPECT_EQ(lifted->tensors[0].status, Verdict::kPass) << lifted->tensors[0].reason;
+  EXPECT_THAT(lifted->tensors[0].tolerance.Why(), HasSubstr("conditioning"));
+  // A well-conditioned sample: the floor stays below the scaled band.
+  auto kept = CompareSets(r, f, {.conditioning = &small});
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->tensors[0].status, Verdict::kFail);
+  EXPECT_THAT(kept->tensors[0].tolerance.Why(), HasSubstr("scaled"));
+}
+
 }  // namespace
 }  // namespace parity

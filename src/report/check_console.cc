@@ -106,9 +106,9 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   };
   std::string out;
   const std::string model = r.model ? r.model->path : std::string("model");
-  const Verdict overall = r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass;
-  out += fmt::format("{} {}\n", paint(StatusColor(overall), CheckVerdictName(overall)), model);
+  out += fmt::format("{} {}\n", paint(StatusColor(r.overall), r.OverallWord()), model);
   out += JudgedAgainst(r) + "\n";
+  for (const auto& why : r.coverage.missing) out += paint(ansi::kYellow, "not judged: " + why) + "\n";
   if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
   for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
   for (const auto& line : SampleNoteLines(r.sample_notes)) out += line + "\n";

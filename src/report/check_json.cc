@@ -91,6 +91,20 @@ struct Extreme {
 
 }  // namespace
 
+// `coverage`: what the verdict rests on; `missing` non-empty: NOT JUDGED.
+json CoverageToJson(const CheckCoverage& c) {
+  return {{"samples", c.samples},
+          {"judged", c.judged},
+          {"refused", c.refused},
+          {"timed_out", c.timed_out},
+          {"outputs_judged", c.outputs_judged},
+          {"layers_aligned", c.layers_aligned},
+          {"layers_unchecked", c.layers_unchecked},
+          {"generation_steps", c.generation_steps},
+          {"branches_unjudged", c.branches_unjudged},
+          {"missing", c.missing}};
+}
+
 json CheckModelToJson(const CheckReport& r) {
   if (!r.model) {
     json j = json::object();
@@ -235,7 +249,8 @@ json CheckReportToJson(const CheckReport& r) {
                                                      : json(nullptr)},
           {"model", CheckModelToJson(r)},
           {"config", CheckConfigToJson(r)},
-          {"overall_status", CheckVerdictName(r.overall == Verdict::kFail ? Verdict::kFail : Verdict::kPass)},
+          {"overall_status", r.OverallWord()},
+          {"coverage", CoverageToJson(r.coverage)},
           {"failed_tests", failed},
           {"warnings", warnings},
           {"stages", stages},

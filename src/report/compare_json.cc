@@ -98,7 +98,9 @@ nlohmann::json SetComparisonToJson(const SetComparison& s) {
   for (const auto& f : s.findings) findings.push_back(StructuralFindingToJson(f));
   nlohmann::json tensors = nlohmann::json::array();
   for (const auto& t : s.tensors) tensors.push_back(TensorComparisonToJson(t));
-  return {{"passed", s.passed()}, {"findings", findings}, {"tensors", tensors}};
+  // Nothing compared (two empty sets) is no pass: "judged" false, exit 4.
+  const bool judged = !s.tensors.empty() || !s.findings.empty();
+  return {{"passed", s.passed() && judged}, {"judged", judged}, {"findings", findings}, {"tensors", tensors}};
 }
 
 nlohmann::json CompareReportToJson(const SetComparison& s, const std::string& reference, const std::string& test,

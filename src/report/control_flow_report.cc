@@ -11,7 +11,7 @@ nlohmann::json ControlFlowToJson(const ControlFlowReport& r) {
   nlohmann::json ifs = nlohmann::json::array();
   for (const auto& c : r.ifs)
     ifs.push_back({{"node", c.node}, {"then_samples", c.then_samples}, {"else_samples", c.else_samples}});
-  return {{"present", true}, {"samples", r.samples}, {"ifs", ifs}, {"notes", r.notes}};
+  return {{"present", true}, {"samples", r.samples}, {"ifs", ifs}, {"notes", r.notes}, {"unjudged", r.unjudged}};
 }
 
 std::string FormatControlFlow(const ControlFlowReport& r, const char* indent) {
@@ -22,6 +22,7 @@ std::string FormatControlFlow(const ControlFlowReport& r, const char* indent) {
     out += fmt::format("{}  If {}: then_branch in {} of {} samples, else_branch in {}\n", indent, ConsoleName(c.node),
                        c.then_samples, r.samples, c.else_samples);
   for (const auto& n : r.notes) out += fmt::format("{}  note: {}\n", indent, ConsoleName(n));
+  for (const auto& n : r.unjudged) out += fmt::format("{}  not judged: {}\n", indent, ConsoleName(n));
   return out;
 }
 

@@ -51,7 +51,7 @@ std::string Line(const DatasetOutputSummary& s, int64_t count) {
 
 std::string FormatDatasetSummary(const DatasetReport& r) {
   std::string out = fmt::format("{}: {} samples of {} judged against {} ({} engine, {:.1f} samples/s){}\n",
-                                CheckVerdictName(r.overall), r.count, r.source, r.reference, r.engine,
+                                OverallVerdictName(r.overall), r.count, r.source, r.reference, r.engine,
                                 r.seconds > 0 ? static_cast<double>(r.count) / r.seconds : 0.0,
                                 r.skipped > 0 ? fmt::format("; {} bad samples skipped", r.skipped) : "");
   for (const auto& s : r.summaries) out += Line(s, r.count);

@@ -101,7 +101,7 @@ std::string DatasetReportToHtml(const DatasetReport& r, const ModelExplorerLinks
   std::string body = fmt::format(
       "<h1 class=\"{0}\">{0} &middot; {1} samples</h1><p>{2} against {3}, target [{4}], {5} engine; {6} bad samples "
       "skipped; {7} samples with a top-1 flip</p>",
-      CheckVerdictName(r.overall), r.count, Esc(r.model), Esc(r.reference), Esc(r.target.Label()), Esc(r.engine),
+      OverallVerdictName(r.overall), r.count, Esc(r.model), Esc(r.reference), Esc(r.target.Label()), Esc(r.engine),
       r.skipped, r.flips_total);
   for (const auto& s : r.summaries) body += OutputSection(s, r.count);
   body += WorstSection(r) + RankingSection(r) + NotesSection(r);
@@ -110,7 +110,7 @@ std::string DatasetReportToHtml(const DatasetReport& r, const ModelExplorerLinks
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" "
       "content=\"default-src 'none'; style-src 'unsafe-inline'\"><title>{} &middot; parity check --dataset &middot; "
       "{}</title><style>{}</style></head><body>{}</body></html>\n",
-      CheckVerdictName(r.overall), Esc(r.model), kStyle, body);
+      OverallVerdictName(r.overall), Esc(r.model), kStyle, body);
 }
 
 }  // namespace parity

@@ -96,7 +96,7 @@ json DatasetReportToJson(const DatasetReport& r) {
   if (!rows) notes.push_back(fmt::format("the per-sample rows are left out: more than {}", kMaxDatasetRowsInJson));
   return {{"schema", "parity.dataset/1"},
           {"tool_version", r.tool_version},
-          {"verdict", CheckVerdictName(r.overall)},
+          {"verdict", OverallVerdictName(r.overall)},
           {"engine", r.engine},
           {"model", r.model},
           {"reference", r.reference},

@@ -148,7 +148,7 @@ std::string ScriptSafe(std::string_view js) {
 std::string CheckReportToHtml(const CheckReport& r) {
   using namespace html;
   const std::string model = r.model ? r.model->path : std::string("model");
-  const std::string verdict = r.overall == Verdict::kFail ? "FAIL" : "PASS";
+  const std::string verdict(r.OverallWord());
 
   std::string body = NavSection(r);
   body += "<main>\n";

@@ -51,15 +51,19 @@ std::string NavSection(const CheckReport& r) {
 
 std::string VerdictSection(const CheckReport& r) {
   const bool fail = r.overall == Verdict::kFail;
+  const std::string word(r.OverallWord());
+  const char* css = fail ? "fail" : r.overall == Verdict::kPass ? "pass" : "unjudged";
   int stages_passed = 0;
   for (const auto& st : r.stages) stages_passed += st.status == Verdict::kPass;
   int samples_failed = 0;
   for (const auto& sm : r.samples) samples_failed += sm.status == Verdict::kFail;
   const size_t failed_tests = r.FailedTests().size();
 
-  std::string s = fmt::format("<section id=\"verdict\" class=\"verdict {}\" data-verdict=\"{}\">\n",
-                              fail ? "fail" : "pass", fail ? "FAIL" : "PASS");
-  s += fmt::format("<div class=\"badge\">{}</div>\n<div class=\"what\">\n", fail ? "FAIL" : "PASS");
+  std::string s =
+      fmt::format("<section id=\"verdict\" class=\"verdict {}\" data-verdict=\"{}\">\n", css, word);
+  s += fmt::format("<div class=\"badge\">{}</div>\n<div class=\"what\">\n", word);
+  for (const auto& why : r.coverage.missing)
+    s += fmt::format("<div class=\"note not-judged\"><b>not judged:</b> {}</div>\n", Esc(why));
   s += fmt::format("<h1>parity check</h1><div class=\"model mono\">{}</div>\n", Esc(ModelPath(r)));
   s += fmt::format("<div class=\"against\" data-against=\"{}\">{}</div>\n", Esc(JudgedAgainstKind(r)),
                    Esc(JudgedAgainst(r)));

@@ -123,6 +123,18 @@ std::string CheckReportToJUnit(const CheckReport& report) {
   samples.name = "samples";
   for (const auto& s : report.samples) samples.cases.push_back(SampleCase(s));
   suites.push_back(std::move(samples));
+  // A check that could not judge enough to pass (NOT JUDGED, exit 4): a
+  // failing case of its own, saying what was missing.
+  if (!report.coverage.missing.empty()) {
+    Suite coverage{.name = "coverage"};
+    Case judged{.classname = "coverage", .name = "coverage.judged"};
+    judged.status = Verdict::kFail;
+    judged.type = "NOT JUDGED";
+    judged.message = report.coverage.missing.front();
+    for (const auto& why : report.coverage.missing) judged.details += why + "\n";
+    coverage.cases.push_back(std::move(judged));
+    suites.push_back(std::move(coverage));
+  }
 
   size_t tests = 0;
   int failures = 0, skipped = 0;

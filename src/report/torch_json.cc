@@ -36,8 +36,9 @@ json LayerToJson(const LayerVerdict& v) {
     e["metrics"] = MetricsToJson(v.metrics);
     e["atol"] = v.tolerance.tolerance.atol;
     e["rtol"] = v.tolerance.tolerance.rtol;
-    if (!v.reason.empty()) e["failure"] = v.reason;
+    if (!v.reason.empty()) e[v.status == Verdict::kFail ? "failure" : "excursion"] = v.reason;
   }
+  if (!v.note.empty()) e["note"] = v.note;
   return e;
 }
 

@@ -244,7 +244,7 @@ namespace {
 // derived model's kind or the target's config says of the failing output
 // with the lowest SNR. None when no output failed against the ORT reference
 // (a departure from PyTorch is the export's, not the config's arithmetic).
-std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target) {
+std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target, bool reference_model) {
   if (r.locate && r.locate->first_divergence) return r.locate->arithmetic;
   const TensorComparison* worst = nullptr;
   for (const SampleResult& s : r.samples)
@@ -256,18 +256,21 @@ std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const Run
   if (worst == nullptr) return std::nullopt;
   ArithmeticEvidence evidence{.snr_db = worst->metrics.snr_db};
   if (r.quant && r.quant->kind != "float") evidence.derived = r.quant->kind == "float16" ? "fp16" : "int8";
+  else evidence.model_differs = reference_model;  // another float model: the models differ
   return DiagnoseArithmetic(evidence, target, CurrentEnvironment());
 }
 
 // Each stage's status from its findings (warnings failing under --strict),
-// and the overall verdict: FAIL when a stage failed.
+// and the overall verdict: FAIL when a stage failed; else NOT JUDGED when
+// the coverage cannot support a PASS (docs/errors.md: exit 4).
 void Decide(CheckReport& r, bool strict) {
   if (strict)
     for (auto& stage : r.stages)
       for (auto& finding : stage.findings)
         if (finding.warning) finding.status = Verdict::kFail;
   for (auto& stage : r.stages) stage.status = StatusOf(stage.findings);
-  r.overall = Verdict::kPass;
+  r.coverage = CoverageOf(r);
+  r.overall = r.coverage.missing.empty() ? Verdict::kPass : Verdict::kUnchecked;
   for (const auto& stage : r.stages)
     if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;
 }
@@ -275,9 +278,9 @@ void Decide(CheckReport& r, bool strict) {
 // r.arithmetic: TF32's own probe (check_tf32.cc, a re-run with use_tf32=0)
 // outranks the rest; when it ran and found TF32 not the cause, the config's
 // word for TF32 does not name it either.
-void NameArithmetic(CheckReport& r, const RunConfig& target) {
+void NameArithmetic(CheckReport& r, const RunConfig& target, bool reference_model) {
   if (r.arithmetic && r.arithmetic->arithmetic == "tf32") return;
-  r.arithmetic = WorstArithmetic(r, target);
+  r.arithmetic = WorstArithmetic(r, target, reference_model);
   if (!r.tf32_probe.empty() && r.arithmetic && r.arithmetic->arithmetic == "tf32") r.arithmetic.reset();
 }
 
@@ -355,7 +358,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   ObserveControlFlow(ctx);
   AttachOutputRules(ctx);
-  NameArithmetic(r, o.target);
+  NameArithmetic(r, o.target, ctx.reference_model.has_value());
   ReconcileAccepts(r);
   r.reference_runtime = ctx.reference_ort;
   r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran

@@ -8,16 +8,70 @@
 #include <algorithm>
 
 #include "engine/check/check_internal.h"
+#include "engine/torch/torch_dump.h"
 #include "engine/run/control_flow.h"
 #include "onnx/control_flow.h"
 
 namespace parity::check_internal {
+namespace {
+
+// Whether the report holds a judged result for the sample named `name`:
+// its outputs compared against a reference (or a failure).
+bool Judged(const Context& ctx, const std::string& name) {
+  return std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(), [&](const SampleResult& s) {
+    return s.name == name && !s.timed_out && (!s.outputs.empty() || s.status == Verdict::kFail);
+  });
+}
+
+// With a PyTorch dump, the samples whose values can show a fault in a
+// branch are the dump's own, judged against PyTorch (an export's fault shows
+// nowhere else); without one, the check's samples judged against the ORT
+// reference (ObserveControlFlow counts those as it probes them).
+std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
+  std::vector<Sample> out;
+  if (!ctx.dump) return out;
+  for (const TorchDumpSample& s : ctx.dump->Samples()) {
+    const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
+    if (!Judged(ctx, name)) continue;
+    auto inputs = LoadTorchFiles(*ctx.dump, s.inputs);
+    if (!inputs) continue;
+    // A dump named after the forward signature feeds the model by position.
+    bool by_name = true;
+    for (const auto& in : ctx.info.inputs) by_name = by_name && inputs->Contains(in.name);
+    if (!by_name && inputs->size() == ctx.info.inputs.size()) {
+      TensorSet renamed;
+      for (size_t i = 0; i < inputs->size(); ++i) renamed.Set(ctx.info.inputs[i].name, (*inputs)[i].tensor);
+      inputs = std::move(renamed);
+    }
+    out.push_back(Sample{name, std::move(*inputs)});
+  }
+  return out;
+}
+
+// Every branch of `all` that no sample of `judged` took.
+std::vector<std::string> UnjudgedBranches(const ControlFlowReport& all, const ControlFlowReport& judged,
+                                          bool against_torch) {
+  std::vector<std::string> out;
+  for (const IfCoverage& c : all.ifs) {
+    auto it = std::find_if(judged.ifs.begin(), judged.ifs.end(), [&](const IfCoverage& j) { return j.node == c.node; });
+    const int then_judged = it == judged.ifs.end() ? 0 : it->then_samples;
+    const int else_judged = it == judged.ifs.end() ? 0 : it->else_samples;
+    for (auto [count, branch] : {std::pair{then_judged, "then_branch"}, std::pair{else_judged, "else_branch"}})
+      if (count == 0)
+        out.push_back(fmt::format("If '{}': no sample judged against {} took its {}", c.node,
+                                  against_torch ? "PyTorch" : "the reference", branch));
+  }
+  return out;
+}
+
+}  // namespace
 
 void ObserveControlFlow(Context& ctx) {
   if (!HasControlFlow(ctx.model)) return;
   ControlFlowReport& cf = ctx.report.control_flow;
   cf.present = true;
   std::vector<std::string> refused, stopped;
+  ControlFlowReport judged;  // the branches judged samples took (UnjudgedBranches)
   for (const Sample& sample : ctx.samples) {
     // A sample stopped at the time limit is not run again for its branches.
     if (std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(),
@@ -35,6 +89,8 @@ void ObserveControlFlow(Context& ctx) {
       continue;
     }
     AddSample(cf, *flat);
+    if (!ctx.dump && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx, sample.name))
+      AddSample(judged, *flat);
   }
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
@@ -43,6 +99,16 @@ void ObserveControlFlow(Context& ctx) {
     cf.notes.push_back(fmt::format("{} sample(s) stopped at the time limit were not probed for their branches: {}",
                                    stopped.size(), fmt::join(stopped, ", ")));
   NoteUntakenBranches(cf);
+  // Coverage counts only the samples whose values were judged (issue 50):
+  // with a dump, a branch taken by generated samples judged between two ORT
+  // configs says nothing of an export's fault, which only PyTorch shows.
+  for (const Sample& sample : TorchJudgedSamples(ctx)) {
+    auto flat = FlattenForSample(ctx.model, sample, ctx.label,
+                                 {.probe = ctx.options.reference.config, .check_copy = false,
+                                  .timeout_s = ctx.sample_timeout_s});
+    if (flat) AddSample(judged, *flat);
+  }
+  cf.unjudged = UnjudgedBranches(cf, judged, ctx.dump.has_value());
 }
 
 }  // namespace parity::check_internal

@@ -186,6 +186,29 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
                                              const ort::Session& session, const Sample& sample,
                                              std::vector<CheckFinding>& f, const TensorSet* first_run = nullptr);
 
+// How far the target's own float32 evaluation moves each float output of
+// `sample` when its float inputs move by one ulp (engine/inputs/perturb.h):
+// |f(x') - f(x)| elementwise, the larger of two draws; nothing when a
+// perturbed run fails (check_evidence.cc).
+std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sample, const TensorSet& outputs);
+// A derived model's boundary sample beyond the range its numbers are judged
+// on (engine/quant/input_range.h, `why`): judged for robustness, every
+// output finite where the reference's is; its comparisons kept, unjudged,
+// and the result into the report (check_evidence.cc).
+void JudgeForRobustness(Context& ctx, SampleResult& result, const std::string& id, const std::string& why,
+                        const SetComparison& cmp, std::vector<CheckFinding>& f);
+
+// What the verdict rests on, counted from the finished report, and why it
+// cannot support a PASS (CheckCoverage::missing): no sample judged (every
+// one refused or stopped at the time limit), a branch no judged sample
+// took (check_coverage.cc).
+CheckCoverage CoverageOf(const CheckReport& r);
+
+// The PyTorch layers that left their band by an isolated excursion only
+// (engine/torch/layer_evidence.h): one note naming the first few, never a
+// failed test (check_evidence.cc).
+void ExcursionNotes(const TorchComparison& c, std::vector<std::string>& notes);
+
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);
 void StageSignature(Context& ctx);

@@ -4,15 +4,20 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
+#include <optional>
 
 #include "compare/compare_sets.h"
 #include "engine/check/check_internal.h"
 #include "engine/inputs/input_check.h"
 #include "engine/locate/locate.h"
 #include "engine/quant/cast.h"
+#include "engine/quant/input_range.h"
 #include "engine/run/runner.h"
+#include "engine/run/set_outputs.h"
 #include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"
 
@@ -62,11 +67,29 @@ void AddReferenceFindings(const Context& ctx, const std::string& id, const SetCo
                                    finding.test)));
 }
 
+// Why float32 cannot decide this sample (tolerance.h
+// ApplyConditioningFloor): every floating output's band, floored by its
+// conditioning, reaches its own rms; "" when some output was judged.
+std::string Undecidable(const SetComparison& cmp) {
+  int floated = 0;
+  for (const auto& t : cmp.tensors) {
+    const ResolvedTolerance& tol = t.tolerance;
+    const bool conditioned = std::any_of(tol.rules_fired.begin(), tol.rules_fired.end(),
+                                         [](const std::string& r) { return r.starts_with("conditioning:"); });
+    if (!conditioned || t.status != Verdict::kPass || !(tol.tolerance.atol >= tol.ref_rms)) return "";
+    ++floated;
+  }
+  if (floated == 0) return "";
+  return "not judged: float32 itself moves every output of this sample by as much as the output (an "
+         "ill-conditioned sample: its inputs moved by one ulp move the outputs that far); no band can decide it "
+         "(docs/compare.md, \"Conditioning\")";
+}
+
 // Runs one non-anomalous sample under both configs and compares the outputs.
 // Returns false when the runtime ran out of memory (ctx.fatal is then set and
-// the stage ends).
+// the stage ends). `ranges`: a derived model's input ranges (null otherwise).
 bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const CompareOptions& compare,
-                 std::vector<CheckFinding>& f) {
+                 const std::map<std::string, InputRange>* ranges, std::vector<CheckFinding>& f) {
   SampleResult result{.name = sample.name,
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
@@ -108,15 +131,37 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   // A float16 model's outputs are compared in the float model's dtype.
   if (ctx.reference_model) *test = CastLike(*test, *ref);
   auto cmp = CompareSets(*ref, *test, compare);
+  // Conditioning (tolerance.h ApplyConditioningFloor): a failing sample of
+  // the model against itself at another config is judged again with each
+  // band floored by how far float32 moves that output on this sample. A
+  // derived model's bands come from its own grid (input_range.h).
+  if (cmp && !cmp->passed() && !ctx.reference_model)
+    if (auto spread = ConditioningSpread(ctx, sample, *test)) {
+      CompareOptions conditioned = compare;
+      conditioned.conditioning = &*spread;
+      cmp = CompareSets(*ref, *test, conditioned);
+    }
   if (!cmp) {
     f.push_back(Fail(id, cmp.error().message()));
     return true;
   }
+  if (ranges != nullptr && kind == SampleKind::kBoundary)
+    if (const std::string why = OutOfRange(sample, *ranges); !why.empty()) {
+      BindDeclaredShapes(ctx, sample.name, sample.tensors, *test);
+      JudgeForRobustness(ctx, result, id, why, *cmp, f);
+      return true;
+    }
   AddTop1(*ref, *test, ctx.report.top1);
   AddDetections(*ref, *test, ctx.report.detections);
   AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
-  AddReferenceFindings(ctx, id, *cmp, f);
   BindDeclaredShapes(ctx, sample.name, sample.tensors, *test);
+  if (const std::string why = Undecidable(*cmp); !why.empty()) {
+    // Every band as wide as its output: passing says nothing (coverage).
+    result.status = Verdict::kUnchecked;
+    f.push_back(Skip(id, why));
+  } else {
+    AddReferenceFindings(ctx, id, *cmp, f);
+  }
   ctx.report.samples.push_back(std::move(result));
   return true;
 }
@@ -256,6 +301,7 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
     return;
   }
   ctx.report.alignment = *layers;
+  ExcursionNotes(*layers, ctx.report.notes);
   const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
   if (auto s = CheckSomeLayerAligned(*ctx.dump, aligned, ctx.label); !s) ctx.input_error = s.error();
   if (layers->first_divergence) {
@@ -344,6 +390,7 @@ void StageNumerics(Context& ctx) {
   }
   CompareOptions compare;
   compare.policy = ctx.policy;
+  compare.set_groups = SetValuedOutputs(ctx.model);  // NMS detections, TopK indices: judged as sets
   // Slice bands need a scale of each part's own (compare/slice_bands.h): a
   // float reference model, or PyTorch's fp64 run. Between two configs of one
   // model every part's error follows the scale of the computation that made
@@ -351,12 +398,16 @@ void StageNumerics(Context& ctx) {
   compare.slice_bands = ctx.reference_model.has_value();
   CompareOptions against_torch = compare;
   against_torch.slice_bands = true;
+  // A derived (int8, fp16) model's numbers are judged inside its inputs'
+  // range; boundary samples beyond it, for robustness (input_range.h).
+  std::optional<std::map<std::string, InputRange>> ranges;
+  if (ctx.reference_model && !ctx.output_rules.empty()) ranges = DerivedInputRanges(ctx.model, ctx.samples);
   int done = 0;
   for (const auto& sample : ctx.samples) {
     if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.samples.size()));
     const SampleKind kind = SampleKindOf(sample.name);
     if (kind == SampleKind::kAnomaly) continue;
-    if (!CheckSample(ctx, sample, kind, compare, f)) {
+    if (!CheckSample(ctx, sample, kind, compare, ranges ? &*ranges : nullptr, f)) {
       ctx.report.stages.push_back(std::move(stage));
       return;
     }

@@ -122,6 +122,24 @@ struct ModelExplorerLinks {
   std::vector<std::string> commands;  // "model-explorer MODEL --node_data_paths=...", one per graph
 };
 
+// What a check's verdict rests on (issue 50, SPEC "coverage"), counted once
+// the stages ran (RunCheck's Decide). A PASS needs judged values: when
+// `missing` is not empty the verdict is NOT JUDGED (exit 4), never PASS.
+struct CheckCoverage {
+  int samples = 0;          // numerics samples (anomalies apart), against ORT and against PyTorch
+  int judged = 0;           // of them, judged: every output compared against its reference
+  int refused = 0;          // refused by the reference or the model (not judged)
+  int timed_out = 0;        // stopped at the time limit (not judged)
+  int outputs_judged = 0;   // output comparisons over the judged samples
+  int layers_aligned = 0;   // PyTorch layers with an ONNX tensor judged (with --torch)
+  int layers_unchecked = 0; // PyTorch layers left without one
+  int generation_steps = 0; // decode steps replayed and judged (a generation dump)
+  // Branches of an If that no judged sample took: a difference could hide there.
+  std::vector<std::string> branches_unjudged;
+  // Why the coverage cannot support a PASS; empty when it can.
+  std::vector<std::string> missing;
+};
+
 struct CheckReport {
   std::string tool_version;
   // Each of these three is filled by RunCheck; none only in a report built
@@ -132,7 +150,9 @@ struct CheckReport {
   std::optional<OrtFact> reference_runtime;
   std::optional<CheckedModel> model;
   std::optional<CheckConfig> config;
+  // PASS, FAIL, or kUnchecked: NOT JUDGED (coverage.missing says why).
   Verdict overall = Verdict::kPass;
+  CheckCoverage coverage;
   std::vector<StageResult> stages;
   std::vector<SampleResult> samples;
   std::vector<PerformanceResult> performance;
@@ -167,6 +187,9 @@ struct CheckReport {
   // bodies left unobserved (check_control_flow.cc); `present` false without.
   ControlFlowReport control_flow;
   std::optional<ModelExplorerLinks> model_explorer;  // with --model-explorer DIR
+
+  // "PASS", "FAIL" or "NOT JUDGED": the word every format prints.
+  std::string_view OverallWord() const { return OverallVerdictName(overall); }
 
   // Samples ORT refused or raised on without that being a failure: a
   // generated size outside the model's domain (SKIPPED), an anomaly that

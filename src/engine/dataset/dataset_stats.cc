@@ -110,7 +110,11 @@ void SummarizeDataset(DatasetReport& report) {
   report.overall = Verdict::kPass;
   for (const auto& s : report.summaries)
     if (s.failed > 0) report.overall = Verdict::kFail;
-  if (report.rows.empty()) report.overall = Verdict::kUnchecked;
+  // Nothing judged (no sample, or none whose outputs were compared): NOT
+  // JUDGED, never PASS (issue 50).
+  if (report.overall == Verdict::kPass &&
+      std::none_of(report.rows.begin(), report.rows.end(), [](const DatasetRow& r) { return !r.cells.empty(); }))
+    report.overall = Verdict::kUnchecked;
 }
 
 std::vector<DatasetPick> PickSamplesToLocate(const DatasetReport& report, size_t worst, size_t flip_cap) {

@@ -103,9 +103,17 @@ ArithmeticEvidence GatherArithmeticEvidence(Context& ctx) {
     e.local_node = start->producer;
     if (start->fused_node != start->producer) e.local_fused_node = start->fused_node;
   }
+  // Another float model than the reference: the models differ, whatever
+  // an emulation would reproduce (arithmetic.h).
+  if (&ctx.target_model != &ctx.reference_model) {
+    e.model_differs = true;
+    return e;
+  }
   // The config's own word needs no emulation (arithmetic.h).
   if (DiagnoseArithmetic({.snr_db = e.snr_db}, r.target, CurrentEnvironment())) return e;
   for (DType format : {DType::kBFloat16, DType::kFloat16}) {
+    // A format the config cannot compute in is never emulated (nor named).
+    if (!ConfigCanCompute(format == DType::kBFloat16 ? "bf16" : "fp16", r.target)) continue;
     auto emulated = Emulate(ctx, format, rows);
     if (!emulated) {
       ctx.report.notes.push_back(fmt::format("the {} emulation could not run: {}", DTypeName(format),

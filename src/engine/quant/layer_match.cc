@@ -119,14 +119,17 @@ std::vector<std::string> Folded(const GraphView& fv, const GraphNode& fnode, con
   return folded;
 }
 
+// The derived model's kind from the types that carry its values (issue 50):
+// a float16 model holds float16 (or bfloat16) tensors; a Cast alone (an
+// int64 -> int64 Cast a hand edit added) makes no float16 model.
 std::string KindOf(const GraphView& d, const Names& f) {
   bool qdq = false, half = false;
   for (const auto& n : d.nodes) {
     if (f.nodes.count(n.name)) continue;
     qdq = qdq || n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear";
-    half = half || n.op_type == "Cast";
   }
-  for (const auto& [name, type] : d.types) half = half || type.dtype == DType::kFloat16;
+  for (const auto& [name, type] : d.types)
+    half = half || type.dtype == DType::kFloat16 || type.dtype == DType::kBFloat16;
   for (const auto& n : d.nodes) qdq = qdq || n.op_type == "DynamicQuantizeLinear";
   return qdq ? "qdq" : half ? "float16" : "float";
 }

@@ -101,6 +101,9 @@ TEST(MatchLayers, Float16KeepIoTypesFollowsTheOutputCast) {
                       {"/fc/MatMul", "MatMul", {"r", "M"}, {"graph_output_cast_0"}},
                       {"graph_output_cast0", "Cast", {"graph_output_cast_0"}, {"y"}}},
                      {"x"}, {"W", "M"});
+  // What makes it a float16 model: the types that carry its values.
+  for (const char* w : {"W", "M", "graph_input_cast_0", "c", "r", "graph_output_cast_0"})
+    d.types[w] = TensorType{.onnx_elem_type = 10, .dtype = DType::kFloat16, .dtype_name = "float16"};
   const LayerMatch m = MatchLayers(FloatNet(), d);
   EXPECT_EQ(m.kind, "float16");
   ASSERT_EQ(m.layers.size(), 3u);
@@ -116,6 +119,22 @@ TEST(ModuleFromNodeName, ReadsTheTorchScriptScope) {
   EXPECT_EQ(ModuleFromNodeName("/features/features.5/block/block.2/Relu"), "features.5.block.2");
   EXPECT_EQ(ModuleFromNodeName("/Flatten"), "");
   EXPECT_EQ(ModuleFromNodeName("Conv_3"), "");
+}
+
+// A dtype-preserving Cast (int64 -> int64) in a float32 copy made it
+// "float16" and judged it with the fp16 band: a x1.005 weight fault passed
+// (issue 50). The kind comes from the types that carry the values.
+TEST(MatchLayers, ACastAloneMakesNoFloat16Model) {
+  GraphView d = View({{"/conv1/Conv", "Conv", {"x", "W"}, {"c"}},
+                      {"/relu/Relu", "Relu", {"c"}, {"r"}},
+                      {"shape_cast", "Cast", {"n"}, {"n64"}},
+                      {"/fc/MatMul", "MatMul", {"r", "M"}, {"y"}}},
+                     {"x", "n"}, {"W", "M"});
+  for (const char* t : {"W", "M", "c", "r", "y"})
+    d.types[t] = TensorType{.onnx_elem_type = 1, .dtype = DType::kFloat32, .dtype_name = "float32"};
+  for (const char* t : {"n", "n64"})
+    d.types[t] = TensorType{.onnx_elem_type = 7, .dtype = DType::kInt64, .dtype_name = "int64"};
+  EXPECT_EQ(MatchLayers(FloatNet(), d).kind, "float");
 }
 
 }  // namespace

@@ -74,6 +74,22 @@ bool FromConfig(ArithmeticVerdict& v, const RunConfig& target, const Environment
 
 }  // namespace
 
+bool ConfigCanCompute(std::string_view format, const RunConfig& target) {
+  for (const std::string& ep : target.providers) {
+    if (ep == "cpu") {
+      const auto fastmath = target.session_entries.find("mlas.enable_gemm_fastmath_arm64_bfloat16");
+      if (format == "bf16" && fastmath != target.session_entries.end() && fastmath->second == "1") return true;
+      continue;
+    }
+    if (ep == "cuda") {
+      if (format == "tf32") return true;
+      continue;
+    }
+    return true;  // an EP parity does not know to compute float32 only
+  }
+  return false;
+}
+
 std::optional<ArithmeticVerdict> DiagnoseArithmetic(const ArithmeticEvidence& e, const RunConfig& target,
                                                     const Environment& env) {
   if (!std::isfinite(e.snr_db)) return std::nullopt;
@@ -85,11 +101,15 @@ std::optional<ArithmeticVerdict> DiagnoseArithmetic(const ArithmeticEvidence& e,
                              e.derived, e.derived == "fp16" ? "float16 conversion" : "quantization");
     return v;
   }
+  // Another model's error is the models' difference: no rounding is named,
+  // and no local fault of the config either.
+  if (e.model_differs) return std::nullopt;
   if (v.relative_error < kTooLargeForRounding && FromConfig(v, target, env)) {
     v.unit_roundoff = UnitRoundoff(v.arithmetic);
     return v;
   }
-  if (e.emulation && e.emulation->Reproduces() && v.relative_error < kTooLargeForRounding) {
+  if (e.emulation && e.emulation->Reproduces() && v.relative_error < kTooLargeForRounding &&
+      ConfigCanCompute(e.emulation->format, target)) {
     const EmulationEvidence& m = *e.emulation;
     v.arithmetic = m.format;
     v.unit_roundoff = UnitRoundoff(m.format);

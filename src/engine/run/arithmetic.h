@@ -23,6 +23,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/run_config.h"
 #include "engine/run/environment.h"
@@ -50,6 +51,10 @@ struct ArithmeticEvidence {
   std::string local_node;
   std::string local_fused_node;  // the fused node computing it, when ORT fused it with others
   std::optional<EmulationEvidence> emulation;  // the best-reproducing format, when emulation ran
+  // The target is another float model than the reference (a hand-edited
+  // copy, --target-model / --reference-model, neither int8 nor fp16): its
+  // error is the models' difference, never a rounding of the config.
+  bool model_differs = false;
 };
 
 struct ArithmeticVerdict {
@@ -63,6 +68,14 @@ struct ArithmeticVerdict {
   std::string cause;  // the EP default that explains it, e.g. OpenVINO's bf16 hint; empty when none is known
   std::string fix;    // the exact option that runs f32; empty when none is known
 };
+
+// Whether the target's config can compute in `format` ("bf16", "fp16",
+// "tf32") on a float32 model: the CPU EP never does (it computes float32
+// for float32 tensors; only its arm64 bf16 fast-math session option
+// reduces a MatMul), the CUDA EP only TF32 (its default), other EPs
+// (OpenVINO, TensorRT, DirectML, ...) may. An emulation that reproduces a
+// format names it only where the config can compute in it.
+bool ConfigCanCompute(std::string_view format, const RunConfig& target);
 
 // The verdict for a target's error (`evidence.snr_db` +inf or NaN: identical
 // or not comparable, nullopt), or nullopt when nothing names it. `target` and

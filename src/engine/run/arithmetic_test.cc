@@ -58,7 +58,7 @@ TEST(Arithmetic, DerivedModelIsNamedByItsKind) {
 TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
   ArithmeticEvidence e = Error(2e-3);
   e.emulation = EmulationEvidence{.format = "bf16", .compared = 12, .reproduced = 11, .median_ratio = 1.2};
-  auto v = DiagnoseArithmetic(e, RunConfig{}, Environment{});
+  auto v = DiagnoseArithmetic(e, OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Environment{});
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->arithmetic, "bf16");
   EXPECT_EQ(v->unit_roundoff, std::ldexp(1.0, -8));
@@ -67,7 +67,7 @@ TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
   // Half the tensors reproduced: not evidence. A local fault is said instead.
   e.emulation->reproduced = 6;
   e.local_node = "/layer2/conv/Conv";
-  v = DiagnoseArithmetic(e, RunConfig{}, Environment{});
+  v = DiagnoseArithmetic(e, OnOpenVino(), Environment{});
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->arithmetic, "local fault");
   EXPECT_EQ(v->node, "/layer2/conv/Conv");
@@ -75,7 +75,42 @@ TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
   // Two tensors are too few to tell a format.
   e.local_node.clear();
   e.emulation = EmulationEvidence{.format = "bf16", .compared = 2, .reproduced = 2, .median_ratio = 1};
-  EXPECT_FALSE(DiagnoseArithmetic(e, RunConfig{}, Environment{}).has_value());
+  EXPECT_FALSE(DiagnoseArithmetic(e, OnOpenVino(), Environment{}).has_value());
+}
+
+// The demo's x1.02 fp32 weight on the CPU EP was called "consistent with
+// bf16 arithmetic" because an emulation reproduced it (issue 50): the CPU
+// EP never computes a float32 model in bf16, so nothing names it there.
+TEST(Arithmetic, AFormatTheConfigCannotComputeInIsNeverNamed) {
+  ArithmeticEvidence e = Error(2e-3);
+  e.emulation = EmulationEvidence{.format = "bf16", .compared = 5, .reproduced = 5, .median_ratio = 1.1};
+  const RunConfig cpu;
+  EXPECT_FALSE(ConfigCanCompute("bf16", cpu));
+  EXPECT_FALSE(ConfigCanCompute("fp16", cpu));
+  EXPECT_FALSE(ConfigCanCompute("tf32", cpu));
+  EXPECT_FALSE(DiagnoseArithmetic(e, cpu, Environment{}).has_value());
+  e.local_node = "/layer2/conv/Conv";
+  auto v = DiagnoseArithmetic(e, cpu, Environment{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->arithmetic, "local fault");
+  RunConfig cuda;
+  cuda.providers = {"cuda", "cpu"};
+  EXPECT_TRUE(ConfigCanCompute("tf32", cuda));
+  EXPECT_FALSE(ConfigCanCompute("bf16", cuda));
+  EXPECT_TRUE(ConfigCanCompute("bf16", OnOpenVino()));
+  RunConfig arm = cpu;
+  arm.session_entries["mlas.enable_gemm_fastmath_arm64_bfloat16"] = "1";
+  EXPECT_TRUE(ConfigCanCompute("bf16", arm));
+}
+
+// A hand-edited float copy judged against its original: the error is the
+// models' difference, whatever the config or an emulation would say.
+TEST(Arithmetic, AModelDifferenceNamesNoArithmetic) {
+  ArithmeticEvidence e = Error(2e-3);
+  e.model_differs = true;
+  e.local_node = "/layer2/conv/Conv";
+  e.emulation = EmulationEvidence{.format = "bf16", .compared = 5, .reproduced = 5, .median_ratio = 1.1};
+  EXPECT_FALSE(DiagnoseArithmetic(e, OnOpenVino(), Bf16Cpu()).has_value());
 }
 
 TEST(Arithmetic, OpenVinoOnABf16CpuNamesTheHintAndTheF32Option) {

@@ -21,6 +21,10 @@ struct ControlFlowReport {
   int samples = 0;       // samples probed
   std::vector<IfCoverage> ifs;     // in order of first appearance
   std::vector<std::string> notes;  // bodies not observed, branches no sample took
+  // Branches no *judged* sample took ("the else branch of If 'cond'"): with
+  // a PyTorch dump, judged against PyTorch; else against the ORT reference
+  // (check_control_flow.cc). The check is then NOT JUDGED (CheckCoverage).
+  std::vector<std::string> unjudged;
 };
 
 }  // namespace parity

@@ -1,6 +1,7 @@
 #include "engine/torch/torch_compare.h"
 
 #include "engine/torch/inherited_layers.h"
+#include "engine/torch/layer_evidence.h"
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "engine/run/control_flow.h"
 #include "engine/run/observe.h"
 #include "engine/run/runner.h"
+#include "engine/run/set_outputs.h"
 #include "onnx/graph.h"
 #include "onnx/validate.h"
 
@@ -263,7 +265,7 @@ int TorchComparison::Count(Verdict v) const {
 }
 
 Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignment, const TensorSet& onnx_values,
-                                       const TolerancePolicy& policy) {
+                                       const TolerancePolicy& policy, const TensorSet* conditioning) {
   TorchComparison c;
   c.dump_dir = dump.dir.string();
   c.paths = std::move(alignment.paths);
@@ -284,12 +286,15 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignmen
       v.reason = fmt::format("shape {} in PyTorch, {} in ONNX", ShapeToString(ref.shape()),
                              ShapeToString(test->shape()));
     } else {
-      PARITY_ASSIGN_OR_RETURN(JudgedTensor j, WithContext(JudgeTensor(al.module, ref, *test, policy),
+      const JudgeOptions judge{.conditioning = conditioning ? conditioning->Find(al.tensor) : nullptr};
+      PARITY_ASSIGN_OR_RETURN(JudgedTensor j, WithContext(JudgeTensor(al.module, ref, *test, policy, judge),
                                                           fmt::format("{} vs '{}'", al.file, al.tensor)));
       v.metrics = std::move(j.metrics);
       v.tolerance = std::move(j.tolerance);
       v.reason = std::move(j.reason);
       v.status = v.reason.empty() ? Verdict::kPass : Verdict::kFail;
+      // Float32's noise at the edge of the band is a note, not evidence.
+      if (IsIsolatedExcursion(ref, *test, v, v.note)) v.status = Verdict::kPass;
     }
     if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
     c.layers.push_back(std::move(v));
@@ -386,6 +391,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
                           InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
   if (options.keep) options.keep->inputs = inputs;
+  const TensorSet fed = inputs;  // for the conditioning probe (layer_evidence.h)
   // Every tensor left in ORT's buffers (no copy of them all) unless some are
   // kept past this function: borrowed, they would keep the session (its
   // weights) with them, and copying them out as well costs more than the
@@ -397,8 +403,17 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
   PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, judged, values, align));
   PARITY_RETURN_IF_ERROR(UnalignRuntimeAbsorbed(judged, dump, values, options.policy, alignment.layers));
+  const Alignment aligned = alignment;  // judged again, conditioned, when a layer fails
   PARITY_ASSIGN_OR_RETURN(TorchComparison c,
                           JudgeAlignment(dump, std::move(alignment), values, options.policy));
+  // A failing layer on an ill-conditioned sample: the bands floored by how
+  // far float32 moves each failing tensor (layer_evidence.h LayerSpread).
+  if (c.Count(Verdict::kFail) > 0) {
+    PARITY_ASSIGN_OR_RETURN(TensorSet spread, LayerSpread(session, fed, values, c, label));
+    if (!spread.empty()) {
+      PARITY_ASSIGN_OR_RETURN(c, JudgeAlignment(dump, aligned, values, options.policy, &spread));
+    }
+  }
   c.model_label = label;
 
   // The final outputs, by their ONNX names.
@@ -408,6 +423,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
     if (const Tensor* t = values.Find(item.name)) test_outputs.Set(item.name, *t);
   CompareOptions compare;
   compare.policy = options.policy;
+  compare.set_groups = SetValuedOutputs(judged);
   PARITY_ASSIGN_OR_RETURN(c.outputs, CompareSets(ref_outputs, test_outputs, compare));
   std::set<std::string> feeds;
   if (!c.outputs.passed() && !c.first_divergence) {
@@ -417,6 +433,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
     if (auto graph = BuildGraphView(judged, {.infer_shapes = false}); graph && !failing.empty())
       feeds = Ancestors(*graph, failing);
   }
+  ReinstatePropagatingExcursion(c, feeds);
   c.unexplained = Unexplained(c, feeds);
   if (options.keep)
     for (const auto& name : options.keep->names)

@@ -41,6 +41,10 @@ struct LayerVerdict {
   std::string reason;     // why it failed; for unchecked, the alignment's reason
   TensorMetrics metrics;  // valid unless unchecked (ref: PyTorch, test: ONNX)
   ResolvedTolerance tolerance;
+  // Set on a layer outside its band by an isolated excursion only, which
+  // then passes (layer_evidence.h); kept, and extended, when the failing
+  // outputs make it the divergence after all.
+  std::string note;
 };
 
 // The outputs differ from PyTorch but no aligned layer does: the fault lies
@@ -134,9 +138,10 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 
 // Judges an alignment made elsewhere against the given ONNX values (the
 // pure part of CompareWithTorch, without ORT). Layer tensors are read one at
-// a time.
+// a time. `conditioning`: each ONNX tensor's spread under inputs one ulp
+// away (layer_evidence.h LayerSpread), flooring its layer's band.
 Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignment, const TensorSet& onnx_values,
-                                       const TolerancePolicy& policy);
+                                       const TolerancePolicy& policy, const TensorSet* conditioning = nullptr);
 
 // The one fp64-calibration decision of a comparison against a dump's
 // outputs (check --torch, locate --reference torch:DIR). With the default

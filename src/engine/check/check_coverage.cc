@@ -1,0 +1,42 @@
+// What a check's verdict rests on (issue 50; docs/errors.md "Exit 4"):
+// CoverageOf counts it from the finished report.
+#include <fmt/format.h>
+
+#include "engine/check/check_internal.h"
+
+namespace parity::check_internal {
+
+CheckCoverage CoverageOf(const CheckReport& r) {
+  CheckCoverage c;
+  for (const SampleResult& s : r.samples) {
+    if (s.kind == SampleKindName(SampleKind::kAnomaly)) continue;
+    ++c.samples;
+    if (s.timed_out) {
+      ++c.timed_out;
+    } else if (s.status != Verdict::kUnchecked) {
+      ++c.judged;
+      c.outputs_judged += static_cast<int>(s.outputs.size());
+    } else {
+      ++c.refused;
+    }
+  }
+  if (r.alignment) {
+    c.layers_aligned = r.alignment->Count(Verdict::kPass) + r.alignment->Count(Verdict::kFail);
+    c.layers_unchecked = r.alignment->Count(Verdict::kUnchecked);
+  }
+  if (r.generation)
+    for (const auto& step : r.generation->steps) c.generation_steps += step.judged;
+  c.branches_unjudged = r.control_flow.unjudged;
+  if (c.judged == 0 && c.generation_steps == 0)
+    c.missing.push_back(
+        c.samples == 0 ? std::string("no sample to judge")
+                       : fmt::format("no sample was judged: {} of {} refused (or undecidable in float32), {} "
+                                     "stopped at the time limit; a PASS needs at least one sample whose outputs were "
+                                     "judged",
+                                     c.refused, c.samples, c.timed_out));
+  for (const auto& b : c.branches_unjudged)
+    c.missing.push_back(fmt::format("{}: a difference there could not show", b));
+  return c;
+}
+
+}  // namespace parity::check_internal

@@ -1,0 +1,91 @@
+#include "engine/torch/layer_evidence.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "compare/judge.h"
+#include "engine/inputs/perturb.h"
+#include "engine/run/runner.h"
+
+namespace parity {
+
+double WorstBandRatio(const Tensor& ref, const Tensor& test, const Tolerance& tol) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (ref.shape() != test.shape() || !IsFloating(ref.dtype()) || !IsFloating(test.dtype())) return kInf;
+  double worst = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double r = ref.GetAsDouble(i), t = test.GetAsDouble(i);
+    if (!std::isfinite(r) || !std::isfinite(t)) {
+      const bool same = (std::isnan(r) && std::isnan(t)) || r == t;
+      if (!same) return kInf;
+      continue;
+    }
+    const double d = std::fabs(t - r);
+    if (d == 0) continue;
+    const double band = ElementBand(tol, r);
+    if (band <= 0) return kInf;
+    worst = std::max(worst, d / band);
+  }
+  return worst;
+}
+
+bool IsIsolatedExcursion(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note) {
+  const TensorMetrics& m = v.metrics;
+  if (v.status != Verdict::kFail || m.count == 0 || m.nan_mismatch > 0 || m.inf_mismatch > 0) return false;
+  const int64_t handful = std::max(kHandful, m.count / kHandfulPerElements);
+  if (m.mismatches > handful) return false;
+  const double ratio = WorstBandRatio(ref, test, v.tolerance.tolerance);
+  if (!(ratio <= kFewBands)) return false;
+  note = fmt::format(
+      "an isolated excursion, not evidence: {} of {} elements outside the band, the worst at {:.2g}x it (at most {} "
+      "elements within {:g}x the band are float32 noise unless the outputs depart too)",
+      m.mismatches, m.count, ratio, handful, kFewBands);
+  return true;
+}
+
+void ReinstatePropagatingExcursion(TorchComparison& c, const std::set<std::string>& feeds) {
+  if (c.first_divergence || c.outputs.passed()) return;
+  for (size_t k = 0; k < c.layers.size(); ++k) {
+    LayerVerdict& v = c.layers[k];
+    if (v.note.empty() || v.status != Verdict::kPass) continue;
+    if (!feeds.empty() && !feeds.contains(v.alignment.tensor)) continue;
+    v.status = Verdict::kFail;
+    v.note += "; the outputs it feeds depart from PyTorch too: evidence";
+    c.first_divergence = k;
+    return;
+  }
+}
+
+Result<TensorSet> LayerSpread(const ort::Session& session, const TensorSet& inputs, const TensorSet& values,
+                              const TorchComparison& c, const std::string& label) {
+  std::vector<std::string> names;
+  for (const LayerVerdict& v : c.layers)
+    if (v.status == Verdict::kFail && !v.alignment.tensor.empty()) names.push_back(v.alignment.tensor);
+  TensorSet spread;
+  if (names.empty()) return spread;
+  for (uint64_t seed : {1u, 2u}) {
+    auto moved = RunSample(session, PerturbByUlp(Sample{"torch", inputs}, seed), label, {},
+                           ort::OutputBuffers::kBorrowed);
+    if (!moved) return TensorSet{};
+    for (const auto& name : names) {
+      const Tensor* a = values.Find(name);
+      const Tensor* b = moved->Find(name);
+      if (a == nullptr || b == nullptr || a->shape() != b->shape() || !IsFloating(a->dtype()) ||
+          a->dtype() != b->dtype())
+        continue;
+      const Tensor* before = spread.Find(name);
+      std::vector<float> d(static_cast<size_t>(a->size()));
+      for (int64_t i = 0; i < a->size(); ++i) {
+        const double v = std::fabs(b->GetAsDouble(i) - a->GetAsDouble(i));
+        d[i] = static_cast<float>(std::max(std::isfinite(v) ? v : 0.0, before ? before->GetAsDouble(i) : 0.0));
+      }
+      spread.Set(name, Tensor::FromVector(DType::kFloat32, a->shape(), d));
+    }
+  }
+  return spread;
+}
+
+}  // namespace parity
