@@ -103,12 +103,17 @@ def test_a_fault_in_the_taken_branch_is_named_at_its_node(tmp_path):
     assert "If 'branch': no sample took its else_branch; a fault there cannot show" in cf["notes"]
 
 
-def test_check_states_branch_coverage_and_a_fault_in_an_untaken_branch_is_a_note(tmp_path):
+def test_check_states_branch_coverage_and_a_fault_in_an_untaken_branch_is_not_judged(tmp_path):
     model, bad = save(if_model(), tmp_path / "if.onnx"), save(if_model(else_scale=1.05), tmp_path / "bad.onnx")
     out = tmp_path / "report"
     r = _run("check", bad, "--reference-model", model, "--inputs", _if_inputs(tmp_path, [1, 1]), "--report", out)
-    assert r.returncode == 0, r.stdout + r.stderr  # no sample reaches the fault: nothing can fail...
+    # No sample reaches the fault: nothing can fail, and nothing can pass
+    # either: NOT JUDGED, exit 4 (issue 50), never PASS.
+    assert r.returncode == 4, r.stdout + r.stderr
     rep = json.loads((out / "report.json").read_text())
+    assert rep["overall_status"] == "NOT JUDGED"
+    assert rep["coverage"]["branches_unjudged"] == ["If 'branch': no sample judged against the reference took its "
+                                                    "else_branch"]
     note = "If 'branch': no sample took its else_branch; a fault there cannot show"
     assert rep["control_flow"]["ifs"] == [{"node": "branch", "then_samples": 2, "else_samples": 0}]
     assert note in rep["control_flow"]["notes"]  # ...and the report says so
