@@ -56,27 +56,28 @@ def render(rows, summary, stamps, line, when):
 
 HEADER = """# Verdicts on real exporters' models: the zoo's scoreboard
 
-Measured {when} by `bench/zoo/scoreboard.py --write-docs` (issues 40 and 50). Every case is a command
-a user runs on a model made by its real exporter from a config with seeded random weights
+Measured {when} by `bench/zoo/scoreboard.py --write-docs` (issues 40 and 50). Every case is a
+command a user runs on a model made by its real exporter from a config with seeded random weights
 (python/tests/zoo_real: Ultralytics YOLOv8n, YOLOv8n-seg, YOLO11n and YOLO26n, torch's TorchScript
 and dynamo exporters on torchvision, timm and transformers models, ONNX Runtime's quantizers and
-float16 converter), or trained for seconds on synthetic images (`trained_*`); nothing is downloaded. The expected verdict is what is
-true: a healthy export computes what PyTorch computes (PASS); a planted fault (a weight scaled in
-PyTorch before the export, the dump made from the healthy module) FAILs naming the planted module;
-a derived copy (int8, fp16) is healthy when its outputs stay close on images the check does not see
-(`cases.py`, `expected_of`: classifier logits within a quarter of their spread; a detector's
-boxes within 2% of their scale, its best class kept on 95% of the anchors that show one; the trained
-classifier's copies: top-1 agreement with the float model on 98% of 256 held-out images). A hand
-edit that keeps float32 (the Cast-only edit: an int64 -> int64 Cast) must PASS, the same edit with a
-weight x1.005 must FAIL. Commands:
+float16 converter), or trained for seconds on synthetic images (`trained_*`); nothing is
+downloaded. The expected verdict is what is true: a healthy export computes what PyTorch computes
+(PASS); a planted fault (a weight scaled in PyTorch before the export, the dump made from the
+healthy module) FAILs naming the planted module; a derived copy (int8, fp16) is healthy when its
+outputs stay close on images the check does not see (`cases.py`, `expected_of`: classifier logits
+within a quarter of their spread; a detector's boxes within 2% of their scale, its best class kept
+on 95% of the anchors that show one; the trained classifier's copies: top-1 agreement with the
+float model on 98% of 256 held-out images). A hand edit that keeps float32 (the Cast-only edit: an
+int64 -> int64 Cast) must PASS, the same edit with a weight x1.005 must FAIL. Commands:
 `parity check MODEL --torch DUMP --report DIR` and `parity locate MODEL --reference torch:DUMP`
 (torch cases), `parity check COPY --reference-model FLOAT --report DIR` (derived cases).
 python/tests/test_zoo_real.py asserts the same (the cases wrong today are xfail(strict)). Top-1
-agreement is listed with the truth but used only for the trained classifier: a random-weight classifier's logits sit close
-together, so its top-1 flips on errors far below their spread. A right verdict can still come
-for a reason other than the defect: the failed tests below say what failed (the saturated int8
-copies, whose every class score is 0, fail on box elements beyond 4 steps of the output's own
-scale and on robustness samples, not on the scores).
+agreement is listed with the truth but used only for the trained classifier: a random-weight
+classifier's logits sit close together, so its top-1 flips on errors far below their spread. A
+right verdict can still come for a reason other than the defect: the failed tests below say what
+failed (the saturated int8 copies, whose every class score is 0, fail on box elements beyond 4
+steps of the output's own scale and on robustness samples, not on the scores). NOT JUDGED (exit 4:
+the coverage cannot support a PASS) is counted wrong where a verdict is true.
 
 **Summary:** {line}.
 

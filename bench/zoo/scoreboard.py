@@ -36,6 +36,7 @@ def parse_args(argv):
                    help="where the reports go")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the rows as JSON")
     p.add_argument("--write-docs", action="store_true", help="rewrite docs/verdicts.md")
+    p.add_argument("--docs-out", default=DOCS, metavar="FILE", help="where --write-docs writes (docs/verdicts.md)")
     return p.parse_args(argv)
 
 
@@ -64,7 +65,7 @@ def main(argv=None):
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump({"rows": rows, "summary": summary}, f, indent=1)
     if a.write_docs:
-        with open(DOCS, "w", encoding="utf-8") as f:
+        with open(a.docs_out, "w", encoding="utf-8") as f:
             f.write(render_docs(rows, summary, stamps))
     return 0 if not summary["wrong"] else 1
 
@@ -100,14 +101,16 @@ def summarize(rows):
              and not any(kind == "module" for kind, _ in r["problems"])]
     return {"cases": len(rows), "right": sum(1 for r in rows if not r["problems"]),
             "wrong": sum(1 for r in rows if r["problems"]), "false_pass": count("false PASS"),
-            "false_fail": count("false FAIL"), "planted": len(planted), "planted_named": len(named),
+            "false_fail": count("false FAIL"), "not_judged": count(" is true"), "planted": len(planted),
+            "planted_named": len(named),
             "arithmetic_fp32": count("for an fp32 weight fault"),
             "arithmetic_derived": count("for a derived copy")}
 
 
 def summary_line(s):
     return (f"{s['right']} of {s['cases']} cases right; false PASS {s['false_pass']}, false FAIL "
-            f"{s['false_fail']} (check and locate counted apart); planted modules named "
+            f"{s['false_fail']}, NOT JUDGED where a verdict is true {s.get('not_judged', 0)} (check and locate "
+            f"counted apart); planted modules named "
             f"{s['planted_named']} of {s['planted']}; bf16/fp16/tf32 named for fp32 faults {s['arithmetic_fp32']}, "
             f"for derived copies {s['arithmetic_derived']}")
 

@@ -15,6 +15,8 @@ import time
 
 PATH = re.compile(r"\S*[/.]\S*onnx\S*")
 ARITHMETIC = re.compile(r"\b(bf16|bfloat16|fp16|float16|tf32)\b", re.IGNORECASE)
+JUDGED_EXITS = (0, 1, 4)  # passed, failed, not judged (the coverage cannot support a PASS): a report is written
+VERDICTS = ("PASS", "FAIL", "NOT JUDGED")
 
 
 def run_case(case, cache_dir, binary, out_dir, locate=True, timeout=900):
@@ -49,7 +51,7 @@ def _check(argv, report, timeout):
     rc, err, seconds = _run(argv, timeout)
     out = {"command": " ".join(_short(a) for a in argv[1:]), "rc": rc, "seconds": seconds}
     path = os.path.join(report, "report.json")
-    if rc not in (0, 1) or not os.path.isfile(path):
+    if rc not in JUDGED_EXITS or not os.path.isfile(path):
         out.update(verdict=f"ERROR (exit {rc})", error=(err or "").strip().splitlines()[-1:] or [""])
         out["error"] = out["error"][0][:300]
         return out
@@ -63,6 +65,8 @@ def read_check_report(r):
     """What a reader of report.json sees first."""
     module, node = named_location(r)
     failed = [f"{t['id']}: {t['reason']}" for t in r.get("failed_tests", [])]
+    if r.get("overall_status") == "NOT JUDGED":  # what the coverage missed: the reason there is no verdict
+        failed += [f"coverage.missing: {m}" for m in (r.get("coverage") or {}).get("missing", [])]
     return {"verdict": r.get("overall_status"), "module": module, "node": node,
             "failed": failed, "arithmetic": arithmetic_named(r),
             "arithmetic_diagnosis": arithmetic_named(r, ("summary", "arithmetic")), "notes": r.get("notes", [])}
@@ -120,14 +124,15 @@ def _locate(binary, model, dump, path, timeout):
     argv = [binary, "locate", model, "--reference", f"torch:{dump}", "--json", path]
     rc, err, seconds = _run(argv, timeout)
     out = {"command": " ".join(_short(a) for a in argv[1:]), "rc": rc, "seconds": seconds}
-    if rc not in (0, 1) or not os.path.isfile(path):
+    if rc not in JUDGED_EXITS or not os.path.isfile(path):
         out.update(verdict=f"ERROR (exit {rc})", error=((err or "").strip().splitlines() or [""])[-1][:300])
         return out
     with open(path, encoding="utf-8") as f:
         j = json.load(f)
     first = j.get("first_divergence") or {}
     op = first.get("op") or {}
-    out.update(verdict="PASS" if j.get("passed") else "FAIL", module=first.get("module"),
+    verdict = "NOT JUDGED" if rc == 4 else "PASS" if j.get("passed") else "FAIL"
+    out.update(verdict=verdict, module=first.get("module"),
                node=op.get("node") or first.get("node"), arithmetic=arithmetic_named(j),
                arithmetic_diagnosis=arithmetic_named(j, ("summary", "arithmetic")))
     if not first and j.get("unexplained"):
@@ -136,13 +141,17 @@ def _locate(binary, model, dump, path, timeout):
 
 
 def _short(arg):
-    """Paths shown from the cache folder on (the table stays readable)."""
+    """Paths shown from the cache folder on (the table stays readable);
+    `torch:` kept in front of a dump."""
+    if arg.startswith("torch:"):
+        return "torch:" + _short(arg[len("torch:"):])
     return arg.split("zoo-real-cache/")[-1] if "/" in arg else arg
 
 
 def judge(case, expected, result):
     """The problems with what parity said on a case, as (kind, text); kind is
-    "verdict" (a false PASS / false FAIL, or a command that did not run),
+    "verdict" (a false PASS / false FAIL, NOT JUDGED where a verdict is true,
+    or a command that did not run),
     "module" (a planted fault named elsewhere) or "arithmetic" (bf16/fp16/tf32
     named for an fp32 weight fault or for a derived copy, which knows what it
     is). Empty: right."""
@@ -152,11 +161,12 @@ def judge(case, expected, result):
         runs.append(("locate", result["locate"], case.locate_expected or expected))
     for label, r, want in runs:
         given = r.get("verdict")
-        if given not in ("PASS", "FAIL"):
+        if given not in VERDICTS:
             problems.append(("verdict", f"{label}: {given}: {r.get('error')}"))
             continue
         if want and given != want:
-            problems.append(("verdict", f"{label}: false {given}"))
+            problems.append(("verdict", f"{label}: false {given}" if given != "NOT JUDGED"
+                             else f"{label}: NOT JUDGED where {want} is true"))
         if case.planted and given == "FAIL" and not names_module(r.get("module"), case.planted):
             problems.append(("module", f"{label}: named {r.get('module')!r}, not {case.planted}"))
         # a derived copy's why lines may name its own dtype (float16 roundoffs of
