@@ -151,7 +151,7 @@ def build_trained(out):
     """A TinyNet trained for a few seconds on separable synthetic images
     (trained.py): its TorchScript export (dynamic batch) with a dump; static
     int8 QDQ per channel calibrated on training images (healthy) and on images
-    dimmed x0.1 (its input quantizer clips: unhealthy); the Cast-only edit and
+    dimmed x0.1 (its input quantizer clips: unhealthy); an fp16 copy; the Cast-only edit and
     the same edit with the second conv's weight x1.005."""
     model, facts = trained.train()
     x = images(1, trained.SIZE, seed=0)
@@ -163,6 +163,7 @@ def build_trained(out):
                                                  trained.calibration(), per_channel=True),
             "int8_clipped": derived.quantize_qdq(src, os.path.join(out, "int8_clipped.onnx"),
                                                  trained.calibration(scale=0.1), per_channel=True)}
+    made["fp16"] = derived.to_fp16(src, os.path.join(out, "fp16.onnx"))
     facts["cast_edit"] = trained.cast_edit(src, os.path.join(out, "cast_edit.onnx"))
     facts["cast_edit_fault"] = trained.cast_edit(src, os.path.join(out, "cast_edit_fault.onnx"), fault=(1, 1.005))
     made["cast_edit"] = os.path.join(out, "cast_edit.onnx")

@@ -11,6 +11,8 @@ like a trained one's), exported by Ultralytics itself (dynamic=True), 320x320.
     <group>/ultra.onnx        YOLO(yaml).export(format='onnx', dynamic=True)
     <group>/ultra_deep.onnx   the same with one deep backbone conv's weight x1.05
     <group>/dump/             parity.torch's dump of the model as exported (head.export)
+    yolo_seg/ultra_proto.onnx, ultra_coef.onnx   faults in the mask prototypes (output1 alone)
+                              and in the mask coefficients (32 rows of output0)
 """
 
 import os
@@ -26,6 +28,17 @@ MODELS = {
     "yolo_seg": ("yolov8n-seg.yaml", "model.4.m.1.cv1.conv", "model.4.m.1.cv1"),
     "yolo11": ("yolo11n.yaml", "model.6.m.0.cv1.conv", "model.6.m.0.cv1"),
     "yolo26": ("yolo26n.yaml", "model.6.m.0.cv1.conv", "model.6.m.0.cv1"),
+}
+
+
+# further planted faults: group -> [(file stem, convs scaled, factor, the module a verdict must name)]
+EXTRA_FAULTS = {
+    "yolo_seg": [
+        # the mask prototypes alone (output1): output0 is untouched
+        ("ultra_proto", ["model.22.proto.cv2.conv"], 1.05, "model.22.proto.cv2"),
+        # the mask coefficients of the finest level: 32 of output0's 116 rows, beside boxes in pixels
+        ("ultra_coef", ["model.22.cv4.0.2"], 1.1, "model.22.cv4.0.2"),
+    ],
 }
 
 
@@ -52,6 +65,8 @@ def build(out, group):
     x = images(1, SIZE, seed=0)
     yolo.ultralytics_export(model, os.path.join(out, "ultra.onnx"))
     yolo.ultralytics_export(yolo.with_fault(model, [conv], 1.05), os.path.join(out, "ultra_deep.onnx"))
+    for stem, convs, factor, _ in EXTRA_FAULTS.get(group, []):
+        yolo.ultralytics_export(yolo.with_fault(model, convs, factor), os.path.join(out, f"{stem}.onnx"))
     exported = yolo.as_exported(model.model)
     with torch.no_grad():
         y = exported(x)
