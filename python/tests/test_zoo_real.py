@@ -136,7 +136,7 @@ def test_the_cases_cover_the_families_of_issue_50():
         for exporter in ("torchscript", "dynamo"):
             assert by[f"{family}_{exporter}"].expected == "PASS"
             assert by[f"{family}_{exporter}_deep"].expected == "FAIL" and by[f"{family}_{exporter}_deep"].planted
-    for group in ("yolo_seg", "yolo11", "yolo26"):
+    for group in ("yolo_seg", "yolo11", "yolo26", "yolo26_e2e"):
         assert by[f"{group}_ultra"].expected == "PASS" and by[f"{group}_ultra_deep"].planted
     assert by["trained_int8_channel"].min_top1 and by["trained_int8_clipped"].min_top1
     assert (by["trained_cast_edit"].expected, by["trained_cast_edit_fault"].expected) == ("PASS", "FAIL")

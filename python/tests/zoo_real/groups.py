@@ -147,6 +147,10 @@ def build_yolo26(out):
     return ultra.build(out, "yolo26")
 
 
+def build_yolo26_e2e(out):
+    return ultra.build(out, "yolo26_e2e")
+
+
 def build_trained(out):
     """A TinyNet trained for a few seconds on separable synthetic images
     (trained.py): its TorchScript export (dynamic batch) with a dump; static
@@ -192,5 +196,6 @@ GROUPS = {
     "yolo_seg": build_yolo_seg,
     "yolo11": build_yolo11,
     "yolo26": build_yolo26,
+    "yolo26_e2e": build_yolo26_e2e,
     "trained": build_trained,
 }
