@@ -80,6 +80,30 @@ def coarsen_weight_scale(src, dst, conv_index, factor=4, op_type="Conv"):
     return conv.name
 
 
+def shrink_activation_scale(src, dst, conv_index, factor=8):
+    """The output quantizer of one Conv (after its Relu, where the quantizer
+    reads that) given a scale `factor` times finer: its float values then
+    reach beyond what the grid represents, and it clips (the planted
+    calibration fault). Returns the names of the Conv and of the node whose
+    output the quantizer reads."""
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    consumers = {}
+    for n in m.graph.node:
+        for t in n.input:
+            consumers.setdefault(t, []).append(n)
+    conv = [n for n in m.graph.node if n.op_type == "Conv"][conv_index]
+    producer, tensor = conv, conv.output[0]
+    readers = consumers.get(tensor, [])
+    if len(readers) == 1 and readers[0].op_type == "Relu":
+        producer, tensor = readers[0], readers[0].output[0]
+    q = next(n for n in consumers[tensor] if n.op_type == "QuantizeLinear")
+    scale = inits[q.input[1]]
+    scale.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(scale) / factor).astype(np.float32), scale.name))
+    onnx.save(m, str(dst))
+    return conv.name, producer.name
+
+
 def shift_weight_codes(src, dst, conv_index, delta=3, count=64):
     """One Conv's int8 weight codes moved by `delta` in its first `count`
     elements (scales untouched): a model that differs from `src` by several

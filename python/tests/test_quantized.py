@@ -106,6 +106,27 @@ def test_planted_coarse_weight_scale_is_the_top_local_loss(resnet):
     assert worst["local"]["sqnr_db"] < before["local"]["sqnr_db"] - 3
 
 
+def test_a_clipping_output_quantizer_is_named_not_the_layer_that_reads_it(resnet, tmp_path):
+    """Issue 50: the int8 advice named the layer that reads a clipped tensor
+    (its local loss is the worst), not the producer whose output quantizer
+    clips; keeping the reader in float left the clipping in place. The
+    quantizer that clips is named from evidence: the float values its layer
+    computes reach beyond what its grid represents."""
+    clipped = tmp_path / "clipped.onnx"
+    conv, producer = quant_models.shrink_activation_scale(resnet["qdq"], clipped, conv_index=5)
+    _, text, report = locate(resnet["float"], clipped)
+    quant = valid_quant(report["quant"])
+    c = quant["clipped"]
+    assert c is not None and c["node"] in (conv, producer), (c, text)
+    assert c["float_absmax"] > 4 * c["representable"] and c["readers"], c
+    assert f"keep '{c['node']}' out of int8" in c["advice"]
+    assert "clipping: the output quantizer of" in text
+    # The healthy copy's quantizers hold what its layers compute.
+    _, _, healthy = locate(resnet["float"], resnet["qdq"])
+    assert healthy["quant"]["clipped"] is None or healthy["quant"]["clipped"]["float_absmax"] < \
+        2 * healthy["quant"]["clipped"]["representable"]
+
+
 @pytest.fixture(scope="module")
 def half(tmp_path_factory):
     """resnet18 converted to float16 with and without keep_io_types, and a

@@ -253,6 +253,8 @@ void ApplyCap(ResolvedTolerance& out) {
 void ApplyConditioningFloor(ResolvedTolerance& out, double spread) {
   Tolerance& t = out.tolerance;
   const double floor = kConditioningFactor * spread;
+  // A band the user fixed (--atol, a rule's atol) is theirs: kept exact.
+  if (out.slice_rule == SliceBandRule::kNone) return;
   if (!(floor > 0) || !std::isfinite(floor) || BandAtScale(t, out.ref_absmax, out.ref_rms) >= floor) return;
   t.atol = std::max(t.atol, floor);
   out.rules_fired.push_back(fmt::format(

@@ -175,7 +175,8 @@ ResolvedTolerance Resolve(std::string_view name, const Tensor& ref, const Tolera
 // random-weight network fed noise) float32 itself cannot decide anything
 // below a multiple of it; the band is raised to kConditioningFactor x
 // spread where it is narrower, and the rule says so. On a well-conditioned
-// sample the spread is far below the scaled band and nothing changes.
+// sample the spread is far below the scaled band and nothing changes. A
+// band the user fixed (an atol given, SliceBandRule::kNone) is kept.
 inline constexpr double kConditioningFactor = 16;
 void ApplyConditioningFloor(ResolvedTolerance& out, double spread);
 

@@ -240,6 +240,7 @@ std::string QuantSection(const CheckReport& r) {
                    "model's topological order: its SQNR run end to end (cumulative) and cut out, fed the float "
                    "model's inputs (local). {} of {} conv/matmul layers matched. Rule: {}.</p>\n",
                    Esc(q.kind), q.compute_matched, q.compute_layers, Esc(q.rule));
+  if (q.clipped) s += fmt::format("<p class=\"clipping\"><b>Clipping:</b> {}.</p>\n", Esc(q.clipped->Describe()));
   if (q.worst_local) {
     const QuantLayer& w = q.layers[*q.worst_local];
     s += fmt::format("<p>Worst local loss: <b class=\"mono\">{}</b> ({}), local SQNR {} dB: the layer to keep in "

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "report/quant_report.h"
@@ -95,10 +96,17 @@ std::string FormatQuantTable(const QuantReport& r, size_t max_rows) {
                Db(l.cumulative), Steps(l.cumulative, l.step), Db(l.local), Steps(l.local, l.step), inh,
                l.weight ? Db(l.weight->loss) : "-", r.worst_local && *r.worst_local == i ? "  <- worst local" : "");
   }
+  // A clipping quantizer outranks the worst local loss: the reader's loss
+  // is the producer's clipping, and keeping the reader in float leaves it.
+  if (r.clipped) out += fmt::format("  clipping: {}\n", r.clipped->Describe());
   if (r.worst_local) {
     const auto& w = r.layers[*r.worst_local];
-    out += fmt::format("  worst local loss: {} ({}{}) local SQNR {} dB, {} steps: the layer to keep in float\n", w.node,
-               w.op_type, w.module.empty() ? "" : ", module " + w.module, Db(w.local), Steps(w.local, w.step));
+    const bool reads_clipped = r.clipped && std::find(r.clipped->readers.begin(), r.clipped->readers.end(), w.node) !=
+                                                r.clipped->readers.end();
+    out += fmt::format("  worst local loss: {} ({}{}) local SQNR {} dB, {} steps: {}\n", w.node, w.op_type,
+                       w.module.empty() ? "" : ", module " + w.module, Db(w.local), Steps(w.local, w.step),
+                       reads_clipped ? fmt::format("it reads the clipped output of '{}' (above)", r.clipped->node)
+                                     : std::string("the layer to keep in float"));
   }
   if (r.overflow)
     out += fmt::format("  float16 overflow: first at {} ({}), tensor '{}': {}; keep '{}' in float (node_block_list)\n",

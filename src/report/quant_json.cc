@@ -127,6 +127,16 @@ json QuantReportToJson(const QuantReport& r) {
                                              {"nonfinite", r.overflow->nonfinite},
                                              {"reason", r.overflow->reason}}
                                       : json(nullptr)},
+              {"clipped", r.clipped ? json{{"node", r.clipped->node},
+                                           {"op_type", r.clipped->op_type},
+                                           {"tensor", r.clipped->tensor},
+                                           {"grid", r.clipped->grid},
+                                           {"step", JsonNumber(r.clipped->step)},
+                                           {"representable", JsonNumber(r.clipped->representable)},
+                                           {"float_absmax", JsonNumber(r.clipped->float_absmax)},
+                                           {"readers", r.clipped->readers},
+                                           {"advice", r.clipped->Describe()}}
+                                    : json(nullptr)},
               {"deployed", DeployedJson(r.deployed)},
               {"outputs", OutputRulesJson(r.outputs)},
               {"compute_layers", r.compute_layers},

@@ -182,6 +182,26 @@ void FindOverflow(QuantReport& r) {
   }
 }
 
+// The QDQ layer whose float values leave its output grid by the widest
+// margin (QuantClip), with the layers that read it.
+void FindClipping(QuantReport& r) {
+  if (r.kind != "qdq") return;
+  double worst = 1.2;  // beyond a fifth past the edge: the tail of a healthy calibration is not it
+  for (const auto& l : r.layers) {
+    if (!l.cumulative.measured || l.step <= 0 || (l.grid != "int8" && l.grid != "uint8")) continue;
+    const double representable = (l.grid == "uint8" ? 255.0 : 127.5) * l.step;
+    const double ratio = l.cumulative.ref_absmax / representable;
+    if (!(ratio > worst)) continue;
+    worst = ratio;
+    r.clipped = QuantClip{.node = l.node, .op_type = l.op_type, .tensor = l.tensor, .grid = l.grid, .step = l.step,
+                          .representable = representable, .float_absmax = l.cumulative.ref_absmax};
+  }
+  if (!r.clipped) return;
+  for (const auto& l : r.layers)
+    if (std::find(l.inputs.begin(), l.inputs.end(), r.clipped->tensor) != l.inputs.end())
+      r.clipped->readers.push_back(l.node);
+}
+
 void RankWorst(QuantReport& r) {
   std::unordered_map<std::string, double> sqnr;
   for (const auto& l : r.layers) sqnr[l.tensor] = l.cumulative.measured ? l.cumulative.sqnr_db : kInf;
@@ -196,6 +216,17 @@ void RankWorst(QuantReport& r) {
 }
 
 }  // namespace
+
+std::string QuantClip::Describe() const {
+  std::string readers_text;
+  for (size_t i = 0; i < readers.size() && i < 3; ++i) readers_text += (i ? ", '" : "'") + readers[i] + "'";
+  if (readers.size() > 3) readers_text += ", ...";
+  return fmt::format("the output quantizer of '{}' ({}, {} scale {:.4g}) holds |x| <= {:.4g}, but its float values "
+                     "reach {:.4g} ({:.2g}x): it clips, and {} read(s) the clipped tensor; keep '{}' out of int8 "
+                     "(quantize_static nodes_to_exclude) or widen its calibration range",
+                     node, op_type, grid, step, representable, float_absmax, float_absmax / representable,
+                     readers.empty() ? std::string("the layers after it") : readers_text, node);
+}
 
 bool IsDerivedPrecision(const Model& float_model, const Model& derived) {
   auto fv = BuildGraphView(float_model, {.infer_shapes = false});
@@ -241,6 +272,7 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
   }
   RankWorst(r);
   FindOverflow(r);
+  FindClipping(r);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -68,6 +68,24 @@ struct QuantOverflow {
   std::string reason;
 };
 
+// QDQ: the layer whose output quantizer clips the most (issue 50): its float
+// values reach beyond what its grid represents (max|x| more than 1.2 x
+// 127.5 steps of an int8 grid, 255 of a uint8 one), so every layer reading
+// it inherits the clipping. The int8 advice names this producer, not the
+// reader whose own loss is worst (keeping the reader in float leaves the
+// clipping in place).
+struct QuantClip {
+  std::string node;
+  std::string op_type;
+  std::string tensor;
+  std::string grid;             // "int8" / "uint8"
+  double step = 0;              // the quantizer's scale
+  double representable = 0;     // the largest |x| its grid holds: 127.5 or 255 steps
+  double float_absmax = 0;      // max|x| the float model computes there
+  std::vector<std::string> readers;  // matched layers that read the clipped tensor
+  std::string Describe() const;      // one line: what clips, by how much, and what to keep in float
+};
+
 // A QDQ model at the deployed config against its unfused QDQ path, in steps
 // (engine/quant/quant_steps.h).
 // One kernel of a fused chain run alone (fed the reference values of its
@@ -120,6 +138,7 @@ struct QuantReport {
   std::vector<QuantUnmatched> unmatched;
   std::optional<size_t> worst_local;  // index in layers: the lowest local SQNR
   std::optional<QuantOverflow> overflow;  // float16 only
+  std::optional<QuantClip> clipped;       // QDQ only: the quantizer that clips the most
   std::optional<QuantDeployed> deployed;  // a QDQ model against itself at another config
   std::vector<QuantOutputRule> outputs;   // check: the rule of each output's verdict band
   size_t compute_layers = 0;          // Conv/Gemm/MatMul nodes of the float model
