@@ -24,6 +24,11 @@ CheckCoverage CoverageOf(const CheckReport& r) {
     c.layers_aligned = r.alignment->Count(Verdict::kPass) + r.alignment->Count(Verdict::kFail);
     c.layers_unchecked = r.alignment->Count(Verdict::kUnchecked);
   }
+  if (r.alignment && !r.alignment->first_divergence && !r.alignment->unexplained)
+    if (const size_t n = r.alignment->Uncovered().size(); n > 0)
+      c.missing.push_back(fmt::format("{} PyTorch layer(s) that value alignment refused, with no agreeing layer "
+                                      "after them: a divergence there could not show",
+                                      n));
   if (r.generation)
     for (const auto& step : r.generation->steps) c.generation_steps += step.judged;
   c.branches_unjudged = r.control_flow.unjudged;

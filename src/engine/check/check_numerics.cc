@@ -308,12 +308,14 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
     f.push_back(Fail("numerics.torch.first_divergent_layer", layers->VerdictLine()));
   } else if (layers->unexplained) {
     f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
-  } else if (!layers->Refused().empty()) {
-    // Tensors of their shape disagree with them: a divergence could hide there.
-    f.push_back(Fail("numerics.torch.unchecked_layers", fmt::format("{}; {}", layers->AlignmentLine(),
+  } else if (!layers->Uncovered().empty()) {
+    // Tensors of their shape disagree with them and nothing after them was
+    // judged: a divergence could hide there. Not judged (coverage), not FAIL.
+    f.push_back(Skip("numerics.torch.unchecked_layers", fmt::format("{}; {}", layers->AlignmentLine(),
                                                                     layers->VerdictLine())));
   } else {
-    f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges", layers->AlignmentLine())));
+    f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges{}", layers->AlignmentLine(),
+                                                          layers->Refused().empty() ? "" : "; " + layers->VerdictLine())));
   }
 }
 

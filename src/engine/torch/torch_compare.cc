@@ -197,6 +197,16 @@ std::vector<size_t> TorchComparison::Refused() const {
   return out;
 }
 
+std::vector<size_t> TorchComparison::Uncovered() const {
+  std::optional<size_t> last_pass;
+  for (size_t k = 0; k < layers.size(); ++k)
+    if (layers[k].status == Verdict::kPass && !layers[k].alignment.tensor.empty()) last_pass = k;
+  std::vector<size_t> out;
+  for (size_t k : Refused())
+    if (!last_pass || k > *last_pass) out.push_back(k);
+  return out;
+}
+
 namespace {
 
 // "'a', 'b', ... (9 in all)" of the given layers.
@@ -230,14 +240,19 @@ std::string TorchComparison::VerdictLine() const {
                          "may start there",
                          before.size(), NameLayers(*this, before));
   }
-  if (!first_divergence && !unexplained && !refused.empty()) {
-    const LayerAlignment& a = layers[refused.front()].alignment;
+  const std::vector<size_t> uncovered = Uncovered();
+  if (!first_divergence && !unexplained && !uncovered.empty()) {
+    const LayerAlignment& a = layers[uncovered.front()].alignment;
     return fmt::format(
-        "no aligned layer diverges, but {} layer(s) that should have an ONNX tensor could not be checked: value "
-        "alignment refused them, as the tensors of their shape where they ran disagree with PyTorch: {} (first: "
-        "{}): a divergence there would not be seen",
-        refused.size(), NameLayers(*this, refused), a.reason);
+        "no aligned layer diverges, but {} layer(s) that should have an ONNX tensor could not be checked, and no "
+        "agreeing layer follows them: value alignment refused them, as the tensors of their shape where they ran "
+        "disagree with PyTorch: {} (first: {}): a divergence there would not be seen",
+        uncovered.size(), NameLayers(*this, uncovered), a.reason);
   }
+  if (!first_divergence && !unexplained && !refused.empty())
+    return fmt::format("{}; value alignment refused {} layer(s) ({}), each followed by layers that agree: a divergence "
+                       "there would have shown after them",
+                       FirstDivergenceLine(), refused.size(), NameLayers(*this, refused));
   return FirstDivergenceLine();
 }
 

@@ -85,12 +85,18 @@ struct TorchComparison {
   // Set when the outputs fail and first_divergence is not.
   std::optional<UnexplainedDivergence> unexplained;
 
-  // Not while value alignment refused a layer: a divergence could hide there.
-  bool passed() const { return !first_divergence && outputs.passed() && Refused().empty(); }
+  // Not while value alignment refused a layer that no agreeing layer
+  // follows (Uncovered): a divergence could hide there.
+  bool passed() const { return !first_divergence && outputs.passed() && Uncovered().empty(); }
   // Unchecked layers that should have an ONNX tensor (LayerAlignment::expected),
   // and those of them value alignment refused (LayerAlignment::refused).
   std::vector<size_t> UncheckedExpected() const;
   std::vector<size_t> Refused() const;
+  // Of the refused layers, those no passing layer follows in the dump's
+  // execution order (issue 50): a divergence at a refused layer that a later
+  // layer agrees after did not propagate (a shared SiLU module's call, an
+  // nn.Identity); one at the end of the dump could hide.
+  std::vector<size_t> Uncovered() const;
   // Counts over layers: aligned by scope / name / value / none; pass / fail.
   int Count(AlignHow how) const;
   int Count(Verdict v) const;

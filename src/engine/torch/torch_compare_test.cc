@@ -19,15 +19,25 @@ LayerVerdict Layer(std::string module, Verdict status, bool refused = false) {
   return v;
 }
 
-TEST(TorchComparison, RefusedLayersAreNoPass) {
+TEST(TorchComparison, RefusedLayersNoAgreeingLayerFollowsAreNoPass) {
   TorchComparison c;
   c.layers = {Layer("a", Verdict::kPass), Layer("b", Verdict::kUnchecked), Layer("c", Verdict::kPass)};
   EXPECT_TRUE(c.passed());
   EXPECT_EQ(c.UncheckedExpectedLine(), "");
   EXPECT_NE(c.VerdictLine().find("computes what PyTorch computes"), std::string::npos);
 
+  // Refused but followed by an agreeing layer: a divergence there would
+  // have shown in 'c' (issue 50: a shared SiLU module's call).
   c.layers[1] = Layer("b", Verdict::kUnchecked, /*refused=*/true);
+  EXPECT_TRUE(c.passed());
+  EXPECT_TRUE(c.Uncovered().empty());
+  EXPECT_NE(c.VerdictLine().find("each followed by layers that agree"), std::string::npos) << c.VerdictLine();
+  // Refused with nothing agreeing after it: no pass.
+  c.layers = {Layer("a", Verdict::kPass), Layer("c", Verdict::kPass), Layer("b", Verdict::kUnchecked, true)};
   EXPECT_FALSE(c.passed());
+  EXPECT_EQ(c.Refused(), std::vector<size_t>{2});
+  EXPECT_EQ(c.Uncovered(), std::vector<size_t>{2});
+  c.layers = {Layer("a", Verdict::kPass), Layer("b", Verdict::kUnchecked, true)};
   EXPECT_EQ(c.Refused(), std::vector<size_t>{1});
   EXPECT_EQ(c.UncheckedExpected(), std::vector<size_t>{1});
   const std::string line = c.VerdictLine();
