@@ -38,6 +38,16 @@ inline constexpr std::string_view kBodyOfKey = "parity.body_of";
 // True when the top-level graph holds an If, Loop or Scan node.
 bool HasControlFlow(const Model& m);
 
+// Whether the then_branch (else_branch) of the If called `if_node` (its name
+// in graph.h's naming at the top level, or its name in a body) computes no
+// number of its own: every node of the branch, nested bodies included, only
+// makes constants or reshapes what it is given (Constant, ConstantOfShape,
+// Identity, Cast, Shape, Size, Reshape, Squeeze, Unsqueeze, Expand,
+// Concat). torchvision's empty-boxes return in batched_nms is such a branch:
+// no sample a check judges takes it, and no numeric fault can hide there.
+// False when no such If is found.
+bool BranchComputesNothing(const Model& m, std::string_view if_node, bool then_branch);
+
 // What decides one control-flow node of the top-level graph on a sample.
 struct ControlFlowProbe {
   std::string node;     // the node's name (graph.h's names)

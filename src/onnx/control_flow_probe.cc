@@ -1,6 +1,8 @@
 // MakeControlFlowProbe and HasControlFlow (control_flow.h).
 #include <fmt/format.h>
 
+#include <set>
+#include <string_view>
 #include <vector>
 
 #include "onnx/control_flow.h"
@@ -43,6 +45,49 @@ void SetMetadata(onnx::NodeProto& n, std::string_view key, const std::string& va
 }
 
 }  // namespace control_flow_internal
+
+namespace {
+
+bool OnlyStructural(const onnx::GraphProto& g) {
+  static const std::set<std::string_view> kOps = {"Constant", "ConstantOfShape", "Identity", "Cast",
+                                                  "Shape",    "Size",            "Reshape",  "Squeeze",
+                                                  "Unsqueeze", "Expand",         "Concat"};
+  for (const auto& n : g.node()) {
+    if ((!n.domain().empty() && n.domain() != "ai.onnx") || !kOps.contains(n.op_type())) return false;
+    for (const auto& a : n.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return false;
+  }
+  return true;
+}
+
+// The If node called `name` in the bodies of `g`, searched depth first.
+const onnx::NodeProto* FindBodyIf(const onnx::GraphProto& g, std::string_view name, int depth = 0) {
+  if (depth > 64) return nullptr;
+  for (const auto& n : g.node()) {
+    for (const auto& a : n.attribute()) {
+      if (!a.has_g()) continue;
+      for (const auto& inner : a.g().node())
+        if (inner.op_type() == "If" && inner.name() == name) return &inner;
+      if (const auto* found = FindBodyIf(a.g(), name, depth + 1)) return found;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool BranchComputesNothing(const Model& m, std::string_view if_node, bool then_branch) {
+  const onnx::GraphProto& top = onnx_adapter::Proto(m).graph();
+  const onnx::NodeProto* node = nullptr;
+  if (auto view = BuildGraphView(m, {.infer_shapes = false}))
+    for (const GraphNode& n : view->nodes)
+      if (n.op_type == "If" && n.name == if_node && static_cast<int>(n.file_index) < top.node_size())
+        node = &top.node(static_cast<int>(n.file_index));
+  if (node == nullptr) node = FindBodyIf(top, if_node);
+  if (node == nullptr) return false;
+  const onnx::GraphProto* branch = cf::GraphAttribute(*node, then_branch ? "then_branch" : "else_branch");
+  return branch != nullptr && OnlyStructural(*branch);
+}
 
 bool HasControlFlow(const Model& m) {
   for (const auto& n : onnx_adapter::Proto(m).graph().node())

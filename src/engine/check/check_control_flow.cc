@@ -48,18 +48,26 @@ std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
   return out;
 }
 
-// Every branch of `all` that no sample of `judged` took.
-std::vector<std::string> UnjudgedBranches(const ControlFlowReport& all, const ControlFlowReport& judged,
+// Every branch of `all` that no sample of `judged` took, but those that
+// compute nothing of their own (BranchComputesNothing: a note instead).
+std::vector<std::string> UnjudgedBranches(const Model& model, ControlFlowReport& all, const ControlFlowReport& judged,
                                           bool against_torch) {
   std::vector<std::string> out;
   for (const IfCoverage& c : all.ifs) {
     auto it = std::find_if(judged.ifs.begin(), judged.ifs.end(), [&](const IfCoverage& j) { return j.node == c.node; });
     const int then_judged = it == judged.ifs.end() ? 0 : it->then_samples;
     const int else_judged = it == judged.ifs.end() ? 0 : it->else_samples;
-    for (auto [count, branch] : {std::pair{then_judged, "then_branch"}, std::pair{else_judged, "else_branch"}})
-      if (count == 0)
-        out.push_back(fmt::format("If '{}': no sample judged against {} took its {}", c.node,
-                                  against_torch ? "PyTorch" : "the reference", branch));
+    for (auto [count, branch] : {std::pair{then_judged, "then_branch"}, std::pair{else_judged, "else_branch"}}) {
+      if (count != 0) continue;
+      if (BranchComputesNothing(model, c.node, std::string_view(branch) == "then_branch")) {
+        all.notes.push_back(fmt::format("If '{}': its {} makes constants only (no number of its own): not needed "
+                                        "for the verdict though no judged sample took it",
+                                        c.node, branch));
+        continue;
+      }
+      out.push_back(fmt::format("If '{}': no sample judged against {} took its {}", c.node,
+                                against_torch ? "PyTorch" : "the reference", branch));
+    }
   }
   return out;
 }
@@ -108,7 +116,7 @@ void ObserveControlFlow(Context& ctx) {
                                   .timeout_s = ctx.sample_timeout_s});
     if (flat) AddSample(judged, *flat);
   }
-  cf.unjudged = UnjudgedBranches(cf, judged, ctx.dump.has_value());
+  cf.unjudged = UnjudgedBranches(ctx.model, cf, judged, ctx.dump.has_value());
 }
 
 }  // namespace parity::check_internal

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "onnx/edit.h"
 #include "onnx/graph.h"
@@ -20,11 +21,9 @@ double MaxAbs(const Tensor& t) {
   return m;
 }
 
-// The |x| a per-tensor QuantizeLinear reading `input` represents, with its
-// description; 0 when none reads it directly.
-double QuantizerBound(const Model& m, const GraphView& g, const std::string& input, std::string& source) {
+std::optional<InputQuantizer> QuantizerReading(const Model& m, const GraphView& g, const std::string& input) {
   const auto consumers = g.consumers.find(input);
-  if (consumers == g.consumers.end()) return 0;
+  if (consumers == g.consumers.end()) return std::nullopt;
   for (size_t i : consumers->second) {
     const GraphNode& n = g.nodes[i];
     if (n.op_type != "QuantizeLinear" || n.inputs.size() < 3) continue;
@@ -38,14 +37,22 @@ double QuantizerBound(const Model& m, const GraphView& g, const std::string& inp
     else if (zero->dtype() == DType::kInt16) qmin = -32768, qmax = 32767;
     else continue;
     const double s = std::fabs(scale->GetAsDouble(0)), z = zero->GetAsDouble(0);
-    source = fmt::format("QuantizeLinear '{}' (scale {:.4g}, zero point {:g}, {})", n.name, s, z,
-                         DTypeName(zero->dtype()));
-    return std::max(std::fabs((qmin - z) * s), std::fabs((qmax - z) * s));
+    return InputQuantizer{.node = n.name,
+                          .grid = std::string(DTypeName(zero->dtype())),
+                          .scale = s,
+                          .zero_point = z,
+                          .bound = std::max(std::fabs((qmin - z) * s), std::fabs((qmax - z) * s))};
   }
-  return 0;
+  return std::nullopt;
 }
 
 }  // namespace
+
+std::optional<InputQuantizer> InputQuantizerOf(const Model& derived, const std::string& input) {
+  auto graph = BuildGraphView(derived, {.infer_shapes = false});
+  if (!graph) return std::nullopt;
+  return QuantizerReading(derived, *graph, input);
+}
 
 std::map<std::string, InputRange> DerivedInputRanges(const Model& derived, const std::vector<Sample>& samples) {
   std::map<std::string, InputRange> ranges;
@@ -61,9 +68,11 @@ std::map<std::string, InputRange> DerivedInputRanges(const Model& derived, const
   auto graph = BuildGraphView(derived, {.infer_shapes = false});
   if (!graph) return ranges;
   for (auto& [name, r] : ranges) {
-    std::string source;
-    const double q = QuantizerBound(derived, *graph, name, source);
-    if (q > r.bound) r = InputRange{.bound = q, .source = source};
+    const auto q = QuantizerReading(derived, *graph, name);
+    if (q && q->bound > r.bound)
+      r = InputRange{.bound = q->bound,
+                     .source = fmt::format("QuantizeLinear '{}' (scale {:.4g}, zero point {:g}, {})", q->node,
+                                           q->scale, q->zero_point, q->grid)};
   }
   return ranges;
 }

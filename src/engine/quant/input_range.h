@@ -14,6 +14,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ struct InputRange {
   double bound = 0;    // the largest |x| judged as numerics
   std::string source;  // "typical samples", "QuantizeLinear 'x_q' (scale 0.0078, zero point 128, uint8)"
 };
+
+// The per-tensor QuantizeLinear that reads graph input `input` directly, and
+// the largest |x| its grid holds; none when no such quantizer reads it.
+struct InputQuantizer {
+  std::string node;
+  std::string grid;  // "uint8", "int8", "uint16", "int16"
+  double scale = 0, zero_point = 0;
+  double bound = 0;  // max(|qmin - zp|, |qmax - zp|) * scale
+};
+std::optional<InputQuantizer> InputQuantizerOf(const Model& derived, const std::string& input);
 
 // Per float input of `derived`: the bound from `samples` (their typical
 // ones) and its input quantizer. Inputs without a typical sample have none.

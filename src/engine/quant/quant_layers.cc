@@ -11,6 +11,7 @@
 
 #include "compare/judge.h"
 #include "engine/quant/cast.h"
+#include "engine/quant/input_range.h"
 #include "engine/quant/layer_match.h"
 #include "engine/run/runner.h"
 #include "onnx/edit.h"
@@ -183,8 +184,9 @@ void FindOverflow(QuantReport& r) {
 }
 
 // The QDQ layer whose float values leave its output grid by the widest
-// margin (QuantClip), with the layers that read it.
-void FindClipping(QuantReport& r) {
+// margin, or the input quantizer the sample's values leave by a wider one
+// (QuantClip), with the layers that read it.
+void FindClipping(QuantReport& r, const Model& derived, const Sample& sample) {
   if (r.kind != "qdq") return;
   double worst = 1.2;  // beyond a fifth past the edge: the tail of a healthy calibration is not it
   for (const auto& l : r.layers) {
@@ -195,6 +197,15 @@ void FindClipping(QuantReport& r) {
     worst = ratio;
     r.clipped = QuantClip{.node = l.node, .op_type = l.op_type, .tensor = l.tensor, .grid = l.grid, .step = l.step,
                           .representable = representable, .float_absmax = l.cumulative.ref_absmax};
+  }
+  for (const auto& [input, x] : sample.tensors) {  // the input quantizers, on the sample's values
+    const auto q = InputQuantizerOf(derived, input);
+    if (!q || !(q->bound > 0) || !IsFloating(x.dtype())) continue;
+    const double absmax = MaxAbsOf(x), ratio = absmax / q->bound;
+    if (!(ratio > worst)) continue;
+    worst = ratio;
+    r.clipped = QuantClip{.node = q->node, .op_type = "QuantizeLinear", .tensor = input, .grid = q->grid,
+                          .step = q->scale, .representable = q->bound, .float_absmax = absmax};
   }
   if (!r.clipped) return;
   for (const auto& l : r.layers)
@@ -221,11 +232,18 @@ std::string QuantClip::Describe() const {
   std::string readers_text;
   for (size_t i = 0; i < readers.size() && i < 3; ++i) readers_text += (i ? ", '" : "'") + readers[i] + "'";
   if (readers.size() > 3) readers_text += ", ...";
+  const std::string readers_part = readers.empty() ? std::string("the layers after it") : readers_text;
+  if (op_type == "QuantizeLinear")  // a graph input's own quantizer
+    return fmt::format("the input quantizer '{}' of '{}' ({} scale {:.4g}) holds |x| <= {:.4g}, but the input "
+                       "reaches {:.4g} ({:.2g}x): it clips, and {} read(s) the clipped input; calibrate it on inputs "
+                       "of the range the model is fed (or keep its first layer out of int8)",
+                       node, tensor, grid, step, representable, float_absmax, float_absmax / representable,
+                       readers_part);
   return fmt::format("the output quantizer of '{}' ({}, {} scale {:.4g}) holds |x| <= {:.4g}, but its float values "
                      "reach {:.4g} ({:.2g}x): it clips, and {} read(s) the clipped tensor; keep '{}' out of int8 "
                      "(quantize_static nodes_to_exclude) or widen its calibration range",
                      node, op_type, grid, step, representable, float_absmax, float_absmax / representable,
-                     readers.empty() ? std::string("the layers after it") : readers_text, node);
+                     readers_part, node);
 }
 
 bool IsDerivedPrecision(const Model& float_model, const Model& derived) {
@@ -272,7 +290,7 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
   }
   RankWorst(r);
   FindOverflow(r);
-  FindClipping(r);
+  FindClipping(r, dm, sample);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
