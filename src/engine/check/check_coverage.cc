@@ -2,6 +2,8 @@
 // CoverageOf counts it from the finished report.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/check/check_internal.h"
 
 namespace parity::check_internal {
@@ -11,9 +13,15 @@ CheckCoverage CoverageOf(const CheckReport& r) {
   for (const SampleResult& s : r.samples) {
     if (s.kind == SampleKindName(SampleKind::kAnomaly)) continue;
     ++c.samples;
+    // A sample judged for robustness only (a derived model's out-of-range
+    // sample: its outputs unjudged) is no numerics coverage.
+    const bool outputs_judged =
+        s.outputs.empty() || std::any_of(s.outputs.begin(), s.outputs.end(), [](const OutputResult& o) {
+          return o.comparison.status != Verdict::kUnchecked;
+        });
     if (s.timed_out) {
       ++c.timed_out;
-    } else if (s.status != Verdict::kUnchecked) {
+    } else if (s.status != Verdict::kUnchecked && outputs_judged) {
       ++c.judged;
       c.outputs_judged += static_cast<int>(s.outputs.size());
     } else {
