@@ -56,6 +56,8 @@ def render(rows, summary, stamps, line, when):
 
 HEADER = """# Verdicts on real exporters' models: the zoo's scoreboard
 
+The rules behind these verdicts (what counts as evidence, coverage, conditioning): docs/evidence.md.
+
 Measured {when} by `bench/zoo/scoreboard.py --write-docs` (issues 40 and 50). Every case is a
 command a user runs on a model made by its real exporter from a config with seeded random weights
 (python/tests/zoo_real: Ultralytics YOLOv8n, YOLOv8n-seg, YOLO11n and YOLO26n, torch's TorchScript

@@ -1,5 +1,5 @@
 // The evidence rules of the numerics stage that are not a tolerance
-// (issue 50; docs/verdicts.md "Evidence"): the conditioning probe of a
+// (issue 50; docs/evidence.md): the conditioning probe of a
 // failing sample, and a derived model's boundary sample beyond its inputs'
 // range judged for robustness.
 #include <fmt/format.h>

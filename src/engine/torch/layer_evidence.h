@@ -1,5 +1,5 @@
 // Which layers that depart from PyTorch are evidence (issue 50;
-// docs/verdicts.md, "Evidence"). A layer judged against PyTorch fails the
+// docs/evidence.md). A layer judged against PyTorch fails the
 // check only when its divergence is evidence:
 //
 //   systematic  more than a handful of its elements are outside their band
