@@ -67,8 +67,14 @@ python-package: deps
 # The package's own tests (test_api.py, test_python_docs.py) need build-pkg/:
 # under make they fail without it (PARITY_REQUIRE_PACKAGE); a bare pytest run
 # from the source tree skips them, saying why.
+#
+# One pytest worker per core (pytest-xdist): a worker runs whole groups, a test
+# module or the modules that share a cache or a Ray cluster, longest first
+# (python/tests/conftest.py). PYTEST_JOBS=0 runs them in this process, in order.
+PYTEST_JOBS ?= $(JOBS)
 python-tests: build python-package
-	PARITY_REQUIRE_PACKAGE=1 PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=build-pkg:python $(PY) -m pytest -q python/tests
+	PARITY_REQUIRE_PACKAGE=1 PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=build-pkg:python $(PY) -m pytest -q \
+	  -n $(PYTEST_JOBS) --dist loadgroup python/tests
 
 # Repository rules (function lengths, docs cite real tests, layers, the package
 # layout): they read the tree, not the product. docs/architecture.md, "Where to
@@ -76,7 +82,10 @@ python-tests: build python-package
 house-tests: deps
 	$(PY) -m pytest -q tests/house
 
-test: unit python-tests house-tests
+# The cheap part first: the house tests read the tree (seconds, before the build),
+# then ctest, then the Python tests. A failure stops `make test` there; CI runs
+# `make -k test`, which runs every part and still fails.
+test: house-tests unit python-tests
 
 demo: build
 	$(PARITY) demo --out demo-report

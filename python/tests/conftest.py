@@ -95,3 +95,60 @@ def run_module(module, *argv):
     """`python -m MODULE ARGV...` as a child process, output captured."""
     return subprocess.run([sys.executable, "-m", module, *argv], env=MODULE_ENV,
                           capture_output=True, text=True, timeout=300)
+
+
+# Parallel runs. `make python-tests` runs `pytest -n JOBS --dist loadgroup` (pytest-xdist), and
+# a worker runs whole groups: a test module is one group, so its module fixtures (exports, dumps,
+# a demo) are built once, on one worker. Modules that share more than their own tmp_path are one
+# group together:
+SHARED_GROUPS = {
+    # build/torch-cache: zoo/cache.py's lock makes two builders safe, but the second would wait
+    # idle for the whole build; one worker builds it, then reads it twice.
+    "test_zoo.py": "zoo-cache", "test_alignment_zoo.py": "zoo-cache",
+    # One local Ray cluster at a time: a cluster takes every core, two at once push these tests
+    # past their timeouts, and test_ray_entries checks that ~/.ray is left alone. Every module
+    # with a test marked `ray` is here (pytest_collection_modifyitems refuses one that is not).
+    "test_dataset.py": "ray", "test_dataset_ray.py": "ray", "test_ray_entries.py": "ray",
+}
+# The longest groups start first, so that no worker begins one of them near the end while the
+# other sits idle (measured: docs/bench.md, "make test time").
+LONGEST_FIRST = ("test_zoo_real.py", "ray", "test_generation.py", "test_sizes.py", "test_torch_cli.py",
+                 "test_decode_sizes.py", "zoo-cache")
+
+
+def group_of(nodeid):
+    """The group of a test: its module's file name, or the shared group of that module."""
+    name = os.path.basename(nodeid.split("::", 1)[0])
+    return SHARED_GROUPS.get(name, name)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    unshared = sorted({item.path.name for item in items if item.get_closest_marker("ray")
+                       and SHARED_GROUPS.get(item.path.name) != "ray"})
+    if unshared:
+        raise pytest.UsageError(f"{', '.join(unshared)}: tests marked ray, not in conftest.SHARED_GROUPS' "
+                                "group 'ray' (two local Ray clusters would run at once)")
+    if hasattr(config, "workerinput"):  # an xdist worker: its collection order is the scheduler's
+        rank = {group: i for i, group in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(group_of(item.nodeid), len(rank)))  # stable
+
+
+# xdist's own loadgroup (xdist_group marks) does nothing with pytest 9.2: it renames the test's
+# `_nodeid`, which pytest 9.2 no longer reads (pytest-dev/pytest-xdist#1386). This scheduler
+# groups by group_of() instead, in the workers' collection order (LONGEST_FIRST).
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return group_of(nodeid)
+
+        def schedule(self):
+            self.config.option.loadscopereorder = False  # not by test count: LONGEST_FIRST
+            super().schedule()
+
+    return GroupScheduling(config, log)
