@@ -105,9 +105,10 @@ SHARED_GROUPS = {
     # build/torch-cache: zoo/cache.py's lock makes two builders safe, but the second would wait
     # idle for the whole build; one worker builds it, then reads it twice.
     "test_zoo.py": "zoo-cache", "test_alignment_zoo.py": "zoo-cache",
-    # One local Ray cluster at a time: a cluster takes every core, two at once push these tests
-    # past their timeouts, and test_ray_entries checks that ~/.ray is left alone. Every module
-    # with a test marked `ray` is here (pytest_collection_modifyitems refuses one that is not).
+    # One local Ray cluster at a time: a cluster claims every core (num_cpus=os.cpu_count()),
+    # two would share them under these tests' deadlines (120-500 s), and test_ray_entries
+    # checks that ~/.ray is left alone. Every module with a test marked `ray` is here
+    # (pytest_collection_modifyitems refuses one that is not).
     "test_dataset.py": "ray", "test_dataset_ray.py": "ray", "test_ray_entries.py": "ray",
 }
 # The longest groups start first, so that no worker begins one of them near the end while the
