@@ -105,13 +105,18 @@ def mlps(tmp_path_factory):
     return d
 
 
-def test_bf16_is_named_only_where_emulation_reproduces_it(mlps):
+def test_bf16_is_never_named_for_a_float32_model_the_cpu_ep_runs(mlps):
+    """Issue 50: a float32 copy whose MatMul operands are rounded to bf16 by
+    hand is a model difference run by the CPU EP, which never computes a
+    float32 model in bf16: no arithmetic is named, though an emulation would
+    reproduce the error (the demo called its fp32 weight fault "consistent
+    with bf16"). Where a config can compute in bf16 (OpenVINO), emulation
+    names it: arithmetic_test.cc EmulationNamesTheFormatOnlyWhereItReproducesTheErrors."""
     rc, out, r = check(mlps / "bf16.onnx", "--reference-model", str(mlps / "float.onnx"))
     assert rc == 1, out
-    a = r["arithmetic"]
-    assert a is not None and a["arithmetic"] == "bf16", (a, out)
-    assert "emulated reproduces" in a["evidence"], a
-    assert "why: errors consistent with bf16 arithmetic" in out
+    assert r["arithmetic"] is None or r["arithmetic"]["arithmetic"] not in ("bf16", "fp16", "tf32"), r["arithmetic"]
+    for word in ("bf16", "fp16", "tf32"):
+        assert f"consistent with {word}" not in out, out
 
 
 def test_a_planted_fp32_weight_fault_is_no_rounding(mlps):

@@ -309,10 +309,12 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
   } else if (layers->unexplained) {
     f.push_back(Fail("numerics.torch.unexplained_divergence", layers->unexplained->Describe()));
   } else if (!layers->Uncovered().empty()) {
-    // Tensors of their shape disagree with them and nothing after them was
-    // judged: a divergence could hide there. Not judged (coverage), not FAIL.
-    f.push_back(Skip("numerics.torch.unchecked_layers", fmt::format("{}; {}", layers->AlignmentLine(),
-                                                                    layers->VerdictLine())));
+    // Tensors of their shape disagree with them: without structure that is
+    // the divergence (FAIL); with it, refused layers nothing agreeing follows
+    // could hide one (not judged, coverage).
+    const bool structure = layers->Count(AlignHow::kScope) + layers->Count(AlignHow::kName) > 0;
+    f.push_back(CheckFinding{"numerics.torch.unchecked_layers", structure ? Verdict::kUnchecked : Verdict::kFail,
+                             fmt::format("{}; {}", layers->AlignmentLine(), layers->VerdictLine())});
   } else {
     f.push_back(Pass("numerics.torch.layers", fmt::format("{}; none diverges{}", layers->AlignmentLine(),
                                                           layers->Refused().empty() ? "" : "; " + layers->VerdictLine())));

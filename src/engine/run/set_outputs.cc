@@ -61,6 +61,12 @@ bool IsFloatOutput(const GraphView& g, const std::string& name) {
 
 std::vector<SetValuedGroup> SetValuedOutputs(const Model& model) {
   std::vector<SetValuedGroup> groups;
+  // Shape inference (for the outputs' row widths) only where a source is.
+  auto plain = BuildGraphView(model, {.infer_shapes = false});
+  if (!plain || std::none_of(plain->nodes.begin(), plain->nodes.end(), [](const GraphNode& n) {
+        return n.op_type == "NonMaxSuppression" || n.op_type == "TopK";
+      }))
+    return groups;
   auto graph = BuildGraphView(model, {.infer_shapes = true});
   if (!graph) return groups;
   const GraphView& g = *graph;

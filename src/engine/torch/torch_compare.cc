@@ -198,6 +198,9 @@ std::vector<size_t> TorchComparison::Refused() const {
 }
 
 std::vector<size_t> TorchComparison::Uncovered() const {
+  // Without structure (no layer placed by scope or name) refusals are the
+  // only sign of a divergence value alignment gives: none is covered.
+  if (Count(AlignHow::kScope) + Count(AlignHow::kName) == 0) return Refused();
   std::optional<size_t> last_pass;
   for (size_t k = 0; k < layers.size(); ++k)
     if (layers[k].status == Verdict::kPass && !layers[k].alignment.tensor.empty()) last_pass = k;

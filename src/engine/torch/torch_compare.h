@@ -93,9 +93,12 @@ struct TorchComparison {
   std::vector<size_t> UncheckedExpected() const;
   std::vector<size_t> Refused() const;
   // Of the refused layers, those no passing layer follows in the dump's
-  // execution order (issue 50): a divergence at a refused layer that a later
-  // layer agrees after did not propagate (a shared SiLU module's call, an
-  // nn.Identity); one at the end of the dump could hide.
+  // execution order (issue 50): where structure (scopes, names) placed the
+  // other layers, a refused one is what structure could not place (a shared
+  // SiLU module's call, an nn.Identity), and a divergence there that a later
+  // layer agrees after did not propagate; one at the end could hide.
+  // Without structure every refused layer is uncovered: value alignment's
+  // refusals are then the only sign of a divergence.
   std::vector<size_t> Uncovered() const;
   // Counts over layers: aligned by scope / name / value / none; pass / fail.
   int Count(AlignHow how) const;

@@ -32,6 +32,12 @@ TEST(TorchComparison, RefusedLayersNoAgreeingLayerFollowsAreNoPass) {
   EXPECT_TRUE(c.passed());
   EXPECT_TRUE(c.Uncovered().empty());
   EXPECT_NE(c.VerdictLine().find("each followed by layers that agree"), std::string::npos) << c.VerdictLine();
+  // Without structure (every layer placed by value) a refusal is uncovered.
+  c.layers = {Layer("a", Verdict::kPass), Layer("b", Verdict::kUnchecked, true), Layer("c", Verdict::kPass)};
+  for (auto& l : c.layers)
+    if (l.alignment.how == AlignHow::kScope) l.alignment.how = AlignHow::kValue;
+  EXPECT_FALSE(c.passed());
+  EXPECT_EQ(c.Uncovered(), std::vector<size_t>{1});
   // Refused with nothing agreeing after it: no pass.
   c.layers = {Layer("a", Verdict::kPass), Layer("c", Verdict::kPass), Layer("b", Verdict::kUnchecked, true)};
   EXPECT_FALSE(c.passed());
