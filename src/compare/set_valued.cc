@@ -33,14 +33,17 @@ Result<Rows> RowsOf(const SetValuedGroup& g, const TensorSet& set, const char* s
     const int64_t n = t->shape()[axis];
     if (k == 0) r.count = n;
     if (n != r.count)
-      return InvalidArgument(fmt::format("the {}'s outputs {} do not share a row count", side, fmt::join(g.outputs, ", ")));
+      return InvalidArgument(
+          fmt::format("the {}'s outputs {} do not share a row count", side, fmt::join(g.outputs, ", ")));
     r.parts.push_back(t);
     r.width.push_back(n == 0 ? 0 : t->size() / n);
   }
   return r;
 }
 
-double At(const Rows& r, size_t part, int64_t row, int64_t j) { return r.parts[part]->GetAsDouble(row * r.width[part] + j); }
+double At(const Rows& r, size_t part, int64_t row, int64_t j) {
+  return r.parts[part]->GetAsDouble(row * r.width[part] + j);
+}
 
 double Iou(const Rows& a, int64_t i, const Rows& b, int64_t j, size_t part) {
   auto box = [&](const Rows& r, int64_t row, double v[4]) {
@@ -65,13 +68,14 @@ double Iou(const Rows& a, int64_t i, const Rows& b, int64_t j, size_t part) {
 
 // How far test row j is from reference row i, in bands (the worst part);
 // nullopt when an integer part differs or a float part leaves its band.
-std::optional<double> Distance(const SetValuedGroup& g, const Rows& ref, int64_t i, const Rows& test, int64_t j,
-                               const std::vector<Tolerance>& bands) {
+std::optional<double> Distance(const SetValuedGroup& g, const Rows& ref, int64_t i, const Rows& test,
+                               int64_t j, const std::vector<Tolerance>& bands) {
   double worst = 0;
   for (size_t p = 0; p < ref.parts.size(); ++p) {
     if (ref.width[p] != test.width[p]) return std::nullopt;
     const bool floating = IsFloating(ref.parts[p]->dtype());
-    if (g.outputs[p] == g.boxes && ref.width[p] == 4 && Iou(ref, i, test, j, p) < kMinIou) return std::nullopt;
+    if (g.outputs[p] == g.boxes && ref.width[p] == 4 && Iou(ref, i, test, j, p) < kMinIou)
+      return std::nullopt;
     for (int64_t k = 0; k < ref.width[p]; ++k) {
       const double r = At(ref, p, i, k), t = At(test, p, j, k);
       if (!floating) {
@@ -94,8 +98,10 @@ std::string RowText(const SetValuedGroup& g, const Rows& r, int64_t row) {
   std::vector<std::string> parts;
   for (size_t p = 0; p < r.parts.size(); ++p) {
     std::vector<std::string> v;
-    for (int64_t k = 0; k < std::min<int64_t>(r.width[p], 8); ++k) v.push_back(fmt::format("{:.4g}", At(r, p, row, k)));
-    parts.push_back(fmt::format("{} {}", g.outputs[p], r.width[p] == 1 ? v[0] : "[" + fmt::format("{}", fmt::join(v, ", ")) + "]"));
+    for (int64_t k = 0; k < std::min<int64_t>(r.width[p], 8); ++k)
+      v.push_back(fmt::format("{:.4g}", At(r, p, row, k)));
+    const std::string values = r.width[p] == 1 ? v[0] : fmt::format("[{}]", fmt::join(v, ", "));
+    parts.push_back(fmt::format("{} {}", g.outputs[p], values));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -107,15 +113,16 @@ std::vector<int64_t> ByScore(const SetValuedGroup& g, const Rows& r) {
   auto it = std::find(g.outputs.begin(), g.outputs.end(), g.score);
   if (it == g.outputs.end()) return order;
   const size_t p = it - g.outputs.begin();
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return At(r, p, a, 0) > At(r, p, b, 0); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return At(r, p, a, 0) > At(r, p, b, 0); });
   return order;
 }
 
 }  // namespace
 
 std::string SetMatch::Describe() const {
-  std::string s = fmt::format("matched as a set: {} of {} reference rows ({} test rows), index tolerance {}", matched,
-                              reference_rows, test_rows, index_tolerance);
+  std::string s = fmt::format("matched as a set: {} of {} reference rows ({} test rows), index tolerance {}",
+                              matched, reference_rows, test_rows, index_tolerance);
   if (!unmatched.empty()) s += fmt::format("; unmatched: {}", fmt::join(unmatched, "; "));
   return s;
 }
@@ -126,7 +133,8 @@ Result<SetMatch> MatchRows(const SetValuedGroup& g, const TensorSet& reference, 
   PARITY_ASSIGN_OR_RETURN(Rows tst, RowsOf(g, test, "test"));
   std::vector<Tolerance> bands;
   for (size_t p = 0; p < g.outputs.size(); ++p) {
-    auto it = std::find_if(given.begin(), given.end(), [&](const auto& b) { return b.first == g.outputs[p]; });
+    auto it =
+        std::find_if(given.begin(), given.end(), [&](const auto& b) { return b.first == g.outputs[p]; });
     bands.push_back(it != given.end() ? it->second
                                       : Resolve(g.outputs[p], *ref.parts[p], TolerancePolicy{}).tolerance);
   }
@@ -156,9 +164,10 @@ Result<SetMatch> MatchRows(const SetValuedGroup& g, const TensorSet& reference, 
       const bool edge = static_cast<int64_t>(order.size() - rank) <= m.index_tolerance;
       at_edge = at_edge && edge;
       if (m.unmatched.size() < 6)
-        m.unmatched.push_back(fmt::format("{} row {} ({}): {}", side, order[rank],
-                                          edge ? "among the lowest-scored" : fmt::format("rank {} of {}", rank + 1, order.size()),
-                                          RowText(g, r, order[rank])));
+        m.unmatched.push_back(fmt::format(
+            "{} row {} ({}): {}", side, order[rank],
+            edge ? std::string("among the lowest-scored") : fmt::format("rank {} of {}", rank + 1, order.size()),
+            RowText(g, r, order[rank])));
     }
     return count;
   };

@@ -19,7 +19,8 @@ namespace parity::check_internal {
 // How far the target's own float32 evaluation moves each float output of
 // `sample` when its float inputs move by one ulp (perturb.h): |f(x') - f(x)|
 // elementwise, the larger of two draws. Nothing when a perturbed run fails.
-std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sample, const TensorSet& outputs) {
+std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sample,
+                                            const TensorSet& outputs) {
   std::optional<TensorSet> spread;
   for (uint64_t seed : {1u, 2u}) {
     auto moved = RunOn(ctx, *ctx.target, PerturbByUlp(sample, seed));
@@ -27,14 +28,9 @@ std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sa
     TensorSet next;
     for (const auto& [name, y] : outputs) {
       const Tensor* y2 = moved->Find(name);
-      if (y2 == nullptr || y2->shape() != y.shape() || !IsFloating(y.dtype()) || y2->dtype() != y.dtype()) continue;
-      const Tensor* before = spread ? spread->Find(name) : nullptr;
-      std::vector<float> d(static_cast<size_t>(y.size()));
-      for (int64_t i = 0; i < y.size(); ++i) {
-        const double v = std::fabs(y2->GetAsDouble(i) - y.GetAsDouble(i));
-        d[i] = static_cast<float>(std::max(std::isfinite(v) ? v : 0.0, before ? before->GetAsDouble(i) : 0.0));
-      }
-      next.Set(name, Tensor::FromVector(DType::kFloat32, y.shape(), d));
+      if (y2 == nullptr || y2->shape() != y.shape() || !IsFloating(y.dtype()) || y2->dtype() != y.dtype())
+        continue;
+      next.Set(name, SpreadOf(y, *y2, spread ? spread->Find(name) : nullptr));
     }
     spread = std::move(next);
   }

@@ -190,7 +190,8 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
 // `sample` when its float inputs move by one ulp (engine/inputs/perturb.h):
 // |f(x') - f(x)| elementwise, the larger of two draws; nothing when a
 // perturbed run fails (check_evidence.cc).
-std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sample, const TensorSet& outputs);
+std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sample,
+                                            const TensorSet& outputs);
 // A derived model's boundary sample beyond the range its numbers are judged
 // on (engine/quant/input_range.h, `why`): judged for robustness, every
 // output finite where the reference's is; its comparisons kept, unjudged,

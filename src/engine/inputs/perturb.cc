@@ -1,10 +1,12 @@
 #include "engine/inputs/perturb.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <span>
+#include <vector>
 
 namespace parity {
 namespace {
@@ -65,6 +67,15 @@ Sample PerturbByUlp(const Sample& sample, uint64_t seed) {
     out.tensors.Set(name, std::move(copy));
   }
   return out;
+}
+
+Tensor SpreadOf(const Tensor& base, const Tensor& moved, const Tensor* before) {
+  std::vector<float> d(static_cast<size_t>(base.size()));
+  for (int64_t i = 0; i < base.size(); ++i) {
+    const double v = std::fabs(moved.GetAsDouble(i) - base.GetAsDouble(i));
+    d[i] = static_cast<float>(std::max(std::isfinite(v) ? v : 0.0, before ? before->GetAsDouble(i) : 0.0));
+  }
+  return Tensor::FromVector(DType::kFloat32, base.shape(), d);
 }
 
 }  // namespace parity

@@ -20,4 +20,9 @@ namespace parity {
 // not); other inputs (ids, masks of integers, bools) unchanged.
 Sample PerturbByUlp(const Sample& sample, uint64_t seed);
 
+// |moved - base| elementwise as float32, at least `before`'s element (the
+// spread of earlier draws; null: none); non-finite differences count 0.
+// Preconditions: the three of one shape, base and moved floating.
+Tensor SpreadOf(const Tensor& base, const Tensor& moved, const Tensor* before);
+
 }  // namespace parity

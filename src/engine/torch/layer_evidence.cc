@@ -76,13 +76,7 @@ Result<TensorSet> LayerSpread(const ort::Session& session, const TensorSet& inpu
       if (a == nullptr || b == nullptr || a->shape() != b->shape() || !IsFloating(a->dtype()) ||
           a->dtype() != b->dtype())
         continue;
-      const Tensor* before = spread.Find(name);
-      std::vector<float> d(static_cast<size_t>(a->size()));
-      for (int64_t i = 0; i < a->size(); ++i) {
-        const double v = std::fabs(b->GetAsDouble(i) - a->GetAsDouble(i));
-        d[i] = static_cast<float>(std::max(std::isfinite(v) ? v : 0.0, before ? before->GetAsDouble(i) : 0.0));
-      }
-      spread.Set(name, Tensor::FromVector(DType::kFloat32, a->shape(), d));
+      spread.Set(name, SpreadOf(*a, *b, spread.Find(name)));
     }
   }
   return spread;
