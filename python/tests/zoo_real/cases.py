@@ -103,6 +103,9 @@ CASES = [
     _torch("llama_torchscript", "llama", "torchscript.onnx", "torchscript_dump",
            about="Llama decode step, explicit KV cache (past 12)"),
     _torch("llama_dynamo", "llama", "dynamo.onnx", "dynamo_dump"),
+    _torch("llama_padded", "llama", "padded.onnx", "padded_dump",
+           about="the decode step on a left-padded batch of two (mask zeros in row 0's past, positions from its "
+                 "first real token), TorchScript"),
     _torch("llama_torchscript_vproj", "llama", "torchscript_vproj.onnx", "torchscript_dump", "FAIL",
            "model.layers.1.self_attn.v_proj", "v_proj of layer 1 x1.02"),
     _torch("llama_dynamo_vproj", "llama", "dynamo_vproj.onnx", "dynamo_dump", "FAIL",

@@ -67,6 +67,13 @@ def build_llama(out):
     model, args = hf.llama_decode()
     kw = {"input_names": hf.LLAMA_INPUTS, "output_names": hf.LLAMA_OUTPUTS}
     facts = _both(model, args, out, **kw)
+    # A left-padded batch of two, exported and dumped at that batch (healthy).
+    try:
+        export_and_dump(model, hf.padded_decode_inputs(model, model.config), out, "padded", exporter="torchscript",
+                        **kw)
+        facts["padded"] = "ok"
+    except Exception as e:  # noqa: BLE001 -- recorded, as _both does
+        facts["padded"] = f"failed: {str(e).splitlines()[0][:300] if str(e) else type(e).__name__}"
     faulty = copy.deepcopy(model)
     scale_parameters(faulty, [LLAMA_FAULT], 1.02)
     from parity.torch.exporter import export

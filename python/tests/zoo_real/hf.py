@@ -77,6 +77,31 @@ def decode_inputs(model, config, seed=0):
             kv.layers[1].keys.clone(), kv.layers[1].values.clone())
 
 
+def padded_decode_inputs(model, config, pad=4, seed=1):
+    """A left-padded batch of two as a server batches prompts of unequal
+    length (issue 50, "a healthy padded-batch decoder"): row 0's first `pad`
+    positions are padding (mask 0 in its past, positions counted from its
+    first real token), row 1 is full; the past is the model's own prefill of
+    that batch."""
+    from transformers.cache_utils import DynamicCache
+    g = torch.Generator().manual_seed(seed)
+    prompt = torch.randint(3, VOCAB, (2, PAST), generator=g)
+    prompt[0, :pad] = config.pad_token_id
+    mask = torch.ones(2, PAST, dtype=torch.int64)
+    mask[0, :pad] = 0
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        cache = DynamicCache(config=config)
+        out = type(model).__mro__[1].forward(model, input_ids=prompt, attention_mask=mask, position_ids=positions,
+                                             past_key_values=cache, use_cache=True)
+    kv = out.past_key_values
+    nxt = torch.randint(3, VOCAB, (2, 1), generator=g)
+    step_mask = torch.cat([mask, torch.ones(2, 1, dtype=torch.int64)], dim=1)
+    pos = positions[:, -1:] + 1
+    return (nxt, step_mask, pos, kv.layers[0].keys.clone(), kv.layers[0].values.clone(),
+            kv.layers[1].keys.clone(), kv.layers[1].values.clone())
+
+
 LLAMA_INPUTS = ["input_ids", "attention_mask", "position_ids", "past_key_0", "past_value_0", "past_key_1",
                 "past_value_1"]
 LLAMA_OUTPUTS = ["logits", "present_key_0", "present_value_0", "present_key_1", "present_value_1"]
