@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "engine/check/check_internal.h"
+#include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
 #include "engine/run/control_flow.h"
 #include "onnx/control_flow.h"
@@ -15,12 +16,10 @@
 namespace parity::check_internal {
 namespace {
 
-// Whether the report holds a judged result for the sample named `name`:
-// its outputs compared against a reference (or a failure).
+// Whether the report holds a judged result (WasJudged) for sample `name`.
 bool Judged(const Context& ctx, const std::string& name) {
-  return std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(), [&](const SampleResult& s) {
-    return s.name == name && !s.timed_out && (!s.outputs.empty() || s.status == Verdict::kFail);
-  });
+  return std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(),
+                     [&](const SampleResult& s) { return s.name == name && WasJudged(s); });
 }
 
 // With a PyTorch dump, the samples whose values can show a fault in a
@@ -33,17 +32,12 @@ std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
   for (const TorchDumpSample& s : ctx.dump->Samples()) {
     const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
     if (!Judged(ctx, name)) continue;
-    auto inputs = LoadTorchFiles(*ctx.dump, s.inputs);
-    if (!inputs) continue;
-    // A dump named after the forward signature feeds the model by position.
-    bool by_name = true;
-    for (const auto& in : ctx.info.inputs) by_name = by_name && inputs->Contains(in.name);
-    if (!by_name && inputs->size() == ctx.info.inputs.size()) {
-      TensorSet renamed;
-      for (size_t i = 0; i < inputs->size(); ++i) renamed.Set(ctx.info.inputs[i].name, (*inputs)[i].tensor);
-      inputs = std::move(renamed);
-    }
-    out.push_back(Sample{name, std::move(*inputs)});
+    auto dumped = LoadTorchFiles(*ctx.dump, s.inputs);
+    if (!dumped) continue;
+    std::vector<std::string> names;
+    for (const auto& in : ctx.info.inputs) names.push_back(in.name);
+    if (auto inputs = InputsForModel(*dumped, names, ctx.dump->dir.string()))
+      out.push_back(Sample{name, std::move(*inputs)});
   }
   return out;
 }

@@ -8,20 +8,24 @@
 
 namespace parity::check_internal {
 
+bool WasJudged(const SampleResult& s) {
+  // A sample judged for robustness only (a derived model's out-of-range
+  // sample: its outputs unjudged) is no numerics coverage.
+  const bool outputs_judged =
+      s.outputs.empty() || std::any_of(s.outputs.begin(), s.outputs.end(), [](const OutputResult& o) {
+        return o.comparison.status != Verdict::kUnchecked;
+      });
+  return !s.timed_out && s.status != Verdict::kUnchecked && outputs_judged;
+}
+
 CheckCoverage CoverageOf(const CheckReport& r) {
   CheckCoverage c;
   for (const SampleResult& s : r.samples) {
     if (s.kind == SampleKindName(SampleKind::kAnomaly)) continue;
     ++c.samples;
-    // A sample judged for robustness only (a derived model's out-of-range
-    // sample: its outputs unjudged) is no numerics coverage.
-    const bool outputs_judged =
-        s.outputs.empty() || std::any_of(s.outputs.begin(), s.outputs.end(), [](const OutputResult& o) {
-          return o.comparison.status != Verdict::kUnchecked;
-        });
     if (s.timed_out) {
       ++c.timed_out;
-    } else if (s.status != Verdict::kUnchecked && outputs_judged) {
+    } else if (WasJudged(s)) {
       ++c.judged;
       c.outputs_judged += static_cast<int>(s.outputs.size());
     } else {

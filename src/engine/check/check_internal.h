@@ -204,6 +204,10 @@ void JudgeForRobustness(Context& ctx, SampleResult& result, const std::string& i
 // one refused or stopped at the time limit), a branch no judged sample
 // took (check_coverage.cc).
 CheckCoverage CoverageOf(const CheckReport& r);
+// Whether a sample's values were judged: it ran in time, has a verdict,
+// and some output of it was compared (not robustness only); the one
+// predicate coverage and branch coverage share (check_coverage.cc).
+bool WasJudged(const SampleResult& s);
 
 // The PyTorch layers that left their band by an isolated excursion only
 // (engine/torch/layer_evidence.h): one note naming the first few, never a

@@ -6,20 +6,12 @@
 #include <cmath>
 #include <optional>
 
+#include "compare/judge.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 
 namespace parity {
 namespace {
-
-double MaxAbs(const Tensor& t) {
-  double m = 0;
-  for (int64_t i = 0; i < t.size(); ++i) {
-    const double v = std::fabs(t.GetAsDouble(i));
-    if (std::isfinite(v)) m = std::max(m, v);
-  }
-  return m;
-}
 
 std::optional<InputQuantizer> QuantizerReading(const Model& m, const GraphView& g, const std::string& input) {
   const auto consumers = g.consumers.find(input);
@@ -61,7 +53,7 @@ std::map<std::string, InputRange> DerivedInputRanges(const Model& derived, const
     for (const auto& [name, t] : s.tensors) {
       if (!IsFloating(t.dtype())) continue;
       InputRange& r = ranges[name];
-      r.bound = std::max(r.bound, MaxAbs(t));
+      r.bound = std::max(r.bound, MaxAbsOf(t));
       r.source = "the typical samples";
     }
   }
@@ -81,7 +73,7 @@ std::string OutOfRange(const Sample& sample, const std::map<std::string, InputRa
   for (const auto& [name, t] : sample.tensors) {
     const auto r = ranges.find(name);
     if (r == ranges.end() || !IsFloating(t.dtype()) || !(r->second.bound > 0)) continue;
-    const double m = MaxAbs(t);
+    const double m = MaxAbsOf(t);
     if (m > 1.01 * r->second.bound)
       return fmt::format("'{}' reaches max|x| {:.3g}, beyond {:.3g} ({})", name, m, r->second.bound,
                          r->second.source);

@@ -21,16 +21,6 @@
 #include "onnx/validate.h"
 
 namespace parity {
-namespace {
-
-TorchLayer TorchLayerOf(const LayerAlignment& a) {
-  TorchLayer l;
-  l.module = a.module;
-  l.call = a.call;
-  l.output_index = a.output_index;
-  return l;
-}
-
 // The dump's inputs under the model's input names: by name when every model
 // input is in the dump, else by position when the counts agree (a dump named
 // after the forward signature, an export that named its inputs `input.1`).
@@ -46,6 +36,16 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
   TensorSet out;
   for (size_t i = 0; i < model_inputs.size(); ++i) out.Set(model_inputs[i], dumped[i].tensor);
   return out;
+}
+
+namespace {
+
+TorchLayer TorchLayerOf(const LayerAlignment& a) {
+  TorchLayer l;
+  l.module = a.module;
+  l.call = a.call;
+  l.output_index = a.output_index;
+  return l;
 }
 
 // When the first failing layer received an input that already departs from

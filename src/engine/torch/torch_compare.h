@@ -145,6 +145,12 @@ struct TorchCompareOptions {
 Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& dump,
                                          const RunConfig& onnx_config, const TorchCompareOptions& options);
 
+// The dump's inputs under the model's input names: by name when every model
+// input is in the dump, else by position when the counts agree (a dump
+// named after the forward signature); invalid argument otherwise.
+Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std::string>& model_inputs,
+                                 const std::string& dump_dir);
+
 // Judges an alignment made elsewhere against the given ONNX values (the
 // pure part of CompareWithTorch, without ORT). Layer tensors are read one at
 // a time. `conditioning`: each ONNX tensor's spread under inputs one ulp
