@@ -1,6 +1,6 @@
 // Every command that holds a model states the memory it needed (issue 26):
 // the process's peak resident set so far (engine/bench/latency.h
-// PeakRssBytes: getrusage ru_maxrss, else /proc/self/status VmHWM), as
+// PeakRssBytes: /proc/self/status VmHWM, else getrusage ru_maxrss), as
 // "peak_rss_bytes" in its JSON report and a last console line.
 #pragma once
 

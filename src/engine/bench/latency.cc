@@ -87,11 +87,16 @@ Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet
 }
 
 int64_t PeakRssBytes() {
+  // VmHWM first: it is this process's own high-water mark, reset by exec.
+  // getrusage's ru_maxrss is not: Linux carries it across fork and exec, so a
+  // parity started by a 1 GiB Python process reported that process's peak
+  // (issue 54: 1055 MiB for a check that needed about 170).
+  if (const int64_t hwm = VmHwmBytes(); hwm > 0) return hwm;
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) == 0 && usage.ru_maxrss > 0) {
     return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
   }
-  return VmHwmBytes();
+  return 0;
 }
 
 int64_t CurrentRssBytes() {

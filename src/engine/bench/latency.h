@@ -41,9 +41,10 @@ LatencyStats SummarizeLatency(std::vector<double> samples_ms);
 Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet& inputs,
                                     const LatencyOptions& options = {});
 
-// The process's peak resident set size in bytes (getrusage ru_maxrss; falls
-// back to /proc/self/status VmHWM). 0 when neither is available. This is a
-// high-water mark: it never goes down within a process.
+// The process's peak resident set size in bytes (/proc/self/status VmHWM,
+// which exec resets; falls back to getrusage ru_maxrss, which Linux carries
+// over from the parent across fork and exec). 0 when neither is available.
+// This is a high-water mark: it never goes down within a process.
 int64_t PeakRssBytes();
 
 // The process's current resident set size in bytes (/proc/self/statm); 0
