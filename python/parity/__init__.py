@@ -30,7 +30,7 @@ __all__ = [
 
 # name -> the submodule that defines it (each needs parity._core but report)
 _LAZY = {
-    "ParityError": "._core", "Comparison": ".compare", "TensorResult": ".compare", "compare": ".compare",
+    "ParityError": "._native", "Comparison": ".compare", "TensorResult": ".compare", "compare": ".compare",
     "ParityRuntimeError": ".engine", "env": ".engine", "check": ".engine", "locate": ".engine", "run": ".engine",
     "Report": ".report",
 }

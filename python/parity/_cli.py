@@ -6,7 +6,7 @@ import subprocess
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ._core import ParityError
+from ._native import ParityError
 
 
 def binary_path() -> str:

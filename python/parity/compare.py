@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
 
 import numpy as np
 
-from . import _core
+from ._native import _core
 from ._kwargs import given
 
 ArrayLike = Union[np.ndarray, Mapping[str, np.ndarray], str, "os.PathLike[str]"]

@@ -49,3 +49,24 @@ def test_first_divergence_of_a_failing_torch_check_is_its_first_divergent_layer(
     assert "first divergence at '/layer1/conv/Conv_output_0'" in repr(r)
     assert Report({"schema": "parity.check/1", "overall_status": "PASS", "locate": None,
                    "alignment": {"first_divergence": None}}).first_divergence is None
+
+
+def test_the_checkout_without_the_extension_says_how_to_build_it_in_one_line():
+    """Issue 54: `parity.compare` from a checkout without parity._core said
+    `No module named 'parity._core'`; now one line naming the command."""
+    import subprocess
+    here = os.path.join(os.path.dirname(__file__), "..")
+    checkout_parity = os.path.join(here, "parity")
+    if any(f.startswith("_core") for f in os.listdir(checkout_parity)):
+        pytest.skip("this checkout's python/parity holds a built extension")
+    for statement in ("import parity; parity.compare", "from parity import check", "import parity.testing"):
+        proc = subprocess.run([sys.executable, "-c", statement], capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": os.path.abspath(here)}, cwd=here)
+        assert proc.returncode == 1
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last.startswith("ImportError: parity's C++ extension parity._core is not built"), proc.stderr
+        assert "make python-package" in last and "pip install ." in last
+        assert "No module named" not in proc.stderr
+    ok = subprocess.run([sys.executable, "-c", "import parity, parity.torch"], capture_output=True, text=True,
+                        env={**os.environ, "PYTHONPATH": os.path.abspath(here)}, cwd=here)
+    assert ok.returncode == 0, ok.stderr
