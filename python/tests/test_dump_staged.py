@@ -53,13 +53,16 @@ def test_a_failed_dump_into_a_dump_leaves_it_incomplete_and_nothing_beside(tmp_d
     with open(os.path.join(out, "model.onnx"), "w") as f:
         f.write("not a dump's file")
     dump(KeepsState(), KeepsState.make_inputs(), out)
-    with pytest.raises(RuntimeError, match="boom"):
+    with pytest.raises(FileExistsError, match="already holds a dump"):  # replaced only on request
         dump(FailsMidway(), (torch.randn(1, 3, 8, 8),), out)
+    assert os.path.exists(os.path.join(out, "manifest.json"))
+    with pytest.raises(RuntimeError, match="boom"):
+        dump(FailsMidway(), (torch.randn(1, 3, 8, 8),), out, force=True)
     assert not os.path.exists(os.path.join(out, "manifest.json"))  # asked to be replaced: incomplete
     assert sorted(os.listdir(tmp_dir)) == ["d"]
     assert not any(f.startswith("layer_0001") for f in os.listdir(out))  # nothing of the failed dump
     # A dump that succeeds replaces the dump's files and keeps the others.
-    dump(nn.Sequential(nn.ReLU()), (torch.randn(2, 2),), out)
+    dump(nn.Sequential(nn.ReLU()), (torch.randn(2, 2),), out, force=True)
     assert [l["module"] for l in check_manifest(out)["layers"]] == ["0"]
     assert not any(f.startswith("layer_0000_conv") for f in os.listdir(out))
     assert os.path.exists(os.path.join(out, "model.onnx"))

@@ -185,7 +185,7 @@ def cmd_dump(a):
     args, generation = _generation(a, model, args, dump_kw)
     sizes = _sizes(a, model, args, dump_kw["input_names"], record)
     manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record or None, seed=a.seed,
-                    sizes=sizes, generation=generation, **dump_kw)
+                    sizes=sizes, generation=generation, force=True, **dump_kw)  # -o refused above without --force
     _print_summary(a, manifest, record)
     return 0
 

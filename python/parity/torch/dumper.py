@@ -49,7 +49,8 @@ _FASTPATH_TYPES = tuple(
 
 
 def dump(model, args, out_dir, output_names=None, input_names=None,
-         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True, sizes=None, generation=None):
+         fp64=True, export_info=None, seed=0, fastpath=False, module_inputs=True, sizes=None, generation=None,
+         force=False):
     """Runs model(*args) once in eval mode and writes the dump directory.
 
     args: a tensor, or a tuple of positional arguments whose last element may
@@ -73,6 +74,10 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     rest, its dict the manifest's "generation"; write(fname, tensor) writes
     one file into the dump and returns its entry.
 
+    force: replace a dump that out_dir already holds; without it such a
+    out_dir raises FileExistsError before anything runs, as the command
+    line refuses -o DIR without --force.
+
     Returns the manifest (a dict). The model's train/eval flags, torch's
     RNG state and deterministic-algorithms setting are restored afterwards.
     The dump is written into a new folder beside out_dir and moved into
@@ -80,9 +85,17 @@ def dump(model, args, out_dir, output_names=None, input_names=None,
     that cannot be saved), it is removed, and no folder is created; a
     previous dump in out_dir loses its manifest (it reads as incomplete).
     """
+    refuse_existing_dump(out_dir, force)
     with _staged(out_dir) as staging:
         return _dump_into(staging, model, args, output_names, input_names, fp64, export_info, seed, fastpath,
                           module_inputs, sizes, generation)
+
+
+def refuse_existing_dump(out_dir, force):
+    """Raises FileExistsError when out_dir holds a dump (its manifest.json)
+    and force is false: a dump is replaced only on request (issue 54)."""
+    if not force and os.path.exists(os.path.join(out_dir, "manifest.json")):
+        raise FileExistsError(f"{out_dir}: already holds a dump (manifest.json); pass force=True to replace it")
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ import warnings
 
 import torch
 
-from .dumper import dump, eval_mode, fastpath_disabled
+from .dumper import dump, eval_mode, fastpath_disabled, refuse_existing_dump
 from .dynamic import dims_in_file, normalize_dynamic_axes, to_dynamic_shapes
 from .errors import ExportError
 from .signature import split_args
@@ -18,7 +18,7 @@ from .sizes import parse_sizes, plan_sizes, sized_args
 EXPORTERS = ("dynamo", "torchscript")
 
 
-def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, **kwargs):
+def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, force=False, **kwargs):
     """Exports model(*args) to the ONNX file `path` and returns the export
     record of docs/contract.md:
       {"exporter": "dynamo"|"torchscript", "opset", "input_names",
@@ -43,11 +43,15 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
     says which dims are symbolic in the file.
 
     With dump_dir, also dump()s the model there (fp64, seed as dump's) with
-    the file's input/output names and stores the record in its manifest.
+    the file's input/output names and stores the record in its manifest;
+    a dump_dir that already holds a dump raises FileExistsError before the
+    export unless force=True (as dump() does).
     Raises ExportError (one-line message; the exporter's error as __cause__)
     when the exporter fails, ValueError for a request it cannot express;
     then nothing is dumped.
     """
+    if dump_dir is not None:
+        refuse_existing_dump(dump_dir, force)
     exporter = resolve_exporter(exporter, kwargs)
     asked_axes = copy.deepcopy(kwargs.get("dynamic_axes"))
     call_args, call_kwargs = _call(model, args, exporter, dict(kwargs))
@@ -69,7 +73,7 @@ def export(model, args, path, dump_dir=None, exporter=None, fp64=True, seed=0, *
         record["dynamic_shapes"] = _jsonable_shapes(call_kwargs["dynamic_shapes"])
     if dump_dir is not None:
         names = dump_names(record, kwargs)
-        dump(model, args, dump_dir, export_info=record, fp64=fp64, seed=seed,
+        dump(model, args, dump_dir, export_info=record, fp64=fp64, seed=seed, force=force,
              sizes=export_sizes(model, args, names["input_names"], record, seed), **names)
     return record
 
