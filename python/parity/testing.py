@@ -42,6 +42,7 @@ def assert_export_matches(module: Any, example_inputs: Union[Any, Sequence[Any]]
             model = torchvision.models.resnet18(weights=None).eval()
             assert_export_matches(model, (torch.randn(1, 3, 224, 224),), config="all")
     """
+    __tracebackhide__ = True  # a failure shows the caller's line and the message, not this helper's source
     from . import torch as ptorch
     args = tuple(example_inputs) if isinstance(example_inputs, (tuple, list)) else (example_inputs,)
     work = report_dir or tempfile.mkdtemp(prefix="parity-assert-")
@@ -52,7 +53,8 @@ def assert_export_matches(module: Any, example_inputs: Union[Any, Sequence[Any]]
     kwargs.update(given(opset_version=opset))
     kwargs.update(given(list, input_names=input_names, output_names=output_names))
     kwargs.update(given(dict, dynamic_axes=dynamic_axes))
-    ptorch.export(module, args, onnx_path, dump_dir=dump_dir, exporter=exporter, **kwargs)
+    # The dump under `work` is this helper's own: a second call with the same report_dir replaces it.
+    ptorch.export(module, args, onnx_path, dump_dir=dump_dir, exporter=exporter, force=True, **kwargs)
     report = check(onnx_path, torch_dump=dump_dir, inputs=inputs, config=config, tolerance=tolerance,
                    report_dir=os.path.join(work, "report"), runs=runs)
     if not report.passed:
