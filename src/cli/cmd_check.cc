@@ -42,6 +42,7 @@ struct CheckCmdOptions {
   uint32_t seed = 0;
   SampleFlags samples;
   double sample_timeout = -1;  // < 0: the default (CheckOptions::sample_timeout_s)
+  double sample_memory_mib = -1;  // < 0: the default (CheckOptions::sample_memory_bytes)
   int runs = 20;
   int warmup = 3;
   double latency_seconds = 2.0;
@@ -131,6 +132,8 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.seed = o.seed;
   if (auto st = ResolveSampleFlags(o.samples, options.generate); !st) return ReportError(st.error());
   options.sample_timeout_s = o.sample_timeout;
+  options.sample_memory_bytes =
+      o.sample_memory_mib < 0 ? -1 : static_cast<int64_t>(std::min(o.sample_memory_mib, 1e12) * 1024 * 1024);
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.latency_seconds = o.latency_seconds;
@@ -202,6 +205,10 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--sample-timeout", o->sample_timeout,
                   "seconds one run of a sample may take before it is stopped and reported TIMEOUT (0: no limit; "
                   "default: max(10, 50 x the typical sample's run))")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--sample-memory", o->sample_memory_mib,
+                  "MiB one run of a sample may add to the process's memory before it is stopped and reported OVER "
+                  "MEMORY, the check going on (0: no limit; default: half of the memory parity may use)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--runs", o->runs, "timed runs per config for latency (default 20)")->check(Positive());
   cmd->add_option("--warmup", o->warmup, "untimed warm-up runs (default 3)")->check(NonNegative());

@@ -193,8 +193,9 @@ class Session {
   // arguments are invalid). `timeout_s` > 0: a watchdog thread stops a run
   // still going after that many seconds (ORT's RunOptions terminate flag,
   // seen between two kernels, Loop bodies' included) and the run is a
-  // kRuntime error whose message holds kRunTimedOut (IsRunTimeout); 0: no
-  // limit.
+  // kRuntime error whose message holds kRunTimedOut (IsRunTimeout); 0: the
+  // limits of the scope in force (ort/run_limits.h: time and memory), none
+  // outside every scope.
   Result<TensorSet> Run(const TensorSet& inputs, const std::vector<std::string>& output_names = {},
                         OutputBuffers buffers = OutputBuffers::kCopied, double timeout_s = 0) const;
 

@@ -168,7 +168,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     }
   for (const auto& s : r.samples)
     if (!s.error.empty() && s.status == Verdict::kFail)
-      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, s.timed_out ? "timeout" : "raised"), ConsoleName(s.name),
+      out += fmt::format("  {} {}: {}\n", paint(ansi::kRed, s.timed_out ? (s.over_memory ? "over memory" : "timeout") : "raised"), ConsoleName(s.name),
                          s.error);
   out += RefusalLines(r, paint);
   out += WhyLines(r, paint);

@@ -25,6 +25,7 @@
 #include "engine/run/tensor_source.h"
 #include "engine/torch/dump_check.h"
 #include "onnx/graph.h"
+#include "ort/run_limits.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -332,7 +333,14 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
       ctx.report.stages.back().seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // Every ORT run of the check, in every stage, obeys the per-sample limits
+  // (ort/run_limits.h); the default time limit is known once the reference
+  // has run its first ordinary sample (RunReferencePass, in the syntax stage).
+  const int64_t memory = o.sample_memory_bytes < 0 ? ort::DefaultRunMemoryBytes() : o.sample_memory_bytes;
+  ort::ScopedRunLimits limits({.seconds = o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s,
+                               .memory_bytes = memory});
   timed(StageSyntax);
+  limits.Set({.seconds = ctx.sample_timeout_s, .memory_bytes = memory});
   timed(StageSignature);
   timed(StageNumerics);
   // The reference's runs are a numerics cost, made while syntax loaded it.
@@ -340,7 +348,6 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     if (stage.name == "syntax") stage.seconds = std::max(0.0, stage.seconds - ctx.reference_pass_seconds);
     if (stage.name == "numerics") stage.seconds += ctx.reference_pass_seconds;
   }
-  if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target->ep_assignment();
   timed(StageRuntime);
@@ -351,7 +358,6 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ctx.target.reset();
   ProbeTf32(ctx);
   FinishNumerics(ctx);
-  if (ctx.fatal) return std::unexpected(*ctx.fatal);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   Localize(ctx);
   timed(StageGeneration);

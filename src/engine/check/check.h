@@ -67,6 +67,11 @@ struct CheckOptions {
   // kTimeoutFactor x the first ordinary sample's run on the reference), that
   // first run itself bounded by kFirstRunTimeout.
   double sample_timeout_s = -1;
+  // The memory limit of each ORT run of a sample, in bytes: a run that grows
+  // the process's resident memory by more is stopped and its sample reported
+  // OVER MEMORY, never PASS, and the check goes on (ort/run_limits.h). 0: no
+  // limit. Negative: the default, half of the memory this process may use.
+  int64_t sample_memory_bytes = -1;
   int latency_runs = 20;    // at most, within latency_seconds
   int latency_warmup = 3;   // at most, within latency_seconds
   // Duration mode (onnxruntime_perf_test -t): the warm-up and timed runs of a

@@ -75,9 +75,8 @@ void ObserveControlFlow(Context& ctx) {
   std::vector<std::string> refused, stopped;
   ControlFlowReport judged;  // the branches judged samples took (UnjudgedBranches)
   for (const Sample& sample : ctx.samples) {
-    // A sample stopped at the time limit is not run again for its branches.
-    if (std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(),
-                    [&](const SampleResult& s) { return s.name == sample.name && s.timed_out; })) {
+    // A sample stopped at a limit is not run again for its branches.
+    if (ctx.stopped.contains(sample.name)) {
       stopped.push_back(sample.name);
       continue;
     }
@@ -98,7 +97,7 @@ void ObserveControlFlow(Context& ctx) {
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
                                    fmt::join(refused, ", ")));
   if (!stopped.empty())
-    cf.notes.push_back(fmt::format("{} sample(s) stopped at the time limit were not probed for their branches: {}",
+    cf.notes.push_back(fmt::format("{} sample(s) stopped at a limit (time or memory) were not probed for their branches: {}",
                                    stopped.size(), fmt::join(stopped, ", ")));
   NoteUntakenBranches(cf);
   // Coverage counts only the samples whose values were judged (issue 50):

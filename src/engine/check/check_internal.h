@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "ort/run_limits.h"
 #include "ort/session.h"
 
 namespace parity::check_internal {
@@ -95,9 +97,10 @@ struct Context {
   // once the reference's first ordinary sample has been timed (RunReferencePass).
   double sample_timeout_s = 0;
   CheckReport report;
-  // Set by a stage when the runtime itself failed (out of memory): the check
-  // ends with this error (exit 3) instead of a verdict.
-  std::optional<Error> fatal;
+  // The samples a run of which was stopped at a limit (time or memory,
+  // ort/run_limits.h): reported once (ReportStopped), never run again by a
+  // later stage (the curve, locate, the control-flow probes).
+  std::set<std::string> stopped;
   // A user's mistake found while a stage ran (a PyTorch dump none of whose
   // layers align with the model): RunCheck returns it instead of a report.
   std::optional<Error> input_error;
@@ -114,13 +117,9 @@ struct Context {
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
 
-// Whether an error of a run is the runtime running out of memory, which is no
-// verdict on the model (docs/security.md: exit codes are honest).
-inline bool IsOutOfMemory(const Error& e) {
-  const std::string& m = e.message();
-  return m.find("Failed to allocate memory") != std::string::npos || m.find("bad_alloc") != std::string::npos ||
-         m.find("bad allocation") != std::string::npos || m.find("out of memory") != std::string::npos;
-}
+// Whether an error of a run is its memory limit, or the runtime running out
+// of memory: no verdict on the model (docs/security.md: exit codes are honest).
+inline bool IsOutOfMemory(const Error& e) { return ort::IsRunOverMemory(e); }
 
 // The sample latency and determinism are measured on (check_runtime.cc): the
 // first dump's traced sample when there is a dump (the size PyTorch ran,
@@ -130,14 +129,17 @@ const Sample* TimingSample(const Context& ctx);
 
 // Whether a run's error is its time limit (ort::IsRunTimeout).
 inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
+// Whether a run's error is one of its limits: time or memory.
+inline bool IsStopped(const Error& e) { return IsTimeout(e) || IsOutOfMemory(e); }
 
-// For a numerics sample whose run passed the time limit (IsTimeout): its
-// result TIMEOUT, a finding, and the result into the report; the sample is
-// abandoned. The reference's run over a generated sample is outside what
-// parity should have asked for: not judged (SKIPPED); over the user's
-// sample, or the target's run alone: FAIL. Returns false (nothing done)
-// when neither run timed out (check_runtime.cc).
-bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
+// For a numerics sample a run of which was stopped at a limit (IsStopped):
+// its result TIMEOUT or OVER MEMORY, a finding, the result into the report,
+// and the sample into ctx.stopped: abandoned, never run again. The
+// reference's run over a generated sample is outside what parity should
+// have asked for: not judged (SKIPPED); over the user's sample, or the
+// target's run alone: FAIL. Returns false (nothing done) when neither run
+// was stopped (check_runtime.cc).
+bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
                    const Result<TensorSet>& test, std::vector<CheckFinding>& f);
 
 // Why a passing check of this model should not compute its layer curve: too
@@ -145,8 +147,9 @@ bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, co
 // reference's timing; empty when it should (check_static.cc).
 std::string CurveSkipReason(const Context& ctx);
 
-// The first sample that is not an anomaly: the one a passing check's layer
-// curve and the shared-tensor comparison observe; null when all are.
+// The first sample that is not an anomaly, nor refused by the reference, nor
+// stopped at a limit: the one a passing check's layer curve and the
+// shared-tensor comparison observe; null when there is none.
 const Sample* FirstOrdinarySample(const Context& ctx);
 
 // Whether two sets hold the same names with bitwise equal tensors.

@@ -23,7 +23,7 @@ std::string NodeList(const std::vector<std::string>& nodes) {
 const Sample* SampleToLocate(const Context& ctx, bool* failed) {
   *failed = false;
   for (const auto& result : ctx.report.samples) {
-    if (result.status != Verdict::kFail || !result.error.empty() ||
+    if (result.status != Verdict::kFail || !result.error.empty() || result.timed_out ||
         result.kind == SampleKindName(SampleKind::kAnomaly))
       continue;
     for (const auto& s : ctx.samples)

@@ -86,9 +86,9 @@ std::string Undecidable(const SetComparison& cmp) {
 }
 
 // Runs one non-anomalous sample under both configs and compares the outputs.
-// Returns false when the runtime ran out of memory (ctx.fatal is then set and
-// the stage ends). `ranges`: a derived model's input ranges (null otherwise).
-bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const CompareOptions& compare,
+// A sample a run of which was stopped at a limit is reported so
+// (ReportStopped) and the check goes on. `ranges`: a derived model's input ranges (null otherwise).
+void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const CompareOptions& compare,
                  const std::map<std::string, InputRange>* ranges, std::vector<CheckFinding>& f) {
   SampleResult result{.name = sample.name,
                       .kind = std::string(SampleKindName(kind)),
@@ -96,8 +96,8 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   auto ref = ReferenceOutputs(ctx, sample);
   auto test = ref ? RunOn(ctx, *ctx.target, sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
-  if (ReportTimeout(ctx, result, id, ref, test, f)) return true;
-  if (!ref && !IsOutOfMemory(ref.error())) {
+  if (ReportStopped(ctx, result, id, ref, test, f)) return;
+  if (!ref) {
     // A sample the model refuses even unfused (a size a detector cannot
     // take, a 1x1 image under a 3x3 kernel) is outside the model's domain,
     // not a defect of the config judged: the same expected refusal whether
@@ -112,18 +112,14 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
                                                                      : "give --torch to judge it against PyTorch",
                                      result.error)));
     ctx.report.samples.push_back(std::move(result));
-    return true;
+    return;
   }
-  if (!ref || !test) {
-    if (const Error& e = (!ref ? ref : test).error(); IsOutOfMemory(e)) {
-      ctx.fatal = Error(ErrorCode::kRuntime, fmt::format("sample '{}': {}", sample.name, e.message()));
-      return false;
-    }
+  if (!test) {
     result.status = Verdict::kFail;
-    result.error = (!ref ? ref : test).error().message();
+    result.error = test.error().message();
     f.push_back(Fail(id, result.error));
     ctx.report.samples.push_back(std::move(result));
-    return true;
+    return;
   }
   // The layer curve observes the first non-anomalous sample: the target's
   // plan keeps what the deployed session gave for it.
@@ -143,13 +139,13 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     }
   if (!cmp) {
     f.push_back(Fail(id, cmp.error().message()));
-    return true;
+    return;
   }
   if (ranges != nullptr && kind == SampleKind::kBoundary)
     if (const std::string why = OutOfRange(sample, *ranges); !why.empty()) {
       BindDeclaredShapes(ctx, sample.name, sample.tensors, *test);
       JudgeForRobustness(ctx, result, id, why, *cmp, f);
-      return true;
+      return;
     }
   AddTop1(*ref, *test, ctx.report.top1);
   AddDetections(*ref, *test, ctx.report.detections);
@@ -163,7 +159,7 @@ bool CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     AddReferenceFindings(ctx, id, *cmp, f);
   }
   ctx.report.samples.push_back(std::move(result));
-  return true;
+  return;
 }
 
 // How one sample of a dump fared against PyTorch (for numerics.torch.sizes).
@@ -207,7 +203,14 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
     ctx.torch_curve_sample = sample;
     ctx.torch_target_outputs = *test;
   }
-  if (!test) {
+  if (!test && IsStopped(test.error())) {
+    // Stopped at a limit: reported once, never judged, never run again.
+    result.timed_out = true;
+    result.over_memory = !IsTimeout(test.error());
+    ctx.stopped.insert(name);
+    fail(id, fmt::format("{}: the target run of PyTorch's sample was stopped at its limit: {}", result.StatusWord(),
+                         test.error().message()));
+  } else if (!test) {
     fail(id, fmt::format("PyTorch takes this sample, the export does not: {}", test.error().message()));
   } else if (Status calibrated = CalibrateOnTorchFp64(dump, s, against_torch, &fp64); !calibrated) {
     fail(id + ".fp64", calibrated.error().message());
@@ -373,8 +376,11 @@ void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
 }  // namespace
 
 const Sample* FirstOrdinarySample(const Context& ctx) {
-  for (const auto& s : ctx.samples)
-    if (SampleKindOf(s.name) != SampleKind::kAnomaly) return &s;
+  for (const auto& s : ctx.samples) {
+    if (SampleKindOf(s.name) == SampleKind::kAnomaly || ctx.stopped.contains(s.name)) continue;
+    const auto it = ctx.reference_outputs.find(s.name);
+    if (it == ctx.reference_outputs.end() || it->second) return &s;  // not run yet, spilled, or run
+  }
   return nullptr;
 }
 
@@ -411,10 +417,7 @@ void StageNumerics(Context& ctx) {
     if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.samples.size()));
     const SampleKind kind = SampleKindOf(sample.name);
     if (kind == SampleKind::kAnomaly) continue;
-    if (!CheckSample(ctx, sample, kind, compare, ranges ? &*ranges : nullptr, f)) {
-      ctx.report.stages.push_back(std::move(stage));
-      return;
-    }
+    CheckSample(ctx, sample, kind, compare, ranges ? &*ranges : nullptr, f);
   }
   // Against PyTorch: the dump's own inputs through the target config here;
   // layer by layer through the unfused reference in FinishNumerics.
@@ -426,7 +429,7 @@ void StageNumerics(Context& ctx) {
 }
 
 void FinishNumerics(Context& ctx) {
-  if (!ctx.numerics_deferred || ctx.fatal) return;
+  if (!ctx.numerics_deferred) return;
   StageResult* stage = nullptr;
   for (auto& s : ctx.report.stages)
     if (s.name == "numerics") stage = &s;

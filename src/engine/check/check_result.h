@@ -60,14 +60,18 @@ struct SampleResult {
   std::string error;      // what ORT raised, when it did
   std::string behaviour;  // anomalies: "raised", "nan/inf propagated", "outputs finite", "timeout"
   std::vector<OutputResult> outputs;
-  // A run of the sample passed the check's time limit and was stopped
-  // (docs/inputs.md "Bounded runs"): never PASS; its status is SKIPPED (the
-  // reference's run, a generated sample) or FAIL, and every format says
-  // TIMEOUT (StatusWord).
+  // A run of the sample passed one of the check's limits and was stopped
+  // (docs/inputs.md "Bounded runs"): the time limit, or with `over_memory`
+  // the memory limit (ort/run_limits.h). Never PASS; its status is SKIPPED
+  // (the reference's run, a generated sample) or FAIL, every format says
+  // TIMEOUT or OVER MEMORY (StatusWord), and no later stage runs it again.
   bool timed_out = false;
+  bool over_memory = false;  // with timed_out: stopped at the memory limit
 
-  // "TIMEOUT" for a timed-out sample, else CheckVerdictName(status).
-  std::string_view StatusWord() const { return timed_out ? "TIMEOUT" : CheckVerdictName(status); }
+  // "TIMEOUT" / "OVER MEMORY" for a stopped sample, else CheckVerdictName(status).
+  std::string_view StatusWord() const {
+    return timed_out ? (over_memory ? "OVER MEMORY" : "TIMEOUT") : CheckVerdictName(status);
+  }
 };
 
 struct PerformanceResult {
@@ -129,7 +133,7 @@ struct CheckCoverage {
   int samples = 0;          // numerics samples (anomalies apart), against ORT and against PyTorch
   int judged = 0;           // of them, judged: every output compared against its reference
   int refused = 0;          // refused by the reference or the model (not judged)
-  int timed_out = 0;        // stopped at the time limit (not judged)
+  int timed_out = 0;        // stopped at the time or memory limit (not judged)
   int outputs_judged = 0;   // output comparisons over the judged samples
   int layers_aligned = 0;   // PyTorch layers with an ONNX tensor judged (with --torch)
   int layers_unchecked = 0; // PyTorch layers left without one

@@ -19,7 +19,7 @@ namespace {
 
 // "raised", "nan/inf propagated" or "outputs finite".
 std::string Behaviour(const Result<TensorSet>& outputs) {
-  if (!outputs) return IsTimeout(outputs.error()) ? "timeout" : "raised";
+  if (!outputs) return IsTimeout(outputs.error()) ? "timeout" : IsOutOfMemory(outputs.error()) ? "over memory" : "raised";
   for (const auto& [name, t] : *outputs) {
     if (!IsFloating(t.dtype())) continue;
     for (int64_t i = 0; i < t.size(); ++i)
@@ -28,12 +28,20 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
   return "outputs finite";
 }
 
+// Which limit stopped a run, for its finding.
+std::string LimitWhy(const Context& ctx, const Error& e) {
+  if (IsTimeout(e)) return fmt::format("the time limit of {:g} s (--sample-timeout; 0: none)", ctx.sample_timeout_s);
+  const int64_t limit = ort::CurrentRunLimits().memory_bytes;
+  return limit > 0 && e.message().find(ort::kRunOverMemory) != std::string::npos ? fmt::format("the memory limit of {} MiB (--sample-memory; 0: none)", limit >> 20)
+                   : std::string("the memory ONNX Runtime could allocate");
+}
+
 }  // namespace
 
 const Sample* TimingSample(const Context& ctx) {
-  if (ctx.traced_sample) return &*ctx.traced_sample;
+  if (ctx.traced_sample && !ctx.stopped.contains(ctx.traced_sample->name)) return &*ctx.traced_sample;
   for (const auto& s : ctx.samples) {
-    if (SampleKindOf(s.name) == SampleKind::kAnomaly) continue;
+    if (SampleKindOf(s.name) == SampleKind::kAnomaly || ctx.stopped.contains(s.name)) continue;
     const auto it = ctx.reference_outputs.find(s.name);
     if (it == ctx.reference_outputs.end() || it->second) return &s;  // spilled, or run
   }
@@ -114,24 +122,28 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
   return perf;
 }
 
-bool ReportTimeout(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
+bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
                    const Result<TensorSet>& test, std::vector<CheckFinding>& f) {
-  const bool ref_late = !ref && IsTimeout(ref.error());
-  if (!ref_late && !(ref && !test && IsTimeout(test.error()))) return false;
+  const bool ref_stopped = !ref && IsStopped(ref.error());
+  if (!ref_stopped && !(ref && !test && IsStopped(test.error()))) return false;
+  const Error& e = (ref_stopped ? ref : test).error();
   result.timed_out = true;
-  result.behaviour = "timeout";
-  result.error = (ref_late ? ref : test).error().message();
-  const std::string how = fmt::format("the {} run was stopped at the time limit of {:g} s (--sample-timeout; 0: none)",
-                                      ref_late ? "reference" : "target", ctx.sample_timeout_s);
-  if (ref_late && ctx.options.inputs_path.empty()) {
+  result.over_memory = !IsTimeout(e);
+  result.behaviour = result.over_memory ? "over memory" : "timeout";
+  result.error = e.message();
+  const std::string word(result.StatusWord());
+  const std::string how =
+      fmt::format("the {} run was stopped at {}", ref_stopped ? "reference" : "target", LimitWhy(ctx, e));
+  if (ref_stopped && ctx.options.inputs_path.empty()) {
     result.status = Verdict::kUnchecked;
-    f.push_back(Skip(id, fmt::format("TIMEOUT, not judged: {}; a generated sample", how)));
+    f.push_back(Skip(id, fmt::format("{}, not judged: {}; a generated sample", word, how)));
   } else {
     result.status = Verdict::kFail;
-    f.push_back(Fail(id, fmt::format("TIMEOUT: {}{}", how,
-                                     ref_late ? "" : fmt::format(" where [{}] ran it in time",
-                                                                 ctx.options.reference.config.Label()))));
+    f.push_back(Fail(id, fmt::format("{}: {}{}", word, how,
+                                     ref_stopped ? "" : fmt::format(" where [{}] ran it within it",
+                                                                    ctx.options.reference.config.Label()))));
   }
+  ctx.stopped.insert(result.name);
   ctx.report.samples.push_back(std::move(result));
   return true;
 }
@@ -178,23 +190,27 @@ void StageRobustness(Context& ctx) {
                         .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
                         .input_summary = DescribeTensors(sample.tensors)};
     auto ref = ReferenceOutputs(ctx, sample);
-    // A reference stopped at the time limit: the target is not made to wait as long.
-    auto test = ref || !IsTimeout(ref.error()) ? RunOn(ctx, *ctx.target, sample) : ref;
+    // A reference stopped at a limit: the target is not made to wait as long.
+    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target, sample) : ref;
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();
     const std::string id = fmt::format("robustness.{}", sample.name);
-    if (ref_behaviour == "timeout" || result.behaviour == "timeout") {
-      // Stopped at the time limit: never a PASS. Under the reference too, the
+    const bool ref_stopped = !ref && IsStopped(ref.error());
+    if (ref_stopped || (!test && IsStopped(test.error()))) {
+      // Stopped at a limit: never a PASS. Under the reference too, the
       // sample is not judged; under the target alone, it fails.
+      const Error& e = (ref_stopped ? ref : test).error();
       result.timed_out = true;
-      result.behaviour = "timeout";
-      result.error = (!ref ? ref : test).error().message();
-      result.status = ref_behaviour == "timeout" ? Verdict::kUnchecked : Verdict::kFail;
-      const std::string why = fmt::format("TIMEOUT: stopped at the time limit of {:g} s under [{}]", ctx.sample_timeout_s,
-                                          ref_behaviour == "timeout" ? ctx.options.reference.config.Label()
-                                                                     : ctx.options.target.Label());
+      result.over_memory = !IsTimeout(e);
+      result.behaviour = result.over_memory ? "over memory" : "timeout";
+      result.error = e.message();
+      result.status = ref_stopped ? Verdict::kUnchecked : Verdict::kFail;
+      const std::string why =
+          fmt::format("{}: stopped at {} under [{}]", result.StatusWord(), LimitWhy(ctx, e),
+                      ref_stopped ? ctx.options.reference.config.Label() : ctx.options.target.Label());
       f.push_back(result.status == Verdict::kFail ? Fail(id, why) : Skip(id, why + "; not judged"));
+      ctx.stopped.insert(sample.name);
     } else if (ref_behaviour == "nan/inf propagated" && result.behaviour == "outputs finite" &&
                ctx.reference_model && !ctx.output_rules.empty()) {
       // A quantized copy cannot carry NaN or Inf: its integers saturate. What
