@@ -144,7 +144,7 @@ def test_fp64_outputs(tmp_dir):
 
 def test_stale_files_removed_and_failure_leaves_no_manifest(tmp_dir):
     _dump(models.YoloLike, tmp_dir)
-    _dump(models.ConvBnRelu, tmp_dir)
+    _dump(models.ConvBnRelu, tmp_dir, force=True)
     files = sorted(f for f in os.listdir(tmp_dir) if f.startswith("layer_"))
     assert files == ["layer_0000_conv.npy", "layer_0001_bn.npy", "layer_0002_relu.npy"]
 
@@ -158,7 +158,7 @@ def test_stale_files_removed_and_failure_leaves_no_manifest(tmp_dir):
             raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):
-        ptorch.dump(Broken(), torch.randn(1, 3), tmp_dir)
+        ptorch.dump(Broken(), torch.randn(1, 3), tmp_dir, force=True)
     assert not os.path.exists(os.path.join(tmp_dir, "manifest.json"))
     assert not [f for f in os.listdir(tmp_dir) if ".tmp-" in f]
 
