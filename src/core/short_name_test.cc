@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <string>
+
 namespace parity {
 namespace {
 
@@ -56,6 +59,48 @@ TEST(ShortenLongNames, IntoStopsAtTheScanEndButFinishesANameStartedBeforeIt) {
   out.clear();
   EXPECT_EQ(ShortenLongNamesInto(text, 3, out), 2u + a.size());
   EXPECT_EQ(out, "xy" + ShortName(a));
+  ForgetLongNames();
+}
+
+// Issue 56, class 4: names longer than kMaxShownNameBytes that share a long
+// common prefix (40,000 dump layers under one 2 KB scope) were grouped by
+// their first 32 bytes and searched one by one, and every registration
+// scanned and sorted its group: quadratic, over 600 s. Registering them and
+// shortening a text that quotes many of them is linear in what they hold.
+TEST(ShortenLongNames, ManyNamesSharingALongPrefixAreRegisteredAndFoundInLinearTime) {
+  ForgetLongNames();
+  const std::string prefix(2048, 'p');
+  auto name = [&](int i) { return prefix + "/layer" + std::to_string(i); };
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 40000; ++i) RememberLongName(name(i));
+  std::string text, expected;
+  for (int i = 0; i < 40000; i += 7) {
+    text += "node '" + name(i) + "' differs\n";
+    expected += "node '" + ShortName(name(i)) + "' differs\n";
+  }
+  text += prefix + "/layer";  // the common prefix alone is no name
+  expected += prefix + "/layer";
+  EXPECT_EQ(ShortenLongNames(text), expected);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Linear: about a second here, also under the sanitizers; quadratic took
+  // over 600 s. The bound is loose on purpose (a shared, loaded machine).
+  EXPECT_LT(seconds, 60.0);
+  ForgetLongNames();
+}
+
+// The longest remembered name wins where several start at one place, also
+// when they differ only past their shared first bytes, whatever the order
+// they were remembered in.
+TEST(ShortenLongNames, TheLongestOfNamesSharingAPrefixWinsWhateverTheOrder) {
+  ForgetLongNames();
+  const std::string p(400, 'q');
+  const std::string a = p + "a", ab = p + "ab", abc = p + "abc", b = p + "b";
+  RememberLongName(ab);
+  RememberLongName(a);
+  RememberLongName(b);
+  RememberLongName(abc);
+  EXPECT_EQ(ShortenLongNames(abc + "|" + ab + "x|" + a + "|" + b + "|" + p), ShortName(abc) + "|" + ShortName(ab) + "x|" + ShortName(a) + "|" + ShortName(b) + "|" + p);
+  EXPECT_EQ(ShortenLongNames(p + "ac"), ShortName(a) + "c");
   ForgetLongNames();
 }
 
