@@ -1,4 +1,4 @@
-// The Ray engine's framed entry records (src/engine/dataset/entry_record.h),
+// The Ray engine's framed entry records (src/core/entry_record.h),
 // the one parser of the command's entry list and of `parity dataset-worker`'s
 // request lines: any line either parses to an index of at most 2^53 and a
 // non-empty path without NUL that formats back to the same line, or is
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/dataset/entry_record.h"
+#include "core/entry_record.h"
 #include "fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

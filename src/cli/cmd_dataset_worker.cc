@@ -1,7 +1,7 @@
 // parity dataset-worker MODEL (hidden): the evaluator of one Ray actor
 // (python/parity/_ray_engine.py, docs/dataset.md). It creates the two
 // sessions once, then reads entry records on stdin, one a line
-// (engine/dataset/entry_record.h: the driver forwards the command's entry
+// (core/entry_record.h: the driver forwards the command's entry
 // list) and answers each with the entry's rows (engine/dataset/dataset_rows.h)
 // and "E<TAB>INDEX". A line longer than a record may be, or one that is no
 // record, ends it with one line, exit 2.
@@ -17,7 +17,7 @@
 #include "core/json_in.h"
 #include "core/regular_file.h"
 #include "engine/dataset/dataset_rows.h"
-#include "engine/dataset/entry_record.h"
+#include "core/entry_record.h"
 
 namespace parity::cli {
 namespace {
@@ -34,23 +34,6 @@ Result<TolerancePolicy> ReadPolicy(const std::string& path) {
   PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxConfigBytes));
   PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text, path));
   return WithContext(TolerancePolicyFromJson(j), path);
-}
-
-// Reads one line of at most `max` bytes (its newline dropped). False at the
-// end of the input; `too_long` when a line goes past `max` (what was read is
-// dropped: a request line is never held whole beyond the bound).
-bool ReadBoundedLine(std::istream& in, std::string& line, size_t max, bool& too_long) {
-  line.clear();
-  too_long = false;
-  for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
-    if (c == '\n') return true;
-    if (line.size() >= max) {
-      too_long = true;
-      return true;
-    }
-    line.push_back(static_cast<char>(c));
-  }
-  return !line.empty();
 }
 
 Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {

@@ -19,7 +19,7 @@
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "engine/dataset/dataset_rows.h"
-#include "engine/dataset/entry_record.h"
+#include "core/entry_record.h"
 #include "engine/run/environment.h"
 #include "ort/ep_libraries.h"
 
@@ -90,7 +90,7 @@ Result<int> Spawn(const std::vector<std::string>& argv, const std::string& pytho
 }
 
 Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o) {
-  // Framed records (engine/dataset/entry_record.h): a file name holding a
+  // Framed records (core/entry_record.h): a file name holding a
   // newline or bytes that are not UTF-8 stays one entry, exactly.
   std::string list;
   for (size_t i = 0; i < entries.size(); ++i) list += FormatEntryRecord(i, fs::absolute(entries[i]).string()) + "\n";

@@ -1,4 +1,4 @@
-#include "engine/dataset/entry_record.h"
+#include "core/entry_record.h"
 
 #include <fmt/format.h>
 
@@ -56,6 +56,20 @@ Result<EntryRecord> ParseEntryRecord(std::string_view line) {
     r.path.push_back(c);
   }
   return r;
+}
+
+bool ReadBoundedLine(std::istream& in, std::string& line, size_t max, bool& too_long) {
+  line.clear();
+  too_long = false;
+  for (int c; (c = in.get()) != std::char_traits<char>::eof();) {
+    if (c == '\n') return true;
+    if (line.size() >= max) {
+      too_long = true;
+      return true;
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  return !line.empty();
 }
 
 }  // namespace parity
