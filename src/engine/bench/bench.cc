@@ -31,6 +31,7 @@ Measured MeasureConfig(const ort::ModelSource& source, const BenchConfig& bc, co
     auto session = ort::Session::Create(source, bc.config, extras);
     if (!session) {
       m.result.error = session.error().message();
+      m.result.bad_input = session.error().code() == ErrorCode::kInvalidArgument;
       return m;
     }
     m.result.session_creation_ms = session->creation_ms();

@@ -30,6 +30,7 @@ struct BenchConfigResult {
   double max_abs_vs_reference = -1;
   bool nonfinite_mismatch = false;  // NaN/Inf where the reference has none, or the reverse
   std::string error;                // set when creation or a run failed; the numbers are then empty
+  bool bad_input = false;           // the error is the model's (kInvalidArgument at load: an opset newer than ORT)
 };
 
 // What one fusion buys and costs: the `all` config with one optimizer
