@@ -56,6 +56,14 @@ TEST(DatasetReport, ModuleRankingAndRetriesAreInJsonConsoleAndHtml) {
   EXPECT_EQ(j["retried"]["samples"], 3);
   EXPECT_NE(FormatDatasetSummary(r).find("first diverge in module features.4"), std::string::npos);
   EXPECT_NE(DatasetReportToHtml(r).find("by PyTorch module"), std::string::npos);
+  // Issue 54: JUnit's failure message says where, the module first; names carry the model.
+  r.model = "models/resnet18.onnx";
+  const std::string junit = DatasetReportToJUnit(r);
+  EXPECT_NE(junit.find("out of tolerance; max_abs max"), std::string::npos) << junit;
+  EXPECT_NE(junit.find("flipped; 1 of 1 located flips first diverge in module features.4\""), std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("classname=\"parity.resnet18.dataset\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("<testsuite name=\"resnet18/dataset\""), std::string::npos) << junit;
 }
 
 TEST(DatasetReport, HtmlEscapesNamesAndJUnitHasOneCasePerOutput) {

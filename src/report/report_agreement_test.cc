@@ -82,6 +82,12 @@ TEST(ReportAgreement, FailedTestCountsMatchTheirRows) {
   EXPECT_EQ(CheckReportToJson(r)["failed_tests"].size(), failed);
   const std::string console = FormatCheckSummary(r, ConsoleStyle{});
   EXPECT_NE(console.find("failed tests (3):"), std::string::npos) << console;
+  // JUnit's failure count is the same list (issue 54: the failed sample was a second failure).
+  const std::string junit = CheckReportToJUnit(r);
+  EXPECT_NE(junit.find("failures=\"3\" errors=\"0\""), std::string::npos) << junit.substr(0, 400);
+  size_t failures = 0;
+  for (size_t at = junit.find("<failure "); at != std::string::npos; at = junit.find("<failure ", at + 1)) ++failures;
+  EXPECT_EQ(failures, failed);
 }
 
 TEST(ReportAgreement, EveryFormatSaysWhatItWasJudgedAgainstFirst) {
