@@ -106,7 +106,11 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
   };
   std::string out;
   const std::string model = r.model ? r.model->path : std::string("model");
-  out += fmt::format("{} {}\n", paint(StatusColor(r.overall), r.OverallWord()), model);
+  // The first line says what was judged as deployed: the verdict, the model,
+  // the target config and the ONNX Runtime release (issue 54).
+  out += fmt::format("{} {}{}{}\n", paint(StatusColor(r.overall), r.OverallWord()), model,
+                     r.config ? fmt::format(" [{}]", r.config->target.Label()) : std::string(),
+                     r.env && !r.env->ort_version.empty() ? " onnxruntime " + r.env->ort_version : std::string());
   out += JudgedAgainst(r) + "\n";
   for (const auto& why : r.coverage.missing) out += paint(ansi::kYellow, "not judged: " + why) + "\n";
   if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
@@ -156,7 +160,10 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
                          CosineText(c.metrics), c.metrics.mismatches, c.metrics.count);
     if (!c.reason.empty()) out += paint(ansi::kDim, "  " + c.reason);
     out += "\n";
-    if (!c.tolerance.rules_fired.empty()) out += fmt::format("      tolerance: {}\n", c.tolerance.Why());
+    // The tolerance of each failed output, and of the worst one: a passing
+    // check says it once, not once per output (issue 54).
+    if (!c.tolerance.rules_fired.empty() && (i == 0 || c.status == Verdict::kFail))
+      out += fmt::format("      tolerance: {}\n", c.tolerance.Why());
   }
   // One tolerance warning per output (each sample would repeat it).
   std::vector<std::string> warned;

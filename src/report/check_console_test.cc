@@ -11,7 +11,8 @@ namespace {
 
 TEST(CheckConsole, SummaryLeadsWithTheVerdictAndListsFailures) {
   const std::string s = FormatCheckSummary(testing_util::MakeSampleReport(), ConsoleStyle{});
-  EXPECT_TRUE(s.starts_with("FAIL /models/resnet & co.onnx\n")) << s;
+  // The deployed config and the ONNX Runtime release on the first line (issue 54).
+  EXPECT_TRUE(s.starts_with("FAIL /models/resnet & co.onnx [all threads=1] onnxruntime 1.29.0\n")) << s;
   EXPECT_NE(s.find("numerics FAIL"), std::string::npos) << s;
   EXPECT_NE(s.find("robustness SKIPPED"), std::string::npos) << s;
   EXPECT_NE(s.find("failed tests (1):"), std::string::npos) << s;
@@ -23,6 +24,26 @@ TEST(CheckConsole, SummaryLeadsWithTheVerdictAndListsFailures) {
   EXPECT_NE(s.find("latency [all threads=1]: mean 2.750 ms"), std::string::npos) << s;
   EXPECT_NE(s.find("NOT deterministic"), std::string::npos) << s;
   EXPECT_EQ(s.find('\x1b'), std::string::npos);  // no colour unless asked
+}
+
+// Issue 54: a PASS prints the tolerance once (its worst output's), not a line per output.
+TEST(CheckConsole, APassingSummaryStatesTheToleranceOnce) {
+  CheckReport r = testing_util::MakeSampleReport();
+  r.overall = Verdict::kPass;
+  r.stages[2].findings.pop_back();
+  r.stages[2].status = Verdict::kPass;
+  for (auto& sample : r.samples) {
+    sample.status = Verdict::kPass;
+    for (auto& o : sample.outputs) {
+      o.comparison = testing_util::SampleComparison(o.output, Verdict::kPass);
+      o.comparison.tolerance.rules_fired = {"default for float32", "scaled: atol = 0.0001 x rms(ref) 1 = 0.0001"};
+    }
+  }
+  const std::string s = FormatCheckSummary(r, ConsoleStyle{});
+  size_t lines = 0;
+  for (size_t at = s.find("tolerance: "); at != std::string::npos; at = s.find("tolerance: ", at + 1)) ++lines;
+  EXPECT_EQ(lines, 1u) << s;
+  EXPECT_TRUE(s.starts_with("PASS /models/resnet & co.onnx [all threads=1] onnxruntime 1.29.0\n")) << s;
 }
 
 TEST(CheckConsole, ColourOnlyWhenAsked) {

@@ -13,6 +13,7 @@
 #include "report/html.h"
 #include "report/html_internal.h"
 #include "report/report_test_util.h"
+#include "report/torch_console.h"
 
 namespace parity {
 namespace {
@@ -122,6 +123,32 @@ TEST(ReportDetails, ConsoleSaysWhichToleranceAndWhyAndWarnsOncePerOutput) {
   const std::string html = CheckReportToHtml(r);
   EXPECT_NE(html.find("title=\"scaled: atol = 0.0001 x rms(ref) 2e-09 = 2e-13\""), std::string::npos);
   EXPECT_NE(html.find("<b>warning:</b> atol 0.0001 is at least"), std::string::npos);
+}
+
+// Issue 54: `align` listed "eval BatchNorm folded into the Conv node '...'
+// before it" once per BatchNorm; a reason shared by 3 or more layers is one line.
+TEST(ReportDetails, AlignGroupsARepeatedReasonIntoOneLine) {
+  TorchComparison c;
+  for (int i = 0; i < 20; ++i) {
+    LayerVerdict v;
+    v.alignment.module = "layer" + std::to_string(i) + ".bn";
+    v.alignment.reason = "eval BatchNorm folded into the Conv node '/layer" + std::to_string(i) + "/Conv' before it";
+    c.layers.push_back(v);
+  }
+  LayerVerdict odd;
+  odd.alignment.module = "head";
+  odd.alignment.reason = "no ONNX tensor holds this value";
+  c.layers.push_back(odd);
+  const std::string table = FormatAlignTable(c, false);
+  size_t folded = 0;
+  for (size_t at = table.find("folded"); at != std::string::npos; at = table.find("folded", at + 1)) ++folded;
+  EXPECT_EQ(folded, 1u) << table;
+  EXPECT_NE(table.find("20 layers unchecked: eval BatchNorm folded into the Conv node before it: layer0.bn, "
+                       "layer1.bn"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find(", ... 12 more\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("no ONNX tensor holds this value"), std::string::npos) << table;  // alone: its own row
 }
 
 }  // namespace
