@@ -51,21 +51,22 @@ std::string OutputSection(const DatasetOutputSummary& s, int64_t count) {
 
 std::string RankingSection(const DatasetReport& r) {
   std::string h = "<section id=\"ranking\"><h2>where located samples first diverge</h2>";
-  if (const std::string line = DatasetHeadline(r); !line.empty()) h += "<p><b>" + Esc(line) + "</b></p>";
+  if (const std::string line = DatasetHeadline(r); !line.empty()) h += "<p><b>" + html::Breakable(line) + "</b></p>";
   h += "<table><tr><th>fused node</th><th>op</th><th>node</th><th>samples</th><th>flips</th><th>covers</th></tr>";
   for (const auto& e : r.ranking) {
     std::string covers;
-    for (size_t i = 0; i < e.covers.size() && i < 8; ++i) covers += (i ? ", " : "") + Esc(e.covers[i]);
+    for (size_t i = 0; i < e.covers.size() && i < 8; ++i) covers += (i ? ", " : "") + html::Breakable(e.covers[i]);
     if (e.covers.size() > 8) covers += fmt::format(", ... ({} nodes)", e.covers.size());
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(e.fused_node),
-                     Esc(e.op_type), Esc(e.node), e.samples, e.flips, covers);
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     html::Breakable(e.fused_node), html::Breakable(e.op_type), html::Breakable(e.node), e.samples,
+                     e.flips, covers);
   }
   h += "</table>";
   if (!r.module_ranking.empty()) {
-    h += "<h3>by PyTorch module</h3><p><b>" + Esc(DatasetModuleHeadline(r)) + "</b></p>";
+    h += "<h3>by PyTorch module</h3><p><b>" + html::Breakable(DatasetModuleHeadline(r)) + "</b></p>";
     h += "<table><tr><th>module</th><th>samples</th><th>flips</th></tr>";
     for (const auto& e : r.module_ranking)
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(e.module), e.samples, e.flips);
+      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>", html::Breakable(e.module), e.samples, e.flips);
     h += "</table>";
   }
   return h + "</section>";
@@ -75,8 +76,8 @@ std::string WorstSection(const DatasetReport& r) {
   std::string h = "<section><h2>worst samples</h2><table><tr><th>id</th><th>output</th><th>score</th>"
                   "<th>max_abs</th><th>cosine</th><th>SQNR dB</th></tr>";
   for (const auto& w : r.worst)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", Esc(w.id),
-                     Esc(w.output), Num(w.score), Num(w.max_abs), Num(w.cosine), Num(w.snr_db));
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", html::Breakable(w.id),
+                     html::Breakable(w.output), Num(w.score), Num(w.max_abs), Num(w.cosine), Num(w.snr_db));
   return h + "</table></section>";
 }
 
@@ -93,7 +94,11 @@ constexpr const char* kStyle =
     "height:140px;gap:3px;margin:.5em 0 1.5em}.bar{width:44px;height:100%;display:flex;flex-direction:column;"
     "justify-content:flex-end;align-items:center;position:relative}.bar span{display:block;width:100%;"
     "background:#4a7bd0}.bar small{font-size:10px}.bar i{font-size:10px;color:#666}.PASS{color:#1a7f37}"
-    ".FAIL{color:#c62828}";
+    ".FAIL{color:#c62828}"
+    // Nothing wider than the window (issue 54): names wrap at their separators
+    // (<wbr>, html::Breakable), commands inside their box, a wide table scrolls in its own.
+    "td,th,p,li{overflow-wrap:break-word}pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f7f9;"
+    "padding:6px 8px}table{display:block;max-width:100%;overflow-x:auto}";
 
 }  // namespace
 

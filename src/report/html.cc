@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string_view>
+#include <vector>
 
 #include "core/json_out.h"
 #include "report/check_json.h"
@@ -23,6 +25,32 @@ namespace parity {
 namespace html {
 
 std::string Esc(std::string_view s) { return HtmlEscape(s); }
+
+std::string Breakable(std::string_view s) {
+  // Only long tokens need break points: short names and prose stay as written.
+  constexpr size_t kLongToken = 24;
+  std::string out;
+  size_t from = 0, token_start = 0;
+  std::vector<size_t> breaks;  // after these positions, in the current token
+  const auto close_token = [&](size_t end) {
+    if (end - token_start > kLongToken)
+      for (size_t at : breaks) {
+        out += HtmlEscape(s.substr(from, at + 1 - from)) + "<wbr>";
+        from = at + 1;
+      }
+    breaks.clear();
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (std::isspace(static_cast<unsigned char>(s[i]))) {
+      close_token(i);
+      token_start = i + 1;
+    } else if (std::string_view("/+_.,:=-").find(s[i]) != std::string_view::npos && i + 1 < s.size()) {
+      breaks.push_back(i);
+    }
+  }
+  close_token(s.size());
+  return out + HtmlEscape(s.substr(from));
+}
 
 std::string Num(double v) {
   if (std::isnan(v)) return "nan";

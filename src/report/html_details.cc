@@ -20,7 +20,7 @@ using nlohmann::json;
 
 std::string List(const std::vector<std::string>& items, size_t max) {
   std::string s;
-  for (size_t i = 0; i < items.size() && i < max; ++i) s += (i ? ", " : "") + Esc(items[i]);
+  for (size_t i = 0; i < items.size() && i < max; ++i) s += (i ? ", " : "") + Breakable(items[i]);
   if (items.size() > max) s += fmt::format(", &hellip; ({} in all)", items.size());
   return s;
 }
@@ -69,7 +69,7 @@ std::string NarrowingList(const std::vector<LocateCulprit>& culprits) {
     if (!c.narrowing) continue;
     const LocateNarrowing& n = *c.narrowing;
     s += fmt::format("<h3>Narrowing <span class=\"mono\">{}</span></h3>\n<ol class=\"narrowing\">\n",
-                     Esc(c.fused_node));
+                     Breakable(c.fused_node));
     for (const auto& step : n.steps)
       s += fmt::format("<li>{} nodes, {} group(s): {} &mdash; <span class=\"mono\">{}</span></li>\n",
                        step.covers.size(), step.groups, step.measured ? ErrorCell(step.local) : "not run",
@@ -83,7 +83,7 @@ std::string NarrowingList(const std::vector<LocateCulprit>& culprits) {
 std::string AblationCell(const std::optional<LocateAblation>& a) {
   if (!a) return "";
   if (a->optimizer.empty()) return Esc(a->note);
-  return fmt::format("without <span class=\"mono\">{}</span>: {}; latency {} &rarr; {} ms", Esc(a->optimizer),
+  return fmt::format("without <span class=\"mono\">{}</span>: {}; latency {} &rarr; {} ms", Breakable(a->optimizer),
                      ErrorCell(a->local_without), NumText(a->latency_ms_with), NumText(a->latency_ms_without));
 }
 
@@ -96,9 +96,10 @@ std::string LocateSection(const CheckReport& r) {
   if (l.first_divergence) {
     const FirstDivergence& d = *l.first_divergence;
     s += "<div class=\"callout\"><b>First divergence</b><dl>";
-    s += fmt::format("<dt>tensor</dt><dd class=\"mono\">{}</dd>", Esc(d.tensor));
-    s += fmt::format("<dt>produced by</dt><dd class=\"mono\">{}</dd>", Esc(d.producer));
-    s += fmt::format("<dt>fused node</dt><dd class=\"mono\">{} ({})</dd>", Esc(d.fused_node), Esc(d.op_type));
+    s += fmt::format("<dt>tensor</dt><dd class=\"mono\">{}</dd>", Breakable(d.tensor));
+    s += fmt::format("<dt>produced by</dt><dd class=\"mono\">{}</dd>", Breakable(d.producer));
+    s += fmt::format("<dt>fused node</dt><dd class=\"mono\">{} ({})</dd>", Breakable(d.fused_node),
+                     Breakable(d.op_type));
     s += fmt::format("<dt>covers</dt><dd class=\"mono\">{}</dd>", List(d.covers, 12));
     s += "</dl></div>\n";
   } else {
@@ -114,9 +115,9 @@ std::string LocateSection(const CheckReport& r) {
          "<th>inherited</th><th>ablation</th></tr></thead><tbody>\n";
     for (const auto& c : l.culprits)
       s += fmt::format(
-          "<tr><td class=\"name mono\">{}</td><td>{}</td><td class=\"name mono\">{}</td><td>{}</td>"
-          "<td>{}</td><td>{}</td></tr>\n",
-          Esc(c.fused_node), Esc(c.op_type), List(c.covers, 8), ErrorCell(c.local), ErrorCell(c.inherited),
+          "<tr><td class=\"name mono\">{}</td><td class=\"name\">{}</td><td class=\"name mono\">{}</td><td>{}</td>"
+          "<td>{}</td><td class=\"ablation\">{}</td></tr>\n",
+          Breakable(c.fused_node), Breakable(c.op_type), List(c.covers, 8), ErrorCell(c.local), ErrorCell(c.inherited),
           AblationCell(c.ablation));
     s += "</tbody></table></div>\n";
     s += NarrowingList(l.culprits);
@@ -139,8 +140,8 @@ std::string StagesSection(const CheckReport& r) {
       s += "<table><thead><tr><th>status</th><th>test</th><th>message</th></tr></thead><tbody>\n";
       for (const auto& f : st.findings)
         s += fmt::format("<tr class=\"{}\"><td>{}</td><td class=\"name mono\">{}</td><td>{}</td></tr>\n",
-                         f.status == Verdict::kFail ? "fail" : "", Pill(CheckVerdictName(f.status)), Esc(f.id),
-                         Esc(f.message));
+                         f.status == Verdict::kFail ? "fail" : "", Pill(CheckVerdictName(f.status)), Breakable(f.id),
+                         Breakable(f.message));
       s += "</tbody></table>\n";
     }
     s += "</div></details>\n";

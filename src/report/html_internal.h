@@ -11,6 +11,12 @@
 namespace parity::html {
 
 std::string Esc(std::string_view s);  // HtmlEscape
+// Esc with a <wbr> after each separator (/ + _ . , : = -) of every token
+// longer than 24 characters, so that node paths, op chains
+// (Conv+MaxPool+Conv+...) and commands wrap at their separators and never
+// mid-word (issue 54); shorter tokens and prose stay as written. Element
+// text only, never an attribute.
+std::string Breakable(std::string_view s);
 std::string Num(double v);            // 4 significant digits; inf, -inf, nan
 // <span class="pill pass">PASS</span>; `status` is PASS/FAIL/SKIPPED or
 // pass/fail/unchecked (the class is its lowercase form).

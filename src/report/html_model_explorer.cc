@@ -37,12 +37,13 @@ std::string ModelExplorerLinksSection(const ModelExplorerLinks& m) {
       "error, pass/fail/unchecked, its PyTorch module and the fused node covering it; the optimized graph's "
       "fused nodes with their local error and what they cover. Install it with <span class=\"mono\">pip install "
       "ai-edge-model-explorer model-explorer-onnx</span> and open:</p>\n",
-      Esc(m.dir));
-  for (const auto& c : m.commands) s += fmt::format("<pre class=\"mono\">{}</pre>\n", Esc(c));
+      Breakable(m.dir));
+  // A command is one long line: it wraps inside its box (report.css `pre.command`).
+  for (const auto& c : m.commands) s += fmt::format("<pre class=\"mono command\">{}</pre>\n", Breakable(c));
   s += "<ul class=\"mono\">\n";
   for (const auto& f : m.files) {
     const std::string href = m.href_dir.empty() ? f : m.href_dir + "/" + f;
-    s += fmt::format("<li><a href=\"{}\">{}</a></li>\n", Esc(UrlPath(href)), Esc(f));
+    s += fmt::format("<li><a href=\"{}\">{}</a></li>\n", Esc(UrlPath(href)), Breakable(f));
   }
   s += "</ul>\n</section>\n";
   return s;

@@ -95,7 +95,7 @@ std::string FailedTestsSection(const CheckReport& r) {
       if (f.status == Verdict::kFail) {
         any = true;
         rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
-                            Esc(f.id), Esc(st.name), Esc(f.message));
+                            Breakable(f.id), Esc(st.name), Breakable(f.message));
       }
   if (!any) {
     s += "<p class=\"empty\">No failed tests.</p>\n";
