@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "cli/terminal_progress.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
@@ -61,6 +62,7 @@ Result<int64_t> MemoryOption(const std::string& text) {
 
 int RunBaseline(const BaselineCliOptions& o) {
   KeepLargeBlocksMapped();
+  if (auto s = CheckOutputsApart({{"-o", o.output}, {"--json", o.json}}); !s) return ReportError(s.error());
   auto config = ResolveConfig(o.config, "disable");
   if (!config) return ReportError(config.error());
   auto memory = MemoryOption(o.max_memory);
@@ -71,7 +73,10 @@ int RunBaseline(const BaselineCliOptions& o) {
                           .check_determinism = !o.no_determinism,
                           .overwrite = o.overwrite};
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
-  auto result = WriteBaseline(o.model, o.inputs, o.output, options);
+  auto result = [&] {
+    TerminalProgress progress;  // erased before anything else is printed
+    return WriteBaseline(o.model, o.inputs, o.output, options);
+  }();
   if (!result) return ReportError(result.error());
   fmt::print("{}", FormatBaselineWritten(*result, o.model, o.output, config->Label()));
   PrintPeakRss();

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/model_explorer_option.h"
 #include "cli/sample_flags.h"
+#include "cli/terminal_progress.h"
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
@@ -133,7 +134,9 @@ int RunLocateRuntimes(const LocateCliOptions& o, const LocateOptions& options, c
 
 int RunLocate(const LocateCliOptions& o) {
   LocateOptions options;
-  // The output folder is checked before anything runs (docs/security.md).
+  // The outputs are checked before anything runs (docs/security.md).
+  if (auto s = CheckOutputsApart({{"--repro", o.repro}, {"--json", o.json}, {"--model-explorer", o.model_explorer}}); !s)
+    return ReportError(s.error());
   if (!o.repro.empty())
     if (auto s = CheckReproDir(o.repro); !s) return ReportError(s.error());
   ConfigOptions config = o.config;
@@ -175,7 +178,10 @@ int RunLocate(const LocateCliOptions& o) {
   if (reference->torch_dump() != nullptr) return RunLocateTorch(o, *reference, *model, derived ? &*derived : nullptr, options);
   auto sample = PickSample(o, *model);
   if (!sample) return ReportError(sample.error());
-  auto report = Locate(*model, derived ? &*derived : nullptr, *sample, options);
+  auto report = [&] {
+    TerminalProgress progress;  // the drill-down's; erased before anything else is printed
+    return Locate(*model, derived ? &*derived : nullptr, *sample, options);
+  }();
   if (!report) return ReportError(report.error());
   PrintLocateSummary(*report, stdout);
   PrintPeakRss();

@@ -12,6 +12,7 @@
 
 #include "core/atomic_file.h"
 #include "core/npy_header.h"
+#include "core/progress.h"
 #include "core/sha256.h"
 #include "engine/baseline/baseline_internal.h"
 
@@ -149,6 +150,11 @@ Result<BaselineSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, co
   }
   const double scale_limit = kScaleFactor * std::max(1.0, out.input_scale);
   std::vector<BaselineFile> outputs;
+  // Progress on a terminal (core/progress.h): tensors written of those observed.
+  size_t planned = 0, written = 0;
+  for (const auto& b : tracer.batches()) planned += b.size();
+  const std::string what = "baseline " + sample.name;
+  ReportProgress(what, 0, planned);
   auto sink = [&](const std::vector<NamedTensor>& batch) -> Status {
     std::vector<BaselineFile> recs;
     for (const auto& [name, t] : batch) recs.push_back(templates.others[name]);
@@ -160,6 +166,8 @@ Result<BaselineSample> WriteSampleFiles(Tracer& tracer, const Sample& sample, co
       rec.out_of_scale = rec.stats.max_abs > scale_limit;
       (rec.role == FileRole::kOutput ? outputs : out.files).push_back(std::move(rec));
     }
+    written += batch.size();
+    ReportProgress(what, std::min(written, planned), planned);
     return {};
   };
   PARITY_RETURN_IF_ERROR(tracer.TraceBatches(sample, sink));

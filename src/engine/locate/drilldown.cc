@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/progress.h"
 #include "engine/run/optimized_plan.h"
 
 namespace parity {
@@ -54,6 +55,9 @@ class Narrower {
   // are moved into the result by their owner, Keep); on false the caller
   // pops the step it pushed for the range.
   Result<bool> Step(size_t lo, size_t hi, const RegionModels& models, std::optional<RegionRun>& run) {
+    // Progress on a terminal (core/progress.h): nodes left out of the region so far.
+    if (span_ == 0) span_ = hi - lo;
+    ReportProgress("drill-down", span_ - std::min(span_, hi - lo), span_);
     LocateNarrowing& n = result_.narrowing;
     const size_t depth = n.steps.size();
     if (CountGroups(d_, lo, hi) > 1) {
@@ -153,6 +157,7 @@ class Narrower {
   std::string failure_, note_;
   std::pair<size_t, size_t> final_{0, 0};
   bool kept_ = false;
+  size_t span_ = 0;  // nodes of the region first entered
 };
 
 }  // namespace
