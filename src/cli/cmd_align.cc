@@ -34,6 +34,8 @@ struct AlignCmdOptions {
 };
 
 int RunAlign(const AlignCmdOptions& o) {
+  if (auto s = CheckOutputsApart({{"--json", o.json}, {"--model-explorer", o.model_explorer}}); !s)
+    return ReportError(s.error());
   auto config = ResolveConfig(o.config, "disable");
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);

@@ -140,7 +140,10 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.curve_seconds = o.curve_seconds;
   options.locate_on_failure = !o.no_locate;
   options.strict = o.strict;
-  // The report folder is checked before anything runs (docs/security.md).
+  // The outputs are checked before anything runs (docs/security.md).
+  if (auto s = CheckOutputsApart({{"--report", o.report_dir}, {"--json", o.json}, {"--model-explorer", o.model_explorer}});
+      !s)
+    return ReportError(s.error());
   if (!o.report_dir.empty())
     if (auto s = CheckReportDir(o.report_dir); !s) return ReportError(s.error());
   if (auto s = ResolveCheckConfigs(o, options); !s) return ReportError(s.error());
