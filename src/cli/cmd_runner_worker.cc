@@ -23,7 +23,10 @@ int RunRunnerWorker(const RunnerWorkerOptions& o) {
   auto config = LoadRunConfig(o.config);  // written by the parent
   if (!config) return ReportError(config.error());
   auto runner = MakeSessionRunner(*config);
-  return ServeRunnerJobs(std::cin, std::cout, *runner);
+  std::string error;
+  const int rc = ServeRunnerJobs(std::cin, std::cout, *runner, &error);
+  if (rc != 0) return ReportError(InvalidArgument(error).error());
+  return rc;
 }
 
 }  // namespace

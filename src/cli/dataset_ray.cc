@@ -18,6 +18,7 @@
 #include "cli/ray_python.h"
 #include "core/atomic_file.h"
 #include "core/json_out.h"
+#include "core/scratch_dir.h"
 #include "engine/dataset/dataset_rows.h"
 #include "core/entry_record.h"
 #include "engine/run/environment.h"
@@ -154,16 +155,9 @@ Status ReadRows(const fs::path& path, DatasetReport& report) {
 
 DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& o) {
   return [c, o](const std::vector<fs::path>& entries, DatasetReport& report) -> Status {
-    std::string pattern = (fs::temp_directory_path() / "parity-ray-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) return RuntimeError("--engine ray: cannot make a temporary folder");
-    const fs::path tmp(pattern);
-    struct Cleanup {
-      fs::path p;
-      ~Cleanup() {
-        std::error_code ec;
-        fs::remove_all(p, ec);
-      }
-    } cleanup{tmp};
+    // Registered: an interrupt before the driver runs (or after it) removes it too.
+    PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, WithContext(ScratchDir::Create("ray"), "--engine ray"));
+    const fs::path tmp = scratch.path();
     PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
     int signaled = 0;
     PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(c.ray_python));

@@ -6,7 +6,9 @@
 #include <cstring>
 
 #include "core/atomic_file.h"
+#include "core/child_process.h"
 #include "core/mapped_file.h"
+#include "core/scratch_dir.h"
 #include "core/staged_dir.h"
 
 namespace parity::cli {
@@ -22,11 +24,21 @@ void WriteAll(const char* text) {
   }
 }
 
-// Async-signal-safe only: unlink(2) via RemovePendingTempFiles, the staging
-// folders' removal (core/staged_dir.h), write(2), _exit(2).
-extern "C" void OnTerminatingSignal(int sig) {
+// Everything an interrupted parity leaves: its children first (a child
+// runner writes into a scratch folder), then its temp files, staging and
+// scratch folders. Async-signal-safe: kill(2) and waitpid(2)
+// (core/child_process.h), unlink(2) (core/atomic_file.h), the folders'
+// removal (core/staged_dir.h, core/scratch_dir.h).
+void CleanUp() {
+  KillPendingChildren();
   RemovePendingTempFiles();
   RemovePendingStagedDirs();
+  RemovePendingScratchDirs();
+}
+
+// Async-signal-safe only: CleanUp, write(2), _exit(2).
+extern "C" void OnTerminatingSignal(int sig) {
+  CleanUp();
   WriteAll(sig == SIGINT    ? "parity: interrupted (SIGINT); no partial files left\n"
            : sig == SIGTERM ? "parity: interrupted (SIGTERM); no partial files left\n"
                             : "parity: interrupted; no partial files left\n");
@@ -43,8 +55,7 @@ extern "C" void OnBusError(int sig, siginfo_t* info, void*) {
     ::signal(sig, SIG_DFL);
     return;
   }
-  RemovePendingTempFiles();
-  RemovePendingStagedDirs();
+  CleanUp();
   WriteAll("parity: ");
   WriteAll(path);
   WriteAll(": the file changed (was truncated) while parity read it\n");

@@ -1,5 +1,5 @@
 // Paths a signal handler must clean up (atomic_file.cc's temporary files,
-// staged_dir.cc's staging folders): a fixed array that a handler can walk
+// staged_dir.cc's staging folders, scratch_dir.cc's scratch folders): a fixed array that a handler can walk
 // without allocating or locking. A slot is free (0), being filled (1) or live
 // (2). Internal to src/core.
 #pragma once
@@ -9,6 +9,10 @@
 #include <string>
 
 namespace parity::core_internal {
+
+// Removes `name` under `parent_fd`, a file or a folder with what it holds, at
+// most `depth` levels below it. Async-signal-safe (staged_dir.cc).
+void RemoveTreeAt(int parent_fd, const char* name, int depth);
 
 template <int kSlots>
 class SignalSafePaths {

@@ -36,10 +36,11 @@ struct LinuxDirent64 {
   char d_name[1];
 };
 
-// Removes `name` under `parent_fd`, a file or a folder with what it holds.
+}  // namespace
+
 // Async-signal-safe: system calls on a buffer on the stack. A pass that
 // removes entries starts the listing again (removal moves the offsets).
-void RemoveTreeAt(int parent_fd, const char* name, int depth) {
+void core_internal::RemoveTreeAt(int parent_fd, const char* name, int depth) {
   if (::unlinkat(parent_fd, name, 0) == 0 || errno == ENOENT) return;
   if (depth > 0) {
     const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -66,6 +67,8 @@ void RemoveTreeAt(int parent_fd, const char* name, int depth) {
   ::unlinkat(parent_fd, name, AT_REMOVEDIR);
 }
 
+namespace {
+
 // The target as an absolute path without a trailing separator.
 fs::path NormalTarget(const fs::path& target) {
   std::error_code ec;
@@ -85,7 +88,7 @@ bool IsMissingOrEmptyDir(const fs::path& p) {
 }  // namespace
 
 void RemovePendingStagedDirs() {
-  g_staged.ForEachLive([](const char* path) { RemoveTreeAt(AT_FDCWD, path, 8); });
+  g_staged.ForEachLive([](const char* path) { core_internal::RemoveTreeAt(AT_FDCWD, path, 8); });
 }
 
 Result<StagedDir> StagedDir::Create(const fs::path& target) {
@@ -113,7 +116,7 @@ StagedDir::StagedDir(StagedDir&& other) noexcept
       done_(std::exchange(other.done_, true)) {}
 
 StagedDir::~StagedDir() {
-  if (!done_) RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
+  if (!done_) core_internal::RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
   Unregister(slot_);
 }
 
@@ -181,7 +184,7 @@ Status StagedDir::Commit(bool replace) {
   // The staging path now holds the old folder; it stays registered while it
   // is removed, so an interrupt now removes the rest of it.
   done_ = true;
-  RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
+  core_internal::RemoveTreeAt(AT_FDCWD, staging_.c_str(), 8);
   Unregister(std::exchange(slot_, -1));
   return {};
 }

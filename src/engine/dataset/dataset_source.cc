@@ -59,6 +59,24 @@ Result<std::vector<fs::path>> ListDirectory(const fs::path& dir, bool allow_syml
   return entries;
 }
 
+// The folder a glob pattern names before its first wildcard ("D" of "D/*/x.npz").
+fs::path FixedPrefix(const std::string& pattern) {
+  const size_t wild = pattern.find_first_of("*?[");
+  const size_t slash = pattern.rfind('/', wild);
+  return slash == std::string::npos ? fs::path(".") : fs::path(pattern.substr(0, slash == 0 ? 1 : slash));
+}
+
+// Whether `entry`, or a folder between it and `fixed`, is parity's own output
+// folder.
+bool InsideOwnOutputFolder(const fs::path& entry, const fs::path& fixed) {
+  const fs::path stop = fixed.lexically_normal();
+  for (fs::path p = entry.lexically_normal(); !p.empty() && p != stop && p != p.parent_path(); p = p.parent_path()) {
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(p, ec)) && IsOwnOutputFolder(p)) return true;
+  }
+  return false;
+}
+
 Result<std::vector<fs::path>> ListGlob(const std::string& pattern) {
   glob_t g{};
   const int rc = glob(pattern.c_str(), GLOB_NOSORT, nullptr, &g);
@@ -67,6 +85,11 @@ Result<std::vector<fs::path>> ListGlob(const std::string& pattern) {
   globfree(&g);
   if (rc != 0 && rc != GLOB_NOMATCH)
     return InvalidArgument(fmt::format("{}: the dataset pattern could not be expanded", pattern));
+  // parity's own output folders are no entries, as in a folder dataset, nor
+  // is anything the pattern reaches inside one (issue 56, class 10: a report
+  // written into D broke every rerun of `--dataset 'D/*'`).
+  const fs::path fixed = FixedPrefix(pattern);
+  std::erase_if(entries, [&](const fs::path& entry) { return InsideOwnOutputFolder(entry, fixed); });
   if (entries.empty()) return InvalidArgument(fmt::format("{}: no sample files match the dataset pattern", pattern));
   std::sort(entries.begin(), entries.end());
   return entries;

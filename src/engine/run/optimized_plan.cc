@@ -11,19 +11,6 @@
 
 namespace parity {
 
-Result<ScratchDir> ScratchDir::Create(const std::string& tag) {
-  std::string tmpl = (std::filesystem::temp_directory_path() / ("parity_" + tag + ".XXXXXX")).string();
-  if (::mkdtemp(tmpl.data()) == nullptr)
-    return RuntimeError(fmt::format("cannot create a scratch directory like '{}'", tmpl));
-  return ScratchDir(tmpl);
-}
-
-ScratchDir::~ScratchDir() {
-  if (path_.empty()) return;
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
 namespace {
 
 std::filesystem::path WeightsFileOf(const std::filesystem::path& optimized_path) {

@@ -1,6 +1,6 @@
 // A target session together with the plan ORT made for it: the optimized
 // model ORT saved while creating the session, its graph view, and the fusion
-// map against the original graph. Also a scratch directory for such files.
+// map against the original graph (its files in a ScratchDir, core/scratch_dir.h).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/run_config.h"
+#include "core/scratch_dir.h"
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/fusion_map.h"
@@ -17,23 +18,6 @@
 #include "ort/session.h"
 
 namespace parity {
-
-// A fresh directory under the system temp dir ("parity_<tag>.XXXXXX"),
-// removed with its contents on destruction. Movable, not copyable.
-class ScratchDir {
- public:
-  static Result<ScratchDir> Create(const std::string& tag);
-  ScratchDir(ScratchDir&& o) noexcept : path_(std::move(o.path_)) { o.path_.clear(); }
-  ScratchDir& operator=(ScratchDir&&) = delete;
-  ScratchDir(const ScratchDir&) = delete;
-  ~ScratchDir();
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  explicit ScratchDir(std::filesystem::path p) : path_(std::move(p)) {}
-  std::filesystem::path path_;
-};
 
 // Asks ORT (through `config`) to save its optimized model to `path` with the
 // initializers of 1024 bytes or more (ORT's default threshold) in

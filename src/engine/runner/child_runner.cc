@@ -1,22 +1,23 @@
 // ORT in a child process: `parity runner-worker --ort-library LIB --config
 // CFG` (cli/cmd_runner_worker.cc) runs each job on its own ORT, the jobs and
 // their values travelling in a scratch folder (runner_worker.h). Used for a
-// runtime library other than the process's: one ORT per process.
-#include <fcntl.h>
+// runtime library other than the process's: one ORT per process. The child's
+// pipes are read with limits (core/child_process.h, runner_protocol.h): its
+// start has a deadline, its replies a length, its stderr a bounded tail.
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
-#include <fstream>
+#include <optional>
 
+#include "core/child_process.h"
+#include "core/entry_record.h"
 #include "core/json_out.h"
-#include "engine/run/optimized_plan.h"
+#include "core/scratch_dir.h"
 #include "engine/runner/runner.h"
+#include "engine/runner/runner_protocol.h"
 #include "engine/runner/runner_worker.h"
 
 namespace parity {
@@ -32,15 +33,15 @@ std::string SelfBinary(const std::string& binary) {
   return ec ? "parity" : self.string();
 }
 
-// The last non-empty line the child wrote on its stderr (its one-line error).
-std::string LastWords(const fs::path& log) {
-  std::ifstream in(log);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  for (std::string_view prefix : {"parity: ", "error: "})
-    if (last.starts_with(prefix)) last = last.substr(prefix.size());
-  return last;
+// How long a child may take to load its library and say it is ready
+// (PARITY_RUNNER_START_TIMEOUT seconds, docs/errors.md; default 60).
+std::chrono::milliseconds StartTimeout() {
+  if (const char* env = std::getenv("PARITY_RUNNER_START_TIMEOUT"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const double s = std::strtod(env, &end);
+    if (end != env && *end == '\0' && s > 0 && s < 1e6) return std::chrono::milliseconds(static_cast<int64_t>(s * 1000));
+  }
+  return std::chrono::seconds(kRunnerStartSeconds);
 }
 
 class ChildRunner final : public Runner {
@@ -53,63 +54,72 @@ class ChildRunner final : public Runner {
     PARITY_RETURN_IF_ERROR(WriteJsonFile(scratch_ / "config.json", RunConfigToJson(ran_.config)));
     const std::vector<std::string> argv = {SelfBinary(binary), "runner-worker", "--ort-library", ran_.config.ort_library,
                                            "--config", (scratch_ / "config.json").string()};
-    int to_child[2], from_child[2];
-    if (::pipe2(to_child, O_CLOEXEC) != 0 || ::pipe2(from_child, O_CLOEXEC) != 0)
-      return RuntimeError("runner: cannot make a pipe to a child process");
-    const std::string log = (scratch_ / "stderr.txt").string();
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::fflush(nullptr);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(to_child[0], 0);
-      ::dup2(from_child[1], 1);
-      const int err = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (err >= 0) ::dup2(err, 2);
-      ::execv(args[0], args.data());
-      _exit(127);
-    }
-    ::close(to_child[0]);
-    ::close(from_child[1]);
-    if (pid_ < 0) return RuntimeError("runner: fork failed");
-    to_ = ::fdopen(to_child[1], "w");
-    from_ = ::fdopen(from_child[0], "r");
+    PARITY_ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Start(argv));
+    child_.emplace(std::move(child));
+    // The library loads in the child: one that hangs, floods its output or
+    // dies there is the user's input (exit 2), found within the deadline.
+    const auto library = [&](const std::string& what) {
+      Stop(std::chrono::milliseconds(0));  // it has nothing of ours to finish
+      return InvalidArgument(fmt::format("runtime library '{}': {}", ran_.config.ort_library, what));
+    };
+    const auto timeout = StartTimeout();
     std::string ready;
-    if (!ReadLine(ready) || !ready.starts_with("O\t")) {
-      std::string words = LastWords(log);
-      // The child names its own flag ("--ort-library LIB: ..."); the library is named here.
-      if (const std::string own = fmt::format("--ort-library {}: ", ran_.config.ort_library); words.starts_with(own))
-        words.erase(0, own.size());
-      return InvalidArgument(fmt::format("runtime library '{}': {}", ran_.config.ort_library,
-                                         words.empty() ? "the child process that loads it did not start" : words));
+    switch (child_->ReadLine(ready, kMaxRunnerReplyBytes, ChildProcess::Clock::now() + timeout)) {
+      case ChildProcess::Got::kTimeout:
+        return library(fmt::format("the child process that loads it did not say it was ready within {:g} s (a "
+                                   "library that hangs when loaded?); it was stopped",
+                                   std::chrono::duration<double>(timeout).count()));
+      case ChildProcess::Got::kTooLong:
+        return library(fmt::format("the child process that loads it wrote more than {} bytes on its stdout without "
+                                   "a newline before saying it was ready; it was stopped",
+                                   kMaxRunnerReplyBytes));
+      case ChildProcess::Got::kEnd: {
+        std::string words = child_->LastWords();
+        // The child names its own flag ("--ort-library LIB: ..."); the library is named here.
+        if (const std::string own = fmt::format("--ort-library {}: ", ran_.config.ort_library); words.starts_with(own))
+          words.erase(0, own.size());
+        return library(words.empty() ? "the child process that loads it did not start" : words);
+      }
+      case ChildProcess::Got::kLine:
+        break;
     }
-    ran_.ort = ParseReadyLine(ready);
+    auto reply = ParseRunnerReply(ready);
+    if (!reply || reply->kind != RunnerReply::Kind::kReady)
+      return library(fmt::format("the child process that loads it wrote something else on its stdout than that it "
+                                 "is ready ({}); it was stopped",
+                                 reply ? "another reply" : reply.error().message()));
+    ran_.ort = {.version = reply->version, .library = reply->library, .origin = "ort_library"};
     return {};
   }
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
-    if (from_ == nullptr) return RuntimeError("runner: the child process is gone");
+    if (!child_) return RuntimeError("runner: the child process is gone");
     const size_t index = jobs_++;
     const fs::path dir = scratch_ / fmt::format("job{}", index);
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return RuntimeError(fmt::format("runner: cannot make {}: {}", dir.string(), ec.message()));
     PARITY_RETURN_IF_ERROR(WriteRunnerJob(dir, job, inputs));
-    const std::string request = fmt::format("{}\t{}\n", index, dir.string());
     std::string answer;
-    const bool sent = std::fputs(request.c_str(), to_) >= 0 && std::fflush(to_) == 0;
-    if (!sent || !ReadLine(answer)) {
-      const std::string words = LastWords(scratch_ / "stderr.txt");
+    const bool sent = child_->Send(FormatEntryRecord(index, dir.string()) + "\n");
+    const ChildProcess::Got got = sent ? child_->ReadLine(answer, kMaxRunnerReplyBytes) : ChildProcess::Got::kEnd;
+    if (got != ChildProcess::Got::kLine) {
+      const std::string words = got == ChildProcess::Got::kTooLong
+                                    ? fmt::format("it wrote a reply of more than {} bytes and was stopped",
+                                                  kMaxRunnerReplyBytes)
+                                    : child_->LastWords();
       Stop();
       return RuntimeError(fmt::format("onnxruntime {} in a child process died{}{}", ran_.ort.version,
                                       words.empty() ? "" : ": ", words));
     }
     auto result = [&]() -> Result<TensorSet> {
-      if (answer == fmt::format("E\t{}", index)) return ReadJobValues(dir, "outputs");
-      const std::string prefix = fmt::format("B\t{}\tjob\t", index);
-      if (answer.starts_with(prefix)) return RuntimeError(answer.substr(prefix.size()));
-      return RuntimeError(fmt::format("runner: unexpected answer from the child: '{}'", answer));
+      auto reply = ParseRunnerReply(answer);
+      if (reply && reply->index == index && reply->kind == RunnerReply::Kind::kDone)
+        return ReadJobValues(dir, "outputs");
+      if (reply && reply->index == index && reply->kind == RunnerReply::Kind::kFailed)
+        return RuntimeError(reply->message);
+      return RuntimeError(fmt::format("runner: unexpected answer from the child: {}",
+                                      reply ? "another job's" : reply.error().message()));
     }();
     fs::remove_all(dir, ec);  // the values are in memory now
     if (!result) return std::unexpected(result.error().With(fmt::format("onnxruntime {}", ran_.ort.version)));
@@ -117,33 +127,14 @@ class ChildRunner final : public Runner {
   }
 
  private:
-  bool ReadLine(std::string& line) {
-    char* buf = nullptr;
-    size_t cap = 0;
-    ssize_t n = 0;
-    while ((n = ::getline(&buf, &cap, from_)) < 0 && errno == EINTR) clearerr(from_);
-    if (n > 0) line.assign(buf, buf[n - 1] == '\n' ? n - 1 : n);
-    std::free(buf);
-    return n > 0;
-  }
-
-  void Stop() {
-    if (to_ != nullptr) std::fclose(to_);  // the child's stdin ends: it exits
-    if (from_ != nullptr) std::fclose(from_);
-    to_ = from_ = nullptr;
-    if (pid_ > 0) {
-      int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
-    }
-    pid_ = -1;
+  void Stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000)) {
+    if (child_) child_->Stop(grace);  // its stdin ends: it exits (or is killed after the grace period)
+    child_.reset();
   }
 
   ScratchDir scratch_;
   RanWhat ran_;
-  pid_t pid_ = -1;
-  FILE* to_ = nullptr;
-  FILE* from_ = nullptr;
+  std::optional<ChildProcess> child_;
   size_t jobs_ = 0;
 };
 

@@ -4,10 +4,12 @@
 
 #include <charconv>
 
+#include "core/entry_record.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
 #include "core/npz.h"
 #include "core/regular_file.h"
+#include "engine/runner/runner_protocol.h"
 
 namespace parity {
 namespace fs = std::filesystem;
@@ -15,13 +17,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int64_t kMaxJobJsonBytes = 64 << 20;
-
-// One line whatever the message holds: tabs and newlines would break the framing.
-std::string OneLine(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  return s;
-}
 
 Result<nlohmann::json> ReadJson(const fs::path& path) {
   PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxJobJsonBytes));
@@ -77,33 +72,31 @@ Result<std::pair<RunnerJob, TensorSet>> ReadRunnerJob(const fs::path& dir) {
   return std::pair{std::move(job), std::move(inputs)};
 }
 
-int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner) {
+int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner, std::string* error) {
   const OrtFact& ort = runner.ran().ort;
-  out << "O\t" << OneLine(ort.version) << '\t' << OneLine(ort.library) << std::endl;
-  for (std::string line; std::getline(in, line);) {
-    const size_t tab = line.find('\t');
-    size_t index = 0;
-    if (tab == std::string::npos || std::from_chars(line.data(), line.data() + tab, index).ptr != line.data() + tab)
+  out << FormatReadyReply(ort.version, ort.library) << std::endl;
+  std::string line;
+  for (bool too_long = false; ReadBoundedLine(in, line, kMaxEntryRecordBytes, too_long);) {
+    // Anything but the parent's records ends the worker with one line.
+    if (too_long) {
+      if (error) *error = fmt::format("runner-worker: a request line longer than {} bytes", kMaxEntryRecordBytes);
       return 2;
-    const fs::path dir = line.substr(tab + 1);
+    }
+    auto record = ParseEntryRecord(line);
+    if (!record) {
+      if (error) *error = "runner-worker: " + record.error().message();
+      return 2;
+    }
+    const fs::path dir = record->path;
     Status done = [&]() -> Status {
       PARITY_ASSIGN_OR_RETURN(auto job, ReadRunnerJob(dir));
       PARITY_ASSIGN_OR_RETURN(TensorSet values, runner.Run(job.first, job.second));
       return WriteJobValues(dir, "outputs", values);
     }();
-    if (done)
-      out << "E\t" << index << std::endl;
-    else
-      out << "B\t" << index << "\tjob\t" << OneLine(done.error().message()) << std::endl;
+    out << (done ? FormatDoneReply(record->index) : FormatFailedReply(record->index, done.error().message()))
+        << std::endl;
   }
   return 0;
-}
-
-OrtFact ParseReadyLine(const std::string& line) {
-  if (!line.starts_with("O\t")) return {};
-  const size_t tab = line.find('\t', 2);
-  if (tab == std::string::npos) return {};
-  return {.version = line.substr(2, tab - 2), .library = line.substr(tab + 1), .origin = "ort_library"};
 }
 
 }  // namespace parity

@@ -4,7 +4,9 @@
 
 #include <sstream>
 
+#include "core/entry_record.h"
 #include "core/testing/temp_dir.h"
+#include "engine/runner/runner_protocol.h"
 
 namespace parity {
 namespace {
@@ -29,7 +31,8 @@ TEST(RunnerWorker, AJobTravelsWholeWithNamesThatAreNoZipPaths) {
 
 // The child's loop on a stored runner (no ORT): a ready line naming the
 // runtime, an E line for a job it answered, a B line (one line) for a name
-// it lacks, and exit 2 on a request that is not INDEX<TAB>DIR.
+// it lacks, and exit 2 on a request that is not a framed record
+// (core/entry_record.h) or is longer than one may be (issue 56 class 7).
 TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   testing::TempDir dir("parity_runner_serve");
   std::filesystem::create_directories(dir.path() / "a");
@@ -39,7 +42,8 @@ TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   auto runner = MakeStoredRunner(Values(), {.kind = RanWhat::Kind::kStored,
                                             .ort = {.version = "9.9", .library = "/x/lib.so"},
                                             .source = "dump"});
-  std::istringstream in("0\t" + (dir.path() / "a").string() + "\n1\t" + (dir.path() / "b").string() + "\n");
+  std::istringstream in(FormatEntryRecord(0, (dir.path() / "a").string()) + "\n" +
+                        FormatEntryRecord(1, (dir.path() / "b").string()) + "\n");
   std::ostringstream out;
   EXPECT_EQ(ServeRunnerJobs(in, out, *runner), 0);
   std::istringstream lines(out.str());
@@ -48,8 +52,11 @@ TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   std::getline(lines, first);
   std::getline(lines, second);
   EXPECT_FALSE(std::getline(lines, extra)) << out.str();
-  EXPECT_EQ(ParseReadyLine(ready).version, "9.9");
-  EXPECT_EQ(ParseReadyLine(ready).library, "/x/lib.so");
+  auto reply = ParseRunnerReply(ready);
+  ASSERT_TRUE(reply.has_value()) << reply.error().message();
+  EXPECT_EQ(reply->kind, RunnerReply::Kind::kReady);
+  EXPECT_EQ(reply->version, "9.9");
+  EXPECT_EQ(reply->library, "/x/lib.so");
   EXPECT_EQ(first, "E\t0");
   EXPECT_TRUE(second.starts_with("B\t1\tjob\t")) << second;
   EXPECT_NE(second.find("no such"), std::string::npos) << "newlines flattened: " << second;
@@ -57,8 +64,41 @@ TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   ASSERT_TRUE(values.has_value()) << values.error().message();
   EXPECT_TRUE(values->Find("y")->BitwiseEquals(*Values().Find("y")));
 
-  std::istringstream bad("not a request\n");
-  EXPECT_EQ(ServeRunnerJobs(bad, out, *runner), 2);
+  std::string error;
+  std::istringstream old_form("0\t" + (dir.path() / "a").string() + "\n");
+  EXPECT_EQ(ServeRunnerJobs(old_form, out, *runner, &error), 2);
+  EXPECT_NE(error.find("runner-worker: "), std::string::npos) << error;
+  // A request line of 1 MiB is refused once 16 KiB of it are read.
+  std::istringstream huge(std::string(1 << 20, 'a') + "\n");
+  EXPECT_EQ(ServeRunnerJobs(huge, out, *runner, &error), 2);
+  EXPECT_NE(error.find("longer than 16384 bytes"), std::string::npos) << error;
+  EXPECT_GT(huge.rdbuf()->in_avail(), (1 << 20) - 20000) << "read past the bound";
+}
+
+// Replies parse back to what was formatted; anything else is one line, never
+// a guess (fuzz/runner_protocol_fuzz.cc tries more).
+TEST(RunnerProtocol, RepliesRoundTripAndOthersAreRefused) {
+  auto ready = ParseRunnerReply(FormatReadyReply("1.2\t3", "/a\nb.so"));
+  ASSERT_TRUE(ready.has_value()) << ready.error().message();
+  EXPECT_EQ(ready->version, "1.2 3");
+  EXPECT_EQ(ready->library, "/a b.so");
+  auto done = ParseRunnerReply(FormatDoneReply(7));
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->kind, RunnerReply::Kind::kDone);
+  EXPECT_EQ(done->index, 7u);
+  auto failed = ParseRunnerReply(FormatFailedReply(3, std::string(100000, 'm')));
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_EQ(failed->kind, RunnerReply::Kind::kFailed);
+  EXPECT_LE(FormatFailedReply(3, std::string(100000, 'm')).size(), kMaxRunnerReplyBytes);
+  for (const std::string& bad : {std::string("E\t-1"), std::string("E\t99999999999999999999"), std::string("X\t1"),
+                                 std::string("B\t1\tnojob"), std::string(""), std::string("O\tonly"),
+                                 std::string(kMaxRunnerReplyBytes + 1, 'E')}) {
+    auto r = ParseRunnerReply(bad);
+    EXPECT_FALSE(r.has_value()) << bad.substr(0, 40);
+    if (!r) {
+      EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
+    }
+  }
 }
 
 }  // namespace
