@@ -153,6 +153,12 @@ Result<EpLibrary> ParseEpLibrary(std::string_view spec, std::string_view origin)
   }
   if (lib.name.empty() || lib.path.empty())
     return InvalidArgument(fmt::format("{} '{}': expected NAME=PATH (a plugin EP library)", origin, spec));
+  // A relative path is the user's, from the working directory: ORT would
+  // resolve it against its own library's folder (issue 56, class 11), and a
+  // child or a Ray actor runs elsewhere.
+  std::error_code ec;
+  if (const fs::path p(lib.path); p.is_relative())
+    if (fs::path abs = fs::absolute(p, ec); !ec) lib.path = abs.lexically_normal().string();
   return lib;
 }
 

@@ -47,8 +47,9 @@ std::vector<std::string> PluginSitePackages(const std::string& exe, const std::s
 std::string ProviderLibraryName(std::string_view provider);
 
 // "NAME=PATH" (or a bare PATH: the name is taken from the file,
-// libonnxruntime_providers_openvino_plugin.so -> "openvino"). kInvalidArgument
-// for an empty name or path.
+// libonnxruntime_providers_openvino_plugin.so -> "openvino"). A relative PATH
+// is made absolute against the working directory. kInvalidArgument for an
+// empty name or path.
 Result<EpLibrary> ParseEpLibrary(std::string_view spec, std::string_view origin);
 
 // Adds a library to register (before any session). A name given twice: the
