@@ -10,6 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
+#include "core/shell_word.h"
 #include "report/model_explorer_internal.h"
 
 namespace parity {
@@ -67,16 +68,6 @@ std::string OverlayJson(const Overlay& o) {
   j["results"] = std::move(results);
   AddColours(o, j);
   return ToJsonText(j, 1) + "\n";
-}
-
-// A word the shell passes as it is, else single-quoted.
-std::string ShellWord(const std::string& s) {
-  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=,:+@%") ==
-                        std::string::npos)
-    return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string Readme(const std::vector<Overlay>& overlays, const std::vector<ModelExplorerFile>& files,

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "compare/judge.h"
+#include "core/shell_word.h"
+#include "core/visible_text.h"
 #include "engine/locate/local_error.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/locate/repro.h"
@@ -74,13 +76,15 @@ Status WriteRuntimeRepro(Diff& d, const RegionModels& models, const RegionRun& r
   ReproContent content{.region = &models, .run = &run, .culprit = &culprit,
                        .reference = rc.reference.config, .target = rc.target.config,
                        .source_model = d.options.model_label};
+  // Paths are words of a command people paste (issue 56, class 14: a space
+  // broke it, `$(...)` in a folder name ran).
   content.extra_flags = fmt::format("--reference-ort-library {} --target-ort-library {}",
-                                    rc.reference.ort.library, rc.target.ort.library);
+                                    ShellWord(rc.reference.ort.library), ShellWord(rc.target.ort.library));
   content.readme_extra = fmt::format(
-      "\n## Runtimes\n\n- reference: onnxruntime {} (`{}`): `expected.npz`\n- target: onnxruntime {} (`{}`): "
+      "\n## Runtimes\n\n- reference: onnxruntime {} ({}): `expected.npz`\n- target: onnxruntime {} ({}): "
       "`actual.npz`\n\n{}\n",
-      rc.reference.ort.version, rc.reference.ort.library, rc.target.ort.version, rc.target.ort.library,
-      culprit.note);
+      MarkdownCode(rc.reference.ort.version), MarkdownCode(rc.reference.ort.library),
+      MarkdownCode(rc.target.ort.version), MarkdownCode(rc.target.ort.library), culprit.note);
   return WriteRepro(d.options.repro_dir, content);
 }
 
