@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
 #include "cli/model_explorer_option.h"
+#include "cli/ray_python.h"
 #include "core/json_out.h"
 #include "report/check_console.h"
 #include "report/dataset_report.h"
@@ -68,7 +69,12 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
   options.locate_worst = o.locate;
   options.engine = o.engine;
   options.reference_outputs = o.reference_outputs;
-  if (o.engine == "ray") options.rows = RayRowSource(o, options);
+  if (o.engine == "ray") {
+    // The driver's Python is asked before anything runs: a bad one is a
+    // mistake in the command, one line, exit 2 (issue 56, class 15).
+    if (auto py = CheckDriverPython(o.ray_python); !py) return ReportError(py.error());
+    options.rows = RayRowSource(o, options);
+  }
   auto progress = std::make_shared<std::unique_ptr<DatasetProgress>>();
   options.progress = [progress](int64_t samples, size_t done, size_t total) {
     if (!*progress) *progress = std::make_unique<DatasetProgress>(total);

@@ -23,4 +23,11 @@ struct DriverPython {
 Result<DriverPython> FindDriverPython(const std::string& ray_python, const std::string& exe);
 Result<DriverPython> FindDriverPython(const std::string& ray_python);  // exe: /proc/self/exe
 
+// The driver's Python found and asked, before anything runs, whether it can
+// import parity and ray (importlib's find_spec: neither is imported; 60 s at
+// most). kInvalidArgument, one line naming the Python, where it came from
+// and what it lacks: `PARITY_PYTHON=/bin/false` or a Python without parity
+// was exit 3 after the dataset was listed (issue 56, class 15).
+Result<DriverPython> CheckDriverPython(const std::string& ray_python);
+
 }  // namespace parity::cli
