@@ -1,6 +1,7 @@
 // The sample option group shared by every command that makes its own samples
 // (check, locate, baseline, bench, inputs): --shape, --dim, --range, --role,
-// --min-size (engine/inputs/sample_gen.h says what each does).
+// --min-size, --max-input-elements, --max-generated-mib
+// (engine/inputs/sample_gen.h says what each does).
 #pragma once
 
 #include <string>
@@ -19,6 +20,8 @@ struct SampleFlags {
   std::vector<std::string> ranges;
   std::vector<std::string> roles;
   int64_t min_size = 1;
+  int64_t max_input_elements = int64_t{1} << 20;  // SampleGenOptions' defaults
+  int64_t max_generated_mib = 1024;
 };
 
 void AddSampleFlags(CLI::App* app, SampleFlags* flags);

@@ -51,9 +51,10 @@ TEST(ChildProcess, ADeadlineAndALineBoundHoldWhateverTheChildDoes) {
 // Its stderr is drained while the parent waits (a child writing much there
 // never blocks), and only its tail is kept; its last line is its last words.
 TEST(ChildProcess, KeepsABoundedTailOfStderr) {
-  ChildProcess c = Shell("head -c 3000000 /dev/zero | tr '\\0' e >&2; echo; echo 'parity: error: the end' >&2");
+  ChildProcess c = Shell("head -c 3000000 /dev/zero | tr '\\0' e >&2; echo >&2; echo 'parity: error: the end' >&2; echo out");
   std::string line;
   ASSERT_EQ(c.ReadLine(line, 100, Clock::now() + std::chrono::seconds(20)), ChildProcess::Got::kLine);
+  EXPECT_EQ(line, "out");
   EXPECT_EQ(c.ReadLine(line, 100, Clock::now() + std::chrono::seconds(20)), ChildProcess::Got::kEnd);
   EXPECT_EQ(c.LastWords(), "error: the end");
 }

@@ -210,7 +210,9 @@ json GeneratedInputsToJson(const SampleNotes& notes) {
   if (notes.roles.empty()) return nullptr;
   json roles = json::object();
   for (const auto& [name, role] : notes.roles) roles[name] = InputRoleName(role);
-  return {{"roles", roles}, {"relations", notes.relations}};
+  json j = {{"roles", roles}, {"relations", notes.relations}};
+  if (!notes.bounded.empty()) j["bounded"] = notes.bounded;  // dims made smaller to bound the samples
+  return j;
 }
 
 }  // namespace

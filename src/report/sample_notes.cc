@@ -16,6 +16,7 @@ std::vector<std::string> SampleNoteLines(const SampleNotes& notes) {
   std::string kept;
   for (const auto& relation : notes.relations) kept += fmt::format("{}{}", kept.empty() ? "" : "; ", ConsoleName(relation));
   if (!kept.empty()) lines.push_back("sizes kept together: " + kept);
+  if (!notes.bounded.empty()) lines.push_back("sizes bounded: " + ConsoleName(notes.bounded));
   return lines;
 }
 

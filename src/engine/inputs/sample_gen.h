@@ -9,6 +9,15 @@
 //   1   batch-like: axis 0 of an input of rank >= 2, or a symbol containing
 //       "batch" (any case);
 //   32  anything else (spatial sizes, sequence lengths).
+// Generated samples are bounded (issue 56, class 5: 32 for every dim of a
+// rank-7 input is 2^30 elements): the defaulted dims (not --dim, not --shape
+// numbers, not sizes kept equal to or summed from others) are halved,
+// largest first, until every input holds at most max_input_elements
+// (default 2^20) and a sample at most max_sample_bytes (default 1 GiB); every
+// sample is fitted so, the dims its recipe sets itself kept. A sample that
+// still holds more bytes (the model's fixed dims) is refused. The notes say
+// which dims were made smaller. Ordinary models (rank <= 5, 32 per dynamic
+// dim) are far below both.
 // parity cannot know constraints the graph imposes on sizes (a Reshape to a
 // fixed size, a downsampling factor); give --shape/--dim for such models.
 //
@@ -123,6 +132,10 @@ struct SampleGenOptions {
   // defaults: a detector traced at 640 would run every generated sample at
   // 640 (yolov8n's check: 4 s -> 34 s).
   std::map<std::string, int64_t> traced_dims;
+  // Bounds on what is generated (above): --max-input-elements,
+  // --max-generated-mib.
+  int64_t max_input_elements = int64_t{1} << 20;
+  int64_t max_sample_bytes = int64_t{1} << 30;
 };
 
 // Parsers for the command line's forms; errors (kInvalidArgument) quote the
@@ -145,6 +158,9 @@ Result<std::pair<std::string, InputRole>> ParseRoleOverride(std::string_view tex
 struct SampleNotes {
   std::vector<std::pair<std::string, InputRole>> roles;
   std::vector<std::string> relations;
+  // The defaulted dims made smaller to stay within the bounds ("d 8 (default
+  // 32)"), and the line that says so; empty when none was.
+  std::string bounded;
 };
 
 // The samples for `model` (precondition: model.valid()). Errors

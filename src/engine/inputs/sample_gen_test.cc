@@ -277,3 +277,47 @@ TEST(SampleOptionParsers, AcceptTheDocumentedForms) {
 
 }  // namespace
 }  // namespace parity
+
+namespace parity {
+namespace {
+
+// Issue 56, class 5: a rank-7 input of defaulted dims is made smaller, every
+// sample within the element bound (the batch sample too), the notes say
+// which dims; a --dim the user gives is kept; an ordinary model is as before.
+TEST(GenerateSamples, DefaultedDimsAreBoundedByElementsAndBytes) {
+  ModelBuilder b;
+  std::vector<Dim> dims;
+  for (int i = 0; i < 7; ++i) dims.push_back(Dim::Symbolic("d" + std::to_string(i)));
+  b.Output(b.Relu(b.Input("x", DType::kFloat32, dims)), "y");
+  auto m = b.Build();
+  ASSERT_TRUE(m.has_value());
+  SampleGenOptions o;
+  SampleNotes notes;
+  auto samples = GenerateSamples(*m, o, &notes);
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  for (const Sample& s : *samples)
+    EXPECT_LE(s.tensors.Find("x")->size(), o.max_input_elements) << s.name;
+  EXPECT_NE(notes.bounded.find("(default 32)"), std::string::npos) << notes.bounded;
+  EXPECT_GT(samples->front().tensors.Find("x")->size(), o.max_input_elements / 16) << "not smaller than needed";
+
+  o.dims["d1"] = 20;
+  o.max_input_elements = 1000;
+  samples = GenerateSamples(*m, o);
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  EXPECT_EQ(samples->front().tensors.Find("x")->shape()[1], 20) << "a --dim is the user's";
+
+  o = {};
+  o.max_sample_bytes = 1000;  // bytes bound the sample too
+  samples = GenerateSamples(*m, o);
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  for (const Sample& s : *samples) EXPECT_LE(s.tensors.Find("x")->size() * 4, 1000) << s.name;
+
+  SampleNotes cnn_notes;
+  auto cnn = GenerateSamples(DynamicCnn(), {}, &cnn_notes);
+  ASSERT_TRUE(cnn.has_value());
+  EXPECT_EQ(cnn->front().tensors.Find("images")->shape(), (Shape{1, 3, 32, 32}));
+  EXPECT_TRUE(cnn_notes.bounded.empty()) << cnn_notes.bounded;
+}
+
+}  // namespace
+}  // namespace parity
