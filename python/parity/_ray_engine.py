@@ -198,7 +198,8 @@ def _map(ray, args, items):
     die_once = os.environ.get(_DIE_KNOB) or None
     ds = ray.data.from_items(items).map_batches(
         _Worker, fn_constructor_args=(args.worker, cpus, ledger, die_once), batch_size=batch,
-        concurrency=args.actors, num_cpus=cpus, batch_format="numpy")
+        # A fixed pool of args.actors actors; `concurrency=` is deprecated since Ray 2.5x and warned on every run.
+        compute=ray.data.ActorPoolStrategy(size=args.actors), num_cpus=cpus, batch_format="numpy")
     by_index = {}
     for b in ds.iter_batches(batch_format="numpy", batch_size=None):
         for index, lines in zip(b["index"], b["lines"]):

@@ -129,6 +129,7 @@ def test_hostile_file_names_run_on_ray_as_locally_with_the_checkouts_own_python(
                                 "--json", str(tmp_path / f"{eng}.json")], capture_output=True, text=True,
                                errors="replace", env=env, cwd=tmp_path, timeout=500)
             assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+            assert "deprecated" not in r.stderr.lower(), r.stderr[-3000:]  # issue 54: Ray's concurrency= warning
             # A name with a newline stays on its console line (escaped).
             assert all(not ln.startswith("b (") for ln in r.stdout.splitlines()), r.stdout
             runs[eng] = json.loads((tmp_path / f"{eng}.json").read_text())
