@@ -54,6 +54,7 @@ json GenerationToJson(const GenerationResult& g) {
           {"error_growth", Num(g.error_growth)},
           {"loop_ms", Num(g.loop_ms)},
           {"checks", checks},
+          {"steps_not_listed", g.steps_not_listed},
           {"steps", steps}};
 }
 

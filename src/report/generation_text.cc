@@ -89,6 +89,9 @@ std::string GenerationHtmlSection(const GenerationResult& g) {
                    CheckVerdictName(g.verdict), g.tokens_agreeing, g.length,
                    g.first_differing_step ? fmt::format(" (first differing step: {})", *g.first_differing_step) : "",
                    g.error_growth, g.loop_ms);
+  if (g.steps_not_listed > 0)
+    s += fmt::format("<p>{} steps in the middle of the loop are not listed (at most {} are); the verdict counts "
+                     "every step.</p>\n", g.steps_not_listed, g.steps.size());
   s += GenerationSvg(g);
   s += "<table class=\"generation\">\n<tr><th>check</th><th>status</th><th>what</th></tr>\n";
   for (const auto& c : g.checks)

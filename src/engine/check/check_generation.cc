@@ -21,9 +21,13 @@ std::vector<CheckFinding> Findings(const GenerationResult& g) {
                                                      : Pass("generation.tokens", tokens));
   double worst = 0;
   for (const auto& s : g.steps) worst = std::max(worst, s.logits_score);
-  if (g.first_failing_logits) {
-    const auto& s = g.steps[*g.first_failing_logits];
-    f.push_back(Fail("generation.logits", fmt::format("step {}'s logits leave the tolerance: {}", s.step, s.logits_why)));
+  const auto failing = g.first_failing_logits
+                           ? std::find_if(g.steps.begin(), g.steps.end(),
+                                          [&](const GenerationStep& s) { return s.step == *g.first_failing_logits; })
+                           : g.steps.end();
+  if (failing != g.steps.end()) {
+    f.push_back(Fail("generation.logits",
+                     fmt::format("step {}'s logits leave the tolerance: {}", failing->step, failing->logits_why)));
   } else {
     f.push_back(Pass("generation.logits",
                      fmt::format("every judged step's logits are within the tolerance (worst score {:.3g}; error "
@@ -48,13 +52,11 @@ std::vector<CheckFinding> Findings(const GenerationResult& g) {
   return f;
 }
 
-GenerationPrompt PromptOf(const TorchDump& dump, const Result<GenerationResult>& result) {
+GenerationPrompt PromptOf(const TorchDump& dump, const GenerationResult& result) {
   GenerationPrompt p{.dump = dump.dir.string(), .verdict = Verdict::kFail};
-  if (!result) {
-    p.error = result.error().message();
-    return p;
-  }
-  const GenerationResult& g = *result;
+  const GenerationResult& g = result;
+  for (const auto& c : g.checks)
+    if (c.id == "run" && c.status == Verdict::kFail) p.error = c.message;
   p.prompt_length = g.prompt_length;
   p.length = g.length;
   p.tokens_agreeing = g.tokens_agreeing;
@@ -116,15 +118,18 @@ void StageGeneration(Context& ctx) {
       return;
     }
     if (!*record) continue;
+    // A record that cannot be used is bad input (exit 2); ORT failing on
+    // the model is the run's FAIL, inside the result.
     auto result = RunGeneration(*dump, **record, o);
-    prompts.push_back(PromptOf(*dump, result));
-    if (prompts.size() > 1) continue;  // the first record's loop is the report's section
     if (!result) {
-      stage.findings.push_back(Fail("generation.run", result.error().message()));
-    } else {
-      stage.findings = Findings(*result);
-      ctx.report.generation = std::move(*result);
+      const Error& e = result.error();
+      ctx.input_error = e.message().starts_with("manifest.json") ? e.With(dump->dir.string()) : e;
+      return;
     }
+    prompts.push_back(PromptOf(*dump, *result));
+    if (prompts.size() > 1) continue;  // the first record's loop is the report's section
+    stage.findings = Findings(*result);
+    ctx.report.generation = std::move(*result);
   }
   if (prompts.empty()) return;
   if (prompts.size() > 1) {

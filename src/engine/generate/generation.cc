@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "compare/judge.h"
 #include "engine/generate/decode_loop.h"
@@ -55,6 +56,21 @@ class StepJudge {
       : dump_(dump), r_(r), policy_(policy), out_(out) {}
 
   Status Step(const DecodeStepOutput& s) {
+    Status done = StepOrBadInput(s);
+    if (!done && !bad_input_) bad_input_ = done.error();
+    return done;
+  }
+
+  // A dump file the record names that cannot be read, or one that does not
+  // fit the model: the record is bad input (exit 2), not a failed run.
+  const std::optional<Error>& bad_input() const { return bad_input_; }
+
+  const std::string& starts_why() const { return starts_why_; }
+  TensorSet prefill;  // ORT's prefill outputs, with "__last_logits"
+
+ private:
+  // Only the dump's own errors return an error here (ORT's came before).
+  Status StepOrBadInput(const DecodeStepOutput& s) {
     if (s.step == 0) KeepPrefill(s);
     if (s.step >= static_cast<int64_t>(r_.steps.size())) return {};
     const RecordedStep& rec = r_.steps[s.step];
@@ -71,10 +87,6 @@ class StepJudge {
     return {};
   }
 
-  const std::string& starts_why() const { return starts_why_; }
-  TensorSet prefill;  // ORT's prefill outputs, with "__last_logits"
-
- private:
   void KeepPrefill(const DecodeStepOutput& s) {
     for (const KvPair& kv : r_.kv)
       if (const Tensor* t = s.outputs->Find(kv.present)) prefill.Set(kv.present, *t);
@@ -82,10 +94,21 @@ class StepJudge {
   }
 
   Status JudgeStep(const RecordedStep& rec, const DecodeStepOutput& s, GenerationStep& g) {
-    PARITY_ASSIGN_OR_RETURN(Tensor ref, LoadRecordedTensor(dump_, rec.logits));
+    const std::string key = fmt::format("manifest.json: generation.steps[{}]", s.step);
+    PARITY_ASSIGN_OR_RETURN(Tensor ref, WithContext(LoadRecordedTensor(dump_, rec.logits), key + ".logits"));
+    // PyTorch's last logits are [batch, vocab] as ORT's: another shape is a
+    // record of another model (or a malformed one), not a difference.
+    if (ref.shape() != s.logits.shape())
+      return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].logits: '{}' holds {} {}, the model's "
+                                         "last logits are {}", s.step, rec.logits, DTypeName(ref.dtype()),
+                                         ShapeToString(ref.shape()), ShapeToString(s.logits.shape())));
     std::optional<Tensor> fp64;
     if (!rec.logits_fp64.empty()) {
-      PARITY_ASSIGN_OR_RETURN(fp64, LoadRecordedTensor(dump_, rec.logits_fp64));
+      PARITY_ASSIGN_OR_RETURN(fp64, WithContext(LoadRecordedTensor(dump_, rec.logits_fp64), key + ".logits_fp64"));
+      if (fp64->shape() != ref.shape())
+        return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].logits_fp64: '{}' holds {}, its "
+                                           "logits {}", s.step, rec.logits_fp64, ShapeToString(fp64->shape()),
+                                           ShapeToString(ref.shape())));
     }
     PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeAgainst(fmt::format("logits (step {})", s.step), ref, s.logits,
                                                          policy_, fp64 ? &*fp64 : nullptr));
@@ -97,7 +120,11 @@ class StepJudge {
     for (const RecordedPresent& p : rec.presents) {
       const Tensor* test = s.outputs->Find(p.name);
       if (p.file.empty() || !test) continue;
-      PARITY_ASSIGN_OR_RETURN(Tensor pref, LoadRecordedTensor(dump_, p.file));
+      PARITY_ASSIGN_OR_RETURN(Tensor pref, WithContext(LoadRecordedTensor(dump_, p.file), key + ".presents." + p.name));
+      if (!p.shape.empty() && pref.shape() != p.shape)
+        return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].presents.{}: '{}' holds {}, the "
+                                           "record says {}", s.step, p.name, p.file, ShapeToString(pref.shape()),
+                                           ShapeToString(p.shape)));
       PARITY_ASSIGN_OR_RETURN(JudgedTensor pj, JudgeAgainst(p.name, pref, *test, policy_));
       if (g.cache == Verdict::kUnchecked || pj.score > g.cache_score) {
         g.cache_worst = p.name, g.cache_max_abs = pj.metrics.max_abs, g.cache_score = pj.score;
@@ -114,6 +141,7 @@ class StepJudge {
   GenerationResult& out_;
   bool agreed_so_far_ = true;
   std::string starts_why_;
+  std::optional<Error> bad_input_;
 };
 
 // The worst of `names` in `b` against `a` (same names), as one check.
@@ -137,15 +165,19 @@ GenerationCheck CompareStates(std::string id, const std::string& what, const Ten
 Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy) {
   TensorSet at_once, stepwise;
   const RecordedStep& first = r.steps.front();
-  PARITY_ASSIGN_OR_RETURN(Tensor a, LoadRecordedTensor(dump, first.logits));
-  PARITY_ASSIGN_OR_RETURN(Tensor b, LoadRecordedTensor(dump, r.stepwise->logits));
+  PARITY_ASSIGN_OR_RETURN(Tensor a, WithContext(LoadRecordedTensor(dump, first.logits),
+                                                "manifest.json: generation.steps[0].logits"));
+  PARITY_ASSIGN_OR_RETURN(Tensor b, WithContext(LoadRecordedTensor(dump, r.stepwise->logits),
+                                                "manifest.json: generation.stepwise.logits"));
   at_once.Set("__last_logits", std::move(a));
   stepwise.Set("__last_logits", std::move(b));
   for (const RecordedPresent& p : first.presents)
     for (const RecordedPresent& q : r.stepwise->presents)
       if (p.name == q.name && !p.file.empty() && !q.file.empty()) {
-        PARITY_ASSIGN_OR_RETURN(Tensor x, LoadRecordedTensor(dump, p.file));
-        PARITY_ASSIGN_OR_RETURN(Tensor y, LoadRecordedTensor(dump, q.file));
+        PARITY_ASSIGN_OR_RETURN(Tensor x, WithContext(LoadRecordedTensor(dump, p.file),
+                                                      "manifest.json: generation.steps[0].presents." + p.name));
+        PARITY_ASSIGN_OR_RETURN(Tensor y, WithContext(LoadRecordedTensor(dump, q.file),
+                                                      "manifest.json: generation.stepwise.presents." + q.name));
         at_once.Set(p.name, std::move(x));
         stepwise.Set(q.name, std::move(y));
       }
@@ -158,17 +190,16 @@ Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRec
 
 namespace {
 
-// The encoder on ORT: its outputs against PyTorch's (checks "encoder.NAME")
-// and fed to the prompt; without --encoder, PyTorch's outputs are fed.
-Status RunEncoder(const TorchDump& dump, const GenerationRecord& r, const GenerationOptions& o, TensorSet& prompt,
-                  GenerationResult& out) {
-  PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchFiles(dump, r.encoder_outputs));
+// The encoder on ORT: its outputs against PyTorch's `expected` (checks
+// "encoder.NAME") and fed to the prompt; without --encoder, PyTorch's
+// outputs are fed. Errors: ORT's (a failed run).
+Status RunEncoder(const GenerationRecord& r, const GenerationOptions& o, const TensorSet& expected,
+                  const TensorSet& inputs, TensorSet& prompt, GenerationResult& out) {
   TensorSet outputs = expected;
   if (o.encoder_path.empty()) {
     out.checks.push_back({"encoder", Verdict::kUnchecked,
                           "no --encoder ENCODER.onnx: the decoder steps were fed PyTorch's encoder outputs"});
   } else {
-    PARITY_ASSIGN_OR_RETURN(TensorSet inputs, LoadTorchFiles(dump, r.encoder_inputs));
     PARITY_ASSIGN_OR_RETURN(ort::Session session,
                             WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.encoder_path), o.config),
                                         o.encoder_path));
@@ -188,6 +219,38 @@ Status RunEncoder(const TorchDump& dump, const GenerationRecord& r, const Genera
   }
   for (const auto& [input, output] : r.encoder_feeds)
     if (const Tensor* t = outputs.Find(output)) prompt.Set(input, *t);
+  return {};
+}
+
+// The record's names against the step model's, and its prompt against the
+// dump's inputs: a record that does not fit is bad input (exit 2).
+Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, const TensorSet& prompt,
+                    const std::string& model) {
+  const auto inputs = session.input_names(), outputs = session.output_names();
+  const auto has = [](const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  const auto misfit = [&](const std::string& field, const std::string& name, const char* what) {
+    return InvalidArgument(fmt::format("manifest.json: generation.{}: '{}' is no {} of {}: the record was made from "
+                                       "another model", field, name, what, model));
+  };
+  if (!has(outputs, r.logits_output)) return misfit("logits_output", r.logits_output, "output");
+  if (!has(inputs, r.token_input)) return misfit("token_input", r.token_input, "input");
+  if (!r.mask_input.empty() && !has(inputs, r.mask_input)) return misfit("mask_input", r.mask_input, "input");
+  if (!r.positions_input.empty() && !has(inputs, r.positions_input))
+    return misfit("positions_input", r.positions_input, "input");
+  for (size_t i = 0; i < r.kv.size(); ++i) {
+    if (!has(outputs, r.kv[i].present)) return misfit(fmt::format("kv_map[{}].present", i), r.kv[i].present, "output");
+    if (!has(inputs, r.kv[i].past)) return misfit(fmt::format("kv_map[{}].past", i), r.kv[i].past, "input");
+  }
+  const Tensor* ids = prompt.Find(r.token_input);
+  if (ids == nullptr)
+    return InvalidArgument(fmt::format("manifest.json: generation.token_input: the dump has no input '{}'",
+                                       r.token_input));
+  if (ids->rank() < 1 || ids->shape().front() != r.batch || ids->shape().back() != r.prompt_length)
+    return InvalidArgument(fmt::format("manifest.json: generation.prompt_length: the dump's '{}' is {}, not a prompt "
+                                       "of {} tokens in a batch of {}", r.token_input, ShapeToString(ids->shape()),
+                                       r.prompt_length, r.batch));
   return {};
 }
 
@@ -222,6 +285,23 @@ void Summarize(GenerationResult& g, const std::string& starts_why) {
     if (c.status == Verdict::kFail) g.verdict = Verdict::kFail;
 }
 
+// Keeps at most `max` steps in the result (its reports list each): the
+// first and the last, and the first that departs; the verdict and the
+// summary were computed on all of them. `steps_not_listed` says how many went.
+void ListAtMost(GenerationResult& g, size_t max) {
+  if (g.steps.size() <= max) return;
+  std::optional<int64_t> departs = g.first_failing_logits;
+  if (g.first_differing_step && (!departs || *g.first_differing_step < *departs)) departs = g.first_differing_step;
+  const size_t head = max / 2, tail = max - head - (departs ? 1 : 0);
+  std::vector<GenerationStep> kept;
+  kept.reserve(max);
+  for (size_t i = 0; i < g.steps.size(); ++i)
+    if (i < head || i >= g.steps.size() - tail || (departs && g.steps[i].step == *departs))
+      kept.push_back(std::move(g.steps[i]));
+  g.steps_not_listed = static_cast<int64_t>(g.steps.size() - kept.size());
+  g.steps = std::move(kept);
+}
+
 }  // namespace
 
 Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRecord& r,
@@ -229,27 +309,47 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
   GenerationResult out{.encoder = o.encoder_path, .length = r.length, .prompt_length = r.prompt_length,
                        .batch = r.batch};
   for (const KvPair& kv : r.kv) out.kv.push_back(kv.present + " -> " + kv.past);
-  if (r.steps.empty()) return InvalidArgument("the dump's generation record has no steps");
+  if (r.steps.empty()) return InvalidArgument("manifest.json: generation.steps: the record has no steps");
+  // ORT's failures are the run's (a FAIL with ORT's message, the steps so far
+  // judged); the dump's and the record's are the input's (an error, exit 2).
+  const auto failed_run = [&](const Error& e, const std::string& starts_why = {}) -> Result<GenerationResult> {
+    out.checks.push_back({"run", Verdict::kFail, e.message()});
+    for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
+    Summarize(out, starts_why);
+    ListAtMost(out, kMaxListedGenerationSteps);
+    return out;
+  };
   PARITY_ASSIGN_OR_RETURN(TensorSet prompt, LoadTorchInputs(dump));
-  if (!r.encoder_outputs.empty()) PARITY_RETURN_IF_ERROR(RunEncoder(dump, r, o, prompt, out));
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.model_path), o.config),
-                                      o.model_path));
+  if (!r.encoder_outputs.empty()) {
+    PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchFiles(dump, r.encoder_outputs));
+    TensorSet inputs;
+    if (!o.encoder_path.empty()) {
+      PARITY_ASSIGN_OR_RETURN(inputs, LoadTorchFiles(dump, r.encoder_inputs));
+    }
+    if (Status s = RunEncoder(r, o, expected, inputs, prompt, out); !s) return failed_run(s.error());
+  }
+  auto session = WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.model_path), o.config), o.model_path);
+  if (!session) return failed_run(session.error());
+  PARITY_RETURN_IF_ERROR(FitsTheModel(r, *session, prompt, o.model_path));
   StepJudge judge(dump, r, o.policy, out);
-  PARITY_RETURN_IF_ERROR(RunDecodeLoop(session, r, prompt, static_cast<int64_t>(r.steps.size()),
-                                       [&judge](const DecodeStepOutput& s) { return judge.Step(s); }));
+  Status loop = RunDecodeLoop(*session, r, prompt, static_cast<int64_t>(r.steps.size()),
+                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); });
+  if (judge.bad_input()) return std::unexpected(*judge.bad_input());
+  if (!loop) return failed_run(loop.error(), judge.starts_why());
   for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
   if (r.prompt_length > 1) {
-    PARITY_ASSIGN_OR_RETURN(TensorSet stepwise, RunStepwise(session, r, prompt));
+    auto stepwise = RunStepwise(*session, r, prompt);
+    if (!stepwise) return failed_run(stepwise.error(), judge.starts_why());
     out.checks.push_back(CompareStates("prefill_equals_stepwise",
                                        "ORT's prompt at once and one token at a time: the last logits and caches",
-                                       judge.prefill, stepwise, o.policy));
+                                       judge.prefill, *stepwise, o.policy));
   }
   if (r.stepwise) {
     PARITY_ASSIGN_OR_RETURN(GenerationCheck c, TorchStepwise(dump, r, o.policy));
     out.checks.push_back(std::move(c));
   }
   Summarize(out, judge.starts_why());
+  ListAtMost(out, kMaxListedGenerationSteps);
   return out;
 }
 

@@ -28,9 +28,16 @@ struct GenerationOptions {
   TolerancePolicy policy;
 };
 
-// Runs the loop and judges it. Errors (no verdict): a model ORT cannot load
-// or run (kRuntime, ORT's message with the step), a dump file that cannot
-// be read, a record whose names the model lacks (kInvalidArgument).
+// At most this many steps are listed in a result (and its reports): the
+// first half, the last, and the first step that departs.
+inline constexpr size_t kMaxListedGenerationSteps = 1024;
+
+// Runs the loop and judges it. A model ORT cannot load or run is a failed
+// check "run" (ORT's message with the step) in the result, its verdict FAIL.
+// Errors (bad input: the record is checked before and while it is used): a
+// dump file the record names that cannot be read or whose shape is not the
+// record's or the model's, a record whose names the model lacks or whose
+// prompt is not the dump's (kInvalidArgument, one line naming the field).
 Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRecord& record,
                                        const GenerationOptions& options);
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -46,22 +47,49 @@ Result<std::string> File(const Json& j, const std::string& path, std::string_vie
   return file;
 }
 
-Result<int64_t> Int(const Json& j, const std::string& path, std::string_view key) {
-  const Json* v = Find(j, key);
-  if (!v) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
-  if (!v->is_number_integer() && !v->is_number_unsigned()) return Wrong(fmt::format("{}.{}", path, key), "an integer", *v);
-  return v->get<int64_t>();
+// A non-empty string: a name the loop looks up.
+Result<std::string> Name(const Json& j, const std::string& path, std::string_view key, bool required = true) {
+  PARITY_ASSIGN_OR_RETURN(std::string name, String(j, path, key, required));
+  if (name.empty() && Find(j, key) != nullptr)
+    return InvalidArgument(fmt::format("manifest.json: {}.{}: an empty name", path, key));
+  return name;
 }
 
-Result<std::vector<int64_t>> Ints(const Json& v, const std::string& key) {
+// An integer in [lo, hi]; an unsigned one past int64 is out of range, never wrapped.
+Result<int64_t> IntIn(const Json& v, const std::string& key, int64_t lo, int64_t hi) {
+  if (!v.is_number_integer() && !v.is_number_unsigned()) return Wrong(key, "an integer", v);
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
+    return InvalidArgument(fmt::format("manifest.json: {}: {} is not in [{}, {}]", key, v.get<uint64_t>(), lo, hi));
+  const int64_t x = v.get<int64_t>();
+  if (x < lo && hi == INT64_MAX)
+    return InvalidArgument(fmt::format("manifest.json: {}: {} is less than {}", key, x, lo));
+  if (x < lo || x > hi) return InvalidArgument(fmt::format("manifest.json: {}: {} is not in [{}, {}]", key, x, lo, hi));
+  return x;
+}
+
+Result<int64_t> Int(const Json& j, const std::string& path, std::string_view key, int64_t lo, int64_t hi) {
+  const Json* v = Find(j, key);
+  if (!v) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
+  return IntIn(*v, fmt::format("{}.{}", path, key), lo, hi);
+}
+
+// An array of at most `max_count` integers in [lo, hi], each named by its index.
+Result<std::vector<int64_t>> Ints(const Json& v, const std::string& key, int64_t lo, int64_t hi, size_t max_count) {
   if (!v.is_array()) return Wrong(key, "an array of integers", v);
+  if (v.size() > max_count)
+    return InvalidArgument(fmt::format("manifest.json: {}: {} entries, more than {}", key, v.size(), max_count));
   std::vector<int64_t> out;
-  for (const Json& x : v) {
-    if (!x.is_number_integer() && !x.is_number_unsigned()) return Wrong(key, "an array of integers", v);
-    out.push_back(x.get<int64_t>());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_number_integer() && !v[i].is_number_unsigned()) return Wrong(key, "an array of integers", v);
+    PARITY_ASSIGN_OR_RETURN(int64_t x, IntIn(v[i], fmt::format("{}[{}]", key, i), lo, hi));
+    out.push_back(x);
   }
   return out;
 }
+
+// Dimensions of a present, as the .npy reader bounds them.
+constexpr int64_t kMaxDim = int64_t{1} << 40;
+constexpr size_t kMaxRank = 64;
 
 Result<TorchFiles> FileMap(const Json& j, const std::string& key) {
   if (!j.is_object()) return Wrong(key, "an object of files", j);
@@ -74,14 +102,23 @@ Result<TorchFiles> FileMap(const Json& j, const std::string& key) {
   return out;
 }
 
-Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepwise) {
+// Step `index` of a record of `batch` rows (`stepwise`: the prompt one token at a time, no index or tokens).
+Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepwise, int64_t index = 0,
+                               int64_t batch = 1) {
   if (!j.is_object()) return Wrong(key, "an object", j);
   RecordedStep s;
   if (!stepwise) {
-    PARITY_ASSIGN_OR_RETURN(s.step, Int(j, key, "step"));
+    PARITY_ASSIGN_OR_RETURN(s.step, Int(j, key, "step", 0, kMaxGenerationSteps - 1));
+    if (s.step != index)
+      return InvalidArgument(fmt::format("manifest.json: {}.step: {} where step {} is due (steps are 0, 1, ... in order)",
+                                         key, s.step, index));
     const Json* tokens = Find(j, "tokens");
     if (!tokens) return InvalidArgument(fmt::format("manifest.json: {}.tokens: required key missing", key));
-    PARITY_ASSIGN_OR_RETURN(s.tokens, Ints(*tokens, key + ".tokens"));
+    // Token ids index the vocabulary: never negative.
+    PARITY_ASSIGN_OR_RETURN(s.tokens, Ints(*tokens, key + ".tokens", 0, INT64_MAX, static_cast<size_t>(kMaxGenerationTokens)));
+    if (static_cast<int64_t>(s.tokens.size()) != batch)
+      return InvalidArgument(fmt::format("manifest.json: {}.tokens: {} tokens for a batch of {}", key, s.tokens.size(),
+                                         batch));
     PARITY_ASSIGN_OR_RETURN(s.logits_fp64, File(j, key, "logits_fp64", false));
   }
   PARITY_ASSIGN_OR_RETURN(s.logits, File(j, key, "logits"));
@@ -94,7 +131,7 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
       RecordedPresent rp{.name = name};
       PARITY_ASSIGN_OR_RETURN(rp.file, File(p, pkey, "file", false));
       if (const Json* shape = Find(p, "shape")) {
-        PARITY_ASSIGN_OR_RETURN(rp.shape, Ints(*shape, pkey + ".shape"));
+        PARITY_ASSIGN_OR_RETURN(rp.shape, Ints(*shape, pkey + ".shape", 0, kMaxDim, kMaxRank));
       }
       s.presents.push_back(std::move(rp));
     }
@@ -106,8 +143,9 @@ Status ParseEncoder(const Json& g, GenerationRecord& r) {
     if (!feeds->is_array()) return Wrong("generation.encoder_feeds", "an array", *feeds);
     for (size_t i = 0; i < feeds->size(); ++i) {
       const std::string key = fmt::format("generation.encoder_feeds[{}]", i);
-      PARITY_ASSIGN_OR_RETURN(std::string input, String((*feeds)[i], key, "input"));
-      PARITY_ASSIGN_OR_RETURN(std::string output, String((*feeds)[i], key, "encoder_output"));
+      if (!(*feeds)[i].is_object()) return Wrong(key, "an object", (*feeds)[i]);
+      PARITY_ASSIGN_OR_RETURN(std::string input, Name((*feeds)[i], key, "input"));
+      PARITY_ASSIGN_OR_RETURN(std::string output, Name((*feeds)[i], key, "encoder_output"));
       r.encoder_feeds.emplace_back(std::move(input), std::move(output));
     }
   }
@@ -129,30 +167,40 @@ Result<GenerationRecord> Parse(const Json& g) {
   PARITY_ASSIGN_OR_RETURN(std::string schema, String(g, k, "schema"));
   if (schema != kGenerationSchema)
     return InvalidArgument(fmt::format("manifest.json: generation.schema: '{}' is not {}", schema, kGenerationSchema));
-  PARITY_ASSIGN_OR_RETURN(r.length, Int(g, k, "length"));
-  PARITY_ASSIGN_OR_RETURN(r.batch, Int(g, k, "batch"));
-  PARITY_ASSIGN_OR_RETURN(r.prompt_length, Int(g, k, "prompt_length"));
-  PARITY_ASSIGN_OR_RETURN(r.token_input, String(g, k, "token_input"));
-  PARITY_ASSIGN_OR_RETURN(r.mask_input, String(g, k, "mask_input", false));
-  PARITY_ASSIGN_OR_RETURN(r.positions_input, String(g, k, "positions_input", false));
-  PARITY_ASSIGN_OR_RETURN(r.logits_output, String(g, k, "logits_output"));
+  PARITY_ASSIGN_OR_RETURN(r.length, Int(g, k, "length", 1, kMaxGenerationSteps));
+  PARITY_ASSIGN_OR_RETURN(r.batch, Int(g, k, "batch", 1, kMaxGenerationTokens));
+  if (r.length * r.batch > kMaxGenerationTokens)
+    return InvalidArgument(fmt::format("manifest.json: generation.batch: {} steps of a batch of {} are {} tokens, more "
+                                       "than {}", r.length, r.batch, r.length * r.batch, kMaxGenerationTokens));
+  PARITY_ASSIGN_OR_RETURN(r.prompt_length, Int(g, k, "prompt_length", 1, kMaxGenerationTokens));
+  PARITY_ASSIGN_OR_RETURN(r.token_input, Name(g, k, "token_input"));
+  PARITY_ASSIGN_OR_RETURN(r.mask_input, Name(g, k, "mask_input", false));
+  PARITY_ASSIGN_OR_RETURN(r.positions_input, Name(g, k, "positions_input", false));
+  PARITY_ASSIGN_OR_RETURN(r.logits_output, Name(g, k, "logits_output"));
   const Json* kv = Find(g, "kv_map");
   if (!kv || !kv->is_array() || kv->empty())
     return InvalidArgument("manifest.json: generation.kv_map: expected a non-empty array of {present, past}");
   for (size_t i = 0; i < kv->size(); ++i) {
     const std::string key = fmt::format("generation.kv_map[{}]", i);
-    PARITY_ASSIGN_OR_RETURN(std::string present, String((*kv)[i], key, "present"));
-    PARITY_ASSIGN_OR_RETURN(std::string past, String((*kv)[i], key, "past"));
+    if (!(*kv)[i].is_object()) return Wrong(key, "an object", (*kv)[i]);
+    PARITY_ASSIGN_OR_RETURN(std::string present, Name((*kv)[i], key, "present"));
+    PARITY_ASSIGN_OR_RETURN(std::string past, Name((*kv)[i], key, "past"));
     r.kv.push_back({std::move(present), std::move(past)});
   }
   PARITY_RETURN_IF_ERROR(ParseEncoder(g, r));
   const Json* steps = Find(g, "steps");
   if (!steps || !steps->is_array()) return InvalidArgument("manifest.json: generation.steps: expected an array");
+  // Counted before any step is read: the loop runs, and the report lists, one per step.
+  if (static_cast<int64_t>(steps->size()) != r.length)
+    return InvalidArgument(fmt::format("manifest.json: generation.steps: {} steps for a length of {}{}", steps->size(),
+                                       r.length,
+                                       static_cast<int64_t>(steps->size()) > kMaxGenerationSteps
+                                           ? fmt::format(" (at most {} steps)", kMaxGenerationSteps)
+                                           : ""));
+  r.steps.reserve(steps->size());
   for (size_t i = 0; i < steps->size(); ++i) {
-    PARITY_ASSIGN_OR_RETURN(RecordedStep s, ParseStep((*steps)[i], fmt::format("generation.steps[{}]", i), false));
-    if (static_cast<int64_t>(s.tokens.size()) != r.batch)
-      return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].tokens: {} tokens for a batch of {}", i,
-                                         s.tokens.size(), r.batch));
+    PARITY_ASSIGN_OR_RETURN(RecordedStep s, ParseStep((*steps)[i], fmt::format("generation.steps[{}]", i), false,
+                                                      static_cast<int64_t>(i), r.batch));
     r.steps.push_back(std::move(s));
   }
   if (const Json* sw = Find(g, "stepwise")) {

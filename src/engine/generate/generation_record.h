@@ -21,6 +21,13 @@ namespace parity {
 
 inline constexpr std::string_view kGenerationSchema = "parity.generation/1";
 
+// Limits of a record (docs/security.md "Limits"): a decode of at most 65,536
+// steps, a batch of at most 65,536 rows, 1,048,576 tokens in all (steps x
+// batch) and a prompt of at most 1,048,576 tokens. Checked before any step
+// is read.
+inline constexpr int64_t kMaxGenerationSteps = 65536;
+inline constexpr int64_t kMaxGenerationTokens = int64_t{1} << 20;
+
 // One output that feeds one input at the next step.
 struct KvPair {
   std::string present;  // "present_key_0"
@@ -63,9 +70,14 @@ struct GenerationRecord {
   std::optional<RecordedStep> stepwise;
 };
 
-// Reads DIR/manifest.json's "generation". nullopt when there is none; else
-// kInvalidArgument naming the key ("generation.steps[3].tokens: expected an
-// array of integers") for a malformed record or a file leaving the dump.
+// Reads DIR/manifest.json's "generation" and checks every field before any
+// is used. nullopt when there is none; else kInvalidArgument, one line naming
+// the record and the field ("generation.steps[3].tokens: expected an array
+// of integers", "generation.length: -1 is not in [1, 65536]") for a
+// malformed record: a wrong type, a length, batch or prompt length out of
+// range (negative, past int64, past the limits above), steps that are not
+// 0, 1, ... length-1 each with `batch` token ids (non-negative), a present's
+// shape with a negative dimension, an empty name, or a file leaving the dump.
 Result<std::optional<GenerationRecord>> LoadGenerationRecord(const TorchDump& dump);
 
 // One recorded tensor of the dump (a step's logits, a present); errors name the file.

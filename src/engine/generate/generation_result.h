@@ -47,7 +47,8 @@ struct GenerationResult {
   std::string encoder;  // the encoder model's path; empty: none
   int64_t length = 0, prompt_length = 0, batch = 1;
   std::vector<std::string> kv;  // "present_key_0 -> past_key_0"
-  std::vector<GenerationStep> steps;
+  std::vector<GenerationStep> steps;  // at most kMaxListedGenerationSteps (generation.h)
+  int64_t steps_not_listed = 0;       // steps of the loop left out of `steps` (the middle ones)
   int64_t tokens_agreeing = 0;                   // steps whose tokens agree
   std::optional<int64_t> first_differing_step;   // the first step whose tokens differ
   std::optional<int64_t> first_failing_logits;   // the first judged step whose logits leave the tolerance

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
 
 #include "core/testing/temp_dir.h"
 #include "engine/generate/decode_tensors.h"
@@ -95,6 +98,56 @@ TEST_F(GenerationRecordTest, RefusesFilesOutsideTheDumpAndWrongTypes) {
   ASSERT_FALSE(wrong.has_value());
   EXPECT_NE(wrong.error().message().find("generation.length: expected an integer"), std::string::npos)
       << wrong.error().message();
+}
+
+// Issue 56 class 8: every field of a record is checked before it is used, in
+// one line naming the field; a negative or uint64 length, steps out of order,
+// negative token ids and shapes, and more steps than the limit are refused
+// before any step is read (they were a FAIL, or accepted).
+TEST_F(GenerationRecordTest, EveryFieldIsCheckedBeforeUseInOneLineNamingIt) {
+  const nlohmann::json good = nlohmann::json::parse(Record("generate/step000_logits.npy"));
+  const auto refused = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& expected) {
+    nlohmann::json g = good;
+    edit(g);
+    auto r = LoadGenerationRecord(Dump(g.dump()));
+    if (r.has_value()) {
+      ADD_FAILURE() << "accepted: " << g.dump().substr(0, 300);
+      return;
+    }
+    EXPECT_NE(r.error().message().find(expected), std::string::npos) << r.error().message();
+    EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+  };
+  refused([](auto& g) { g["length"] = -1; }, "generation.length: -1 is not in [1, 65536]");
+  refused([](auto& g) { g["length"] = 18446744073709551615ull; }, "generation.length: 18446744073709551615 is not in");
+  refused([](auto& g) { g["length"] = 0; }, "generation.length: 0 is not in");
+  refused([](auto& g) { g["length"] = 2; }, "generation.steps: 1 steps for a length of 2");
+  refused([](auto& g) { g["batch"] = -1; }, "generation.batch: -1 is not in");
+  refused([](auto& g) { g["prompt_length"] = -5; }, "generation.prompt_length: -5 is not in");
+  refused([](auto& g) { g["steps"][0]["step"] = 3; }, "generation.steps[0].step: 3 where step 0 is due");
+  refused([](auto& g) { g["steps"][0]["tokens"] = {-1}; }, "generation.steps[0].tokens[0]: -1 is less than 0");
+  refused([](auto& g) { g["steps"][0]["tokens"] = {1, 2}; }, "generation.steps[0].tokens: 2 tokens for a batch of 1");
+  refused([](auto& g) { g["steps"][0]["presents"]["present_key_0"]["shape"] = {1, -2}; },
+          "generation.steps[0].presents.present_key_0.shape[1]: -2 is not in");
+  refused([](auto& g) { g["token_input"] = ""; }, "generation.token_input: an empty name");
+  refused([](auto& g) { g["kv_map"][0] = 5; }, "generation.kv_map[0]: expected an object");
+  refused([](auto& g) { g["steps"] = nlohmann::json::array(); }, "generation.steps: 0 steps for a length of 1");
+  // 100,000 steps (of one token each) with a length to match: refused by
+  // their count, before any step is parsed.
+  refused(
+      [](auto& g) {
+        g["length"] = 100000;
+        g["steps"] = nlohmann::json::array();
+        for (int i = 0; i < 100000; ++i) g["steps"].push_back(nlohmann::json{{"step", i}});
+      },
+      "generation.length: 100000 is not in [1, 65536]");
+  refused(
+      [](auto& g) {
+        g["steps"] = nlohmann::json::array();
+        for (int i = 0; i < 70000; ++i) g["steps"].push_back(nlohmann::json{{"step", i}});
+      },
+      "generation.steps: 70000 steps for a length of 1 (at most 65536 steps)");
+  refused([](auto& g) { g["batch"] = 1 << 20, g["length"] = 2; }, "are 2097152 tokens, more than 1048576");
 }
 
 }  // namespace
