@@ -123,7 +123,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
     out += fmt::format("  {} {}", s.name, paint(StatusColor(s.status), CheckVerdictName(s.status)));
   out += "\n";
 
-  const auto failed = r.FailedTests();
+  const auto failed = FailedTestsCulpritFirst(r);  // the culprit first (issue 54)
   if (!failed.empty()) {
     out += fmt::format("failed tests ({}):\n", failed.size());
     for (size_t i = 0; i < failed.size(); ++i) {
@@ -131,7 +131,7 @@ std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) 
         out += fmt::format("  ... {} more\n", failed.size() - i);
         break;
       }
-      out += fmt::format("  {} {}\n", paint(ansi::kRed, failed[i].id), failed[i].message);
+      out += fmt::format("  {} {}\n", paint(ansi::kRed, failed[i].finding->id), failed[i].finding->message);
     }
   }
 

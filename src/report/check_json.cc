@@ -219,10 +219,8 @@ json GeneratedInputsToJson(const SampleNotes& notes) {
 
 json CheckReportToJson(const CheckReport& r) {
   json failed = json::array();
-  for (const auto& stage : r.stages)
-    for (const auto& f : stage.findings)
-      if (f.status == Verdict::kFail)
-        failed.push_back({{"id", f.id}, {"stage", stage.name}, {"reason", f.message}});
+  for (const auto& [stage, f] : FailedTestsCulpritFirst(r))
+    failed.push_back({{"id", f->id}, {"stage", stage->name}, {"reason", f->message}});
   json stages = json::object();
   for (size_t i = 0; i < r.stages.size(); ++i) stages[r.stages[i].name] = StageToJson(r.stages[i], i);
   json samples = json::array();

@@ -3,7 +3,31 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 namespace parity {
+
+int CulpritRank(std::string_view id) {
+  const auto has = [&](std::string_view part) { return id.find(part) != std::string_view::npos; };
+  if (has(".locate.top_culprit") || has(".torch.first_divergent_layer")) return 0;
+  if (has(".locate.model_difference") || has(".torch.unexplained_divergence")) return 1;
+  if (has(".locate") || has(".torch.layers") || has(".reference_model.")) return 2;
+  return 3;
+}
+
+std::vector<FailedTest> FailedTestsCulpritFirst(const CheckReport& r) {
+  std::vector<FailedTest> failed;
+  for (const auto& stage : r.stages) {
+    const size_t first = failed.size();
+    for (const auto& f : stage.findings)
+      if (f.status == Verdict::kFail) failed.push_back({&stage, &f});
+    std::stable_sort(failed.begin() + static_cast<std::ptrdiff_t>(first), failed.end(),
+                     [](const FailedTest& a, const FailedTest& b) {
+                       return CulpritRank(a.finding->id) < CulpritRank(b.finding->id);
+                     });
+  }
+  return failed;
+}
 
 std::string_view JudgedAgainstKind(const CheckReport& r) {
   if (r.config && !r.config->torch.empty()) return "torch";

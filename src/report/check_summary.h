@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/check/check_result.h"
 
@@ -18,5 +19,22 @@ std::string_view JudgedAgainstKind(const CheckReport& r);
 // unfused run [disable]", or "... the same model under [disable] only;
 // PyTorch was not consulted (give --torch DIR)".
 std::string JudgedAgainst(const CheckReport& r);
+
+// Where a failed test stands in the culprit-first order every format lists
+// failures in (issue 54: one fault gave 8 failed tests, the root cause 7th):
+// 0 the culprit named (numerics.locate.top_culprit, a torch first divergent
+// layer), 1 what explains it (locate.model_difference, torch unexplained
+// divergence), 2 where it shows first (locate.first_divergence, the other
+// locate and layer findings, reference_model.tensors), 3 the symptoms (each
+// output of each sample, everything else).
+int CulpritRank(std::string_view finding_id);
+
+struct FailedTest {
+  const StageResult* stage;
+  const CheckFinding* finding;
+};
+// CheckReport::FailedTests() with their stages, culprit first: by stage
+// order, then CulpritRank, then as found.
+std::vector<FailedTest> FailedTestsCulpritFirst(const CheckReport& r);
 
 }  // namespace parity

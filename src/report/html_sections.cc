@@ -90,13 +90,11 @@ std::string FailedTestsSection(const CheckReport& r) {
   std::string s = "<section id=\"failed\">\n<h2>Failed tests</h2>\n";
   bool any = false;
   std::string rows;
-  for (const auto& st : r.stages)
-    for (const auto& f : st.findings)
-      if (f.status == Verdict::kFail) {
-        any = true;
-        rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
-                            Breakable(f.id), Esc(st.name), Breakable(f.message));
-      }
+  for (const auto& [st, f] : FailedTestsCulpritFirst(r)) {  // the culprit first (issue 54)
+    any = true;
+    rows += fmt::format("<tr><td class=\"id mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
+                        Breakable(f->id), Esc(st->name), Breakable(f->message));
+  }
   if (!any) {
     s += "<p class=\"empty\">No failed tests.</p>\n";
   } else {

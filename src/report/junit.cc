@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -86,7 +87,15 @@ Suite StageSuite(const CheckReport& r, const StageResult& stage, const std::stri
     return suite;
   }
   const double each = stage.seconds / static_cast<double>(stage.findings.size());
-  for (const auto& f : stage.findings) {
+  // Failures first, the culprit first among them (check_summary.h CulpritRank), then the rest as found.
+  std::vector<const CheckFinding*> order;
+  for (const auto& f : stage.findings) order.push_back(&f);
+  std::stable_sort(order.begin(), order.end(), [](const CheckFinding* a, const CheckFinding* b) {
+    const auto rank = [](const CheckFinding* f) { return f->status == Verdict::kFail ? CulpritRank(f->id) : 4; };
+    return rank(a) < rank(b);
+  });
+  for (const CheckFinding* finding : order) {
+    const CheckFinding& f = *finding;
     Case c{.classname = classname, .name = f.id, .seconds = each, .status = f.status, .message = f.message,
            .type = stage.name, .details = f.message};
     if (f.status == Verdict::kFail)

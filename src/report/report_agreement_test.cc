@@ -90,6 +90,40 @@ TEST(ReportAgreement, FailedTestCountsMatchTheirRows) {
   EXPECT_EQ(failures, failed);
 }
 
+// Issue 54: one planted fault gave 8 failed tests with the root cause 7th.
+// Every format lists the culprit first, then what explains it, then where it
+// shows, then the outputs it broke.
+TEST(ReportAgreement, EveryFormatListsTheCulpritFirst) {
+  CheckReport r = PassingReportWithRefusals();
+  r.overall = Verdict::kFail;
+  auto& findings = r.stages[0].findings;
+  findings.push_back({"numerics.typical.y", Verdict::kFail, "max_abs 1 (the symptom)"});
+  findings.push_back({"numerics.reference_model.tensors", Verdict::kFail, "19 of 65 tensors depart"});
+  findings.push_back({"numerics.locate.first_divergence", Verdict::kFail, "first divergence at t"});
+  findings.push_back({"numerics.locate.model_difference", Verdict::kFail, "the models first differ at c"});
+  findings.push_back({"numerics.locate.top_culprit", Verdict::kFail, "top culprit: /layer3/conv"});
+  const std::vector<std::string> expected = {"numerics.locate.top_culprit", "numerics.locate.model_difference",
+                                             "numerics.reference_model.tensors", "numerics.locate.first_divergence",
+                                             "numerics.typical.y"};
+  const auto in_order = [&](const std::string& text) {
+    size_t at = 0;
+    for (const auto& id : expected) {
+      at = text.find(id, at);
+      if (at == std::string::npos) return false;
+    }
+    return true;
+  };
+  const nlohmann::json j = CheckReportToJson(r);
+  ASSERT_EQ(j["failed_tests"].size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(j["failed_tests"][i]["id"], expected[i]);
+  const std::string console = FormatCheckSummary(r, ConsoleStyle{});
+  EXPECT_TRUE(in_order(console.substr(console.find("failed tests")))) << console;
+  std::string html = CheckReportToHtml(r);
+  for (size_t at; (at = html.find("<wbr>")) != std::string::npos;) html.erase(at, 5);  // long ids' break points
+  EXPECT_TRUE(in_order(html.substr(html.find("class=\"failed-list\"")))) << html;
+  EXPECT_TRUE(in_order(CheckReportToJUnit(r))) << CheckReportToJUnit(r);
+}
+
 TEST(ReportAgreement, EveryFormatSaysWhatItWasJudgedAgainstFirst) {
   CheckReport r = PassingReportWithRefusals();
   r.notes.push_back("d/: the dump was made with an export of sha256 abc..., judging a model changed since the export");
