@@ -47,7 +47,7 @@ def test_an_actor_that_dies_is_retried_and_the_run_says_so(setup, tmp_path):
     rep = json.loads((tmp_path / "r.json").read_text())
     assert rep["count"] == 16 and rep["retried"]["entries"] >= 1 and rep["retried"]["samples"] >= 1
     assert "run again after a Ray actor died" in r.stdout and "an actor died" in r.stderr
-    left = [n for n in os.listdir(short) if n.startswith(("parity-ray-", "ray", "session"))]
+    left = [n for n in os.listdir(short) if n.startswith(("parity_ray.", "parity-ray-", "ray", "session"))]
     assert left == [], os.listdir(short)  # our temp folder and Ray's session files are gone
 
 
@@ -66,4 +66,4 @@ def test_sigint_leaves_no_report_and_no_ray_folder(setup, tmp_path):
     assert p.returncode == 130, stderr[-3000:]
     assert "interrupted (SIGINT)" in stderr
     assert not out.exists() and not any(n.startswith(".report") for n in os.listdir(tmp_path))
-    assert [n for n in os.listdir(short) if n.startswith(("parity-ray-", "ray", "session"))] == [], os.listdir(short)
+    assert [n for n in os.listdir(short) if n.startswith(("parity_ray.", "parity-ray-", "ray", "session"))] == [], os.listdir(short)

@@ -135,7 +135,7 @@ def test_hostile_file_names_run_on_ray_as_locally_with_the_checkouts_own_python(
             runs[eng] = json.loads((tmp_path / f"{eng}.json").read_text())
         assert runs["ray"]["count"] == runs["local"]["count"] == len(names)
         assert had_token or not os.path.exists(token), "the run wrote ~/.ray/auth_token"
-        left = [n for n in os.listdir(short) if n.startswith(("parity-ray-", "ray", "session"))]
+        left = [n for n in os.listdir(short) if n.startswith(("parity_ray.", "parity-ray-", "ray", "session"))]
         assert left == [], left
     finally:
         subprocess.run(["rm", "-rf", short])
