@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/json_out.h"
+#include "core/short_name.h"
 #include "report/check_json.h"
 #include "report/compare_json.h"
 #include "compare/judge.h"
@@ -26,7 +27,11 @@ namespace html {
 
 std::string Esc(std::string_view s) { return HtmlEscape(s); }
 
-std::string Breakable(std::string_view s) {
+std::string Breakable(std::string_view text) {
+  // Long names are shortened first: cut into pieces at the break points,
+  // HtmlEscape would see no whole name to shorten (docs/security.md).
+  const std::string shortened = ShortenLongNames(text);
+  const std::string_view s = shortened;
   // Only long tokens need break points: short names and prose stay as written.
   constexpr size_t kLongToken = 24;
   std::string out;
