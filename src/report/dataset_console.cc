@@ -50,8 +50,11 @@ std::string Line(const DatasetOutputSummary& s, int64_t count) {
 }  // namespace
 
 std::string FormatDatasetSummary(const DatasetReport& r) {
-  std::string out = fmt::format("{}: {} samples of {} judged against {} ({} engine, {:.1f} samples/s){}\n",
-                                OverallVerdictName(r.overall), r.count, r.source, r.reference, r.engine,
+  // The first line names the deployed config and the ONNX Runtime release, as check's (issue 54).
+  std::string out = fmt::format("{}: {} [{}]{}: {} samples of {} judged against {} ({} engine, {:.1f} samples/s){}\n",
+                                OverallVerdictName(r.overall), ConsoleName(r.model), r.target.Label(),
+                                r.env.ort_version.empty() ? "" : " onnxruntime " + r.env.ort_version, r.count,
+                                ConsoleName(r.source), r.reference, r.engine,
                                 r.seconds > 0 ? static_cast<double>(r.count) / r.seconds : 0.0,
                                 r.skipped > 0 ? fmt::format("; {} bad samples skipped", r.skipped) : "");
   for (const auto& s : r.summaries) out += Line(s, r.count);

@@ -55,6 +55,10 @@ TEST(DatasetReport, ModuleRankingAndRetriesAreInJsonConsoleAndHtml) {
   EXPECT_EQ(j["locate"]["samples"][0]["module"], "features.4");
   EXPECT_EQ(j["retried"]["samples"], 3);
   EXPECT_NE(FormatDatasetSummary(r).find("first diverge in module features.4"), std::string::npos);
+  r.model = "m.onnx";
+  r.env.ort_version = "1.29.0";
+  EXPECT_TRUE(FormatDatasetSummary(r).starts_with("FAIL: m.onnx [" + r.target.Label() + "] onnxruntime 1.29.0: "))
+      << FormatDatasetSummary(r);
   EXPECT_NE(DatasetReportToHtml(r).find("by PyTorch module"), std::string::npos);
   // Issue 54: JUnit's failure message says where, the module first; names carry the model.
   r.model = "models/resnet18.onnx";
