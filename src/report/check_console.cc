@@ -98,25 +98,30 @@ std::string AgreementLines(const CheckReport& r, size_t max_rows) {
   return out + FormatGenerationPrompts(r.generation_prompts, max_rows);
 }
 
+// The verdict's lines. The first says what was judged as deployed: the
+// verdict, the model, the target config and the ONNX Runtime release (issue 54).
+template <typename Paint>
+std::string HeadLines(const CheckReport& r, const Paint& paint) {
+  const std::string model = r.model ? r.model->path : std::string("model");
+  std::string out = fmt::format(
+      "{} {}{}{}\n", paint(StatusColor(r.overall), r.OverallWord()), model,
+      r.config ? fmt::format(" [{}]", r.config->target.Label()) : std::string(),
+      r.env && !r.env->ort_version.empty() ? " onnxruntime " + r.env->ort_version : std::string());
+  out += JudgedAgainst(r) + "\n";
+  for (const auto& why : r.coverage.missing) out += paint(ansi::kYellow, "not judged: " + why) + "\n";
+  if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
+  for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
+  for (const auto& line : SampleNoteLines(r.sample_notes)) out += line + "\n";
+  return out + FormatControlFlow(r.control_flow, "");
+}
+
 }  // namespace
 
 std::string FormatCheckSummary(const CheckReport& r, const ConsoleStyle& style) {
   auto paint = [&](const char* color, std::string_view text) {
     return style.color ? fmt::format("{}{}{}", color, text, ansi::kReset) : std::string(text);
   };
-  std::string out;
-  const std::string model = r.model ? r.model->path : std::string("model");
-  // The first line says what was judged as deployed: the verdict, the model,
-  // the target config and the ONNX Runtime release (issue 54).
-  out += fmt::format("{} {}{}{}\n", paint(StatusColor(r.overall), r.OverallWord()), model,
-                     r.config ? fmt::format(" [{}]", r.config->target.Label()) : std::string(),
-                     r.env && !r.env->ort_version.empty() ? " onnxruntime " + r.env->ort_version : std::string());
-  out += JudgedAgainst(r) + "\n";
-  for (const auto& why : r.coverage.missing) out += paint(ansi::kYellow, "not judged: " + why) + "\n";
-  if (r.env) out += fmt::format("onnxruntime {} ({})\n", r.env->ort_version, r.env->ort_library);
-  for (const auto& n : r.notes) out += paint(ansi::kYellow, "note: " + n) + "\n";
-  for (const auto& line : SampleNoteLines(r.sample_notes)) out += line + "\n";
-  out += FormatControlFlow(r.control_flow, "");
+  std::string out = HeadLines(r, paint);
 
   out += "stages:";
   for (const auto& s : r.stages)
