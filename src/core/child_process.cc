@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +73,9 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv) {
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
+    // Nothing else of ours: a descriptor our caller left inheritable (its
+    // pipe to our stdout) must not stay open in a child it never started.
+    ::syscall(SYS_close_range, 3, ~0U, 0);
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGPIPE, &dfl, nullptr);  // a child writing to a parent gone ends

@@ -106,11 +106,11 @@ pid_t WaitForBusyChild(pid_t parent, const std::string& needle, long cpu_ticks) 
 }
 
 // A model that keeps ORT busy for many seconds a sample, single-threaded:
-// 40 MatMuls of [1024, 1024] by one shared weight; and 3 samples of it.
+// 40 MatMuls of [2048, 2048] by one shared weight (seconds a sample); 2 samples.
 fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
   ModelBuilder b;
-  std::string x = b.Input("x", DType::kFloat32, Shape{1024, 1024});
-  const std::string w = b.ConstWeight("w", {1024, 1024}, 0.0f);
+  std::string x = b.Input("x", DType::kFloat32, Shape{2048, 2048});
+  const std::string w = b.ConstWeight("w", {2048, 2048}, 0.0f);
   for (int i = 0; i < 40; ++i) x = b.MatMul(x, w);
   b.Output(x, "y");
   auto model = b.Build();
@@ -118,8 +118,8 @@ fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
   const fs::path path = dir / "slow.onnx";
   EXPECT_TRUE(model->Save(path));
   TensorSet set;
-  auto t = Tensor::Create(DType::kFloat32, {1024, 1024});
-  for (int s = 0; s < 3; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
+  auto t = Tensor::Create(DType::kFloat32, {2048, 2048});
+  for (int s = 0; s < 2; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
   *inputs = dir / "slow_inputs.npz";
   EXPECT_TRUE(SaveTensors(*inputs, set));
   return path;
@@ -152,16 +152,23 @@ TEST(SecurityFourthChildren, AnInterruptedTwoRuntimeCheckLeavesNoScratchFolderAn
     ASSERT_GT(child, 0) << "no runner-worker child at work";
     EXPECT_FALSE(Entries(tmp).empty()) << "the child runner's scratch folder is in TMPDIR";
     ::kill(c.pid, sig);
+    // Right after parity exits (a zombie until Finish reaps it; Finish would
+    // also wait for the end of its output, which a child left running may hold):
+    // the child is gone, not left to finish its sample ...
+    for (int i = 0; i < 3000; ++i) {
+      const auto parent = StatFields(c.pid);
+      if (parent.empty() || parent[0] == "Z") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const auto stat = StatFields(child);
+    EXPECT_TRUE(stat.empty() || stat[0] == "Z" || Cmdline(child).find("runner-worker") == std::string::npos)
+        << "the runner-worker child " << child << " still runs (state " << (stat.empty() ? "" : stat[0]) << ")";
+    for (pid_t pid : ProcessesWith(tmp.string())) ::kill(pid, SIGKILL);  // never leave one behind
     const auto r = e2e::Finish(c);
     EXPECT_EQ(r.exit_code, 128 + sig) << r.err;
     EXPECT_NE(r.err.find("no partial files left"), std::string::npos) << r.err;
-    // Right after parity exits: the child is gone (not left to finish its sample) ...
-    const auto stat = StatFields(child);
-    EXPECT_TRUE(stat.empty() || Cmdline(child).find("runner-worker") == std::string::npos)
-        << "the runner-worker child " << child << " still runs (state " << (stat.empty() ? "" : stat[0]) << ")";
     // ... and nothing of parity's is left in TMPDIR.
     EXPECT_TRUE(Entries(tmp).empty()) << "left in TMPDIR: " << ::testing::PrintToString(Entries(tmp));
-    for (pid_t pid : ProcessesWith(tmp.string())) ::kill(pid, SIGKILL);  // never leave one behind
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(tmp, ec)) fs::remove_all(e.path(), ec);
   }
