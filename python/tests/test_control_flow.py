@@ -8,6 +8,7 @@ and a TorchScript loop with an int64 trip count. Needs the built binary."""
 import json
 import os
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -224,3 +225,64 @@ def test_a_torch_cond_branch_no_dumped_sample_took_is_not_judged(tmp_path):
     assert len(unjudged) == 1 and "no sample judged against PyTorch took" in unjudged[0], unjudged
     assert cf["unjudged"] == unjudged and rep["coverage"]["missing"]
     assert "not judged: If" in c.stdout
+
+
+def _loop_around_a_wide_loop(path, outer_width=600, inner_width=3000, trips=64):
+    """A Loop of `trips` iterations whose body is `outer_width` Adds and a
+    one-iteration Loop of `inner_width` Adds: cheap to run (one pass over the
+    inner body per iteration), but each unrolled iteration copies the nested
+    body whole."""
+    import onnx
+    from onnx import TensorProto as T, helper as h, numpy_helper
+
+    def adds(level, src, width):
+        nodes = []
+        for k in range(width):
+            nodes.append(h.make_node("Add", [src, f"one{level}"], [f"a{level}_{k}"], name=f"add{level}_{k}"))
+            src = f"a{level}_{k}"
+        return nodes, src
+
+    def body(level, width, inner):
+        nodes, src = [], f"v_in{level}"
+        if inner is not None:
+            nodes.append(h.make_node("Loop", [f"n{level}", "", src], [f"v_mid{level}"], body=inner, name=f"loop{level}"))
+            src = f"v_mid{level}"
+        more, src = adds(level, src, width)
+        nodes += more + [h.make_node("Identity", [f"c_in{level}"], [f"c_out{level}"]),
+                         h.make_node("Identity", [src], [f"v_out{level}"])]
+        init = [numpy_helper.from_array(np.array(1, np.int64), f"n{level}"),
+                numpy_helper.from_array(np.ones(1, np.float32), f"one{level}")]
+        return h.make_graph(nodes, f"b{level}",
+                            [h.make_tensor_value_info(f"i{level}", T.INT64, []),
+                             h.make_tensor_value_info(f"c_in{level}", T.BOOL, []),
+                             h.make_tensor_value_info(f"v_in{level}", T.FLOAT, [1])],
+                            [h.make_tensor_value_info(f"c_out{level}", T.BOOL, []),
+                             h.make_tensor_value_info(f"v_out{level}", T.FLOAT, [1])], initializer=init)
+
+    top = h.make_node("Loop", ["N", "", "x"], ["y"], body=body(1, outer_width, body(0, inner_width, None)), name="top")
+    graph = h.make_graph([top], "nested", [h.make_tensor_value_info("x", T.FLOAT, [1])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [1])],
+                         initializer=[numpy_helper.from_array(np.array(trips, np.int64), "N")])
+    m = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+# Issue 56 class 2: a copy is budgeted by every node it holds, nested bodies
+# included. The node cap counted top-level nodes only: 64 iterations of 603
+# top-level nodes passed it, and each carried the 3,000-node nested body
+# (about 230,000 nodes copied, and a session of them, per sample and level).
+def test_copies_of_nested_loop_bodies_are_budgeted_by_every_node_they_hold(tmp_path):
+    model = _loop_around_a_wide_loop(str(tmp_path / "nested.onnx"))
+    report = tmp_path / "r.json"
+    start = time.monotonic()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", PARITY, "check", model, "--runs", "1", "--warmup", "0",
+                        "--json", str(report)], capture_output=True, text=True, timeout=240)
+    seconds = time.monotonic() - start
+    assert r.returncode == 0, r.stdout + r.stderr
+    peak_kb = int(r.stderr.strip().splitlines()[-1])
+    assert peak_kb < 1_000_000, f"peak RSS {peak_kb} KB"
+    assert seconds < 90, f"{seconds:.0f} s"
+    notes = json.load(open(report, encoding="utf-8"))["control_flow"]["notes"]
+    assert any("Loop 'top'" in n and "nested bodies included" in n for n in notes), notes

@@ -240,8 +240,20 @@ void InlineLoop(Emitter& e, const Site& s, int64_t iterations) {
     if (!s.node.output(carried_count + j).empty()) StackScanOutput(e, s, scans[j], s.node.output(carried_count + j));
 }
 
-// Why a node is left as it was, or "" when it can be inlined.
+// Why a node is left as it was, or "" when it can be inlined. `added`: the
+// nodes the new graph holds so far, nested bodies included; a copy is
+// budgeted by every node it holds, its nested bodies' too (issue 56 class 2:
+// a Loop whose one-node body is a Loop of a Loop copied them all).
 std::string Refusal(const Site& s, int64_t value, size_t added, const InlineLimits& limits) {
+  if (s.node.op_type() == "If") {
+    const onnx::GraphProto* branch = cf::GraphAttribute(s.node, value != 0 ? "then_branch" : "else_branch");
+    if (branch != nullptr && added + cf::GraphWeight(*branch) > limits.max_nodes)
+      return fmt::format("If '{}': its {} holds {} nodes with its nested bodies, more than the {} nodes parity adds: "
+                         "its body is not observed",
+                         s.origin, value != 0 ? "then_branch" : "else_branch", cf::GraphWeight(*branch),
+                         limits.max_nodes);
+    return "";
+  }
   if (s.node.op_type() != "Loop") return "";
   const onnx::GraphProto* body = cf::GraphAttribute(s.node, "body");
   const int carried = s.node.input_size() - 2;
@@ -250,9 +262,11 @@ std::string Refusal(const Site& s, int64_t value, size_t added, const InlineLimi
   if (value > limits.max_iterations)
     return fmt::format("Loop '{}' ran more than {} iterations, the most parity unrolls: its body is not observed",
                        s.origin, limits.max_iterations);
-  if (added + static_cast<size_t>(value) * body->node_size() > limits.max_nodes)
-    return fmt::format("Loop '{}': {} iterations of {} nodes exceed the {} nodes parity adds: its body is not observed",
-                       s.origin, value, body->node_size(), limits.max_nodes);
+  if (const size_t weight = cf::GraphWeight(*body);
+      value > 0 && (weight > limits.max_nodes || added + static_cast<size_t>(value) * weight > limits.max_nodes))
+    return fmt::format("Loop '{}': {} iterations of {} nodes (nested bodies included) exceed the {} nodes parity "
+                       "adds: its body is not observed",
+                       s.origin, value, weight, limits.max_nodes);
   if (value == 0 && body->output_size() > carried + 1)
     return fmt::format("Loop '{}' ran no iteration: its body computed nothing to observe", s.origin);
   return "";
@@ -275,6 +289,7 @@ Result<InlinedModel> InlineControlFlow(const Model& m, const std::vector<Control
   auto old_nodes = std::move(*g.mutable_node());
   g.clear_node();
   size_t found = 0;
+  size_t weight = 0;  // the nodes of the new graph, nested bodies included
   for (int i = 0; i < old_nodes.size(); ++i) {
     const onnx::NodeProto& n = old_nodes.Get(i);
     auto it = decided.find(names[i]);
@@ -285,18 +300,21 @@ Result<InlinedModel> InlineControlFlow(const Model& m, const std::vector<Control
                  .parent = cf::MetadataOf(n, kBodyOfKey)};
     if (is_cf && n.op_type() == "Scan")
       result.notes.push_back(fmt::format("Scan '{}': parity does not unroll Scan; its body is not observed", s.origin));
-    const std::string refusal = is_cf && it != decided.end() ? Refusal(s, it->second, g.node_size(), limits) : "";
+    const std::string refusal = is_cf && it != decided.end() ? Refusal(s, it->second, weight, limits) : "";
     if (!refusal.empty()) result.notes.push_back(refusal);
     if (!is_cf || it == decided.end() || n.op_type() == "Scan" || !refusal.empty()) {
       // The name graph.h gives it in `m`: its place in the file changes here.
       g.add_node()->CopyFrom(n);
       g.mutable_node(g.node_size() - 1)->set_name(names[i]);
+      weight += cf::NodeWeight(n);
       continue;
     }
+    const int before = g.node_size();
     if (n.op_type() == "If")
       InlineIf(e, s, it->second != 0);
     else
       InlineLoop(e, s, it->second);
+    for (int k = before; k < g.node_size(); ++k) weight += cf::NodeWeight(g.node(k));
     ++result.inlined;
   }
   if (found != decided.size())

@@ -13,6 +13,11 @@ namespace parity::control_flow_internal {
 bool IsControlFlow(const onnx::NodeProto& n);
 // The graph attribute `name` of `n`, or null.
 const onnx::GraphProto* GraphAttribute(const onnx::NodeProto& n, std::string_view name);
+// The nodes a copy of `n` holds: itself and every node of the graphs in its
+// attributes, nested bodies included (what copying it costs; issue 56 class 2).
+size_t NodeWeight(const onnx::NodeProto& n);
+// Every node of `g`, nested bodies included.
+size_t GraphWeight(const onnx::GraphProto& g);
 // The value of metadata entry `key` of `n`, "" when absent.
 std::string MetadataOf(const onnx::NodeProto& n, std::string_view key);
 // Sets (or adds) metadata entry `key` of `n`.

@@ -27,6 +27,21 @@ const onnx::GraphProto* GraphAttribute(const onnx::NodeProto& n, std::string_vie
   return nullptr;
 }
 
+size_t NodeWeight(const onnx::NodeProto& n) {
+  size_t w = 1;
+  for (const auto& a : n.attribute()) {
+    if (a.has_g()) w += GraphWeight(a.g());
+    for (const auto& g : a.graphs()) w += GraphWeight(g);
+  }
+  return w;
+}
+
+size_t GraphWeight(const onnx::GraphProto& g) {
+  size_t w = 0;
+  for (const auto& n : g.node()) w += NodeWeight(n);
+  return w;
+}
+
 std::string MetadataOf(const onnx::NodeProto& n, std::string_view key) {
   for (const auto& e : n.metadata_props())
     if (e.key() == key) return e.value();

@@ -2,6 +2,8 @@
 // samples took, and which bodies parity could not observe (docs/locate.md
 // "Control flow"). A fault in a branch no sample takes cannot show in any
 // verdict; the report says so instead of a silent PASS.
+#include <chrono>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,6 +17,9 @@
 
 namespace parity::check_internal {
 namespace {
+
+// The least time all control-flow probes of a check get together.
+constexpr double kProbeBudgetSeconds = 10;
 
 // Whether the report holds a judged result (WasJudged) for sample `name`.
 bool Judged(const Context& ctx, const std::string& name) {
@@ -72,9 +77,20 @@ void ObserveControlFlow(Context& ctx) {
   if (!HasControlFlow(ctx.model)) return;
   ControlFlowReport& cf = ctx.report.control_flow;
   cf.present = true;
-  std::vector<std::string> refused, stopped;
+  std::vector<std::string> refused, stopped, unprobed;
   ControlFlowReport judged;  // the branches judged samples took (UnjudgedBranches)
+  // The probes are a report on coverage, not a verdict: they get one
+  // sample's time limit in all (at least kProbeBudgetSeconds), whatever the
+  // number of samples and levels of nesting (issue 56 class 2: each probe is
+  // a session of a copy up to InlineLimits::max_nodes nodes, per level).
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.sample_timeout_s)));
   for (const Sample& sample : ctx.samples) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      unprobed.push_back(sample.name);
+      continue;
+    }
     // A sample stopped at a limit is not run again for its branches.
     if (ctx.stopped.contains(sample.name)) {
       stopped.push_back(sample.name);
@@ -96,6 +112,11 @@ void ObserveControlFlow(Context& ctx) {
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
                                    fmt::join(refused, ", ")));
+  if (!unprobed.empty())
+    cf.notes.push_back(fmt::format("{} sample(s) were not probed for their branches, past the probes' time budget of "
+                                   "{:g} s: {}",
+                                   unprobed.size(), std::max(kProbeBudgetSeconds, ctx.sample_timeout_s),
+                                   fmt::join(unprobed, ", ")));
   if (!stopped.empty())
     cf.notes.push_back(fmt::format("{} sample(s) stopped at a limit (time or memory) were not probed for their branches: {}",
                                    stopped.size(), fmt::join(stopped, ", ")));
@@ -104,6 +125,7 @@ void ObserveControlFlow(Context& ctx) {
   // with a dump, a branch taken by generated samples judged between two ORT
   // configs says nothing of an export's fault, which only PyTorch shows.
   for (const Sample& sample : TorchJudgedSamples(ctx)) {
+    if (std::chrono::steady_clock::now() > deadline) break;  // their branches stay unjudged: NOT JUDGED, not PASS
     auto flat = FlattenForSample(ctx.model, sample, ctx.label,
                                  {.probe = ctx.options.reference.config, .check_copy = false,
                                   .timeout_s = ctx.sample_timeout_s});

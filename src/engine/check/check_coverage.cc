@@ -43,6 +43,13 @@ CheckCoverage CoverageOf(const CheckReport& r) {
                                       n));
   if (r.generation)
     for (const auto& step : r.generation->steps) c.generation_steps += step.judged;
+  std::vector<std::string> died;
+  for (const SampleResult& s : r.samples)
+    if (s.behaviour == kReferenceDied) died.push_back(s.name);
+  if (!died.empty())
+    c.missing.push_back(fmt::format("the reference's runtime died: {} sample(s) could not be run on it, the first "
+                                    "'{}'; a PASS needs every sample run on both sides",
+                                    died.size(), died.front()));
   c.branches_unjudged = r.control_flow.unjudged;
   if (c.judged == 0 && c.generation_steps == 0)
     c.missing.push_back(

@@ -129,6 +129,11 @@ const Sample* TimingSample(const Context& ctx);
 
 // Whether a run's error is its time limit (ort::IsRunTimeout).
 inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
+// A sample's behaviour when the reference's runtime (a child process, another
+// ORT release) died before it gave its values: not judged, and the check
+// cannot PASS on what it could not run (CoverageOf).
+inline constexpr std::string_view kReferenceDied = "reference runtime died";
+
 // Whether a run's error is one of its limits: time or memory.
 inline bool IsStopped(const Error& e) { return IsTimeout(e) || IsOutOfMemory(e); }
 

@@ -97,6 +97,14 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   auto test = ref ? RunOn(ctx, *ctx.target, sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (ReportStopped(ctx, result, id, ref, test, f)) return;
+  if (!ref && IsRunnerDied(ref.error())) {
+    result.status = Verdict::kUnchecked;
+    result.behaviour = kReferenceDied;
+    result.error = ref.error().message();
+    f.push_back(Skip(id, "not judged: the reference could not run it: " + result.error));
+    ctx.report.samples.push_back(std::move(result));
+    return;
+  }
   if (!ref) {
     // A sample the model refuses even unfused (a size a detector cannot
     // take, a 1x1 image under a 3x3 kernel) is outside the model's domain,

@@ -93,7 +93,9 @@ class ChildRunner final : public Runner {
   }
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
-    if (!child_) return RuntimeError("runner: the child process is gone");
+    if (!child_)
+      return RuntimeError(fmt::format("onnxruntime {} {} earlier; nothing more runs there", ran_.ort.version,
+                                      kRunnerDied));
     const size_t index = jobs_++;
     const fs::path dir = scratch_ / fmt::format("job{}", index);
     std::error_code ec;
@@ -109,7 +111,7 @@ class ChildRunner final : public Runner {
                                                   kMaxRunnerReplyBytes)
                                     : child_->LastWords();
       Stop();
-      return RuntimeError(fmt::format("onnxruntime {} in a child process died{}{}", ran_.ort.version,
+      return RuntimeError(fmt::format("onnxruntime {} {}{}{}", ran_.ort.version, kRunnerDied,
                                       words.empty() ? "" : ": ", words));
     }
     auto result = [&]() -> Result<TensorSet> {

@@ -64,6 +64,11 @@ class Runner {
   virtual Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) = 0;
 };
 
+// In the error of every run of a child runner whose process died (during
+// that run or before it): the runtime is gone, nothing more runs there.
+inline constexpr std::string_view kRunnerDied = "in a child process died";
+inline bool IsRunnerDied(const Error& e) { return e.message().find(kRunnerDied) != std::string::npos; }
+
 // ORT under `config` on config.ort_library (empty: the process's). A child
 // is started at once and says which ORT it loaded; a library it cannot load
 // is kInvalidArgument with the child's one line. `binary`: the parity

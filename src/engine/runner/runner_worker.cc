@@ -51,25 +51,47 @@ Result<TensorSet> ReadJobValues(const fs::path& dir, const std::string& stem) {
 
 Status WriteRunnerJob(const fs::path& dir, const RunnerJob& job, const TensorSet& inputs) {
   PARITY_RETURN_IF_ERROR(WriteJobValues(dir, "inputs", inputs));
+  // The parent's run limits in force (ort/run_limits.h) bound the child's run too.
+  const ort::RunLimits limits = ort::CurrentRunLimits();
   return WriteJsonFile(dir / "job.json", nlohmann::json{{"model", fs::absolute(job.model).string()},
                                                         {"names", job.names},
                                                         {"save_plan", job.save_plan.string()},
-                                                        {"keep_session", job.keep_session}});
+                                                        {"keep_session", job.keep_session},
+                                                        {"limit_seconds", limits.seconds},
+                                                        {"limit_memory_bytes", limits.memory_bytes}});
 }
 
-Result<std::pair<RunnerJob, TensorSet>> ReadRunnerJob(const fs::path& dir) {
+namespace {
+
+// The run limits a job carries; none when it names none or names nonsense
+// (negative, not finite).
+ort::RunLimits JobLimits(const nlohmann::json& j) {
+  ort::RunLimits limits;
+  const auto seconds = j.find("limit_seconds");
+  if (seconds != j.end() && seconds->is_number()) limits.seconds = seconds->get<double>();
+  const auto memory = j.find("limit_memory_bytes");
+  if (memory != j.end() && memory->is_number_integer()) limits.memory_bytes = memory->get<int64_t>();
+  if (!(limits.seconds >= 0 && limits.seconds < 1e9)) limits.seconds = 0;
+  if (limits.memory_bytes < 0) limits.memory_bytes = 0;
+  return limits;
+}
+
+}  // namespace
+
+Result<RunnerRequest> ReadRunnerJob(const fs::path& dir) {
   PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ReadJson(dir / "job.json"));
-  RunnerJob job;
+  RunnerRequest request;
   try {
-    job.model = j.at("model").get<std::string>();
-    job.names = j.at("names").get<std::vector<std::string>>();
-    job.save_plan = j.at("save_plan").get<std::string>();
-    job.keep_session = j.value("keep_session", false);
+    request.job.model = j.at("model").get<std::string>();
+    request.job.names = j.at("names").get<std::vector<std::string>>();
+    request.job.save_plan = j.at("save_plan").get<std::string>();
+    request.job.keep_session = j.value("keep_session", false);
+    request.limits = JobLimits(j);
   } catch (const nlohmann::json::exception& e) {
     return Corrupt(fmt::format("{}: {}", (dir / "job.json").string(), e.what()));
   }
-  PARITY_ASSIGN_OR_RETURN(TensorSet inputs, ReadJobValues(dir, "inputs"));
-  return std::pair{std::move(job), std::move(inputs)};
+  PARITY_ASSIGN_OR_RETURN(request.inputs, ReadJobValues(dir, "inputs"));
+  return request;
 }
 
 int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner, std::string* error) {
@@ -89,8 +111,9 @@ int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner, std::st
     }
     const fs::path dir = record->path;
     Status done = [&]() -> Status {
-      PARITY_ASSIGN_OR_RETURN(auto job, ReadRunnerJob(dir));
-      PARITY_ASSIGN_OR_RETURN(TensorSet values, runner.Run(job.first, job.second));
+      PARITY_ASSIGN_OR_RETURN(RunnerRequest request, ReadRunnerJob(dir));
+      ort::ScopedRunLimits limits(request.limits);
+      PARITY_ASSIGN_OR_RETURN(TensorSet values, runner.Run(request.job, request.inputs));
       return WriteJobValues(dir, "outputs", values);
     }();
     out << (done ? FormatDoneReply(record->index) : FormatFailedReply(record->index, done.error().message()))

@@ -5,7 +5,8 @@
 // job's index and folder DIR (core/entry_record.h, the dataset worker's
 // request), is answered by "E<TAB>INDEX" once DIR/outputs.npz is written, or
 // "B<TAB>INDEX<TAB>job<TAB>MESSAGE" (one line) when the job failed. A job folder holds job.json ({"model", "names",
-// "save_plan", "inputs": [names]}) and inputs.npz (keys t0, t1, ... in that
+// "save_plan", "keep_session", "limit_seconds", "limit_memory_bytes": the
+// parent's run limits, ort/run_limits.h, which bound the child's run}) and inputs.npz (keys t0, t1, ... in that
 // order, so tensor names never become zip paths); the answer outputs.npz and
 // outputs.json ({"names"}) likewise.
 #pragma once
@@ -19,11 +20,18 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/runner/runner.h"
+#include "ort/run_limits.h"
 
 namespace parity {
 
 Status WriteRunnerJob(const std::filesystem::path& dir, const RunnerJob& job, const TensorSet& inputs);
-Result<std::pair<RunnerJob, TensorSet>> ReadRunnerJob(const std::filesystem::path& dir);
+// A job as the child reads it: what to run, on which inputs, within which limits.
+struct RunnerRequest {
+  RunnerJob job;
+  TensorSet inputs;
+  ort::RunLimits limits;  // the parent's when it wrote the job; none when the job names none
+};
+Result<RunnerRequest> ReadRunnerJob(const std::filesystem::path& dir);
 Status WriteJobValues(const std::filesystem::path& dir, const std::string& stem, const TensorSet& values);
 Result<TensorSet> ReadJobValues(const std::filesystem::path& dir, const std::string& stem);
 

@@ -23,10 +23,26 @@ TEST(RunnerWorker, AJobTravelsWholeWithNamesThatAreNoZipPaths) {
   ASSERT_TRUE(WriteRunnerJob(dir.path(), {.model = "m.onnx", .names = {"y"}}, Values()).has_value());
   auto job = ReadRunnerJob(dir.path());
   ASSERT_TRUE(job.has_value()) << job.error().message();
-  EXPECT_EQ(job->first.names, std::vector<std::string>{"y"});
-  EXPECT_EQ(job->first.model, std::filesystem::absolute("m.onnx"));
-  ASSERT_EQ(job->second.size(), 2u);
-  EXPECT_TRUE(job->second.Find("/layer1/Relu_output_0")->BitwiseEquals(*Values().Find("/layer1/Relu_output_0")));
+  EXPECT_EQ(job->job.names, std::vector<std::string>{"y"});
+  EXPECT_EQ(job->job.model, std::filesystem::absolute("m.onnx"));
+  ASSERT_EQ(job->inputs.size(), 2u);
+  EXPECT_TRUE(job->inputs.Find("/layer1/Relu_output_0")->BitwiseEquals(*Values().Find("/layer1/Relu_output_0")));
+  EXPECT_EQ(job->limits.seconds, 0);  // no scope: no limit
+}
+
+// The parent's run limits travel with each job: a sample's time and memory
+// limit bound its run in the child too (issue 56 class 3).
+TEST(RunnerWorker, AJobCarriesTheParentsRunLimits) {
+  testing::TempDir dir("parity_runner_limits");
+  {
+    ort::ScopedRunLimits limits({.seconds = 2.5, .memory_bytes = 64 << 20});
+    ASSERT_TRUE(WriteRunnerJob(dir.path(), {.model = "m.onnx"}, Values()).has_value());
+  }
+  auto job = ReadRunnerJob(dir.path());
+  ASSERT_TRUE(job.has_value()) << job.error().message();
+  EXPECT_EQ(job->limits.seconds, 2.5);
+  EXPECT_EQ(job->limits.memory_bytes, 64 << 20);
+  EXPECT_EQ(ort::CurrentRunLimits().seconds, 0);  // the scope ended
 }
 
 // The child's loop on a stored runner (no ORT): a ready line naming the
