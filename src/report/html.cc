@@ -49,7 +49,7 @@ std::string Breakable(std::string_view text) {
     if (std::isspace(static_cast<unsigned char>(s[i]))) {
       close_token(i);
       token_start = i + 1;
-    } else if (std::string_view("/+_.,:=-").find(s[i]) != std::string_view::npos && i + 1 < s.size()) {
+    } else if (std::string_view("/+,=").find(s[i]) != std::string_view::npos && i + 1 < s.size()) {
       breaks.push_back(i);
     }
   }

@@ -11,8 +11,8 @@
 namespace parity::html {
 
 std::string Esc(std::string_view s);  // HtmlEscape
-// Esc with a <wbr> after each separator (/ + _ . , : = -) of every token
-// longer than 24 characters, so that node paths, op chains
+// Esc with a <wbr> after each separator (/ + , =) of every token longer
+// than 24 characters (a name's own words, `_`-joined, stay whole), so that node paths, op chains
 // (Conv+MaxPool+Conv+...) and commands wrap at their separators and never
 // mid-word (issue 54); shorter tokens and prose stay as written. Element
 // text only, never an attribute.
