@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/progress.h"
 #include "cli/dataset_cli.h"
 #include "cli/model_explorer_option.h"
 #include "cli/output.h"
@@ -164,7 +165,12 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                     fmt::format("{} {}/{}", stage, done, total));
   };
 
+  // The engine's deeper work (locate's drill-down, core/progress.h) on the same bar.
+  ProgressSink previous = SetProgressSink([&progress](std::string_view what, size_t done, size_t total) {
+    progress.Update(total > 0 ? done * 100 / total : 0, fmt::format("{} {}/{}", what, done, total));
+  });
   auto report = RunCheck(options);
+  SetProgressSink(std::move(previous));
   progress.Finish();
   if (!report) return ReportError(report.error());
   PrintCheckSummary(*report, stdout);
