@@ -45,11 +45,12 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
 }  // namespace
 
 // Declared in optimized_plan.h.
-Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, bool keep_weights) {
+Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, PlanWeights weights) {
   config.optimized_model_path = path.string();
+  if (weights == PlanWeights::kReferenced) return {};
   config.session_entries["session.optimized_model_external_initializers_file_name"] =
       path.filename().string() + ".data";
-  if (keep_weights) return {};
+  if (weights == PlanWeights::kWritten) return {};
   const auto data = WeightsFileOf(path);
   std::error_code ec;
   std::filesystem::remove(data, ec);
@@ -78,7 +79,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   // a link to /dev/null, instead of being serialized into the model and
   // parsed again, or written to disk for nothing (a 4 GB model's weights on
   // every plan; issue 26).
-  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, optimized_path, /*keep_weights=*/false));
+  // A source whose large tensors are all references keeps them so (kReferenced).
+  const bool references = !model.is_file() && !model.external_data_dir().empty();
+  PARITY_RETURN_IF_ERROR(
+      AskForOptimizedModel(config, optimized_path, references ? PlanWeights::kReferenced : PlanWeights::kDropped));
   ort::SessionExtras recording = extras;
   recording.record_assignment = true;  // the plan's identity for observe.h's comparison
   PARITY_ASSIGN_OR_RETURN(ort::Session session,
@@ -114,7 +118,7 @@ Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::st
   std::filesystem::path path = plan.optimized_path;
   path.replace_filename(plan.optimized_path.stem().string() + "_weights.onnx");
   RunConfig config = plan.config;
-  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, path, /*keep_weights=*/true));
+  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, path, PlanWeights::kWritten));
   {
     auto saved = ort::Session::Create(*plan.source, config);  // released at once: only its file is read
     if (!saved) return std::unexpected(std::move(saved.error()).With(fmt::format("{} [{}]", label, plan.config.Label())));

@@ -8,7 +8,11 @@
 namespace parity {
 
 Result<ort::ModelSource> SourceOf(const Model& model, const std::string& label) {
-  if (!model.unmodified_file().empty()) return ort::ModelSource::FromFile(model.unmodified_file().string());
+  // A file with external data goes as bytes with its external-data folder
+  // (the graph alone: its tensors are references), which says that its large
+  // tensors are references (optimized_plan.h PlanWeights::kReferenced).
+  if (!model.unmodified_file().empty() && model.external_data_dir().empty())
+    return ort::ModelSource::FromFile(model.unmodified_file().string());
   // The tensors still external stay references ORT reads in place.
   PARITY_ASSIGN_OR_RETURN(std::string bytes, WithContext(model.SerializeKeepingExternalData(), label));
   return ort::ModelSource::FromBytes(std::move(bytes), model.external_data_dir().string());

@@ -48,7 +48,7 @@ class SessionRunner final : public Runner {
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
       if (!job.names.empty()) return InvalidArgument(fmt::format("{}: a plan job returns the outputs only", label));
-      PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, /*keep_weights=*/false));
+      PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, PlanWeights::kDropped));
     }
     std::vector<std::string> extra;
     if (!job.names.empty()) {
