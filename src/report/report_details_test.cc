@@ -132,7 +132,8 @@ TEST(ReportDetails, AlignGroupsARepeatedReasonIntoOneLine) {
   for (int i = 0; i < 20; ++i) {
     LayerVerdict v;
     v.alignment.module = "layer" + std::to_string(i) + ".bn";
-    v.alignment.reason = "eval BatchNorm folded into the Conv node '/layer" + std::to_string(i) + "/Conv' before it";
+    v.alignment.reason = "eval BatchNorm folded into the Conv node '/layer" + std::to_string(i) +
+                         "/Conv' before it, so this module's output has no tensor";
     c.layers.push_back(v);
   }
   LayerVerdict odd;
@@ -143,8 +144,8 @@ TEST(ReportDetails, AlignGroupsARepeatedReasonIntoOneLine) {
   size_t folded = 0;
   for (size_t at = table.find("folded"); at != std::string::npos; at = table.find("folded", at + 1)) ++folded;
   EXPECT_EQ(folded, 1u) << table;
-  EXPECT_NE(table.find("20 layers unchecked: eval BatchNorm folded into the Conv node before it: layer0.bn, "
-                       "layer1.bn"),
+  EXPECT_NE(table.find("20 layers unchecked: eval BatchNorm folded into the Conv node before it, so this module's "
+                       "output has no tensor: layer0.bn, layer1.bn"),
             std::string::npos)
       << table;
   EXPECT_NE(table.find(", ... 12 more\n"), std::string::npos) << table;

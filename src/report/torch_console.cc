@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -20,14 +21,19 @@ std::string Shorten(const std::string& s, size_t width) {
 // A reason with its quoted names taken out: "eval BatchNorm folded into the
 // Conv node before it" is one kind of reason, whatever the node.
 std::string ReasonKind(const std::string& reason) {
+  // A quote opens a name after a space or '(' and closes it before a space or
+  // punctuation; an apostrophe inside a word ("module's") is text.
+  const auto word = [&](size_t i) { return i < reason.size() && std::isalnum(static_cast<unsigned char>(reason[i])); };
   std::string kind;
   bool quoted = false;
-  for (char ch : reason) {
-    if (ch == '\'') {
-      quoted = !quoted;
-      if (!quoted && !kind.empty() && kind.back() == ' ') kind.pop_back();
+  for (size_t i = 0; i < reason.size(); ++i) {
+    const bool opens = !quoted && reason[i] == '\'' && (i == 0 || !word(i - 1));
+    const bool closes = quoted && reason[i] == '\'' && !word(i + 1);
+    if (opens || closes) {
+      quoted = opens;
+      if (closes && !kind.empty() && kind.back() == ' ') kind.pop_back();
     } else if (!quoted) {
-      kind += ch;
+      kind += reason[i];
     }
   }
   return kind;
