@@ -276,6 +276,25 @@ void Decide(CheckReport& r, bool strict) {
     if (stage.status == Verdict::kFail) r.overall = Verdict::kFail;
 }
 
+// A model without outputs, or with outputs that are not tensors, cannot be
+// judged: bad input, not a failed check (docs/security.md).
+Status HasTensorOutputs(const Context& ctx) {
+  if (ctx.info.outputs.empty())
+    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", ctx.label));
+  for (const auto& out : ctx.info.outputs)
+    if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
+      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
+                                     out.name, out.type.dtype_name));
+  return {};
+}
+
+// The limits of every run of the check: `seconds`, and the memory limit asked
+// for (or the default).
+ort::RunLimits RunLimitsOf(const CheckOptions& o, double seconds) {
+  return {.seconds = seconds,
+          .memory_bytes = o.sample_memory_bytes < 0 ? ort::DefaultRunMemoryBytes() : o.sample_memory_bytes};
+}
+
 // r.arithmetic: TF32's own probe (check_tf32.cc, a re-run with use_tf32=0)
 // outranks the rest; when it ran and found TF32 not the cause, the config's
 // word for TF32 does not name it either.
@@ -306,14 +325,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     ctx.reference_model.emplace(std::move(reference));
   }
   PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
-  // A model without outputs, or with outputs that are not tensors, cannot be
-  // judged: bad input, not a failed check (docs/security.md).
-  if (ctx.info.outputs.empty())
-    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", ctx.label));
-  for (const auto& out : ctx.info.outputs)
-    if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
-      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
-                                     out.name, out.type.dtype_name));
+  PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx));
   PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx)));
   ctx.policy = o.policy;
   if (ctx.reference_model) {
@@ -333,14 +345,11 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
       ctx.report.stages.back().seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  // Every ORT run of the check, in every stage, obeys the per-sample limits
-  // (ort/run_limits.h); the default time limit is known once the reference
-  // has run its first ordinary sample (RunReferencePass, in the syntax stage).
-  const int64_t memory = o.sample_memory_bytes < 0 ? ort::DefaultRunMemoryBytes() : o.sample_memory_bytes;
-  ort::ScopedRunLimits limits({.seconds = o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s,
-                               .memory_bytes = memory});
+  // Every ORT run of the check obeys the per-sample limits (ort/run_limits.h);
+  // the default time limit is known once the reference's pass has timed it.
+  ort::ScopedRunLimits limits(RunLimitsOf(o, o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s));
   timed(StageSyntax);
-  limits.Set({.seconds = ctx.sample_timeout_s, .memory_bytes = memory});
+  limits.Set(RunLimitsOf(o, ctx.sample_timeout_s));
   timed(StageSignature);
   timed(StageNumerics);
   // The reference's runs are a numerics cost, made while syntax loaded it.

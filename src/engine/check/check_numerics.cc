@@ -85,6 +85,17 @@ std::string Undecidable(const SetComparison& cmp) {
          "(docs/compare.md, \"Conditioning\")";
 }
 
+// A sample the reference's runtime (a child process) died before running:
+// not judged, and the coverage says why (CoverageOf: never a PASS).
+void ReportReferenceDied(Context& ctx, SampleResult result, const std::string& id, const Error& e,
+                         std::vector<CheckFinding>& f) {
+  result.status = Verdict::kUnchecked;
+  result.behaviour = kReferenceDied;
+  result.error = e.message();
+  f.push_back(Skip(id, "not judged: the reference could not run it: " + result.error));
+  ctx.report.samples.push_back(std::move(result));
+}
+
 // Runs one non-anomalous sample under both configs and compares the outputs.
 // A sample a run of which was stopped at a limit is reported so
 // (ReportStopped) and the check goes on. `ranges`: a derived model's input ranges (null otherwise).
@@ -97,14 +108,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   auto test = ref ? RunOn(ctx, *ctx.target, sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (ReportStopped(ctx, result, id, ref, test, f)) return;
-  if (!ref && IsRunnerDied(ref.error())) {
-    result.status = Verdict::kUnchecked;
-    result.behaviour = kReferenceDied;
-    result.error = ref.error().message();
-    f.push_back(Skip(id, "not judged: the reference could not run it: " + result.error));
-    ctx.report.samples.push_back(std::move(result));
-    return;
-  }
+  if (!ref && IsRunnerDied(ref.error())) return ReportReferenceDied(ctx, std::move(result), id, ref.error(), f);
   if (!ref) {
     // A sample the model refuses even unfused (a size a detector cannot
     // take, a 1x1 image under a 3x3 kernel) is outside the model's domain,
