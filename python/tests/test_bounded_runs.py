@@ -149,15 +149,21 @@ def export_memory_model(path):
 def test_a_sample_over_its_memory_limit_is_reported_and_the_check_goes_on(tmp_path):
     model = export_memory_model(str(tmp_path / "grows.onnx"))
     inputs = tmp_path / "inputs.npz"
-    np.savez(inputs, **{"small/x": np.array([10], np.float32),
-                        "big/x": np.array([200000], np.float32),   # 800 MB in one tensor
-                        "huge/x": np.array([3e10], np.float32)})   # more than any machine: ORT cannot allocate it
+    samples = {"small/x": np.array([10], np.float32),
+               "big/x": np.array([200000], np.float32),   # 800 MB in one tensor
+               "huge/x": np.array([3e10], np.float32)}    # more than any machine: ORT cannot allocate it
+    # Under AddressSanitizer (make test SANITIZE=1) an allocation past ASan's
+    # own maximum is ASan's fatal report, not a bad_alloc ORT could return.
+    asan = "ASAN_OPTIONS" in os.environ
+    if asan:
+        del samples["huge/x"]
+    np.savez(inputs, **samples)
     r, report, _ = check(model, str(tmp_path), "--inputs", str(inputs), "--sample-memory", "200")
     samples = {s["name"]: s for s in report["samples"]}
     assert samples["small"]["status"] == "PASS", samples["small"]
     assert samples["big"]["status"] == "OVER MEMORY", samples["big"]
     assert "past its limit of 200 MiB" in samples["big"]["error"], samples["big"]
-    assert samples["huge"]["status"] == "OVER MEMORY", samples["huge"]
+    assert asan or samples["huge"]["status"] == "OVER MEMORY", samples["huge"]
     # The user's own samples could not be judged: never a PASS.
     assert report["overall_status"] == "FAIL" and r.returncode == 1, r.stdout + r.stderr
 
