@@ -207,3 +207,41 @@ def test_caches_past_the_limit_are_statistics_and_go_unchecked(llama, tmp_path):
     p, r = _check(os.path.join(llama, "step.onnx"), str(dump), str(tmp_path / "rep"))
     steps = r["generation"]["steps"]
     assert [s["cache"]["status"] for s in steps] == ["unchecked"] * 3 and r["generation"]["status"] == "PASS", p.stdout
+
+
+def _cache_that_stops_growing(step, out):
+    """The step model with present_key_0 cut one position short along its
+    sequence axis: a cache that does not grow with the step's token."""
+    import onnx
+    from onnx import helper as h, numpy_helper
+    m = onnx.load(step)
+    g = m.graph
+    producer = next(n for n in g.node if "present_key_0" in n.output)
+    producer.output[list(producer.output).index("present_key_0")] = "present_key_0_whole"
+    for n in g.node:  # the attention still reads the whole cache; only the output is cut
+        for i, name in enumerate(n.input):
+            if name == "present_key_0":
+                n.input[i] = "present_key_0_whole"
+    g.initializer.extend([numpy_helper.from_array(np.array([0], np.int64), "cut_starts"),
+                          numpy_helper.from_array(np.array([-1], np.int64), "cut_ends"),
+                          numpy_helper.from_array(np.array([2], np.int64), "cut_axes")])
+    g.node.append(h.make_node("Slice", ["present_key_0_whole", "cut_starts", "cut_ends", "cut_axes"],
+                              ["present_key_0"], name="cut_cache"))
+    onnx.save(m, out)
+    return out
+
+
+# Issue 51 item 6: a cache that stops growing is named by its shapes, and a
+# failing prompt says why at a step that exists.
+@needs_parity
+def test_a_cache_that_stops_growing_is_named_by_its_shapes(llama, tmp_path):
+    model = _cache_that_stops_growing(os.path.join(llama, "step.onnx"), str(tmp_path / "cut.onnx"))
+    p, r = _check(model, os.path.join(llama, "dump"), str(tmp_path / "rep"))
+    g = r["generation"]
+    assert g["status"] == "FAIL" and p.returncode == 1, p.stdout + p.stderr
+    checks = {c["id"]: c for c in g["checks"]}
+    assert checks["present_shape"]["status"] == "FAIL", checks
+    message = checks["present_shape"]["message"]
+    assert message.startswith("step 0: present_key_0 is [") and "where PyTorch's is [" in message, message
+    assert g["first_failing_cache_step"] == 0, g["first_failing_cache_step"]
+    assert g["steps"][0]["cache"]["status"] == "fail", g["steps"][0]

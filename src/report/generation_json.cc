@@ -51,6 +51,7 @@ json GenerationToJson(const GenerationResult& g) {
           {"tokens_agreeing", g.tokens_agreeing},
           {"first_differing_step", Opt(g.first_differing_step)},
           {"first_failing_logits_step", Opt(g.first_failing_logits)},
+          {"first_failing_cache_step", Opt(g.first_failing_cache)},
           {"error_growth", Num(g.error_growth)},
           {"loop_ms", Num(g.loop_ms)},
           {"checks", checks},
@@ -68,7 +69,9 @@ json GenerationPromptsToJson(const std::vector<GenerationPrompt>& prompts) {
                    {"tokens_agreeing", p.tokens_agreeing},
                    {"first_differing_step", Opt(p.first_differing_step)},
                    {"first_failing_logits_step", Opt(p.first_failing_logits)},
+                   {"first_failing_cache_step", Opt(p.first_failing_cache)},
                    {"worst_logits_score", Num(p.worst_logits_score)},
+                   {"reason", p.reason.empty() ? json(nullptr) : json(p.reason)},
                    {"error", p.error.empty() ? json(nullptr) : json(p.error)}});
   return out;
 }

@@ -113,7 +113,8 @@ std::string PromptRow(const GenerationPrompt& p) {
   std::string row = fmt::format("{}/{} tokens agree", p.tokens_agreeing, p.length);
   if (p.first_differing_step) row += fmt::format(", first differs at step {}", *p.first_differing_step);
   if (p.first_failing_logits) row += fmt::format(", logits leave the tolerance at step {}", *p.first_failing_logits);
-  return row + fmt::format("; logits error up to {:.3g}x the tolerance", p.worst_logits_score);
+  row += fmt::format("; logits error up to {:.3g}x the tolerance", p.worst_logits_score);
+  return p.reason.empty() ? row : row + "; fails: " + p.reason;
 }
 
 }  // namespace

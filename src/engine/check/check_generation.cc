@@ -52,6 +52,34 @@ std::vector<CheckFinding> Findings(const GenerationResult& g) {
   return f;
 }
 
+// The step where a prompt's loop first departs from PyTorch's: its tokens,
+// its logits or its cache, whichever comes first; none when only a check of
+// the whole loop failed.
+std::optional<int64_t> DepartsAt(const GenerationPrompt& p) {
+  std::optional<int64_t> at;
+  for (const auto& s : {p.first_differing_step, p.first_failing_logits, p.first_failing_cache})
+    if (s && (!at || *s < *at)) at = s;
+  return at;
+}
+
+// Why a failing prompt fails, with a step that exists (issue 51 item 6: a
+// cache-only fault read "16/16 tokens agree" with no reason, and "departs at
+// step 16" of a 16-step loop).
+std::string PromptReason(const GenerationResult& g, const GenerationPrompt& p) {
+  if (!p.error.empty()) return "did not run: " + p.error;
+  const std::optional<int64_t> at = DepartsAt(p);
+  if (at && at == p.first_differing_step) return fmt::format("its tokens differ from step {}", *at);
+  if (at && at == p.first_failing_logits) return fmt::format("its logits leave the tolerance at step {}", *at);
+  if (at) {
+    for (const auto& s : g.steps)
+      if (s.step == *at) return fmt::format("its cache {} leaves PyTorch's at step {}", s.cache_worst, *at);
+    return fmt::format("its cache leaves PyTorch's at step {}", *at);
+  }
+  for (const auto& c : g.checks)
+    if (c.status == Verdict::kFail) return fmt::format("{}: {}", c.id, c.message);
+  return "its loop ended before its length";
+}
+
 GenerationPrompt PromptOf(const TorchDump& dump, const GenerationResult& result) {
   GenerationPrompt p{.dump = dump.dir.string(), .verdict = Verdict::kFail};
   const GenerationResult& g = result;
@@ -62,9 +90,11 @@ GenerationPrompt PromptOf(const TorchDump& dump, const GenerationResult& result)
   p.tokens_agreeing = g.tokens_agreeing;
   p.first_differing_step = g.first_differing_step;
   p.first_failing_logits = g.first_failing_logits;
+  p.first_failing_cache = g.first_failing_cache;
   for (const auto& s : g.steps)
     if (s.judged) p.worst_logits_score = std::max(p.worst_logits_score, s.logits_score);
   p.verdict = g.verdict;
+  if (p.verdict == Verdict::kFail) p.reason = PromptReason(g, p);
   return p;
 }
 
@@ -90,14 +120,7 @@ CheckFinding PromptsFinding(const std::vector<GenerationPrompt>& prompts) {
   std::string text = fmt::format("{} prompts: {} give PyTorch's tokens at every step (tokens agreeing: min {:.0f}%, "
                                  "median {:.0f}%); {} fail",
                                  prompts.size(), all, 100 * share.front(), 100 * share[share.size() / 2], failed);
-  if (worst != nullptr) {
-    std::optional<int64_t> departs = worst->first_failing_logits;
-    if (worst->first_differing_step && (!departs || *worst->first_differing_step < *departs))
-      departs = worst->first_differing_step;
-    text += worst->error.empty()
-                ? fmt::format("; the worst, {}, departs at step {}", worst->dump, departs ? *departs : worst->length)
-                : fmt::format("; {} did not run: {}", worst->dump, worst->error);
-  }
+  if (worst != nullptr) text += fmt::format("; the worst, {}: {}", worst->dump, worst->reason);
   return failed > 0 ? Fail("generation.prompts", text) : Pass("generation.prompts", text);
 }
 

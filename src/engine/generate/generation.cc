@@ -50,6 +50,18 @@ Verdict StartsWithPast(const GenerationRecord& r, const DecodeStepOutput& s, std
   return Verdict::kPass;
 }
 
+// "step 3: present_key_0 is [1, 2, 7, 16] where PyTorch's is [1, 2, 8, 16]:
+// the cache did not grow with the step's 1 token (past [1, 2, 7, 16])".
+std::string CacheShapeWhy(const DecodeStepOutput& s, const std::string& present, const Tensor& torch,
+                          const Tensor& ort, const Tensor* past, int64_t fed_tokens) {
+  std::string what;
+  if (past != nullptr && past->shape() == ort.shape())
+    what = fmt::format(": the cache did not grow with the step's {} token(s) (past {})", fed_tokens,
+                       ShapeToString(past->shape()));
+  return fmt::format("step {}: {} is {} where PyTorch's is {}{}", s.step, present, ShapeToString(ort.shape()),
+                     ShapeToString(torch.shape()), what);
+}
+
 class StepJudge {
  public:
   StepJudge(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy, GenerationResult& out)
@@ -66,6 +78,8 @@ class StepJudge {
   const std::optional<Error>& bad_input() const { return bad_input_; }
 
   const std::string& starts_why() const { return starts_why_; }
+  // The first present whose shape is not PyTorch's at its step; empty: none.
+  const std::string& shape_why() const { return shape_why_; }
   TensorSet prefill;  // ORT's prefill outputs, with "__last_logits"
 
  private:
@@ -117,6 +131,7 @@ class StepJudge {
     g.logits_band = Band(j);
     g.logits_score = j.score;
     g.logits_why = j.passed() ? j.tolerance.Why() : j.reason;
+    bool shape_failed = false;
     for (const RecordedPresent& p : rec.presents) {
       const Tensor* test = s.outputs->Find(p.name);
       if (p.file.empty() || !test) continue;
@@ -125,8 +140,17 @@ class StepJudge {
         return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].presents.{}: '{}' holds {}, the "
                                            "record says {}", s.step, p.name, p.file, ShapeToString(pref.shape()),
                                            ShapeToString(p.shape)));
+      if (pref.shape() != test->shape()) {
+        // A cache that stops growing (or grows wrong) is a shape, not a score:
+        // the step's worst whatever the other presents' scores.
+        if (!shape_failed) g.cache_worst = p.name, g.cache_max_abs = 0, g.cache_score = 0;
+        shape_failed = true;
+        g.cache = Verdict::kFail;
+        if (shape_why_.empty()) shape_why_ = CacheShapeWhy(s, p.name, pref, *test, PastOf(p.name, s), FedTokens(s));
+        continue;
+      }
       PARITY_ASSIGN_OR_RETURN(JudgedTensor pj, JudgeAgainst(p.name, pref, *test, policy_));
-      if (g.cache == Verdict::kUnchecked || pj.score > g.cache_score) {
+      if (!shape_failed && (g.cache == Verdict::kUnchecked || pj.score > g.cache_score)) {
         g.cache_worst = p.name, g.cache_max_abs = pj.metrics.max_abs, g.cache_score = pj.score;
       }
       if (!pj.passed()) g.cache = Verdict::kFail;
@@ -135,12 +159,25 @@ class StepJudge {
     return {};
   }
 
+  // The past fed with the cache whose present is `present`; null: none.
+  const Tensor* PastOf(const std::string& present, const DecodeStepOutput& s) const {
+    for (const KvPair& kv : r_.kv)
+      if (kv.present == present) return s.fed->Find(kv.past);
+    return nullptr;
+  }
+  // The tokens the step fed (its ids' last axis).
+  int64_t FedTokens(const DecodeStepOutput& s) const {
+    const Tensor* ids = s.fed->Find(r_.token_input);
+    return ids != nullptr && ids->rank() > 0 ? ids->shape().back() : 0;
+  }
+
   const TorchDump& dump_;
   const GenerationRecord& r_;
   const TolerancePolicy& policy_;
   GenerationResult& out_;
   bool agreed_so_far_ = true;
   std::string starts_why_;
+  std::string shape_why_;
   std::optional<Error> bad_input_;
 };
 
@@ -254,13 +291,14 @@ Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, cons
   return {};
 }
 
-void Summarize(GenerationResult& g, const std::string& starts_why) {
+void Summarize(GenerationResult& g, const std::string& starts_why, const std::string& shape_why) {
   const GenerationStep* first_judged = nullptr;
   const GenerationStep* last_judged = nullptr;
   for (const GenerationStep& s : g.steps) {
     if (s.tokens_agree) ++g.tokens_agreeing;
     if (!s.tokens_agree && !g.first_differing_step) g.first_differing_step = s.step;
     if (s.logits == Verdict::kFail && !g.first_failing_logits) g.first_failing_logits = s.step;
+    if (s.cache == Verdict::kFail && !g.first_failing_cache) g.first_failing_cache = s.step;
     if (s.judged && s.logits != Verdict::kUnchecked) {
       if (!first_judged) first_judged = &s;
       last_judged = &s;
@@ -277,6 +315,7 @@ void Summarize(GenerationResult& g, const std::string& starts_why) {
   g.checks.insert(g.checks.begin(),
                   {"present_starts_with_past", starts ? Verdict::kPass : Verdict::kFail,
                    starts ? "every present starts with the past fed to it (bitwise), at every step" : starts_why});
+  if (!shape_why.empty()) g.checks.insert(g.checks.begin() + 1, {"present_shape", Verdict::kFail, shape_why});
   g.verdict = Verdict::kPass;
   if (g.first_differing_step || g.first_failing_logits || !cache ||
       static_cast<int64_t>(g.steps.size()) < g.length)
@@ -291,7 +330,8 @@ void Summarize(GenerationResult& g, const std::string& starts_why) {
 void ListAtMost(GenerationResult& g, size_t max) {
   if (g.steps.size() <= max) return;
   std::optional<int64_t> departs = g.first_failing_logits;
-  if (g.first_differing_step && (!departs || *g.first_differing_step < *departs)) departs = g.first_differing_step;
+  for (const auto& at : {g.first_differing_step, g.first_failing_cache})
+    if (at && (!departs || *at < *departs)) departs = at;
   const size_t head = max / 2, tail = max - head - (departs ? 1 : 0);
   std::vector<GenerationStep> kept;
   kept.reserve(max);
@@ -312,10 +352,11 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
   if (r.steps.empty()) return InvalidArgument("manifest.json: generation.steps: the record has no steps");
   // ORT's failures are the run's (a FAIL with ORT's message, the steps so far
   // judged); the dump's and the record's are the input's (an error, exit 2).
-  const auto failed_run = [&](const Error& e, const std::string& starts_why = {}) -> Result<GenerationResult> {
+  const auto failed_run = [&](const Error& e, const std::string& starts_why = {},
+                              const std::string& shape_why = {}) -> Result<GenerationResult> {
     out.checks.push_back({"run", Verdict::kFail, e.message()});
     for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
-    Summarize(out, starts_why);
+    Summarize(out, starts_why, shape_why);
     ListAtMost(out, kMaxListedGenerationSteps);
     return out;
   };
@@ -335,11 +376,11 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
   Status loop = RunDecodeLoop(*session, r, prompt, static_cast<int64_t>(r.steps.size()),
                               [&judge](const DecodeStepOutput& s) { return judge.Step(s); });
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
-  if (!loop) return failed_run(loop.error(), judge.starts_why());
+  if (!loop) return failed_run(loop.error(), judge.starts_why(), judge.shape_why());
   for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
   if (r.prompt_length > 1) {
     auto stepwise = RunStepwise(*session, r, prompt);
-    if (!stepwise) return failed_run(stepwise.error(), judge.starts_why());
+    if (!stepwise) return failed_run(stepwise.error(), judge.starts_why(), judge.shape_why());
     out.checks.push_back(CompareStates("prefill_equals_stepwise",
                                        "ORT's prompt at once and one token at a time: the last logits and caches",
                                        judge.prefill, *stepwise, o.policy));
@@ -348,7 +389,7 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     PARITY_ASSIGN_OR_RETURN(GenerationCheck c, TorchStepwise(dump, r, o.policy));
     out.checks.push_back(std::move(c));
   }
-  Summarize(out, judge.starts_why());
+  Summarize(out, judge.starts_why(), judge.shape_why());
   ListAtMost(out, kMaxListedGenerationSteps);
   return out;
 }

@@ -52,6 +52,7 @@ struct GenerationResult {
   int64_t tokens_agreeing = 0;                   // steps whose tokens agree
   std::optional<int64_t> first_differing_step;   // the first step whose tokens differ
   std::optional<int64_t> first_failing_logits;   // the first judged step whose logits leave the tolerance
+  std::optional<int64_t> first_failing_cache;    // the first judged step whose cache leaves its band or shape
   // The logits error's growth: the last judged step's max_abs over the
   // first's (1: flat); 0 when fewer than two steps were judged.
   double error_growth = 0;
@@ -67,9 +68,11 @@ struct GenerationPrompt {
   int64_t prompt_length = 0, length = 0, tokens_agreeing = 0;
   std::optional<int64_t> first_differing_step;
   std::optional<int64_t> first_failing_logits;
+  std::optional<int64_t> first_failing_cache;  // the first judged step whose cache leaves its band or shape
   double worst_logits_score = 0;  // the worst judged step's max_abs / band
   Verdict verdict = Verdict::kUnchecked;
-  std::string error;  // the loop could not run (verdict fail)
+  std::string error;   // the loop could not run (verdict fail)
+  std::string reason;  // why it fails, with its step (empty when it passes)
 };
 
 }  // namespace parity
