@@ -18,6 +18,7 @@
 #include "core/npz.h"
 #include "core/tensor.h"
 #include "engine/run/tensor_source.h"
+#include "e2e_models.h"
 #include "e2e_util.h"
 #include "onnx/builder.h"
 #include "onnx/model.h"
@@ -33,21 +34,7 @@ namespace {
 // shared weight, run single-threaded on 20 samples (about 8 s of CPU; the
 // test interrupts it long before).
 fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
-  ModelBuilder b;
-  std::string x = b.Input("x", DType::kFloat32, Shape{512, 512});
-  const std::string w = b.ConstWeight("w", {512, 512}, 0.0f);
-  for (int i = 0; i < 60; ++i) x = b.MatMul(x, w);
-  b.Output(x, "y");
-  auto model = b.Build();
-  EXPECT_TRUE(model) << model.error().message();
-  const fs::path path = dir / "slow.onnx";
-  EXPECT_TRUE(model->Save(path));
-  TensorSet set;
-  auto t = Tensor::Create(DType::kFloat32, {512, 512});
-  for (int s = 0; s < 20; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
-  *inputs = dir / "slow_inputs.npz";
-  EXPECT_TRUE(SaveTensors(*inputs, set));
-  return path;
+  return e2e::SlowMatMulModel(dir, 512, 60, 20, inputs);
 }
 
 // Waits until `pid` catches `sig` (its handler is installed: /proc's SigCgt),

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "e2e_models.h"
 #include "e2e_util.h"
 #include "onnx/builtin_models.h"
 
@@ -25,15 +26,7 @@ nlohmann::json ReadJson(const fs::path& p) {
   return nlohmann::json::parse(in);
 }
 
-// The onnxruntime wheel's library in this checkout's venv; empty when absent.
-fs::path WheelOrt() {
-  const fs::path lib = fs::path(PARITY_PYTHON).parent_path().parent_path() / "lib";
-  std::error_code ec;
-  for (const auto& py : fs::directory_iterator(lib, ec))
-    for (const auto& f : fs::directory_iterator(py.path() / "site-packages/onnxruntime/capi", ec))
-      if (f.path().filename().string().starts_with("libonnxruntime.so.")) return fs::canonical(f.path());
-  return {};
-}
+using e2e::WheelOrt;
 
 // The bundled ORT, as `parity env` reports it.
 fs::path BundledOrt(const fs::path& dir) {

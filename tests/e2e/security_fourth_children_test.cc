@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/npz.h"
+#include "e2e_models.h"
 #include "e2e_util.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/builder.h"
@@ -38,15 +39,7 @@ std::string Parity() {
   return env != nullptr && *env != '\0' ? env : PARITY_BINARY;
 }
 
-// The onnxruntime wheel's library in this checkout's venv; empty when absent.
-fs::path WheelOrt() {
-  const fs::path lib = fs::path(PARITY_PYTHON).parent_path().parent_path() / "lib";
-  std::error_code ec;
-  for (const auto& py : fs::directory_iterator(lib, ec))
-    for (const auto& f : fs::directory_iterator(py.path() / "site-packages/onnxruntime/capi", ec))
-      if (f.path().filename().string().starts_with("libonnxruntime.so.")) return fs::canonical(f.path());
-  return {};
-}
+using e2e::WheelOrt;
 
 // What `dir` holds (names), empty when nothing.
 std::vector<std::string> Entries(const fs::path& dir) {
@@ -108,21 +101,7 @@ pid_t WaitForBusyChild(pid_t parent, const std::string& needle, long cpu_ticks) 
 // A model that keeps ORT busy for many seconds a sample, single-threaded:
 // 40 MatMuls of [2048, 2048] by one shared weight (seconds a sample); 2 samples.
 fs::path SlowModel(const fs::path& dir, fs::path* inputs) {
-  ModelBuilder b;
-  std::string x = b.Input("x", DType::kFloat32, Shape{2048, 2048});
-  const std::string w = b.ConstWeight("w", {2048, 2048}, 0.0f);
-  for (int i = 0; i < 40; ++i) x = b.MatMul(x, w);
-  b.Output(x, "y");
-  auto model = b.Build();
-  EXPECT_TRUE(model) << model.error().message();
-  const fs::path path = dir / "slow.onnx";
-  EXPECT_TRUE(model->Save(path));
-  TensorSet set;
-  auto t = Tensor::Create(DType::kFloat32, {2048, 2048});
-  for (int s = 0; s < 2; ++s) set.Set("s" + std::to_string(s) + "/x", *t);
-  *inputs = dir / "slow_inputs.npz";
-  EXPECT_TRUE(SaveTensors(*inputs, set));
-  return path;
+  return e2e::SlowMatMulModel(dir, 2048, 40, 2, inputs);
 }
 
 void ExpectOneErrorLine(const e2e::ProcessResult& r) {
