@@ -7,7 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.h"
+#include "cli/corpus_cli.h"
 #include "cli/dataset_cli.h"
+#include "cli/fix_cli.h"
 #include "cli/parse_errors.h"
 #include "cli/signals.h"
 #include "cli/terminal_guard.h"
@@ -31,7 +33,9 @@ int Main(int argc, char** argv) {
   parity::cli::RegisterLocate(app);
   parity::cli::RegisterCompare(app);
   parity::cli::RegisterCheck(app);
+  parity::cli::RegisterFix(app);
   parity::cli::RegisterDatasetWorker(app);
+  parity::cli::RegisterCorpusWorker(app);
   parity::cli::RegisterRunnerWorker(app);
   parity::cli::RegisterBench(app);
   parity::cli::RegisterDemo(app);
