@@ -116,6 +116,7 @@ def _parse(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--temp-dir", default=None)
     p.add_argument("--cpus-per-actor", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=0)
+    p.add_argument("--progress", action="store_true", help="a line on stderr as entries come back (every 5%%)")
     args = p.parse_args(argv[:cut])
     args.worker = argv[cut + 1:]
     return args
@@ -200,10 +201,13 @@ def _map(ray, args, items):
         _Worker, fn_constructor_args=(args.worker, cpus, ledger, die_once), batch_size=batch,
         # A fixed pool of args.actors actors; `concurrency=` is deprecated since Ray 2.5x and warned on every run.
         compute=ray.data.ActorPoolStrategy(size=args.actors), num_cpus=cpus, batch_format="numpy")
-    by_index = {}
+    by_index, shown = {}, 0
     for b in ds.iter_batches(batch_format="numpy", batch_size=None):
         for index, lines in zip(b["index"], b["lines"]):
             by_index[int(index)] = lines
+        if args.progress and (len(by_index) - shown >= max(1, len(items) // 20) or len(by_index) == len(items)):
+            shown = len(by_index)
+            print(f"parity: ray: {shown}/{len(items)} entries done", file=sys.stderr, flush=True)
     return by_index, cpus, ray.get(ledger.repeated.remote())
 
 

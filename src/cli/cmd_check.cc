@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "core/progress.h"
+#include "cli/corpus_cli.h"
 #include "cli/dataset_cli.h"
 #include "cli/model_explorer_option.h"
 #include "cli/output.h"
@@ -55,6 +56,7 @@ struct CheckCmdOptions {
   ConfigOptions target;
   ToleranceOptions tolerance;
   DatasetCmdOptions dataset;
+  CorpusCmdOptions corpus;
 };
 
 // --dataset: the same reference and target, streamed over a dataset
@@ -154,6 +156,12 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   if (auto s = CheckOutputPath(o.report_dir, "--report", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
+  if (o.corpus.Given()) {  // a prompt corpus, teacher-forced (cli/corpus_cli.h)
+    if (!o.torch.empty() || !o.dataset.source.empty() || !o.inputs.empty())
+      return ReportError(InvalidArgument("--corpus and --prompts judge a prompt corpus: give neither --torch, "
+                                         "--dataset nor --inputs with them").error());
+    return RunCorpusCheck(o.corpus, o.dataset, o.model, options.target, o.report_dir, o.json);
+  }
   if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
   if (o.dataset.engine != "local" || !o.dataset.ray_address.empty() || !o.dataset.reference_outputs.empty())
     return ReportError(
@@ -244,6 +252,7 @@ void RegisterCheck(CLI::App& app) {
   AddConfigOptions(cmd, &o->target, "all");
   AddToleranceOptions(cmd, &o->tolerance);
   AddDatasetOptions(cmd, &o->dataset);
+  AddCorpusOptions(cmd, &o->corpus);
   cmd->callback([o] { ExitCode() = RunCheckCommand(*o); });
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/corpus_cli.h"
 #include "cli/dataset_cli.h"
 #include "cli/ray_python.h"
 #include "core/atomic_file.h"
@@ -152,6 +153,10 @@ Status ReadRows(const fs::path& path, DatasetReport& report) {
 }
 
 }  // namespace
+
+Result<int> SpawnRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath, int& signaled) {
+  return Spawn(argv, pythonpath, signaled);
+}
 
 DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& o) {
   return [c, o](const std::vector<fs::path>& entries, DatasetReport& report) -> Status {

@@ -77,6 +77,8 @@ def build_parser():
     d.add_argument("--cache-limit", type=float, default=64, metavar="MIB",
                    help="for --generate: a step's presents past this size are recorded as statistics only")
 
+    from .corpus import add_parser as add_corpus_parser
+    add_corpus_parser(sub)
     return p
 
 
@@ -258,7 +260,10 @@ def main(argv=None):
         a = build_parser().parse_args(argv)
         if a.command == "dump":
             return cmd_dump(a)
-        raise UsageError("expected a command: dump (see --help)")
+        if a.command == "corpus":
+            from .corpus import cmd_corpus
+            return cmd_corpus(a, load_factory, UsageError)
+        raise UsageError("expected a command: dump or corpus (see --help)")
     except UsageError as e:
         print(f"parity.torch: error: {e}", file=sys.stderr)
         return 2

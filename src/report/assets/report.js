@@ -181,8 +181,34 @@
     }, [x, cum, loc]);
   }
 
+  // A corpus check (check --corpus): KL per step index (median, p95, max over
+  // prompts; log scale, 0 drawn at 1e-18) and the share agreeing; the same per prompt.
+  function klOrFloor(v) { var d = num(v); return isNaN(d) ? null : Math.max(d, 1e-18); }
+  function drawCorpus(el, x, xLabel, series, agreement) {
+    var rows = [x], opts = [{ label: xLabel }];
+    series.forEach(function (s, i) {
+      rows.push(s[1].map(klOrFloor));
+      opts.push({ label: s[0], stroke: COLORS[i], width: 1.5, scale: "kl", value: function (u, v) { return fmt(v); } });
+    });
+    rows.push(agreement);
+    opts.push({ label: "top token agrees (share)", stroke: COLORS[2], width: 1.5, scale: "share",
+                value: function (u, v) { return fmt(v); } });
+    plot(el, { scales: { x: { time: false }, kl: { distr: 3, log: 10 }, share: { range: [0, 1.05] } }, series: opts,
+               axes: [{ label: xLabel }, { scale: "kl", label: "KL (nats)", size: 60, values: function (u, s) { return s.map(fmt); } },
+                      { scale: "share", side: 1, label: "agreeing", grid: { show: false } }] }, rows);
+  }
+  function drawCorpusSteps(el) {
+    var d = data.corpus_steps, x = d.agreement.map(function (v, i) { return i; });
+    drawCorpus(el, x, "step", [["KL median", d.kl_median], ["KL p95", d.kl_p95], ["KL max", d.kl_max]], d.agreement);
+  }
+  function drawCorpusPrompts(el) {
+    var d = data.corpus_prompts;
+    drawCorpus(el, d.index, "prompt", [["largest KL", d.kl_max], ["mean KL", d.kl_mean]], d.agreement);
+  }
+
   var DRAW = { layer_curve: drawLayers, quant_sqnr: drawSqnr, histogram: drawHistogram,
-               latency_quantiles: drawLatencyQuantiles, latency_runs: drawLatencyRuns };
+               latency_quantiles: drawLatencyQuantiles, latency_runs: drawLatencyRuns,
+               corpus_steps: drawCorpusSteps, corpus_prompts: drawCorpusPrompts };
   var charts = document.querySelectorAll("[data-chart]");
   for (var i = 0; i < charts.length; i++) {
     var kind = charts[i].getAttribute("data-chart");

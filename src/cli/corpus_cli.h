@@ -1,0 +1,50 @@
+// check's corpus mode (docs/generation.md "A prompt corpus", issue 52):
+// `check STEP.onnx --corpus DIR` (a record made by `python -m parity.torch
+// corpus`) or `--prompts P.jsonl --torch-model MODULE:FACTORY` (the record
+// made first, into a scratch folder), on the local engine or on Ray
+// (`--engine ray`: the prompts sharded over actors, each running the hidden
+// `parity corpus-worker` with one session for all its prompts).
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/dataset_cli.h"
+#include "core/run_config.h"
+#include "engine/generate/corpus_result.h"
+
+namespace parity::cli {
+
+struct CorpusCmdOptions {
+  std::string corpus;        // --corpus DIR
+  std::string prompts;       // --prompts FILE (with --torch-model)
+  std::string torch_model;   // --torch-model MODULE:FACTORY
+  std::string output_names;  // --output-names (the recorder's)
+  int generate = 32;         // --generate N
+  int top_k = 64;            // --top-k K
+  double kl_tolerance = kDefaultCorpusKlTolerance;
+  bool Given() const { return !corpus.empty() || !prompts.empty() || !torch_model.empty(); }
+};
+
+void AddCorpusOptions(CLI::App* cmd, CorpusCmdOptions* o);
+
+// Runs the corpus check of `model` under `target`, prints the summary,
+// writes --report DIR and --json FILE; returns the exit code (0 pass, 1
+// fail, 2 bad input, 3 runtime). `engine` holds --engine and --ray-*.
+int RunCorpusCheck(const CorpusCmdOptions& o, const DatasetCmdOptions& engine, const std::string& model,
+                   const RunConfig& target, const std::string& report_dir, const std::string& json);
+
+// The Ray engine's rows (one FormatCorpusRow line per prompt, by index).
+Result<std::vector<CorpusPrompt>> RayCorpusRows(const DatasetCmdOptions& engine, const std::string& model,
+                                                const std::string& corpus_dir, const RunConfig& target, int64_t prompts);
+
+// parity corpus-worker (hidden): a Ray actor's loop.
+void RegisterCorpusWorker(CLI::App& app);
+
+// Runs the Ray driver (python/parity/_ray_engine.py) as check --dataset does:
+// its stdout on our stderr, SIGINT/SIGTERM forwarded; the exit code, and the
+// signal that came meanwhile in `signaled` (dataset_ray.cc).
+Result<int> SpawnRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath, int& signaled);
+
+}  // namespace parity::cli

@@ -1,0 +1,37 @@
+#include <fmt/format.h>
+
+#include "core/visible_text.h"
+#include "report/corpus_report.h"
+
+namespace parity {
+
+std::string FormatCorpusSummary(const CorpusResult& r) {
+  const size_t n = r.prompts.size();
+  auto q = [](const Quantiles& x) { return fmt::format("median {:.3g}, p95 {:.3g}, max {:.3g}", x.median, x.p95, x.max); };
+  std::string out = fmt::format(
+      "corpus: {} · {} prompts x {} steps, teacher-forced, ORT [{}], {} engine; top-{} of {} logits kept "
+      "({} bytes a step)\n",
+      r.pass ? "PASS" : "FAIL", n, r.steps, r.config, r.engine, r.top_k, r.vocab, r.bytes_per_step);
+  out += fmt::format("  KL(PyTorch || ORT) per step: {} (tolerance {:.3g}; the top-k tail adds at most {:.3g})\n",
+                     q(r.kl_steps), r.kl_tolerance, r.max_tail_bound);
+  out += fmt::format("  a prompt's largest KL: {}\n", q(r.kl_prompt_max));
+  out += fmt::format("  top token: {} of {} prompts agree at every step ({:.1f}%), {} of {} steps; rank of "
+                     "PyTorch's token in ORT's logits: {}\n",
+                     r.prompts_agreeing, n, n ? 100.0 * static_cast<double>(r.prompts_agreeing) / static_cast<double>(n) : 0.0,
+                     r.steps_agreeing, r.steps_judged, q(r.rank));
+  if (r.prompts_errored) out += fmt::format("  ORT failed on {} prompts\n", r.prompts_errored);
+  size_t shown = 0;
+  for (size_t i : r.worst) {
+    if (shown++ == 5) break;
+    const CorpusPrompt& p = r.prompts[i];
+    const auto div = p.FirstDivergent();
+    std::string text = p.index < static_cast<int64_t>(r.texts.size()) ? ShowControls(r.texts[p.index]) : "";
+    if (text.size() > 60) text = text.substr(0, 57) + "...";
+    out += fmt::format("  worst: prompt {} {}: max KL {:.3g}, {}{}\n", p.index, text.empty() ? "" : "'" + text + "'",
+                       p.MaxKl(), div ? fmt::format("first divergent token at step {}", *div) : "same top token throughout",
+                       p.error.empty() ? "" : "; " + p.error);
+  }
+  return out;
+}
+
+}  // namespace parity
