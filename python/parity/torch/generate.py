@@ -19,6 +19,7 @@ present_X feeding past_X) feed every step unchanged (cross-attention caches).
 """
 
 import copy
+import re
 
 import torch
 
@@ -41,6 +42,9 @@ class Plan:
         self.token = _first(n for n in self.inputs if roles[n] == "ids" and n not in cached)
         self.mask = _first(n for n in self.inputs if roles[n] == "mask")
         self.positions = _first(n for n in self.inputs if roles[n] == "positions")
+        # A merged decoder's branch flag (optimum's use_cache_branch): False at
+        # the prefill (nothing cached), True at every later step.
+        self.cache_branch = _first(n for n in self.inputs if _CACHE_BRANCH.search(n))
         presents = {p for p, _ in self.kv}
         self.logits = _first(n for n in self.outputs if "logit" in n.lower()) or _first(
             n for n in self.outputs if n not in presents)
@@ -55,9 +59,12 @@ class Plan:
 
     def record(self):
         return {"token_input": self.token, "mask_input": self.mask, "positions_input": self.positions,
-                "logits_output": self.logits,
+                "cache_branch_input": self.cache_branch, "logits_output": self.logits,
                 "kv_map": [{"present": p, "past": q} for p, q in self.kv],
                 "encoder_feeds": [{"input": i, "encoder_output": o} for i, o in self.feeds.items()]}
+
+
+_CACHE_BRANCH = re.compile(r"use_cache_branch|cache_branch", re.I)
 
 
 def _first(items):
@@ -86,6 +93,8 @@ def next_state(plan, state, outputs, tokens):
         nxt[plan.mask] = torch.cat([mask, torch.ones(mask.shape[0], 1, dtype=mask.dtype)], dim=-1)
     if plan.positions:
         nxt[plan.positions] = state[plan.positions][..., -1:] + 1
+    if plan.cache_branch:
+        nxt[plan.cache_branch] = torch.ones_like(state[plan.cache_branch])
     for present, past in plan.kv:
         nxt[past] = outputs[present]
     return nxt
@@ -101,6 +110,8 @@ def stepwise_state(plan, prompt, j):
         state[plan.mask] = mask[:, :mask.shape[-1] - ids.shape[-1] + j + 1]
     if plan.positions:
         state[plan.positions] = prompt[plan.positions][..., j:j + 1]
+    if plan.cache_branch and j > 0:
+        state[plan.cache_branch] = torch.ones_like(prompt[plan.cache_branch])
     return state
 
 

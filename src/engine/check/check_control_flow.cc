@@ -44,6 +44,8 @@ std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
     if (auto inputs = InputsForModel(*dumped, names, ctx.dump->dir.string()))
       out.push_back(Sample{name, std::move(*inputs)});
   }
+  // A decode step judged against PyTorch's loop is such a sample too.
+  out.insert(out.end(), ctx.generation_samples.begin(), ctx.generation_samples.end());
   return out;
 }
 

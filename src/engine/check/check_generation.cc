@@ -130,8 +130,9 @@ void StageGeneration(Context& ctx) {
   if (!ctx.dump) return;
   std::vector<const TorchDump*> dumps{&*ctx.dump};
   for (const auto& more : ctx.more_dumps) dumps.push_back(&more);
+  std::vector<std::pair<std::string, TensorSet>> judged_steps;
   GenerationOptions o{.model_path = ctx.options.model_path, .encoder_path = ctx.options.encoder_path,
-                      .config = ctx.options.target, .policy = ctx.policy};
+                      .config = ctx.options.target, .policy = ctx.policy, .judged_steps = &judged_steps};
   StageResult stage{.name = "generation"};
   std::vector<GenerationPrompt> prompts;
   for (const TorchDump* dump : dumps) {
@@ -155,6 +156,7 @@ void StageGeneration(Context& ctx) {
     ctx.report.generation = std::move(*result);
   }
   if (prompts.empty()) return;
+  for (auto& [name, inputs] : judged_steps) ctx.generation_samples.push_back(Sample{name, std::move(inputs)});
   if (prompts.size() > 1) {
     stage.findings.push_back(PromptsFinding(prompts));
     ctx.report.generation_prompts = std::move(prompts);

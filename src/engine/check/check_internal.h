@@ -39,6 +39,10 @@ struct Context {
   std::string label;  // the model's path, for messages
   std::optional<TorchDump> dump;
   std::vector<TorchDump> more_dumps;  // --torch given again; their samples' outputs are judged too
+  // The decode steps the generation stage judged against PyTorch (each
+  // step's inputs as fed, "generation:stepK"): judged samples for the
+  // control-flow coverage (a merged decoder's cache branch runs there only).
+  std::vector<Sample> generation_samples;
   std::vector<Sample> samples;
   // One session alive at a time (issue 26: each holds a copy of the
   // weights): the reference's session runs every sample and is timed while

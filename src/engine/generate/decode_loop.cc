@@ -17,8 +17,24 @@ TensorSet SessionInputs(const ort::Session& session, const TensorSet& all) {
   return out;
 }
 
+// The cache branch taken: `flag` (any dtype but strings) all ones.
+Result<Tensor> AllOnes(const Tensor& flag) {
+  PARITY_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(flag.dtype(), flag.shape()));
+  for (int64_t i = 0; i < out.size(); ++i) {
+    switch (out.dtype()) {
+      case DType::kBool: out.mutable_view<uint8_t>()[i] = 1; break;
+      case DType::kInt64: out.mutable_view<int64_t>()[i] = 1; break;
+      case DType::kInt32: out.mutable_view<int32_t>()[i] = 1; break;
+      case DType::kFloat32: out.mutable_view<float>()[i] = 1; break;
+      default: return Unsupported(fmt::format("a cache branch flag of dtype {}", DTypeName(out.dtype())));
+    }
+  }
+  return out;
+}
+
 // The next step's inputs: the tokens, the mask one longer, the positions
-// one on, each past its present (ORT's buffer as it is); the rest as fed.
+// one on, the cache branch taken, each past its present (ORT's buffer as it
+// is); the rest as fed.
 Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed, const TensorSet& outputs,
                              const std::vector<int64_t>& tokens) {
   TensorSet next;
@@ -31,6 +47,9 @@ Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed, co
     } else if (name == r.positions_input) {
       PARITY_ASSIGN_OR_RETURN(Tensor pos, NextPositions(tensor));
       next.Set(name, std::move(pos));
+    } else if (name == r.cache_branch_input) {
+      PARITY_ASSIGN_OR_RETURN(Tensor flag, AllOnes(tensor));
+      next.Set(name, std::move(flag));
     } else {
       next.Set(name, tensor);
     }
@@ -85,6 +104,7 @@ Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecor
       Result<Tensor> t = tensor;
       if (name == r.token_input || name == r.positions_input) t = SliceLastAxis(tensor, j, j + 1);
       if (name == r.mask_input) t = SliceLastAxis(tensor, 0, tensor.shape().back() - n + j + 1);
+      if (name == r.cache_branch_input && j > 0) t = AllOnes(tensor);
       if (!t) return std::unexpected(t.error());
       fed.Set(name, std::move(*t));
     }

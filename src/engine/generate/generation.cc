@@ -9,6 +9,7 @@
 #include "compare/judge.h"
 #include "engine/generate/decode_loop.h"
 #include "engine/generate/decode_tensors.h"
+#include "engine/generate/generation_parts.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -227,70 +228,6 @@ Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRec
 
 namespace {
 
-// The encoder on ORT: its outputs against PyTorch's `expected` (checks
-// "encoder.NAME") and fed to the prompt; without --encoder, PyTorch's
-// outputs are fed. Errors: ORT's (a failed run).
-Status RunEncoder(const GenerationRecord& r, const GenerationOptions& o, const TensorSet& expected,
-                  const TensorSet& inputs, TensorSet& prompt, GenerationResult& out) {
-  TensorSet outputs = expected;
-  if (o.encoder_path.empty()) {
-    out.checks.push_back({"encoder", Verdict::kUnchecked,
-                          "no --encoder ENCODER.onnx: the decoder steps were fed PyTorch's encoder outputs"});
-  } else {
-    PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                            WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.encoder_path), o.config),
-                                        o.encoder_path));
-    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(session.Run(inputs), o.encoder_path));
-    for (const auto& [name, ref] : expected) {
-      const Tensor* test = outputs.Find(name);
-      if (!test) {
-        out.checks.push_back({"encoder." + name, Verdict::kFail, "the encoder model has no output " + name});
-        continue;
-      }
-      PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeAgainst(name, ref, *test, o.policy));
-      out.checks.push_back({"encoder." + name, j.passed() ? Verdict::kPass : Verdict::kFail,
-                            j.passed() ? fmt::format("the encoder's {} agrees with PyTorch's (max_abs {:.3g})", name,
-                                                     j.metrics.max_abs)
-                                       : fmt::format("the encoder's {} against PyTorch: {}", name, j.reason)});
-    }
-  }
-  for (const auto& [input, output] : r.encoder_feeds)
-    if (const Tensor* t = outputs.Find(output)) prompt.Set(input, *t);
-  return {};
-}
-
-// The record's names against the step model's, and its prompt against the
-// dump's inputs: a record that does not fit is bad input (exit 2).
-Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, const TensorSet& prompt,
-                    const std::string& model) {
-  const auto inputs = session.input_names(), outputs = session.output_names();
-  const auto has = [](const std::vector<std::string>& names, const std::string& n) {
-    return std::find(names.begin(), names.end(), n) != names.end();
-  };
-  const auto misfit = [&](const std::string& field, const std::string& name, const char* what) {
-    return InvalidArgument(fmt::format("manifest.json: generation.{}: '{}' is no {} of {}: the record was made from "
-                                       "another model", field, name, what, model));
-  };
-  if (!has(outputs, r.logits_output)) return misfit("logits_output", r.logits_output, "output");
-  if (!has(inputs, r.token_input)) return misfit("token_input", r.token_input, "input");
-  if (!r.mask_input.empty() && !has(inputs, r.mask_input)) return misfit("mask_input", r.mask_input, "input");
-  if (!r.positions_input.empty() && !has(inputs, r.positions_input))
-    return misfit("positions_input", r.positions_input, "input");
-  for (size_t i = 0; i < r.kv.size(); ++i) {
-    if (!has(outputs, r.kv[i].present)) return misfit(fmt::format("kv_map[{}].present", i), r.kv[i].present, "output");
-    if (!has(inputs, r.kv[i].past)) return misfit(fmt::format("kv_map[{}].past", i), r.kv[i].past, "input");
-  }
-  const Tensor* ids = prompt.Find(r.token_input);
-  if (ids == nullptr)
-    return InvalidArgument(fmt::format("manifest.json: generation.token_input: the dump has no input '{}'",
-                                       r.token_input));
-  if (ids->rank() < 1 || ids->shape().front() != r.batch || ids->shape().back() != r.prompt_length)
-    return InvalidArgument(fmt::format("manifest.json: generation.prompt_length: the dump's '{}' is {}, not a prompt "
-                                       "of {} tokens in a batch of {}", r.token_input, ShapeToString(ids->shape()),
-                                       r.prompt_length, r.batch));
-  return {};
-}
-
 void Summarize(GenerationResult& g, const std::string& starts_why, const std::string& shape_why) {
   const GenerationStep* first_judged = nullptr;
   const GenerationStep* last_judged = nullptr;
@@ -342,6 +279,21 @@ void ListAtMost(GenerationResult& g, size_t max) {
   g.steps = std::move(kept);
 }
 
+// The loop on `prompt` judged step by step, summarized (no stepwise
+// checks): the decoder fed PyTorch's encoder outputs. Errors: the dump's;
+// ORT failing is a failed "run" check.
+Result<GenerationResult> JudgedLoop(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy,
+                                    const ort::Session& session, const TensorSet& prompt) {
+  GenerationResult g{.length = r.length, .prompt_length = r.prompt_length, .batch = r.batch};
+  StepJudge judge(dump, r, policy, g);
+  Status loop = RunDecodeLoop(session, r, prompt, static_cast<int64_t>(r.steps.size()),
+                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); });
+  if (judge.bad_input()) return std::unexpected(*judge.bad_input());
+  if (!loop) g.checks.push_back({"run", Verdict::kFail, loop.error().message()});
+  Summarize(g, judge.starts_why(), judge.shape_why());
+  return g;
+}
+
 }  // namespace
 
 Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRecord& r,
@@ -361,11 +313,17 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     return out;
   };
   PARITY_ASSIGN_OR_RETURN(TensorSet prompt, LoadTorchInputs(dump));
+  // With --encoder, the prompt fed PyTorch's encoder outputs too: the loop
+  // replayed on it says whether a failing loop is the encoder's or the decoder's.
+  std::optional<TensorSet> torch_prompt;
   if (!r.encoder_outputs.empty()) {
     PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchFiles(dump, r.encoder_outputs));
     TensorSet inputs;
     if (!o.encoder_path.empty()) {
       PARITY_ASSIGN_OR_RETURN(inputs, LoadTorchFiles(dump, r.encoder_inputs));
+      torch_prompt = prompt;
+      for (const auto& [input, output] : r.encoder_feeds)
+        if (const Tensor* t = expected.Find(output)) torch_prompt->Set(input, *t);
     }
     if (Status s = RunEncoder(r, o, expected, inputs, prompt, out); !s) return failed_run(s.error());
   }
@@ -374,7 +332,11 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
   PARITY_RETURN_IF_ERROR(FitsTheModel(r, *session, prompt, o.model_path));
   StepJudge judge(dump, r, o.policy, out);
   Status loop = RunDecodeLoop(*session, r, prompt, static_cast<int64_t>(r.steps.size()),
-                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); });
+                              [&](const DecodeStepOutput& s) -> Status {
+                                PARITY_RETURN_IF_ERROR(judge.Step(s));
+                                KeepJudgedStep(o, s, out);
+                                return {};
+                              });
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
   if (!loop) return failed_run(loop.error(), judge.starts_why(), judge.shape_why());
   for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
@@ -390,6 +352,11 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     out.checks.push_back(std::move(c));
   }
   Summarize(out, judge.starts_why(), judge.shape_why());
+  if (torch_prompt) {
+    PARITY_ASSIGN_OR_RETURN(GenerationResult fed_torch, JudgedLoop(dump, r, o.policy, *session, *torch_prompt));
+    SplitEncoderFault(out, fed_torch);
+    if (out.verdict == Verdict::kPass && fed_torch.verdict == Verdict::kFail) out.verdict = Verdict::kFail;
+  }
   ListAtMost(out, kMaxListedGenerationSteps);
   return out;
 }

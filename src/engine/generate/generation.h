@@ -11,6 +11,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compare/tolerance.h"
 #include "core/run_config.h"
@@ -26,6 +28,10 @@ struct GenerationOptions {
   std::string encoder_path;  // the encoder's .onnx; empty: the steps get PyTorch's encoder outputs
   RunConfig config;          // the deployed config
   TolerancePolicy policy;
+  // When given: the inputs fed to each decode step after the prefill that
+  // was judged against PyTorch (at most `keep_steps`), "generation:stepK".
+  std::vector<std::pair<std::string, TensorSet>>* judged_steps = nullptr;
+  size_t keep_steps = 1;
 };
 
 // At most this many steps are listed in a result (and its reports): the

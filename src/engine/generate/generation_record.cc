@@ -176,6 +176,7 @@ Result<GenerationRecord> Parse(const Json& g) {
   PARITY_ASSIGN_OR_RETURN(r.token_input, Name(g, k, "token_input"));
   PARITY_ASSIGN_OR_RETURN(r.mask_input, Name(g, k, "mask_input", false));
   PARITY_ASSIGN_OR_RETURN(r.positions_input, Name(g, k, "positions_input", false));
+  PARITY_ASSIGN_OR_RETURN(r.cache_branch_input, Name(g, k, "cache_branch_input", false));
   PARITY_ASSIGN_OR_RETURN(r.logits_output, Name(g, k, "logits_output"));
   const Json* kv = Find(g, "kv_map");
   if (!kv || !kv->is_array() || kv->empty())

@@ -58,6 +58,10 @@ struct GenerationRecord {
   std::string token_input;    // the step's ids input
   std::string mask_input;     // empty: none
   std::string positions_input;
+  // A merged decoder's branch flag (use_cache_branch): as recorded at the
+  // prefill, all ones from step 1 on (and from the prompt's second token
+  // when fed one at a time). Empty: none.
+  std::string cache_branch_input;
   std::string logits_output;
   std::vector<KvPair> kv;
   // Encoder-decoder: step input <- encoder output, and the encoder's own

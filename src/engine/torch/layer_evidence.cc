@@ -46,6 +46,37 @@ bool IsIsolatedExcursion(const Tensor& ref, const Tensor& test, const LayerVerdi
   return true;
 }
 
+namespace {
+
+bool IsMaskFill(double x) { return x <= -1e30; }  // -inf included
+
+}  // namespace
+
+bool IsFoldedMask(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note) {
+  const TensorMetrics& m = v.metrics;
+  if (v.status != Verdict::kFail || m.count == 0 || m.nan_mismatch > 0 || ref.shape() != test.shape() ||
+      !IsFloating(ref.dtype()) || !IsFloating(test.dtype()))
+    return false;
+  int64_t folded = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double r = ref.GetAsDouble(i), t = test.GetAsDouble(i);
+    if (IsMaskFill(r) != IsMaskFill(t)) {
+      if (!std::isfinite(IsMaskFill(r) ? t : r)) return false;  // the other side: an ordinary value
+      ++folded;
+      continue;
+    }
+    if (IsMaskFill(r) || r == t) continue;
+    if (!std::isfinite(r) || !std::isfinite(t) || std::fabs(t - r) > ElementBand(v.tolerance.tolerance, r))
+      return false;
+  }
+  if (folded == 0) return false;
+  note = fmt::format(
+      "a mask folded in, not evidence: the {} of {} elements outside the band hold an attention mask's fill on one "
+      "side only (the export adds the mask here, PyTorch later), the others agree",
+      folded, m.count);
+  return true;
+}
+
 void ReinstatePropagatingExcursion(TorchComparison& c, const std::set<std::string>& feeds) {
   if (c.first_divergence || c.outputs.passed()) return;
   for (size_t k = 0; k < c.layers.size(); ++k) {

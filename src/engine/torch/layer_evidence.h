@@ -43,6 +43,14 @@ double WorstBandRatio(const Tensor& ref, const Tensor& test, const Tolerance& to
 // its note ("an isolated excursion: 1 of 8000 elements ...") into `note`.
 bool IsIsolatedExcursion(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note);
 
+// A mask the export folded in: a failing layer whose only elements outside
+// the band hold an attention mask's fill (at most -1e30, or -inf) on one side
+// and an ordinary value on the other, every other element within its band
+// (T5's position bias: torchscript passes it on with the causal mask added,
+// PyTorch adds the mask later). A note as an isolated excursion is, and as
+// one it is evidence again when the outputs depart.
+bool IsFoldedMask(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note);
+
 // After the outputs are judged: with failing outputs and no first
 // divergence, the first noted layer among `feeds` (the tensors the failing
 // outputs are computed from; any when empty) fails again and becomes it.

@@ -1,0 +1,105 @@
+"""Encoder-decoders end to end (issue 51 item 4, docs/generation.md): a
+T5-like and a Whisper-like decoder step (tiny transformers configs, seeded
+weights, torchscript exports), each as a separate encoder + decoder (the
+encoder gives the cross-attention caches) and as a merged decoder whose
+use_cache_branch If computes them at the first step. PyTorch's greedy decode
+is replayed on ORT fed the encoder's ORT outputs and, to tell an encoder
+fault from a decoder fault, fed PyTorch's.
+
+Healthy: every seed passes. Planted (x1.05 on one attention projection): an
+encoder fault is blamed on the encoder (the decoder fed PyTorch's encoder
+outputs passes), a decoder fault on the decoder (its encoder passes)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from parity_binary import PARITY, needs_parity
+
+pytest.importorskip("transformers")
+pytest.importorskip("onnxruntime")
+from encdec_build import STEPS, build  # noqa: E402
+
+SEEDS = (0, 1, 2)
+LAYOUTS = ("t5", "t5_merged", "whisper", "whisper_merged")
+
+
+@pytest.fixture(scope="module", params=LAYOUTS)
+def built(request, tmp_path_factory):
+    out = str(tmp_path_factory.mktemp(request.param))
+    return request.param, out, build(request.param, out, seeds=SEEDS)
+
+
+def _check(out, step, encoder, dumps, report, *extra):
+    more = [a for d in dumps[1:] for a in ("--torch", d)]
+    p = subprocess.run([PARITY, "check", os.path.join(out, step), "--torch", dumps[0], *more, "--encoder",
+                        os.path.join(out, encoder), "--report", report, "--no-locate", *extra],
+                       capture_output=True, text=True)
+    with open(os.path.join(report, "report.json")) as f:
+        return p, json.load(f)
+
+
+def _checks(r):
+    return {c["id"]: c for c in r["generation"]["checks"]}
+
+
+def test_the_dump_records_the_cache_branch_and_the_cross_caches(built):
+    name, out, dumps = built
+    with open(os.path.join(dumps[0], "manifest.json")) as f:
+        g = json.load(f)["generation"]
+    pasts = [p["past"] for p in g["kv_map"]]
+    feeds = {f["input"]: f["encoder_output"] for f in g["encoder_feeds"]}
+    if name.endswith("merged"):
+        # the merged decoder makes its cross caches at the first step and is fed them back after
+        assert g["cache_branch_input"] == "use_cache_branch" and "past_key_cross_1" in pasts, g
+        assert feeds == {"encoder_hidden_states": "encoder_hidden_states"}, feeds
+        assert g["steps"][0]["presents"]["present_key_cross_0"]["shape"][2] > 0
+    else:
+        # the separate encoder gives them: fed unchanged, never a KV pair
+        assert g["cache_branch_input"] is None and feeds["past_key_cross_1"] == "present_key_cross_1", g
+        assert all("cross" not in p for p in pasts), pasts
+    assert len({s["tokens"][0] for s in g["steps"]}) > 2, "the seeded decode does not repeat one token"
+
+
+@needs_parity
+def test_healthy_encoder_decoder_passes_on_every_seed(built, tmp_path):
+    name, out, dumps = built
+    p, r = _check(out, "step.onnx", "encoder.onnx", dumps, str(tmp_path / "rep"))
+    assert r["generation"]["status"] == "PASS", p.stdout + p.stderr
+    checks = _checks(r)
+    assert checks["decoder_fed_torch_encoder"]["status"] == "PASS" and "fault" not in checks, checks
+    assert all(c["status"] == "PASS" for c in checks.values()), checks
+    prompts = r["generation_prompts"]
+    assert len(prompts) == len(SEEDS) and all(q["status"] == "PASS" and q["tokens_agreeing"] == STEPS
+                                              for q in prompts), prompts
+    assert r["stages"]["generation"]["status"] == "PASS", r["stages"]["generation"]
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@needs_parity
+def test_an_encoder_fault_is_the_encoders(built, tmp_path):
+    name, out, dumps = built
+    p, r = _check(out, "step.onnx", "encoder_fault.onnx", dumps[:1], str(tmp_path / "rep"))
+    checks = _checks(r)
+    assert r["generation"]["status"] == "FAIL" and p.returncode == 1, p.stdout + p.stderr
+    assert checks["encoder.encoder_hidden_states"]["status"] == "FAIL", checks
+    assert checks["decoder_fed_torch_encoder"]["status"] == "PASS", checks
+    assert checks["fault"]["message"].startswith("the encoder: "), checks["fault"]
+    assert "generation.fault" in p.stdout or "the encoder: " in p.stdout, p.stdout
+
+
+@needs_parity
+def test_a_decoder_fault_is_the_decoders(built, tmp_path):
+    name, out, dumps = built
+    p, r = _check(out, "step_fault.onnx", "encoder.onnx", dumps[:1], str(tmp_path / "rep"))
+    checks = _checks(r)
+    assert r["generation"]["status"] == "FAIL" and p.returncode == 1, p.stdout + p.stderr
+    assert all(c["status"] == "PASS" for i, c in checks.items() if i.startswith("encoder.")), checks
+    assert checks["decoder_fed_torch_encoder"]["status"] == "FAIL", checks
+    assert checks["fault"]["message"].startswith("the decoder: "), checks["fault"]
+    g = r["generation"]
+    departs = [s for s in (g["first_differing_step"], g["first_failing_logits_step"],
+                           g.get("first_failing_cache_step")) if s is not None]
+    assert departs and f"step {min(departs)}" in checks["fault"]["message"], (departs, checks["fault"])
