@@ -206,6 +206,44 @@ def test_ray_engine_agrees_with_the_local_engine_bit_for_bit(models, tmp_path):
         assert ray[key] == local[key], key
 
 
+def _wheel_ort():
+    """The venv's onnxruntime wheel's library (another ORT release than the bundled one), or None."""
+    try:
+        import onnxruntime
+    except ImportError:
+        return None
+    capi = os.path.join(os.path.dirname(onnxruntime.__file__), "capi")
+    libs = sorted(f for f in os.listdir(capi) if f.startswith("libonnxruntime.so."))
+    return os.path.realpath(os.path.join(capi, libs[0])) if libs else None
+
+
+@pytest.mark.ray
+def test_a_dataset_across_two_ort_releases_is_the_same_on_both_engines(models, tmp_path):
+    """--reference-ort-library with --dataset (issue 55): the reference runs on the wheel's ORT in a
+    child process of each actor (or of the local engine), the target on the bundled one; both engines
+    give the same numbers, and the report names the reference's runtime."""
+    pytest.importorskip("ray")
+    wheel = _wheel_ort()
+    if wheel is None:
+        pytest.skip("no onnxruntime wheel in the venv")
+    env = dict(os.environ, PARITY_PYTHON=sys.executable,
+               PYTHONPATH=os.pathsep.join([os.path.join(REPO, "python"), os.environ.get("PYTHONPATH", "")]))
+    env.pop("PARITY_ORT_LIBRARY", None)
+    results = {}
+    for engine in ("local", "ray"):
+        rc, stdout, stderr = check(models["int8"], "--dataset", models["small"], "--reference-ort-library", wheel,
+                                   "--engine", engine, "--ray-actors", "2", "--json", tmp_path / f"{engine}.json",
+                                   env=env)
+        assert rc in (0, 1), stdout + stderr
+        results[engine] = (rc, json.loads((tmp_path / f"{engine}.json").read_text()))
+    (rc_local, local), (rc_ray, ray) = results["local"], results["ray"]
+    assert rc_local == rc_ray and local["count"] == ray["count"] == 200
+    assert wheel in local["reference"] and wheel in ray["reference"], local["reference"]
+    assert ray["samples"] == local["samples"]
+    for key in ("outputs", "worst", "headline"):
+        assert ray[key] == local[key], key
+
+
 def _package():
     try:
         import parity

@@ -37,7 +37,7 @@ Result<TolerancePolicy> ReadPolicy(const std::string& path) {
 }
 
 Result<DatasetEvalOptions> EvalOptions(const WorkerOptions& o) {
-  DatasetEvalOptions e{.label = o.model, .reference_outputs = o.reference_outputs,
+  DatasetEvalOptions e{.label = o.model, .model_path = o.model, .reference_outputs = o.reference_outputs,
                        .allow_symlinks = o.allow_symlinks};
   PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
   PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));

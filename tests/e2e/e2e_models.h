@@ -9,6 +9,7 @@
 
 #include "core/npz.h"
 #include "core/tensor.h"
+#include "e2e_util.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/builder.h"
 
@@ -23,6 +24,20 @@ inline std::filesystem::path WheelOrt() {
     for (const auto& f : fs::directory_iterator(py.path() / "site-packages/onnxruntime/capi", ec))
       if (f.path().filename().string().starts_with("libonnxruntime.so.")) return fs::canonical(f.path());
   return {};
+}
+
+// The venv's onnxruntime-ep-openvino plugin library; empty when absent or
+// under ASan (the plugin loads TBB with RTLD_DEEPBIND, which ASan refuses).
+inline std::string OpenVinoPluginInVenv() {
+  namespace fs = std::filesystem;
+  if (kSanitized) return "";
+  const fs::path sp = fs::path(PARITY_PYTHON).parent_path().parent_path() / "lib";
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(sp, ec)) {
+    const fs::path lib = d.path() / "site-packages/onnxruntime_ep_openvino/libonnxruntime_providers_openvino_plugin.so";
+    if (fs::exists(lib)) return lib.string();
+  }
+  return "";
 }
 
 // A model that keeps ORT busy: `matmuls` MatMuls of [size, size] by one

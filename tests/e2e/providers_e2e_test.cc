@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/npz.h"
+#include "e2e_models.h"
 #include "e2e_util.h"
 #include "onnx/builtin_models.h"
 
@@ -31,16 +32,7 @@ nlohmann::json ReadJson(const fs::path& p) {
 }
 
 // The plugin parity finds in this checkout's venv; empty when the venv lacks it.
-std::string OpenVinoPlugin() {
-  if (e2e::kSanitized) return "";  // TBB's RTLD_DEEPBIND: ASan refuses it (Makefile)
-  const fs::path sp = fs::path(PARITY_PYTHON).parent_path().parent_path() / "lib";
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator(sp, ec)) {
-    const fs::path lib = d.path() / "site-packages/onnxruntime_ep_openvino/libonnxruntime_providers_openvino_plugin.so";
-    if (fs::exists(lib)) return lib.string();
-  }
-  return "";
-}
+std::string OpenVinoPlugin() { return e2e::OpenVinoPluginInVenv(); }
 
 // Whether the plugin offers a device on this machine: OpenVINO's plugin EP
 // lists Intel hardware only (on an AMD CPU `parity env` names the library

@@ -12,6 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include "core/npz.h"
 #include "e2e_models.h"
 #include "e2e_util.h"
 #include "onnx/builtin_models.h"
@@ -40,6 +43,18 @@ size_t ErrorLines(const std::string& err) {
   size_t n = 0;
   for (const auto& line : e2e::Lines(err)) n += line.starts_with("parity: error");
   return n;
+}
+
+// DIR/0.npz .. DIR/(n-1).npz: seeded images for ConvBnRelu's `input`.
+void WriteImages(const fs::path& dir, int n) {
+  fs::create_directories(dir);
+  for (int i = 0; i < n; ++i) {
+    std::vector<float> v(3 * 224 * 224);
+    for (size_t k = 0; k < v.size(); ++k) v[k] = static_cast<float>(((k * 2654435761u + i * 97u) % 1000u) / 500.0 - 1.0);
+    TensorSet s;
+    ASSERT_TRUE(s.Add("input", Tensor::FromVector(DType::kFloat32, Shape{1, 3, 224, 224}, v)));
+    ASSERT_TRUE(WriteNpz(dir / fmt::format("{}.npz", i), s));
+  }
 }
 
 class Runtimes : public ::testing::Test {
@@ -203,18 +218,86 @@ TEST_F(Runtimes, ACheckAcrossRuntimesLocalizesAPlantedMissingFusion) {
   EXPECT_NE(c["note"].get<std::string>().find("does not make this fusion"), std::string::npos) << c.dump(1);
 }
 
+// check --dataset across two releases (issue 55): the reference runs every
+// sample on the wheel in a child process (one kept session), the target on
+// the bundled ORT; the report names the reference's runtime.
+TEST_F(Runtimes, ADatasetCheckAcrossRuntimesPassesAndNamesTheReferencesRuntime) {
+  const fs::path wheel = WheelOrt();
+  if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
+  ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  WriteImages(Path("data"), 3);
+  auto r = e2e::RunProgram({"env", "-u", "PARITY_ORT_LIBRARY", PARITY_BINARY, "check", Path("m.onnx"), "--dataset",
+                            Path("data"), "--reference-ort-library", wheel.string(), "--json", Path("d.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = ReadJson(Path("d.json"));
+  const auto& d = j.contains("dataset") ? j["dataset"] : j;
+  EXPECT_EQ(d["count"], 3) << d.dump(1).substr(0, 2000);
+  EXPECT_NE(d["reference"].get<std::string>().find(wheel.string()), std::string::npos) << d["reference"];
+}
+
+// The same planted kernel difference as above, on a dataset: every sample
+// fails judged exactly, and the worst one is localized across the two
+// runtimes to the fused node only the reference's plan makes.
+TEST_F(Runtimes, ADatasetCheckAcrossRuntimesLocalizesAPlantedMissingFusion) {
+  const fs::path wheel = WheelOrt();
+  if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
+  ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  WriteImages(Path("data"), 2);
+  auto r = e2e::RunProgram({"env", "-u", "PARITY_ORT_LIBRARY", PARITY_BINARY, "check", Path("m.onnx"), "--dataset",
+                            Path("data"), "--reference-ort-library", wheel.string(), "--reference-config", "all",
+                            "--opt", "all", "--disable-optimizer", "NchwcTransformer", "--atol", "0", "--rtol", "0",
+                            "--mode", "fixed", "--json", Path("d.json")});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto j = ReadJson(Path("d.json"));
+  const auto& d = j.contains("dataset") ? j["dataset"] : j;
+  const auto& located = d["locate"]["samples"];
+  ASSERT_FALSE(located.empty()) << d.dump(1).substr(0, 3000);
+  const auto& l = located[0];
+  EXPECT_TRUE(l["error"].is_null()) << l.dump(1);
+  ASSERT_TRUE(l["first_divergence"].is_object()) << l.dump(1);
+  EXPECT_GT(l["first_divergence"]["covers"].size(), 1u) << "the NCHWc fused Conv: " << l.dump(1);
+  EXPECT_EQ(d["ranking"].size(), 1u) << "both samples first diverge at one fused node: " << d["ranking"].dump(1);
+}
+
+// A plugin EP on the reference's runtime: the parent's --ep-library reaches
+// the child runner (with discovery off, the child could not find it itself).
+TEST_F(Runtimes, APluginEpLibraryReachesTheReferencesChildRuntime) {
+  const fs::path wheel = WheelOrt();
+  if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
+  const std::string plugin = e2e::OpenVinoPluginInVenv();
+  if (plugin.empty()) GTEST_SKIP() << "onnxruntime-ep-openvino is not installed in the venv";
+  auto env = e2e::RunProgram({"env", "PARITY_EP_DISCOVERY=0", PARITY_BINARY, "env", "--ort-library", wheel.string(),
+                              "--ep-library", "openvino=" + plugin});
+  if (env.exit_code != 0 || env.out.find("OpenVINOExecutionProvider") == std::string::npos)
+    GTEST_SKIP() << "the OpenVINO plugin does not load here (under ASan it cannot: RTLD_DEEPBIND): " << env.err;
+  ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  std::ofstream(Path("ov.json")) << R"({"opt": "all", "providers": [{"name": "openvino", "options": )"
+                                 << R"({"load_config": "{\"CPU\":{\"INFERENCE_PRECISION_HINT\":\"f32\"}}"}}]})";
+  auto r = e2e::RunProgram({"env", "-u", "PARITY_ORT_LIBRARY", "PARITY_EP_DISCOVERY=0", PARITY_BINARY, "check",
+                            Path("m.onnx"), "--reference-ort-library", wheel.string(), "--reference-config",
+                            Path("ov.json"), "--ep-library", "openvino=" + plugin, "--runs", "1", "--json",
+                            Path("c.json")});
+  ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out << r.err;
+  const auto j = ReadJson(Path("c.json"));
+  EXPECT_EQ(j["reference_runtime"]["library"], wheel.string());
+  EXPECT_EQ(j["config"]["reference"]["providers"][0]["name"], "openvino") << j["config"].dump();
+  EXPECT_GT(j["samples"].size(), 0u);
+}
+
 TEST_F(Runtimes, CheckAcrossRuntimesRefusesWhatItCannotCompareInOneLine) {
   ASSERT_TRUE(ConvBnRelu().Save(Path("m.onnx")).has_value());
+  WriteImages(Path("data"), 1);
   for (const std::vector<std::string>& extra :
        {std::vector<std::string>{"--reference-ort-library", Path("nope.so")},
         std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--reference-model", Path("m.onnx")},
-        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--dataset", Path("m.onnx")}}) {
+        std::vector<std::string>{"--reference-ort-library", Path("nope.so"), "--dataset", Path("data")}}) {
     std::vector<std::string> args = {"check", Path("m.onnx")};
     args.insert(args.end(), extra.begin(), extra.end());
     auto r = e2e::RunParity(args);
     EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
     EXPECT_EQ(ErrorLines(r.err), 1u) << r.err;
-    EXPECT_NE(r.err.find(extra.size() == 2 ? "nope.so" : extra[2]), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(extra[2 % extra.size()] == "--reference-model" ? "--reference-model" : "nope.so"), std::string::npos)
+        << r.err;
   }
 }
 

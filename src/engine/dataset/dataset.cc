@@ -67,7 +67,7 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
       DatasetEvaluator evaluator,
       DatasetEvaluator::Create(model, reference_model,
                                {.reference = o.reference, .target = o.target, .policy = o.policy, .label = o.model_path,
-                                .reference_outputs = o.reference_outputs, .allow_symlinks = o.allow_symlinks}));
+                                .model_path = o.model_path, .reference_outputs = o.reference_outputs, .allow_symlinks = o.allow_symlinks}));
   for (size_t i = 0; i < entries.size(); ++i) {
     DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, entries[i], i, o.model_path);
     PARITY_RETURN_IF_ERROR(TakeBad(o, r.bad, report));
@@ -79,6 +79,8 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
 
 std::string ReferenceLabel(const Reference& r, const fs::path& outputs) {
   if (!outputs.empty()) return "outputs:" + outputs.string();
+  // Another ORT release runs the reference (in a child process): named by its file.
+  if (!r.config.ort_library.empty()) return fmt::format("{} on {}", parity::ReferenceLabel(r), r.config.ort_library);
   return parity::ReferenceLabel(r);
 }
 

@@ -8,6 +8,7 @@
 #include "compare/judge.h"
 #include "engine/quant/top1.h"
 #include "engine/run/runner.h"
+#include "onnx/inspect.h"
 
 namespace parity {
 
@@ -16,18 +17,21 @@ Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Mode
   PARITY_RETURN_IF_ERROR(RequireOrtReference(options.reference, "check --dataset"));
   if (!options.reference_outputs.empty()) {
     PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
-    DatasetEvaluator evaluator(std::nullopt, std::move(target), options);
+    DatasetEvaluator evaluator(nullptr, {}, std::move(target), options);
     evaluator.outputs_ = evaluator.target_.output_names();
     return evaluator;
   }
   const bool derived = options.reference.model_file() != nullptr;
   if (derived && reference_model == nullptr) return InternalError("DatasetEvaluator: a model reference without its model");
-  const Model& ref_model = derived ? *reference_model : model;
-  const std::string ref_label = derived ? options.reference.path.string() : options.label;
-  PARITY_ASSIGN_OR_RETURN(ort::Session reference, CreateSession(ref_model, options.reference.config, ref_label));
+  if (options.model_path.empty()) return InternalError("DatasetEvaluator: no model file");
+  // The reference's session first: it is kept for every sample (one job, one model).
+  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> reference,
+                          WithContext(MakeOrtRunner(options.reference.config), "the reference"));
+  RunnerJob job{.model = derived ? options.reference.path : options.model_path, .keep_session = true};
+  PARITY_RETURN_IF_ERROR(reference->Prepare(job));
   PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
-  DatasetEvaluator evaluator(std::move(reference), std::move(target), options);
-  evaluator.outputs_ = evaluator.reference_->output_names();
+  DatasetEvaluator evaluator(std::move(reference), std::move(job), std::move(target), options);
+  for (const auto& out : Inspect(derived ? *reference_model : model).outputs) evaluator.outputs_.push_back(out.name);
   return evaluator;
 }
 
@@ -57,7 +61,8 @@ Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample
   if (!reference_ && stored == nullptr) return InternalError("DatasetEvaluator: stored reference outputs not given");
   TensorSet ran;
   if (reference_) {
-    PARITY_ASSIGN_OR_RETURN(ran, RunSample(*reference_, sample, options_.label));
+    PARITY_ASSIGN_OR_RETURN(ran, WithContext(reference_->Run(job_, sample.tensors),
+                                             fmt::format("sample '{}' on the reference", sample.name)));
   }
   const TensorSet& ref = reference_ ? ran : *stored;
   PARITY_ASSIGN_OR_RETURN(TensorSet test, RunSample(target_, sample, options_.label));

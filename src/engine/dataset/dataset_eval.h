@@ -1,4 +1,6 @@
-// One sample of a dataset judged: both sides run on sessions created once,
+// One sample of a dataset judged: both sides run on sessions created once
+// (the reference through a Runner: on another ORT release, in a child
+// process, engine/runner/runner.h),
 // every output judged by the one judge (CompareSets -> JudgeTensor) and
 // reduced to a small DatasetCell. The local engine and every Ray actor
 // (`parity dataset-worker`, docs/dataset.md) evaluate through this class, so
@@ -16,6 +18,7 @@
 #include "core/tensor.h"
 #include "engine/dataset/dataset_result.h"
 #include "engine/load/reference.h"
+#include "engine/runner/runner.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 
@@ -28,6 +31,9 @@ struct DatasetEvalOptions {
   RunConfig target;
   TolerancePolicy policy;
   std::string label;  // names MODEL in errors
+  // MODEL's file: the reference's Runner runs it (or reference.path, a
+  // kModel) under reference.config, on reference.config.ort_library's ORT.
+  std::filesystem::path model_path;
   // Stored reference outputs (check --reference-outputs DIR: a torch.nn.Module's,
   // written by parity.check): when set, `reference` is not run; each entry's
   // reference is DIR/STEM.npz (LoadDatasetReference, dataset_source.h).
@@ -39,9 +45,10 @@ struct DatasetEvalOptions {
 
 class DatasetEvaluator {
  public:
-  // Creates the reference and target sessions. `reference_model` is the
-  // kModel's loaded model, else null. Errors: a session ORT cannot create
-  // (the session's error); a reference kind other than config or model.
+  // Creates the reference's runner and the target's session. `reference_model`
+  // is the kModel's loaded model, else null. Errors: a session ORT cannot
+  // create (the session's error), a runtime library that cannot be loaded; a
+  // reference kind other than config or model.
   static Result<DatasetEvaluator> Create(const Model& model, const Model* reference_model,
                                          const DatasetEvalOptions& options);
 
@@ -60,9 +67,11 @@ class DatasetEvaluator {
   Result<std::vector<DatasetCell>> Evaluate(const Sample& sample, const TensorSet* stored = nullptr) const;
 
  private:
-  DatasetEvaluator(std::optional<ort::Session> reference, ort::Session target, DatasetEvalOptions options)
-      : reference_(std::move(reference)), target_(std::move(target)), options_(std::move(options)) {}
-  std::optional<ort::Session> reference_;  // none with stored reference outputs
+  DatasetEvaluator(std::unique_ptr<Runner> reference, RunnerJob job, ort::Session target, DatasetEvalOptions options)
+      : reference_(std::move(reference)), job_(std::move(job)), target_(std::move(target)),
+        options_(std::move(options)) {}
+  std::unique_ptr<Runner> reference_;  // none with stored reference outputs
+  RunnerJob job_;                      // the reference's: its model, one kept session
   ort::Session target_;
   DatasetEvalOptions options_;
   std::vector<std::string> outputs_;

@@ -8,6 +8,7 @@
 #include "engine/dataset/dataset_source.h"
 #include "engine/dataset/dataset_stats.h"
 #include "engine/locate/locate.h"
+#include "engine/locate/runtime_diff.h"
 #include "engine/torch/torch_scope.h"
 #include "onnx/graph.h"
 
@@ -30,6 +31,23 @@ Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const Dat
 // which names the original node that computes differently (as check does).
 void LocateOne(const DatasetOptions& o, const Model& model, const Model* reference_model, const Sample& sample,
                DatasetLocated& out) {
+  if (!o.reference.config.ort_library.empty() && reference_model == nullptr) {
+    // Two ORT releases: the reference runs on its own library in a child
+    // process, the fused plans of both compared (engine/locate/runtime_diff.h).
+    RuntimeLocateOptions across{.reference = o.reference.config, .target = o.target, .policy = o.policy,
+                                .model_label = o.model_path};
+    auto report = LocateAcrossRuntimes(model, sample, across);
+    if (!report) {
+      out.error = report.error().message();
+      return;
+    }
+    out.first = report->first_divergence;
+    if (out.first && out.first->covers.size() <= 1) {
+      out.node = out.first->producer;
+      out.node_op = out.first->op_type;
+    }
+    return;
+  }
   LocateOptions options{.reference = o.reference.config, .target = o.target, .policy = o.policy,
                         .model_label = reference_model ? o.reference.path.string() : o.model_path,
                         .target_label = reference_model ? o.model_path : "", .ablation = false, .precision = false};

@@ -19,6 +19,7 @@
 #include "engine/runner/runner.h"
 #include "engine/runner/runner_protocol.h"
 #include "engine/runner/runner_worker.h"
+#include "ort/ep_libraries.h"
 
 namespace parity {
 namespace fs = std::filesystem;
@@ -52,8 +53,13 @@ class ChildRunner final : public Runner {
 
   Status Start(const std::string& binary) {
     PARITY_RETURN_IF_ERROR(WriteJsonFile(scratch_ / "config.json", RunConfigToJson(ran_.config)));
-    const std::vector<std::string> argv = {SelfBinary(binary), "runner-worker", "--ort-library", ran_.config.ort_library,
-                                           "--config", (scratch_ / "config.json").string()};
+    std::vector<std::string> argv = {SelfBinary(binary), "runner-worker", "--ort-library", ran_.config.ort_library,
+                                     "--config", (scratch_ / "config.json").string()};
+    // The parent's plugin EP libraries (--ep-library, PARITY_EP_LIBRARY, and
+    // a discovered one the config's providers name) reach the child as
+    // flags: the child registers them into its own ORT, as the parent would.
+    for (const ort::EpLibrary& lib : ort::EpLibrariesFor(ran_.config.providers))
+      argv.insert(argv.end(), {"--ep-library", lib.name + "=" + lib.path});
     PARITY_ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Start(argv));
     child_.emplace(std::move(child));
     // The library loads in the child: one that hangs, floods its output or

@@ -62,6 +62,10 @@ class Runner {
   // Errors: the model or inputs refused, a runtime failure, a name the source
   // lacks (kNotFound), a child that died (kRuntime, with its last words).
   virtual Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) = 0;
+  // Makes ready what a later Run of `job` needs (a kept session: its model
+  // refused, or a provider ORT lacks, is this call's error, before any
+  // sample runs). The default: nothing to prepare.
+  virtual Status Prepare(const RunnerJob& job) { return {}; }
 };
 
 // In the error of every run of a child runner whose process died (during

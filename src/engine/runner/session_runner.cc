@@ -40,10 +40,37 @@ class SessionRunner final : public Runner {
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
     const std::string label = job.model.filename().string();
-    const bool same = kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
-                      kept_names_ == job.names;
-    if (same) return RunSample(*kept_, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    if (IsKept(job)) return RunSample(*kept_, Sample{.name = "default", .tensors = inputs}, label, job.names);
     kept_.reset();  // before another session holds its own copy of the weights
+    PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
+    auto values = RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    if (job.keep_session && job.save_plan.empty()) Keep(job, std::move(session));
+    return values;
+  }
+
+  Status Prepare(const RunnerJob& job) override {
+    if (!job.keep_session || !job.save_plan.empty() || IsKept(job)) return {};
+    kept_.reset();
+    PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
+    Keep(job, std::move(session));
+    return {};
+  }
+
+ private:
+  bool IsKept(const RunnerJob& job) const {
+    return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model && kept_names_ == job.names;
+  }
+
+  void Keep(const RunnerJob& job, ort::Session session) {
+    kept_.emplace(std::move(session));
+    kept_model_ = job.model;
+    kept_names_ = job.names;
+  }
+
+  // A session of job.model with job.names as outputs (a plan job: ORT saves
+  // its optimized model, weights dropped).
+  Result<ort::Session> Create(const RunnerJob& job) {
+    const std::string label = job.model.filename().string();
     PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(job.model));
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
@@ -65,16 +92,9 @@ class SessionRunner final : public Runner {
       std::error_code ec;  // the weights' side file: a link to /dev/null
       std::filesystem::remove(job.save_plan.string() + ".data", ec);
     }
-    auto values = RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
-    if (job.keep_session && job.save_plan.empty()) {
-      kept_.emplace(std::move(session));
-      kept_model_ = job.model;
-      kept_names_ = job.names;
-    }
-    return values;
+    return session;
   }
 
- private:
   RanWhat ran_;
   std::optional<ort::Session> kept_;
   std::filesystem::path kept_model_;
