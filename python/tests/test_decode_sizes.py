@@ -82,8 +82,11 @@ def test_int_inputs_get_values_that_fit_their_role():
              ("position_ids", [3, 4], torch.int64)] + [(n, [3, 2, PAST, 16], torch.float32) for n in DECODE_INPUTS[3:]]
     ids, mask, positions = inputs_for(model, specs, 0)[:3]
     assert ids.min() >= 0 and ids.max() < VOCAB and ids.max() >= 10  # the vocabulary, not 0..9
-    assert mask[0].tolist() == [1] * (PAST + 4) and mask[2].tolist()[-2:] == [0, 0] and mask[:, 0].all()
-    assert positions.tolist() == [[6, 7, 8, 9]] * 3
+    # a batch as served (issue 51): row 1 left-padded, row 2's past right-padded; each row's positions
+    # continue the tokens its mask keeps
+    assert mask[0].tolist() == [1] * (PAST + 4)
+    assert mask[1].tolist() == [0] + [1] * (PAST + 3) and mask[2].tolist() == [1] * 4 + [0, 0] + [1] * 4
+    assert positions.tolist() == [[6, 7, 8, 9], [5, 6, 7, 8], [4, 5, 6, 7]]
 
     class Tiny(nn.Module):  # a table of 5 rows, an input named for nothing
         def __init__(self):
@@ -110,7 +113,7 @@ def test_dump_input_int64_ids_fit_the_vocabulary(tmp_dir):
     ids = load_tensor(out, m["inputs"]["input_ids"])
     assert ids.max() < VOCAB and ids.max() >= 10
     assert set(np.unique(load_tensor(out, m["inputs"]["attention_mask"]))) == {0, 1}
-    assert load_tensor(out, m["inputs"]["position_ids"]).tolist() == [[6, 7, 8]] * 2
+    assert load_tensor(out, m["inputs"]["position_ids"]).tolist() == [[6, 7, 8], [5, 6, 7]]  # row 1 left-padded
 
 
 def _session(path):

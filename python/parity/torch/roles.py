@@ -83,10 +83,9 @@ def _storage(tensor):
 
 def role_input(role, shape, dtype, generator, vocab=None, offset=0):
     """A tensor for an input of this role (None: the caller's default):
-    ids in [0, vocab) (vocab unknown: None); a mask of ones whose rows after
-    the first end in padding (row b: its last min(b, length-1) positions 0,
-    so no row is all padding); positions offset, offset+1, ... along the last
-    axis."""
+    ids in [0, vocab) (vocab unknown: None); a mask of a batch as served
+    (padding_rows, `offset` cached before the new tokens); positions offset,
+    offset+1, ... along the last axis (served_positions: per row, after a mask)."""
     if dtype.is_floating_point and role != "mask":
         return None
     if role == "ids" and vocab:
@@ -96,13 +95,34 @@ def role_input(role, shape, dtype, generator, vocab=None, offset=0):
         if mask.numel():
             rows = mask.view(-1, shape[-1])
             for b in range(1, rows.shape[0]):
-                pad = min(b, shape[-1] - 1)
-                if pad > 0:
-                    rows[b, -pad:] = 0
+                begin, end = padding_rows(b, shape[-1], offset)
+                rows[b, begin:end] = 0
         return mask.to(dtype)
     if role == "positions" and shape:
         return (torch.arange(shape[-1]) + offset).expand(*shape).contiguous().to(dtype)
     return None
+
+
+def padding_rows(b, length, past):
+    """[begin, end) of row b's padding, as parity's generated masks (docs/inputs.md
+    "Batches as served"): min(b, length-1) zeros (no row all padding), by b % 3:
+    1 at the start (left padding), 2 at the end of the past (a past right-padded,
+    then decoded on; at the end without a past), 0 at the end (right padding)."""
+    pad = min(b, length - 1)
+    if pad <= 0:
+        return 0, 0
+    if b % 3 == 1:
+        return 0, pad
+    if b % 3 == 2 and 0 < past < length:
+        return past - min(pad, past), past
+    return length - pad, length
+
+
+def served_positions(mask, seq):
+    """The last `seq` positions of each row of a 2-d mask as transformers'
+    generate makes them: the mask's cumulative sum - 1, 1 where it is 0."""
+    pos = mask.long().cumsum(-1) - 1
+    return pos.masked_fill(mask == 0, 1)[:, mask.shape[-1] - seq:]
 
 
 def positions_offset(shapes, roles, seq):
@@ -119,26 +139,42 @@ def inputs_for(model, specs, seed):
     fit to each input's role: float inputs random normal; token ids in the
     vocabulary of the embedding the model passes them to (probe_vocab, one
     run with placeholder ids 0), else 0..9; masks 0/1 with padding (role_input);
-    positions 0..seq-1 after the mask's past; other integers 0..9, bools 0/1."""
+    positions after the mask's past, per row after the tokens it keeps (a
+    position read by an embedding too); other integers 0..9, bools 0/1."""
     names = [n for n, _, _ in specs]
     roles = {n: role_from_name(n) for n in names}
     shapes = {n: list(shape) for n, shape, _ in specs}
 
+    seq = next((s[-1] for n, s in shapes.items() if roles[n] in ("ids", "positions") and s), 0)
+
     def make(vocab, probing):
         g, out = torch.Generator().manual_seed(seed), []
         for name, shape, dtype in specs:
-            role = "ids" if name in vocab else roles[name]
-            t = role_input(role, shape, dtype, g, vocab=vocab.get(name),
-                           offset=positions_offset(shapes, roles, shape[-1] if shape else 0))
+            # positions read by an embedding (GPT-2's wpe) are positions all the same
+            role = "ids" if name in vocab and roles[name] != "positions" else roles[name]
+            offset = positions_offset(shapes, roles, seq if role == "mask" else shape[-1] if shape else 0)
+            t = role_input(role, shape, dtype, g, vocab=vocab.get(name), offset=offset)
             if t is None and probing and not dtype.is_floating_point:
                 t = torch.zeros(shape, dtype=dtype)  # a valid row of any embedding table
             out.append(t if t is not None else _plain(shape, dtype, g))
-        return tuple(out)
+        return _positions_per_row(names, roles, out)
 
     vocab = {}
     if any(not dtype.is_floating_point for _, _, dtype in specs):
         vocab = probe_vocab(model, make({}, True), names)
     return make(vocab, False)
+
+
+def _positions_per_row(names, roles, values):
+    """The positions continue each row's kept tokens when a 2-d mask covers them."""
+    mask = next((v for n, v in zip(names, values) if roles[n] == "mask" and v.dim() == 2), None)
+    out = list(values)
+    for i, n in enumerate(names):
+        p = out[i]
+        if (roles[n] == "positions" and mask is not None and not p.is_floating_point() and p.dim() == 2
+                and p.shape[0] == mask.shape[0] and p.shape[1] <= mask.shape[1]):
+            out[i] = served_positions(mask, p.shape[1]).to(p.dtype)
+    return tuple(out)
 
 
 def _plain(shape, dtype, generator):

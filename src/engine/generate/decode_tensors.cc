@@ -119,4 +119,38 @@ Result<Tensor> SliceAxis(const Tensor& present, int axis, int64_t length) {
   return out;
 }
 
+Result<Tensor> KeptByMask(const Tensor& t, const Tensor& mask, bool last_position, int64_t* dropped) {
+  if (dropped != nullptr) *dropped = 0;
+  if (mask.rank() != 2 || t.rank() < 2 || t.shape()[0] != mask.shape()[0] || t.dtype() == DType::kString ||
+      mask.dtype() == DType::kString)
+    return t;
+  const int64_t batch = mask.shape()[0], length = mask.shape()[1];
+  int axis = -1;  // the positions' axis; -1: the rows (last_position)
+  if (!last_position) {
+    for (int a = 1; a < t.rank() && axis < 0; ++a)
+      if (t.shape()[a] == length) axis = a;
+    if (axis < 0) return t;
+  }
+  int64_t inner = 1;
+  for (int a = axis < 0 ? 1 : axis + 1; a < t.rank(); ++a) inner *= t.shape()[a];
+  const int64_t per_row = t.size() / std::max<int64_t>(batch, 1);
+  const size_t es = DTypeSize(t.dtype());
+  Tensor out = t.Copy();
+  int64_t count = 0;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = axis < 0 ? length - 1 : 0; j < length; ++j) {
+      if (mask.GetAsDouble(b * length + j) != 0) continue;
+      ++count;
+      if (axis < 0) {
+        std::memset(out.mutable_data() + b * per_row * es, 0, per_row * es);
+        continue;
+      }
+      const int64_t span = length * inner, spans = per_row / std::max<int64_t>(span, 1);
+      for (int64_t o = 0; o < spans; ++o)
+        std::memset(out.mutable_data() + (b * per_row + o * span + j * inner) * es, 0, inner * es);
+    }
+  if (dropped != nullptr) *dropped = count;
+  return out;
+}
+
 }  // namespace parity

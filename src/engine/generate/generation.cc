@@ -182,25 +182,39 @@ class StepJudge {
   std::optional<Error> bad_input_;
 };
 
-// The worst of `names` in `b` against `a` (same names), as one check.
-GenerationCheck CompareStates(std::string id, const std::string& what, const TensorSet& a, const TensorSet& b,
-                              const TolerancePolicy& policy) {
+// The worst of `names` in `b` against `a` (same names), as one check; with
+// the prompt's `mask`, judged only where it keeps the tokens (KeptByMask: a
+// padded token's cache row is whatever the model made of nothing, and
+// differs between the prompt at once and one token at a time).
+GenerationCheck CompareStates(std::string id, std::string what, const TensorSet& a, const TensorSet& b,
+                              const TolerancePolicy& policy, const Tensor* mask = nullptr) {
   double worst = 0;
   std::string worst_name, failure;
-  for (const auto& [name, ref] : a) {
-    const Tensor* test = b.Find(name);
-    if (!test) continue;
-    auto j = JudgeAgainst(name == "__last_logits" ? "the last logits" : name, ref, *test, policy);
+  int64_t padded = 0, rows = 0;
+  for (const auto& [name, ref_in] : a) {
+    const Tensor* test_in = b.Find(name);
+    if (!test_in) continue;
+    const bool logits = name == "__last_logits";
+    Result<Tensor> ref = ref_in, test = *test_in;
+    int64_t dropped = 0;
+    if (mask != nullptr) ref = KeptByMask(ref_in, *mask, logits, &dropped), test = KeptByMask(*test_in, *mask, logits);
+    if (!ref || !test) return {std::move(id), Verdict::kFail, (!ref ? ref : test).error().message()};
+    (logits ? rows : padded) = std::max(logits ? rows : padded, dropped);
+    auto j = JudgeAgainst(logits ? "the last logits" : name, *ref, *test, policy);
     if (!j) return {std::move(id), Verdict::kFail, j.error().message()};
-    if (j->score >= worst) worst = j->score, worst_name = name == "__last_logits" ? "logits" : name;
+    if (j->score >= worst) worst = j->score, worst_name = logits ? "logits" : name;
     if (!j->passed() && failure.empty()) failure = fmt::format("{}: {}", worst_name, j->reason);
   }
+  if (padded > 0 || rows > 0)
+    what += fmt::format(" (where the attention mask keeps the tokens: {} padded position(s) of the caches and {} "
+                        "row(s) whose last token is padding left out)", padded, rows);
   if (!failure.empty()) return {std::move(id), Verdict::kFail, fmt::format("{} differ: {}", what, failure)};
   return {std::move(id), Verdict::kPass, fmt::format("{} agree (worst {}: score {:.3g})", what, worst_name, worst)};
 }
 
 // PyTorch's own prompt at once vs one token at a time, from the dump.
-Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy) {
+Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy,
+                                      const Tensor* mask) {
   TensorSet at_once, stepwise;
   const RecordedStep& first = r.steps.front();
   PARITY_ASSIGN_OR_RETURN(Tensor a, WithContext(LoadRecordedTensor(dump, first.logits),
@@ -221,7 +235,7 @@ Result<GenerationCheck> TorchStepwise(const TorchDump& dump, const GenerationRec
       }
   return CompareStates("torch_prefill_equals_stepwise",
                        "PyTorch's prompt at once and one token at a time: the last logits and caches", at_once,
-                       stepwise, policy);
+                       stepwise, policy, mask);
 }
 
 }  // namespace
@@ -345,10 +359,10 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     if (!stepwise) return failed_run(stepwise.error(), judge.starts_why(), judge.shape_why());
     out.checks.push_back(CompareStates("prefill_equals_stepwise",
                                        "ORT's prompt at once and one token at a time: the last logits and caches",
-                                       judge.prefill, *stepwise, o.policy));
+                                       judge.prefill, *stepwise, o.policy, prompt.Find(r.mask_input)));
   }
   if (r.stepwise) {
-    PARITY_ASSIGN_OR_RETURN(GenerationCheck c, TorchStepwise(dump, r, o.policy));
+    PARITY_ASSIGN_OR_RETURN(GenerationCheck c, TorchStepwise(dump, r, o.policy, prompt.Find(r.mask_input)));
     out.checks.push_back(std::move(c));
   }
   Summarize(out, judge.starts_why(), judge.shape_why());

@@ -47,6 +47,31 @@ TEST(DecodeTensors, SlicesAlongAnAxis) {
   EXPECT_FALSE(SliceAxis(present, 2, 4).has_value());
 }
 
+// Issue 51: prefill against stepwise is judged where the mask keeps the
+// tokens: a padded token's cache row is left out, and a row whose last token
+// is padding leaves out its last logits.
+TEST(DecodeTensors, KeptByMaskDropsWhatTheMaskDrops) {
+  Tensor mask = Tensor::FromVector<int64_t>(DType::kInt64, {2, 3}, {0, 1, 1, 1, 1, 0});
+  // a cache [batch 2, heads 1, length 3, dim 2]
+  Tensor cache = Tensor::FromVector<float>(DType::kFloat32, {2, 1, 3, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  int64_t dropped = 0;
+  auto kept = KeptByMask(cache, mask, false, &dropped);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(std::vector<float>(kept->view<float>().begin(), kept->view<float>().end()),
+            (std::vector<float>{0, 0, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0}));
+  EXPECT_EQ(dropped, 2);
+  Tensor logits = Tensor::FromVector<float>(DType::kFloat32, {2, 2}, {1, 2, 3, 4});
+  auto rows = KeptByMask(logits, mask, true, &dropped);
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_EQ(std::vector<float>(rows->view<float>().begin(), rows->view<float>().end()),
+            (std::vector<float>{1, 2, 0, 0}));  // row 1 ends in padding
+  EXPECT_EQ(dropped, 1);
+  // A mask of another batch, or no axis of its length: as it is.
+  auto other = KeptByMask(cache, Tensor::FromVector<int64_t>(DType::kInt64, {1, 3}, {0, 1, 1}), false, &dropped);
+  EXPECT_TRUE(other.has_value() && other->BitwiseEquals(cache));
+  EXPECT_EQ(dropped, 0);
+}
+
 class GenerationRecordTest : public ::testing::Test {
  protected:
   TorchDump Dump(const std::string& generation) {

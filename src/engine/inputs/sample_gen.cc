@@ -15,27 +15,6 @@
 
 namespace parity {
 
-std::string_view SampleKindName(SampleKind kind) {
-  switch (kind) {
-    case SampleKind::kTypical:
-      return "typical";
-    case SampleKind::kBoundary:
-      return "boundary";
-    case SampleKind::kAnomaly:
-      return "anomaly";
-    case SampleKind::kUser:
-      return "user";
-  }
-  return "user";
-}
-
-SampleKind SampleKindOf(std::string_view name) {
-  if (name == "typical") return SampleKind::kTypical;
-  if (name.starts_with("boundary_")) return SampleKind::kBoundary;
-  if (name.starts_with("anomaly_")) return SampleKind::kAnomaly;
-  return SampleKind::kUser;
-}
-
 namespace {
 
 using sample_internal::InputPlan;
@@ -137,6 +116,7 @@ struct Plan {
   std::set<std::string> batch_like;
   std::map<std::string, int64_t> defaults;
   sample_internal::Relations relations;
+  std::map<std::string, int64_t> dims;  // the user's --dim, with what the relations derive from it
 };
 
 Result<InputPlan> PlanInput(const ValueInfo& v, const SampleGenOptions& o, Plan& plan) {
@@ -216,10 +196,11 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
         }
   }
   sample_internal::AssignRoles(plan.inputs, o.roles);
-  plan.relations = sample_internal::FindRelations(plan.inputs, plan.batch_like, o.dims, o.traced_dims);
+  plan.relations = sample_internal::FindRelations(plan.inputs, plan.batch_like, o.traced_dims);
+  PARITY_ASSIGN_OR_RETURN(plan.dims, sample_internal::KeepRelations(plan.relations, o.dims));
   for (const auto& s : plan.symbols) {
-    auto given = o.dims.find(s);
-    plan.defaults[s] = given != o.dims.end()         ? given->second
+    auto given = plan.dims.find(s);
+    plan.defaults[s] = given != plan.dims.end()      ? given->second
                        : plan.batch_like.contains(s) ? 1
                                                      : kDefaultDynamicSize;
   }
@@ -227,9 +208,9 @@ Result<Plan> MakePlan(const Model& model, const SampleGenOptions& o) {
   return plan;
 }
 
-// Whether a symbol is set by the user (--dim) or follows others.
-bool Pinned(const Plan& plan, const SampleGenOptions& o, const std::string& symbol) {
-  return o.dims.contains(symbol) || plan.relations.same.contains(symbol) || plan.relations.sums.contains(symbol);
+// Whether a symbol is set by the user (--dim, or derived from it) or follows others.
+bool Pinned(const Plan& plan, const SampleGenOptions&, const std::string& symbol) {
+  return plan.dims.contains(symbol) || plan.relations.same.contains(symbol) || plan.relations.sums.contains(symbol);
 }
 
 // The elements of `in` at `sizes`, saturating at int64's max.
@@ -356,7 +337,7 @@ void AddSizeRecipes(const Plan& plan, const SampleGenOptions& o, std::vector<Rec
   for (const auto& s : plan.symbols)
     if (!plan.batch_like.contains(s) && !Pinned(plan, o, s)) min.sizes[s] = o.min_size, any_other = true;
   if (any_other) r.push_back(std::move(min));
-  if (!plan.relations.past.empty() && !o.dims.contains(plan.relations.past)) {
+  if (!plan.relations.past.empty() && !plan.dims.contains(plan.relations.past)) {
     Recipe empty_cache{"boundary_past0", d};  // the first step: nothing cached yet
     empty_cache.sizes[plan.relations.past] = 0;
     r.push_back(std::move(empty_cache));
@@ -427,6 +408,37 @@ std::vector<Recipe> Recipes(const Plan& plan, const SampleGenOptions& o) {
   return r;
 }
 
+// One sample of `recipe`: each input filled from its own stream, masks and
+// positions by their role (positions last: they continue the mask's rows).
+Result<Sample> MakeSample(const Plan& plan, const Recipe& recipe, uint64_t seed) {
+  Sample s{recipe.name, {}};
+  const auto found = recipe.sizes.find(plan.relations.past);
+  const int64_t past = found == recipe.sizes.end() ? 0 : found->second;
+  std::vector<std::pair<const InputPlan*, Mode>> positions;
+  for (const InputPlan& in : plan.inputs) {
+    Shape shape;
+    for (const auto& a : in.axes) shape.push_back(a.symbol.empty() ? a.fixed : recipe.sizes.at(a.symbol));
+    PARITY_ASSIGN_OR_RETURN(Tensor t, WithContext(Tensor::Create(in.dtype, shape),
+                                                  fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
+    bool is_float = IsFloating(in.dtype);
+    const Mode mode = is_float ? recipe.float_mode : recipe.int_mode;
+    sample_internal::Fill(t, in, mode, is_float ? recipe.scale : 1,
+                          sample_internal::StreamSeed(seed, recipe.name, in.name));
+    sample_internal::FillRole(t, in, mode, past);
+    if (in.role == InputRole::kPositions) positions.emplace_back(&in, mode);
+    PARITY_RETURN_IF_ERROR(s.tensors.Add(in.name, std::move(t)));
+  }
+  const Tensor* mask = nullptr;
+  for (const InputPlan& in : plan.inputs)
+    if (in.role == InputRole::kMask && !in.range && mask == nullptr) mask = s.tensors.Find(in.name);
+  for (const auto& [in, mode] : positions) {
+    Tensor t = s.tensors.Find(in->name)->Copy();
+    sample_internal::FillPositions(t, *in, mode, past, mask);
+    s.tensors.Set(in->name, std::move(t));
+  }
+  return s;
+}
+
 }  // namespace
 
 Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenOptions& options,
@@ -447,21 +459,7 @@ Result<std::vector<Sample>> GenerateSamples(const Model& model, const SampleGenO
   for (Recipe& recipe : recipes) PARITY_RETURN_IF_ERROR(BoundRecipe(plan, options, recipe.name, recipe.sizes));
   std::vector<Sample> samples;
   for (const Recipe& recipe : recipes) {
-    Sample s{recipe.name, {}};
-    const auto past = recipe.sizes.find(plan.relations.past);
-    for (const InputPlan& in : plan.inputs) {
-      Shape shape;
-      for (const auto& a : in.axes) shape.push_back(a.symbol.empty() ? a.fixed : recipe.sizes.at(a.symbol));
-      PARITY_ASSIGN_OR_RETURN(Tensor t,
-                              WithContext(Tensor::Create(in.dtype, shape),
-                                          fmt::format("sample '{}', input '{}'", recipe.name, in.name)));
-      bool is_float = IsFloating(in.dtype);
-      const Mode mode = is_float ? recipe.float_mode : recipe.int_mode;
-      sample_internal::Fill(t, in, mode, is_float ? recipe.scale : 1,
-                            sample_internal::StreamSeed(options.seed, recipe.name, in.name));
-      sample_internal::FillRole(t, in, mode, past == recipe.sizes.end() ? 0 : past->second);
-      PARITY_RETURN_IF_ERROR(s.tensors.Add(in.name, std::move(t)));
-    }
+    PARITY_ASSIGN_OR_RETURN(Sample s, MakeSample(plan, recipe, options.seed));
     samples.push_back(std::move(s));
   }
   return samples;

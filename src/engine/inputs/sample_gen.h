@@ -52,12 +52,16 @@
 //                           last row where PyTorch's embedding raises)
 // Roles (sample_roles.cc, docs/inputs.md) change an input's values and add
 // samples where they apply: ids (above; boundary_ids_edges: 0 and vocab-1),
-// masks (0/1 with padding: row b > 0 ends in min(b, length-1) zeros;
-// boundary_mask_ones), positions (0, 1, ... after the past), caches (one
-// past length for all; boundary_past0: nothing cached), counts (below),
-// images (uniform in [0, 1)). A sequence model's anomaly_empty empties the
-// sequence, not the batch. Size relations: every cache's past is one size;
-// a mask longer than the tokens is past + seq long, in every sample.
+// masks (0/1, a batch as served: row b > 0 holds min(b, length-1) zeros,
+// left padding, a past right-padded or right padding by b % 3;
+// boundary_mask_ones), positions (each row after the tokens its mask keeps,
+// after the past; an input named *position* read by an embedding included),
+// caches (one past length for all; boundary_past0: nothing cached), counts
+// (below), images (uniform in [0, 1)). --range wins over every role's values.
+// A sequence model's anomaly_empty empties the sequence, not the batch. Size
+// relations: every cache's past is one size; a mask longer than the tokens is
+// past + seq long, in every sample, --dim included (a --dim that breaks one is
+// refused, kInvalidArgument).
 // Samples that do not apply to the model (no float input, no dynamic dim,
 // no Gather) are left out. Values are deterministic for a seed: each input
 // of each sample draws from its own stream keyed by (seed, sample, input),

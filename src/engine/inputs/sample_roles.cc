@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "engine/inputs/sample_values.h"
 
@@ -106,6 +107,9 @@ void AssignRoles(std::vector<InputPlan>& inputs, const std::map<std::string, Inp
       continue;
     }
     in.role = in.vocab > 0 ? InputRole::kIds : in.count ? InputRole::kCount : RoleFromName(in);
+    // A position read through an embedding (GPT-2's wpe) is a position, not a
+    // token id: it continues after the past (issue 51).
+    if (in.vocab > 0 && Has(Lower(in.name), "position")) in.role = InputRole::kPositions, in.vocab = 0;
   }
 }
 
@@ -117,7 +121,7 @@ std::vector<std::string> Relations::Describe() const {
 }
 
 Relations FindRelations(const std::vector<InputPlan>& inputs, const std::set<std::string>& batch_like,
-                        const std::map<std::string, int64_t>& fixed, const std::map<std::string, int64_t>& traced) {
+                        const std::map<std::string, int64_t>& traced) {
   Relations r;
   for (const auto& in : inputs)
     if ((in.role == InputRole::kIds || in.role == InputRole::kPositions) && in.axes.size() >= 2 &&
@@ -133,7 +137,7 @@ Relations FindRelations(const std::vector<InputPlan>& inputs, const std::set<std
   };
   auto keep = [&](const std::string& symbol, int64_t expected) {
     const int64_t t = traced_size(symbol);
-    return !fixed.contains(symbol) && (t < 0 || expected < 0 || t == expected);
+    return t < 0 || expected < 0 || t == expected;
   };
   for (const auto& p : pasts)
     if (p != r.past && keep(p, traced_size(r.past))) r.same[p] = r.past;
@@ -159,19 +163,95 @@ void ApplyRelations(const Relations& relations, std::map<std::string, int64_t>& 
       sizes[symbol] = sizes.at(ab.first) + sizes.at(ab.second);
 }
 
+namespace {
+
+std::optional<int64_t> Given(const std::map<std::string, int64_t>& m, const std::string& s) {
+  auto it = m.find(s);
+  return it == m.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+}  // namespace
+
+Result<std::map<std::string, int64_t>> KeepRelations(const Relations& relations,
+                                                     const std::map<std::string, int64_t>& given) {
+  std::map<std::string, int64_t> dims = given;
+  for (const auto& [symbol, other] : relations.same) {
+    const auto a = Given(dims, symbol), b = Given(dims, other);
+    if (a && b && *a != *b)
+      return InvalidArgument(fmt::format("--dim {}={} and --dim {}={}: the two are one size ({} = {}); give one",
+                                         symbol, *a, other, *b, symbol, other));
+    if (a && !b) dims[other] = *a;
+  }
+  for (const auto& [symbol, ab] : relations.sums) {
+    const auto total = Given(dims, symbol);
+    if (!total) continue;
+    const auto a = Given(dims, ab.first), b = Given(dims, ab.second);
+    const std::string rel = fmt::format("{} = {} + {}", symbol, ab.first, ab.second);
+    if (!a && !b)
+      return InvalidArgument(fmt::format("--dim {}={}: {} (the mask covers the past and the new tokens); give "
+                                         "--dim {}=N or --dim {}=N with it", symbol, *total, rel, ab.first, ab.second));
+    if (a && b && *a + *b != *total)
+      return InvalidArgument(fmt::format("--dim {}={}, {}={}, {}={}: {} does not hold", symbol, *total, ab.first, *a,
+                                         ab.second, *b, rel));
+    const std::string& free = a ? ab.second : ab.first;
+    const int64_t rest = *total - (a ? *a : *b);
+    if (rest < 0)
+      return InvalidArgument(fmt::format("--dim {}={}: {} leaves {} at {}", symbol, *total, rel, free, rest));
+    dims[free] = rest;
+  }
+  return dims;
+}
+
+namespace {
+
+// Where row `b` of a mask of `length` (`past` cached) has its padding:
+// [begin, end), empty for row 0 and for kEdges.
+std::pair<int64_t, int64_t> Padding(int64_t b, int64_t length, int64_t past, Mode mode) {
+  const int64_t pad = mode == Mode::kEdges ? 0 : std::min(b, length - 1);
+  if (pad <= 0) return {0, 0};
+  if (b % 3 == 1) return {0, pad};
+  if (b % 3 == 2 && past > 0 && past < length) {
+    const int64_t n = std::min(pad, past);
+    return {past - n, past};
+  }
+  return {length - pad, length};
+}
+
+// The rows of `t` (all axes but the last) and the batch index of each.
+int64_t Rows(const Tensor& t) { return t.size() / std::max<int64_t>(1, t.shape().back()); }
+int64_t BatchOf(const Tensor& t, int64_t row) {
+  return t.rank() >= 2 ? row / std::max<int64_t>(1, Rows(t) / std::max<int64_t>(1, t.shape()[0])) : 0;
+}
+
+}  // namespace
+
 void FillRole(Tensor& t, const InputPlan& in, Mode mode, int64_t past) {
-  if (mode == Mode::kZeros || t.rank() == 0 || t.size() == 0) return;
-  if (in.role != InputRole::kMask && in.role != InputRole::kPositions) return;
+  if (mode == Mode::kZeros || t.rank() == 0 || t.size() == 0 || in.range) return;
+  if (in.role != InputRole::kMask) return;
   const int64_t length = t.shape().back();
-  const int64_t rows = t.size() / length;
-  for (int64_t row = 0; row < rows; ++row) {
-    // Rows of a batch: row b > 0 of a mask ends in min(b, length - 1) zeros
-    // (padding; never a row of padding only).
-    const int64_t b = t.rank() >= 2 ? row / std::max<int64_t>(1, rows / t.shape()[0]) : 0;
-    const int64_t pad = mode == Mode::kEdges ? 0 : std::min(b, length - 1);
-    for (int64_t i = 0; i < length; ++i) {
-      const double v = in.role == InputRole::kMask ? (i < length - pad ? 1 : 0) : static_cast<double>(past + i);
-      Store(t, row * length + i, v);
+  for (int64_t row = 0; row < Rows(t); ++row) {
+    const auto [begin, end] = Padding(BatchOf(t, row), length, past, mode);
+    for (int64_t i = 0; i < length; ++i) Store(t, row * length + i, i >= begin && i < end ? 0 : 1);
+  }
+}
+
+void FillPositions(Tensor& t, const InputPlan& in, Mode mode, int64_t past, const Tensor* mask) {
+  if (mode == Mode::kZeros || t.rank() == 0 || t.size() == 0 || in.range) return;
+  if (in.role != InputRole::kPositions) return;
+  const int64_t seq = t.shape().back();
+  const bool by_mask = mask != nullptr && mask->rank() == 2 && t.rank() == 2 && mask->shape()[0] == t.shape()[0] &&
+                       mask->shape()[1] == past + seq;
+  for (int64_t row = 0; row < Rows(t); ++row) {
+    if (!by_mask) {
+      for (int64_t i = 0; i < seq; ++i) Store(t, row * seq + i, static_cast<double>(past + i));
+      continue;
+    }
+    const int64_t total = past + seq, b = BatchOf(t, row);
+    int64_t kept = 0;
+    for (int64_t j = 0; j < total; ++j) {
+      const bool on = mask->GetAsDouble(b * total + j) != 0;
+      kept += on ? 1 : 0;
+      if (j >= past) Store(t, row * seq + (j - past), on ? static_cast<double>(kept - 1) : 1);
     }
   }
 }

@@ -36,6 +36,23 @@ Model DecodeSignature() {
   return std::move(*m);
 }
 
+// GPT-2's learned positions: input_ids -> Gather(wte), position_ids ->
+// Gather(wpe [128, 8]), a cache past_key_0 [batch, 2, past, 4].
+Model LearnedPositionsSignature() {
+  ModelBuilder b;
+  auto ids = b.Input("input_ids", DType::kInt64, std::vector<Dim>{Dim::Symbolic("batch"), Dim::Symbolic("seq")});
+  auto pos = b.Input("position_ids", DType::kInt64, std::vector<Dim>{Dim::Symbolic("batch"), Dim::Symbolic("seq")});
+  auto key = b.Input("past_key_0", DType::kFloat32,
+                     std::vector<Dim>{Dim::Symbolic("batch"), Dim::Known(2), Dim::Symbolic("past"), Dim::Known(4)});
+  auto wte = b.Op("Gather", {b.RandomWeight("wte", {50, 8}, 1.0f), ids});
+  auto wpe = b.Op("Gather", {b.RandomWeight("wpe", {128, 8}, 1.0f), pos});
+  b.Output(b.Op("Add", {wte, wpe}), "hidden");
+  b.Output(b.Op("Identity", {key}), "key_out");
+  auto m = b.Build();
+  EXPECT_TRUE(m.has_value()) << m.error().message();
+  return std::move(*m);
+}
+
 std::map<std::string, Sample> Generate(const SampleGenOptions& o, SampleNotes* notes = nullptr) {
   auto samples = GenerateSamples(DecodeSignature(), o, notes);
   EXPECT_TRUE(samples.has_value()) << samples.error().message();
@@ -86,13 +103,16 @@ TEST(SampleRoles, ValuesFitTheirRole) {
   for (int64_t v : mask) EXPECT_TRUE(v == 0 || v == 1) << v;
   EXPECT_EQ(mask[0], 1);
   EXPECT_EQ(mask[35], 1);  // row 0: no padding
-  EXPECT_EQ(mask[71], 0);  // row 1 ends in one zero
-  EXPECT_EQ(mask[70], 1);
-  EXPECT_EQ(mask[107], 0);  // row 2 in two
-  EXPECT_EQ(mask[106], 0);
-  EXPECT_EQ(mask[105], 1);
+  EXPECT_EQ(mask[36], 0);  // row 1 starts with one zero (left padding of the past)
+  EXPECT_EQ(mask[37], 1);
+  EXPECT_EQ(mask[72 + 29], 1);  // row 2: two zeros at the end of its past (32 cached)
+  EXPECT_EQ(mask[72 + 30], 0);
+  EXPECT_EQ(mask[72 + 31], 0);
+  EXPECT_EQ(mask[107], 1);
   auto pos = typical.tensors.Find("position_ids")->view<int64_t>();
   EXPECT_EQ(std::vector<int64_t>(pos.begin(), pos.begin() + 4), (std::vector<int64_t>{32, 33, 34, 35}));  // after the past
+  // Rows with padding continue the tokens they keep: 31 kept before row 1's new tokens, 30 before row 2's.
+  EXPECT_EQ(std::vector<int64_t>(pos.begin() + 4, pos.end()), (std::vector<int64_t>{31, 32, 33, 34, 30, 31, 32, 33}));
   auto edges = samples.at("boundary_edges").tensors.Find("input_ids")->view<int64_t>();
   EXPECT_EQ(edges[0], 0);
   EXPECT_EQ(edges[1], 49);
@@ -117,6 +137,81 @@ TEST(SampleRoles, TheUsersDimAndRoleWin) {
   EXPECT_EQ(Dim(samples.at("boundary_min_size"), "input_ids", 1), 2);
   EXPECT_TRUE(samples.contains("boundary_dtype_max"));  // the mask is a plain integer now
   EXPECT_FALSE(GenerateSamples(DecodeSignature(), {.roles = {{"nope", InputRole::kIds}}}).has_value());
+}
+
+// Issue 51: a batch as served. Row 1 is left-padded, row 2 right-padded in
+// its past, row 3 right-padded at the end; each row's positions continue the
+// tokens its mask keeps (transformers' cumsum - 1; 1 at a padded token).
+TEST(SampleRoles, PaddedBatchesWithPositionsPerRow) {
+  SampleGenOptions o;
+  o.dims = {{"batch", 4}, {"seq", 2}, {"past", 4}};
+  const auto samples = Generate(o);
+  const Sample& s = samples.at("typical");
+  auto mask = s.tensors.Find("attention_mask")->view<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(mask.begin(), mask.end()),
+            (std::vector<int64_t>{1, 1, 1, 1, 1, 1,    // row 0: no padding
+                                  0, 1, 1, 1, 1, 1,    // row 1: left padding
+                                  1, 1, 0, 0, 1, 1,    // row 2: the past right-padded, then decoded on
+                                  1, 1, 1, 0, 0, 0}));  // row 3: right padding, new tokens included
+  auto pos = s.tensors.Find("position_ids")->view<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(pos.begin(), pos.end()), (std::vector<int64_t>{4, 5, 3, 4, 2, 3, 1, 1}));
+  // Without a cache (a prompt): left and right padding of the tokens; positions restart per row.
+  o.dims["past"] = 0;
+  const auto prompts = Generate(o);
+  const Sample& prompt = prompts.at("typical");
+  auto m0 = prompt.tensors.Find("attention_mask")->view<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(m0.begin(), m0.end()), (std::vector<int64_t>{1, 1, 0, 1, 1, 0, 1, 0}));
+  auto p0 = prompt.tensors.Find("position_ids")->view<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(p0.begin(), p0.end()), (std::vector<int64_t>{0, 1, 1, 0, 0, 1, 0, 1}));
+}
+
+// Issue 51: --dim on a derived size keeps the relation (total=9 with seq=2:
+// past 7, in every sample) or is refused in one line; never dropped.
+TEST(SampleRoles, TheUsersDimKeepsTheRelations) {
+  SampleGenOptions o;
+  o.dims = {{"total", 9}, {"seq", 2}};
+  SampleNotes notes;
+  auto samples = Generate(o, &notes);
+  EXPECT_EQ(notes.relations, (std::vector<std::string>{"past1 = past", "total = past + seq"}));
+  for (const auto& [name, s] : samples) {
+    if (name == "anomaly_empty") continue;  // the empty sequence: 7 + 0
+    EXPECT_EQ(Dim(s, "attention_mask", 1), 9) << name;
+    EXPECT_EQ(Dim(s, "past_key_0", 2), 7) << name;
+    EXPECT_EQ(Dim(s, "past_value_0", 2), 7) << name;
+  }
+  EXPECT_FALSE(samples.contains("boundary_past0"));  // the past follows the user's sizes
+  o.dims = {{"past1", 5}};  // a cache's own symbol sets the one past
+  const auto one_past = Generate(o);
+  EXPECT_EQ(Dim(one_past.at("typical"), "past_key_0", 2), 5);
+  for (const auto& bad : std::vector<std::map<std::string, int64_t>>{
+           {{"total", 9}}, {{"total", 9}, {"past", 4}, {"seq", 2}}, {{"total", 1}, {"seq", 2}},
+           {{"past", 3}, {"past1", 4}}}) {
+    auto r = GenerateSamples(DecodeSignature(), {.dims = bad});
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(r.error().message().find('\n'), std::string::npos) << r.error().message();
+  }
+}
+
+// Issue 51: --range on every kind of input: ids (their vocabulary was used
+// whatever the range said), a plain float, a count.
+TEST(SampleRoles, TheUsersRangeIsHonouredOnIds) {
+  SampleGenOptions o;
+  o.ranges = {{"input_ids", {5, 7}}};
+  auto samples = Generate(o);
+  for (const auto& name : {"typical", "boundary_edges", "boundary_batch4"})
+    for (int64_t v : samples.at(name).tensors.Find("input_ids")->view<int64_t>()) EXPECT_TRUE(v == 5 || v == 6) << v;
+}
+
+// Issue 51: GPT-2's position_ids are read by an embedding (wpe), as ids
+// are; they are positions all the same, after the past.
+TEST(SampleRoles, APositionReadByAnEmbeddingIsAPosition) {
+  SampleNotes notes;
+  auto samples = GenerateSamples(LearnedPositionsSignature(), {.dims = {{"seq", 3}, {"past", 5}}}, &notes);
+  ASSERT_TRUE(samples.has_value()) << samples.error().message();
+  EXPECT_EQ(notes.roles[1], (std::pair<std::string, InputRole>{"position_ids", InputRole::kPositions}));
+  auto p = samples->front().tensors.Find("position_ids")->view<int64_t>();
+  EXPECT_EQ(std::vector<int64_t>(p.begin(), p.end()), (std::vector<int64_t>{5, 6, 7}));
 }
 
 TEST(SampleRoles, ATracedSampleThatContradictsARelationDropsIt) {

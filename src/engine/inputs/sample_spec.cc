@@ -1,5 +1,5 @@
 // The command line's forms of sample_gen.h's options: kinds, --shape, --dim,
-// --range.
+// --range; the sample kinds' names.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -43,6 +43,27 @@ std::optional<double> ParseFiniteDouble(std::string_view s) {
 }
 
 }  // namespace
+
+std::string_view SampleKindName(SampleKind kind) {
+  switch (kind) {
+    case SampleKind::kTypical:
+      return "typical";
+    case SampleKind::kBoundary:
+      return "boundary";
+    case SampleKind::kAnomaly:
+      return "anomaly";
+    case SampleKind::kUser:
+      return "user";
+  }
+  return "user";
+}
+
+SampleKind SampleKindOf(std::string_view name) {
+  if (name == "typical") return SampleKind::kTypical;
+  if (name.starts_with("boundary_")) return SampleKind::kBoundary;
+  if (name.starts_with("anomaly_")) return SampleKind::kAnomaly;
+  return SampleKind::kUser;
+}
 
 Result<std::vector<SampleKind>> ParseSampleKinds(std::string_view text) {
   std::vector<SampleKind> kinds;

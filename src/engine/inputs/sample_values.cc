@@ -122,19 +122,20 @@ double DtypeMax(DType d) {
 
 double Typical(Stream& s, const InputPlan& in) {
   if (in.dtype == DType::kBool) return s.Uniform() < 0.5 ? 0 : 1;
-  if (IsFloating(in.dtype)) {
+  // A float given the role of ids or a count (--role) holds whole numbers as they would.
+  if (IsFloating(in.dtype) && in.role != InputRole::kIds && in.role != InputRole::kCount && !in.count) {
     if (in.range) return in.range->lo + s.Uniform() * (in.range->hi - in.range->lo);
     if (in.role == InputRole::kImage) return s.Uniform();  // pixels in [0, 1), as a pipeline feeds them
     return s.Normal();
   }
   double lo = 0, hi = 10;
-  if (in.count && !in.range) {
+  if (in.range) {  // the user's range wins over every role's: ids, counts, plain integers
+    lo = std::ceil(in.range->lo);
+    hi = std::max(lo + 1, std::ceil(in.range->hi));  // [LO, HI) over integers
+  } else if (in.count) {
     lo = 1, hi = 9;  // a few iterations: [1, 8]
   } else if (in.vocab > 0) {
     hi = static_cast<double>(in.vocab);
-  } else if (in.range) {
-    lo = std::ceil(in.range->lo);
-    hi = std::max(lo + 1, std::ceil(in.range->hi));  // [LO, HI) over integers
   }
   return std::min(hi - 1, std::floor(lo + s.Uniform() * (hi - lo)));
 }
@@ -217,8 +218,11 @@ void Fill(Tensor& t, const InputPlan& in, Mode mode, double scale, uint64_t stre
       case Mode::kCountMax:
         v = in.count ? static_cast<double>(CountMax(in, n)) : Typical(s, in);
         break;
-      case Mode::kEdges:
-        v = in.vocab > 0 ? static_cast<double>(i % 2 == 0 ? 0 : in.vocab - 1) : Typical(s, in);
+      case Mode::kEdges:  // ids at the ends of their range (the vocabulary, or --range)
+        v = in.vocab > 0 && in.range ? (i % 2 == 0 ? std::ceil(in.range->lo)
+                                                   : std::max(std::ceil(in.range->lo), std::ceil(in.range->hi) - 1))
+            : in.vocab > 0 ? static_cast<double>(i % 2 == 0 ? 0 : in.vocab - 1)
+                           : Typical(s, in);
         break;
       default:
         v = Typical(s, in) * scale;

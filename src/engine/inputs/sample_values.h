@@ -79,18 +79,39 @@ struct Relations {
   std::vector<std::string> Describe() const;
 };
 
-// The relations of `inputs` (roles assigned). A symbol in `fixed` (the
-// user's --dim) is never derived; a relation that `traced` sizes (a dump's
-// sample) contradict is dropped.
+// The relations of `inputs` (roles assigned). A relation that `traced`
+// sizes (a dump's sample) contradict is dropped; the user's --dim does not
+// drop one (KeepRelations reconciles them).
 Relations FindRelations(const std::vector<InputPlan>& inputs, const std::set<std::string>& batch_like,
-                        const std::map<std::string, int64_t>& fixed, const std::map<std::string, int64_t>& traced);
+                        const std::map<std::string, int64_t>& traced);
+
+// The user's --dim sizes with the relations kept (issue 51): a derived
+// symbol given (`total` of total = past + seq, `past1` of past1 = past) sets
+// the free ones it determines (total=9 with seq=2: past 7); the sizes given
+// are returned with those added. kInvalidArgument, one line, for sizes that
+// contradict a relation (total=9, past=4, seq=2), a sum given alone (total=9:
+// which part is the past is not known) or one below its given part.
+Result<std::map<std::string, int64_t>> KeepRelations(const Relations& relations,
+                                                     const std::map<std::string, int64_t>& given);
 
 // Sets every related symbol of `sizes` from the free ones.
 void ApplyRelations(const Relations& relations, std::map<std::string, int64_t>& sizes);
 
-// Rewrites a mask's or positions' values by their role, in every mode but
-// kZeros: masks 0/1 with padding (kEdges: all ones), positions 0.. after
-// `past`. Other roles are left as Fill made them.
+// Rewrites a mask's values by its role, in every mode but kZeros (kEdges:
+// all ones), for a mask of `past` cached tokens then new ones: row 0 has no
+// padding; row b > 0 has min(b, length - 1) zeros (never a row of padding
+// only), by b % 3: 1 at the start (left padding: of the past in a decode
+// step, of the prompt without one), 2 at the end of the past (a prompt
+// right-padded, then decoded on; at the end when nothing is cached), 0 at
+// the end (right padding). Other roles are left as Fill made them; so is an
+// input given a --range (its values are the range's).
 void FillRole(Tensor& t, const InputPlan& in, Mode mode, int64_t past);
+
+// Positions by their role, in every mode but kZeros: the new tokens'
+// positions continue the mask's kept tokens, row by row (the mask's cumulative
+// sum - 1, as transformers' generate makes them: a left-padded row restarts
+// at 0; a padded position holds 1); without a `mask` as long as `past` + the
+// new tokens: past, past + 1, ... An input given a --range keeps Fill's values.
+void FillPositions(Tensor& t, const InputPlan& in, Mode mode, int64_t past, const Tensor* mask);
 
 }  // namespace parity::sample_internal
