@@ -1,5 +1,7 @@
 #include "compare/judge.h"
 
+#include "compare/band.h"
+
 #include "compare/slice_bands.h"
 
 #include <fmt/format.h>
@@ -13,7 +15,7 @@ namespace parity {
 double ErrorScore(const TensorMetrics& m, const Tolerance& tol) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   if (m.nan_mismatch > 0 || m.inf_mismatch > 0) return kInf;
-  const double band = tol.atol + tol.rtol * std::max(std::fabs(m.ref_min), std::fabs(m.ref_max));
+  const double band = Band(tol, std::max(std::fabs(m.ref_min), std::fabs(m.ref_max)));
   if (band <= 0) return m.max_abs > 0 ? kInf : 0.0;
   return m.max_abs / band;
 }

@@ -1,5 +1,7 @@
 #include "compare/tolerance.h"
 
+#include "compare/band.h"
+
 #include <fmt/format.h>
 #include <fnmatch.h>
 
@@ -215,7 +217,7 @@ void ApplyAdaptive(ResolvedTolerance& out, const Tensor& ref, const TensorMetric
       return;
     }
   }
-  const double band = t.atol + t.rtol * absmax;
+  const double band = Band(t, absmax);
   if (absmax > 0 && self.ref_std <= band / 100) {
     t.atol = std::max(self.ref_std / 10, 4 * Epsilon(dtype) * absmax);
     t.rtol = 0;
@@ -229,8 +231,8 @@ void ApplyAdaptive(ResolvedTolerance& out, const Tensor& ref, const TensorMetric
 
 // The band at the reference's scale: what a cap bounds.
 double BandAtScale(const Tolerance& t, double absmax, double rms) {
-  if (t.decide_by == Statistic::kMax) return t.atol + t.rtol * absmax;
-  if (t.decide_by == Statistic::kMean) return t.atol + t.rtol * rms;
+  if (t.decide_by == Statistic::kMax) return Band(t, absmax);
+  if (t.decide_by == Statistic::kMean) return Band(t, rms);
   return t.atol;
 }
 
@@ -324,12 +326,12 @@ std::string Judge(const TensorMetrics& m, const Tolerance& tol) {
   }
   if (nonfinite > 0) return fmt::format("{} NaN/Inf mismatches", nonfinite);
   if (tol.decide_by == Statistic::kMax) {
-    const double limit = tol.atol + tol.rtol * absmax;
+    const double limit = Band(tol, absmax);
     if (m.max_abs <= limit) return "";
     return fmt::format("max_abs {:g} > {:g} (atol + rtol*max|ref|)", m.max_abs, limit);
   }
   const double rms = std::sqrt(m.ref_std * m.ref_std + m.ref_mean * m.ref_mean);
-  const double limit = tol.atol + tol.rtol * rms;
+  const double limit = Band(tol, rms);
   if (m.mean_abs <= limit) return "";
   return fmt::format("mean_abs {:g} > {:g} (atol + rtol*rms(ref))", m.mean_abs, limit);
 }
