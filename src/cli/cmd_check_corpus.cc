@@ -1,6 +1,7 @@
 // check --corpus / --prompts --torch-model (cli/corpus_cli.h): records the
 // corpus when given prompts and a factory, runs it on the local engine (one
 // session, every prompt in turn) or on Ray, and reports.
+#include <cmath>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ Status CheckArguments(const CorpusCmdOptions& o) {
     return InvalidArgument("--corpus DIR is a recorded corpus: give it alone, or --prompts FILE --torch-model FACTORY");
   if (o.corpus.empty() && (o.prompts.empty() || o.torch_model.empty()))
     return InvalidArgument("--prompts FILE and --torch-model MODULE:FACTORY go together");
-  if (!(o.kl_tolerance >= 0)) return InvalidArgument("--kl-tolerance: a number >= 0");
+  if (std::isnan(o.kl_tolerance)) return InvalidArgument("--kl-tolerance: a number >= 0");
   return {};
 }
 
@@ -74,7 +75,8 @@ Result<CorpusResult> Run(const CorpusCmdOptions& o, const DatasetCmdOptions& eng
   CorpusResult r{.model_path = model, .corpus_dir = o.corpus.empty() ? o.prompts : o.corpus,
                  .torch_model = record.model, .engine = engine.engine, .config = target.Label(),
                  .steps = record.steps, .top_k = record.top_k, .vocab = record.vocab,
-                 .bytes_per_step = record.BytesPerStep(), .kl_tolerance = o.kl_tolerance};
+                 .bytes_per_step = record.BytesPerStep()};
+  ResolveCorpusTolerance(r, record, o.kl_tolerance);
   for (const auto& t : record.texts) r.texts.push_back(t.value_or(""));
   if (engine.engine == "ray") {
     PARITY_ASSIGN_OR_RETURN(r.prompts, RayCorpusRows(engine, model, fs::absolute(dir).string(), target, record.prompts));
@@ -98,8 +100,10 @@ void AddCorpusOptions(CLI::App* cmd, CorpusCmdOptions* o) {
   cmd->add_option("--top-k", o->top_k, "logits kept a step with --torch-model (default 64)")->check(CLI::Range(1, 65536));
   cmd->add_option("--output-names", o->output_names, "the step model's output names, for --torch-model");
   cmd->add_option("--kl-tolerance", o->kl_tolerance,
-                  fmt::format("a prompt fails when a step's KL(PyTorch || ORT) is above it (default {})",
-                              kDefaultCorpusKlTolerance));
+                  fmt::format("a prompt fails when a step's KL(PyTorch || ORT) is above it (default: {}x PyTorch's "
+                              "own float32-vs-float64 KL over the corpus, at least {}; {} without calibration)",
+                              kCorpusCalibrationFactor, kCorpusKlFloor, kDefaultCorpusKlTolerance))
+      ->check(CLI::NonNegativeNumber);
 }
 
 int RunCorpusCheck(const CorpusCmdOptions& o, const DatasetCmdOptions& engine, const std::string& model,

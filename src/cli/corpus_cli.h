@@ -23,7 +23,7 @@ struct CorpusCmdOptions {
   std::string output_names;  // --output-names (the recorder's)
   int generate = 32;         // --generate N
   int top_k = 64;            // --top-k K
-  double kl_tolerance = kDefaultCorpusKlTolerance;
+  double kl_tolerance = -1;  // < 0: calibrated from the record, else the default
   bool Given() const { return !corpus.empty() || !prompts.empty() || !torch_model.empty(); }
 };
 

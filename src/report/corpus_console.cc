@@ -12,8 +12,13 @@ std::string FormatCorpusSummary(const CorpusResult& r) {
       "corpus: {} · {} prompts x {} steps, teacher-forced, ORT [{}], {} engine; top-{} of {} logits kept "
       "({} bytes a step)\n",
       r.pass ? "PASS" : "FAIL", n, r.steps, r.config, r.engine, r.top_k, r.vocab, r.bytes_per_step);
-  out += fmt::format("  KL(PyTorch || ORT) per step: {} (tolerance {:.3g}; the top-k tail adds at most {:.3g})\n",
-                     q(r.kl_steps), r.kl_tolerance, r.max_tail_bound);
+  out += fmt::format("  KL(PyTorch || ORT) per step: {}; tolerance {:.3g} ({})\n", q(r.kl_steps), r.kl_tolerance,
+                     r.kl_tolerance_origin == "calibrated"
+                         ? fmt::format("{}x PyTorch's own float32-vs-float64 KL, at most {:.3g}", kCorpusCalibrationFactor,
+                                       r.calibration_max_kl)
+                         : r.kl_tolerance_origin);
+  out += fmt::format("  top-k store: each KL a lower bound; PyTorch's mass outside its top {} at most {:.3g}, which "
+                     "can hide at most {:.3g} more\n", r.top_k, r.max_tail_mass, r.max_tail_bound);
   out += fmt::format("  a prompt's largest KL: {}\n", q(r.kl_prompt_max));
   out += fmt::format("  top token: {} of {} prompts agree at every step ({:.1f}%), {} of {} steps; rank of "
                      "PyTorch's token in ORT's logits: {}\n",

@@ -33,14 +33,16 @@ std::string SummaryTable(const CorpusResult& r) {
       "<tr><th>prompts &times; steps</th><td>{} &times; {} (teacher-forced: PyTorch's tokens fed to both)</td></tr>"
       "<tr><th>store</th><td>top-{} of {} logits + log-sum-exp: {} bytes a step, {} in all</td></tr>"
       "<tr><th>KL(PyTorch &#8741; ORT) per step, median / p95 / max</th><td>{}</td></tr>"
-      "<tr><th>a prompt's largest KL, median / p95 / max</th><td>{} (tolerance {})</td></tr>"
-      "<tr><th>top-k truncation</th><td>each KL is a lower bound; the true KL is at most {} above it</td></tr>"
+      "<tr><th>a prompt's largest KL, median / p95 / max</th><td>{} (tolerance {}, {})</td></tr>"
+      "<tr><th>top-k truncation</th><td>each KL is a lower bound; PyTorch's mass outside its top-k is at most {} "
+      "and the true KL at most {} above it</td></tr>"
       "<tr><th>prompts whose top token agrees at every step</th><td>{} of {} ({:.1f}%)</td></tr>"
       "<tr><th>steps whose top token agrees</th><td>{} of {}</td></tr>"
       "<tr><th>rank of PyTorch's token in ORT's logits, median / p95 / max</th><td>{}</td></tr>"
       "<tr><th>prompts failing / ORT errors</th><td>{} / {}</td></tr></table></section>\n",
       n, r.steps, r.top_k, r.vocab, r.bytes_per_step, r.bytes_per_step * r.steps * static_cast<int64_t>(n),
-      q(r.kl_steps), q(r.kl_prompt_max), Num(r.kl_tolerance), Num(r.max_tail_bound), r.prompts_agreeing, n,
+      q(r.kl_steps), q(r.kl_prompt_max), Num(r.kl_tolerance), Esc(r.kl_tolerance_origin), Num(r.max_tail_mass),
+      Num(r.max_tail_bound), r.prompts_agreeing, n,
       n ? 100.0 * static_cast<double>(r.prompts_agreeing) / static_cast<double>(n) : 0.0, r.steps_agreeing,
       r.steps_judged, q(r.rank), r.prompts_failing, r.prompts_errored);
 }

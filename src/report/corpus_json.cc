@@ -30,7 +30,7 @@ json PromptJson(const CorpusResult& r, const CorpusPrompt& p, bool with_steps) {
   if (!with_steps) return j;
   json steps = json::array();
   for (const CorpusStep& s : p.steps)
-    steps.push_back({{"kl", JsonNumber(s.kl)}, {"kl_tail_bound", JsonNumber(s.kl_tail_bound)}, {"agree", s.agree},
+    steps.push_back({{"kl", JsonNumber(s.kl)}, {"kl_tail_bound", JsonNumber(s.kl_tail_bound)}, {"tail_mass", JsonNumber(s.tail_mass)}, {"agree", s.agree},
                      {"rank", s.rank}, {"ort_token", s.ort_token}});
   j["steps"] = std::move(steps);
   return j;
@@ -55,7 +55,10 @@ json CorpusResultToJson(const CorpusResult& r) {
       {"bytes_per_step", r.bytes_per_step},
       {"store_bytes", r.bytes_per_step * r.steps * static_cast<int64_t>(n)},
       {"kl_tolerance", r.kl_tolerance},
+      {"kl_tolerance_origin", r.kl_tolerance_origin},
+      {"calibration_max_kl", r.calibration_max_kl >= 0 ? JsonNumber(r.calibration_max_kl) : json(nullptr)},
       {"max_kl_tail_bound", JsonNumber(r.max_tail_bound)},
+      {"max_tail_mass", JsonNumber(r.max_tail_mass)},
       {"kl", QuantilesJson(r.kl_steps)},
       {"prompt_max_kl", QuantilesJson(r.kl_prompt_max)},
       {"rank", QuantilesJson(r.rank)},

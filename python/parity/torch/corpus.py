@@ -21,6 +21,10 @@ and the arrays, all .npy in DIR:
   topk_ids        int32 [P, N, k]
   topk_logits     float32 [P, N, k]  (descending)
   lse             float64 [P, N] log-sum-exp of the step's whole logits row
+  kl_fp64         float64 [P, N] KL(float64 copy || PyTorch) per step, over the
+                                 whole vocabulary: the copy is fed the same tokens
+                                 and its own caches (the calibration: what float32
+                                 rounding alone moves; absent with --no-fp64)
 """
 
 import json
@@ -105,29 +109,59 @@ def _prompt_state(plan, template, empty, ids):
     return state
 
 
-def record_corpus(model, plan, template, prompts, steps, k, progress=None):
+class _Calibration:
+    """KL(float64 copy || the model) per step, the copy fed the same tokens."""
+
+    def __init__(self, model, plan):
+        import copy
+        self.model64, self.plan = copy.deepcopy(model).double().eval(), plan
+
+    def start(self, state):
+        self.state = {n: t.double() if t.is_floating_point() else t for n, t in state.items()}
+
+    def step(self, state, last, tokens):
+        import torch
+
+        from .flatten import flatten
+        from .generate import next_state
+        self.state[self.plan.token] = state[self.plan.token]
+        out = dict(zip(self.plan.outputs, flatten(self.model64(*[self.state[n] for n in self.plan.inputs]))))
+        p = torch.log_softmax(out[self.plan.logits][0, -1].double(), 0)
+        q = torch.log_softmax(last[0].double(), 0)
+        self.state = next_state(self.plan, self.state, out, tokens)
+        return max(0.0, float((p.exp() * (p - q)).sum()))
+
+
+def record_corpus(model, plan, template, prompts, steps, k, progress=None, fp64=True):
     """The arrays of DIR (see the module's docstring) for `prompts`."""
     import torch
 
     from .generate import greedy
     empty = _empty_pasts(model, plan, template)
-    tokens = np.zeros((len(prompts), steps), np.int64)
-    top_ids = np.zeros((len(prompts), steps, k), np.int32)
-    top_logits = np.zeros((len(prompts), steps, k), np.float32)
-    lse = np.zeros((len(prompts), steps), np.float64)
+    shape = (len(prompts), steps)
+    arrays = {"tokens": np.zeros(shape, np.int64), "topk_ids": np.zeros(shape + (k,), np.int32),
+              "topk_logits": np.zeros(shape + (k,), np.float32), "lse": np.zeros(shape, np.float64)}
+    if fp64:
+        arrays["kl_fp64"], cal = np.zeros(shape, np.float64), _Calibration(model, plan)
     with torch.no_grad():
         for p, (ids, _) in enumerate(prompts):
-            for s, (_, _, last, tok) in enumerate(greedy(model, plan, _prompt_state(plan, template, empty, ids), steps)):
+            state = _prompt_state(plan, template, empty, ids)
+            if fp64:
+                cal.start(state)
+            for s, step in enumerate(greedy(model, plan, state, steps)):
+                fed, _, last, tok = step[:4]  # (state, outputs, last logits, tokens, ...)
                 row = last[0].float()
-                if p == 0 and s == 0 and k > row.numel():
+                if k > row.numel():
                     raise CorpusError(f"--top-k {k}: more than the vocabulary ({row.numel()})")
                 values, index = torch.topk(row, k)  # descending; ties by index as torch's argmax
-                tokens[p, s] = int(tok[0])
-                top_ids[p, s], top_logits[p, s] = index.numpy(), values.numpy()
-                lse[p, s] = float(torch.logsumexp(row.double(), 0))
+                arrays["tokens"][p, s] = int(tok[0])
+                arrays["topk_ids"][p, s], arrays["topk_logits"][p, s] = index.numpy(), values.numpy()
+                arrays["lse"][p, s] = float(torch.logsumexp(row.double(), 0))
+                if fp64:
+                    arrays["kl_fp64"][p, s] = cal.step(fed, last, tok)
             if progress:
                 progress(p + 1, len(prompts))
-    return {"tokens": tokens, "topk_ids": top_ids, "topk_logits": top_logits, "lse": lse}, empty
+    return arrays, empty
 
 
 def write_corpus(out, spec, plan, template, prompts, steps, k, arrays, empty, vocab):
@@ -166,6 +200,8 @@ def add_parser(sub):
     c.add_argument("--seed", type=int, default=0, help="seed for the weights (the factory's) and the template")
     c.add_argument("-o", "--out", required=True, metavar="DIR")
     c.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    c.add_argument("--no-fp64", dest="fp64", action="store_false",
+                   help="no float64 calibration (kl_fp64: the tolerance is then --kl-tolerance's default)")
 
 
 def cmd_corpus(a, load_factory, usage_error):
@@ -203,7 +239,7 @@ def cmd_corpus(a, load_factory, usage_error):
             if not a.quiet and (done == total or done % max(1, total // 20) == 0):
                 print(f"parity.torch: corpus: {done}/{total} prompts", file=sys.stderr, flush=True)
 
-        arrays, empty = record_corpus(model, plan, template, prompts, a.generate, a.top_k, progress)
+        arrays, empty = record_corpus(model, plan, template, prompts, a.generate, a.top_k, progress, a.fp64)
     except ValueError as e:
         raise usage_error(str(e)) from None
     write_corpus(a.out, a.model, plan, template, prompts, a.generate, a.top_k, arrays, empty, vocab)

@@ -83,6 +83,7 @@ CorpusStep CompareCorpusStep(const CorpusRecord& r, int64_t p, int64_t s, std::s
     lp_min = std::min(lp_min, lp);
   }
   const double p_tail = std::max(0.0, 1.0 - p_sum);
+  out.tail_mass = p_tail;
   if (p_tail > 0) {
     const auto [log_q_tail, log_q_min] = TailMass(ort, in_s, lse_q);
     const double log_p_tail = std::log(p_tail);

@@ -34,6 +34,7 @@ namespace parity {
 struct CorpusStep {
   double kl = 0;             // KL(PyTorch || ORT), the top-k + tail estimate (a lower bound)
   double kl_tail_bound = 0;  // the true KL is at most kl + this
+  double tail_mass = 0;      // PyTorch's probability outside its top k
   bool agree = true;         // ORT's top token is PyTorch's
   int64_t rank = 1;          // PyTorch's token's rank in ORT's row (1: ORT's top)
   int64_t ort_token = 0;     // ORT's top token (the first on ties)

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "core/json_in.h"
@@ -100,7 +102,7 @@ Status ReadHeader(const Json& j, CorpusRecord& r) {
   return ReadInputs(j, r);
 }
 
-Status ReadArrays(CorpusRecord& r) {
+Status ReadArrays(CorpusRecord& r, bool calibrated) {
   PARITY_ASSIGN_OR_RETURN(Tensor off, Array(r, "prompt_offsets", DType::kInt64, {r.prompts + 1}));
   PARITY_ASSIGN_OR_RETURN(Tensor ids, Array(r, "prompt_ids", DType::kInt64, {}));
   r.offsets.assign(off.view<int64_t>().begin(), off.view<int64_t>().end());
@@ -117,6 +119,11 @@ Status ReadArrays(CorpusRecord& r) {
   PARITY_ASSIGN_OR_RETURN(r.topk_ids, Array(r, "topk_ids", DType::kInt32, {r.prompts, r.steps, r.top_k}));
   PARITY_ASSIGN_OR_RETURN(r.topk_logits, Array(r, "topk_logits", DType::kFloat32, {r.prompts, r.steps, r.top_k}));
   PARITY_ASSIGN_OR_RETURN(r.lse, Array(r, "lse", DType::kFloat64, {r.prompts, r.steps}));
+  if (calibrated) {
+    PARITY_ASSIGN_OR_RETURN(r.kl_fp64, Array(r, "kl_fp64", DType::kFloat64, {r.prompts, r.steps}));
+    for (double v : r.kl_fp64.view<double>())
+      if (!(v >= 0) || !std::isfinite(v)) return InvalidArgument(fmt::format("kl_fp64.npy: {} is not a KL", v));
+  }
   for (int64_t t : r.tokens.view<int64_t>())
     if (t < 0 || t >= r.vocab) return InvalidArgument(fmt::format("tokens.npy: token id {} is not in [0, {})", t, r.vocab));
   for (int32_t t : r.topk_ids.view<int32_t>())
@@ -132,7 +139,8 @@ Result<CorpusRecord> LoadCorpusRecord(const std::filesystem::path& dir) {
                           WithContext(ReadRegularFile(dir / "corpus.json", kMaxCorpusJsonBytes), "--corpus"));
   PARITY_ASSIGN_OR_RETURN(Json j, ParseJsonBounded(text, (dir / "corpus.json").string()));
   PARITY_RETURN_IF_ERROR(ReadHeader(j, r));
-  PARITY_RETURN_IF_ERROR(ReadArrays(r));
+  const bool calibrated = j.contains("files") && j["files"].is_object() && j["files"].contains("kl_fp64");
+  PARITY_RETURN_IF_ERROR(ReadArrays(r, calibrated));
   return r;
 }
 

@@ -45,6 +45,9 @@ struct CorpusRecord {
   Tensor topk_ids;     // int32 [P, N, k]
   Tensor topk_logits;  // float32 [P, N, k], descending
   Tensor lse;          // float64 [P, N]
+  // KL(float64 copy || PyTorch) per step [P, N]: what float32 rounding alone
+  // moves (the calibration); empty when recorded with --no-fp64.
+  Tensor kl_fp64;
 
   std::span<const int64_t> PromptIds(int64_t p) const {
     return std::span<const int64_t>(ids).subspan(offsets[p], offsets[p + 1] - offsets[p]);
@@ -57,6 +60,7 @@ struct CorpusRecord {
     return topk_logits.view<float>().subspan((p * steps + s) * top_k, top_k);
   }
   double Lse(int64_t p, int64_t s) const { return lse.view<double>()[p * steps + s]; }
+  bool Calibrated() const { return kl_fp64.size() > 0; }
   // Bytes of the per-step store (the top-k, the token and the lse).
   int64_t BytesPerStep() const { return top_k * 8 + 16; }
 };

@@ -25,6 +25,21 @@ Quantiles QuantilesOf(std::vector<double> v) {
   return {at(0.5), at(0.95), v.back()};
 }
 
+void ResolveCorpusTolerance(CorpusResult& r, const CorpusRecord& record, double given) {
+  if (record.Calibrated()) {
+    r.calibration_max_kl = 0;
+    for (double v : record.kl_fp64.view<double>()) r.calibration_max_kl = std::max(r.calibration_max_kl, v);
+  }
+  if (given >= 0) {
+    r.kl_tolerance = given, r.kl_tolerance_origin = "--kl-tolerance";
+  } else if (record.Calibrated()) {
+    r.kl_tolerance = std::max(kCorpusKlFloor, kCorpusCalibrationFactor * r.calibration_max_kl);
+    r.kl_tolerance_origin = "calibrated";
+  } else {
+    r.kl_tolerance = kDefaultCorpusKlTolerance, r.kl_tolerance_origin = "default";
+  }
+}
+
 bool CorpusPromptPasses(const CorpusPrompt& p, double kl_tolerance) {
   return p.AgreesThroughout() && p.MaxKl() <= kl_tolerance;
 }
@@ -68,13 +83,14 @@ void Worst(CorpusResult& r) {
 void SummarizeCorpus(CorpusResult& r) {
   std::vector<double> kl, prompt_max, ranks;
   r.prompts_agreeing = r.steps_agreeing = r.steps_judged = r.prompts_failing = r.prompts_errored = 0;
-  r.max_tail_bound = r.ort_ms = 0;
+  r.max_tail_bound = r.max_tail_mass = r.ort_ms = 0;
   for (const CorpusPrompt& p : r.prompts) {
     for (const CorpusStep& s : p.steps) {
       kl.push_back(s.kl);
       ranks.push_back(static_cast<double>(s.rank));
       r.steps_agreeing += s.agree;
       r.max_tail_bound = std::max(r.max_tail_bound, s.kl_tail_bound);
+      r.max_tail_mass = std::max(r.max_tail_mass, s.tail_mass);
     }
     r.steps_judged += static_cast<int64_t>(p.steps.size());
     prompt_max.push_back(p.MaxKl());
@@ -110,7 +126,7 @@ Result<double> NumOf(const Json& j) {
 std::string FormatCorpusRow(const CorpusPrompt& p) {
   Json steps = Json::array();
   for (const CorpusStep& s : p.steps)
-    steps.push_back(Json::array({Num(s.kl), Num(s.kl_tail_bound), s.agree ? 1 : 0, s.rank, s.ort_token}));
+    steps.push_back(Json::array({Num(s.kl), Num(s.kl_tail_bound), s.agree ? 1 : 0, s.rank, s.ort_token, Num(s.tail_mass)}));
   return Json{{"index", p.index}, {"prompt_length", p.prompt_length}, {"error", p.error},
               {"ort_ms", p.ort_ms}, {"steps", steps}}.dump();
 }
@@ -132,6 +148,7 @@ Result<CorpusPrompt> ParseCorpusRow(std::string_view line) {
       step.agree = s.at(2).get<int>() != 0;
       step.rank = s.at(3).get<int64_t>();
       step.ort_token = s.at(4).get<int64_t>();
+      PARITY_ASSIGN_OR_RETURN(step.tail_mass, NumOf(s.at(5)));
       p.steps.push_back(step);
     }
   } catch (const Json::exception& e) {

@@ -14,10 +14,16 @@
 
 namespace parity {
 
-// The default KL tolerance: a prompt fails when a step's KL(PyTorch || ORT)
-// is above it. Healthy fp32 exports measured up to about 1e-9 nats on the
-// corpus of docs/generation.md; a x1.01 weight, an fp16 copy and an int8
-// copy from about 1e-6 up.
+// The KL tolerance (a prompt fails when a step's KL(PyTorch || ORT) is above
+// it), calibrated when the record has PyTorch's float64 copy (kl_fp64):
+// kCorpusCalibrationFactor times the largest KL between the copy and the
+// float32 model over the corpus (what float32 rounding alone moves; 1000x in
+// KL is about 30x in the logits' error, KL being quadratic in it), at least
+// kCorpusKlFloor. On the Llama step of docs/generation.md the calibration's
+// largest KL was 1.6e-15 and the healthy export's 2.4e-15; an fp16 copy
+// measured 1e-9 up. Without calibration: kDefaultCorpusKlTolerance.
+inline constexpr double kCorpusCalibrationFactor = 1000;
+inline constexpr double kCorpusKlFloor = 1e-12;
 inline constexpr double kDefaultCorpusKlTolerance = 1e-6;
 // At most this many worst prompts are listed.
 inline constexpr size_t kMaxWorstCorpusPrompts = 10;
@@ -33,12 +39,14 @@ struct CorpusResult {
   std::string model_path, corpus_dir, torch_model, engine = "local", config;
   int64_t steps = 0, top_k = 0, vocab = 0, bytes_per_step = 0;
   double kl_tolerance = kDefaultCorpusKlTolerance;
+  std::string kl_tolerance_origin = "default";  // "calibrated", "--kl-tolerance" or "default"
+  double calibration_max_kl = -1;               // the largest kl_fp64; < 0: not calibrated
   std::vector<CorpusPrompt> prompts;  // by index
   std::vector<std::string> texts;     // per prompt ("" when the corpus has none)
 
   // Filled by SummarizeCorpus.
   Quantiles kl_steps, kl_prompt_max, rank;
-  double max_tail_bound = 0;
+  double max_tail_bound = 0, max_tail_mass = 0;
   int64_t prompts_agreeing = 0, steps_agreeing = 0, steps_judged = 0, prompts_failing = 0, prompts_errored = 0;
   std::vector<Quantiles> kl_by_step;       // per step index, over prompts
   std::vector<double> agreement_by_step;   // share of prompts whose top token agrees at that step
@@ -50,6 +58,10 @@ struct CorpusResult {
 // Whether one prompt passes: no ORT error, its top token agrees at every
 // step and no step's KL is above the tolerance.
 bool CorpusPromptPasses(const CorpusPrompt& p, double kl_tolerance);
+
+// Sets kl_tolerance and its origin: `given` (>= 0: --kl-tolerance), else
+// calibrated from the record, else the default.
+void ResolveCorpusTolerance(CorpusResult& r, const CorpusRecord& record, double given);
 
 // Fills the summary fields from `prompts`.
 void SummarizeCorpus(CorpusResult& r);
