@@ -8,7 +8,9 @@ with a few nodes kept in float, the way it was made.
   with nothing excluded the copy is re-made as deployed, so a change that
   passes is the exclusion, not a new calibration.
 - float16: onnxruntime.transformers.float16.convert_float_to_float16 with
-  `node_block_list`, keep_io_types as the deployed copy has it.
+  `node_block_list`, keep_io_types as the deployed copy has it; the Cast
+  pairs it puts between two kept nodes (float -> float16 -> float) removed,
+  so that kept nodes in a row exchange float values.
 
 Called by the parity binary (src/engine/fix/derived_fix.cc):
     python -m parity._fix_driver REQUEST.json
@@ -106,6 +108,59 @@ def _int8(req):
     return {"ok": True, "settings": settings}
 
 
+def _drop_round_trips(model, float_names):
+    """The converter keeps a blocked node's computation in float but stores
+    its output in float16 (a Cast to float16, then back to float for the next
+    blocked node): a value past 65504 still overflows between two kept
+    nodes. Each such pair the converter inserted is removed, the tensor keeps
+    its name and is float: kept nodes in a row exchange float values."""
+    from onnx import NodeProto, TensorProto
+
+    def onnx_copy(n):
+        c = NodeProto()
+        c.CopyFrom(n)
+        return c
+
+    consumers = {}
+    for n in model.graph.node:
+        for t in n.input:
+            consumers.setdefault(t, []).append(n)
+    outputs = {o.name for o in model.graph.output}
+
+    def cast_to(n, to):
+        return n.op_type == "Cast" and n.name not in float_names and any(a.name == "to" and a.i == to for a in n.attribute)
+
+    nodes = list(model.graph.node)
+    produced = {t for n in nodes for t in n.output}
+    index = {n.name: i for i, n in enumerate(nodes)}
+    drop, rename = set(), {}
+    for i, down in enumerate(nodes):
+        if not cast_to(down, TensorProto.FLOAT16) or down.output[0] in outputs:
+            continue
+        ups = consumers.get(down.output[0], [])
+        if not ups or not all(cast_to(u, TensorProto.FLOAT) and u.output[0] not in outputs for u in ups):
+            continue
+        drop.update([i] + [index[u.name] for u in ups])
+        if down.input[0] in produced:  # the producer writes the tensor's own name, in float
+            rename[down.input[0]] = down.output[0]
+            for u in ups:
+                rename[u.output[0]] = down.output[0]
+        else:  # a graph input: its readers read it
+            for u in ups:
+                rename[u.output[0]] = down.input[0]
+    kept = [onnx_copy(n) for i, n in enumerate(nodes) if i not in drop]
+    for n in kept:
+        n.input[:] = [rename.get(t, t) for t in n.input]
+        n.output[:] = [rename.get(t, t) for t in n.output]
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    stale = set(rename.values())
+    infos = [v for v in model.graph.value_info if v.name not in stale]
+    del model.graph.value_info[:]
+    model.graph.value_info.extend(infos)
+    return len(drop) // 2
+
+
 def _float16(req):
     import onnx
     from onnxruntime.transformers.float16 import convert_float_to_float16
@@ -113,8 +168,15 @@ def _float16(req):
     keep_io = all(i.type.tensor_type.elem_type != onnx.TensorProto.FLOAT16 for i in derived.graph.input)
     model = convert_float_to_float16(onnx.load(req["float_model"]), keep_io_types=keep_io,
                                      node_block_list=list(req["exclude"]) or None)
-    onnx.save(model, req["out"])
-    return {"ok": True, "settings": {"converter": "onnxruntime.transformers.float16", "keep_io_types": keep_io}}
+    round_trips = _drop_round_trips(model, {n.name for n in onnx.load(req["float_model"], load_external_data=False).graph.node})
+    # keep_io_types puts the input's Cast after its readers: sorted, as the
+    # ONNX checker (parity check's syntax stage) wants.
+    from onnxruntime.transformers.onnx_model import OnnxModel
+    sorted_model = OnnxModel(model)
+    sorted_model.topological_sort()
+    onnx.save(sorted_model.model, req["out"])
+    return {"ok": True, "settings": {"converter": "onnxruntime.transformers.float16", "keep_io_types": keep_io,
+                                     "topologically_sorted": True, "float16_round_trips_removed": round_trips}}
 
 
 def main(argv):

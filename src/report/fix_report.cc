@@ -15,6 +15,13 @@ nlohmann::json FormJson(const FixForm& f) {
           {"size_bytes", f.size_bytes ? nlohmann::json(*f.size_bytes) : nlohmann::json()}};
 }
 
+// A change in one line: its first names and how many more.
+std::string Names(const std::vector<std::string>& names, size_t shown = 4) {
+  if (names.size() <= shown) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{}, ... ({} in all)", fmt::join(names.begin(), names.begin() + static_cast<long>(shown), ", "),
+                     names.size());
+}
+
 std::string Ms(const std::optional<double>& v) { return v ? fmt::format("{:.3f} ms", *v) : "not timed"; }
 std::string Mib(const std::optional<int64_t>& v) {
   return v ? fmt::format("{:.2f} MiB", static_cast<double>(*v) / (1 << 20)) : "size unknown";
@@ -58,7 +65,7 @@ void PrintFixSummary(const FixResult& r, std::FILE* out) {
     return;
   }
   fmt::print(out, "check before the fix: {}\n", r.verdict_before);
-  if (!r.seeds.empty()) fmt::print(out, "search started at: {}\n", fmt::join(r.seeds, ", "));
+  if (!r.seeds.empty()) fmt::print(out, "search started at: {}\n", Names(r.seeds));
   const char* what = r.kind == "int8"      ? "keep in float (quantize_static nodes_to_exclude)"
                      : r.kind == "float16" ? "keep in float (the float16 converter's node_block_list)"
                      : r.kind == "optimizers" ? "switch off the ORT optimizer(s)"
@@ -69,12 +76,12 @@ void PrintFixSummary(const FixResult& r, std::FILE* out) {
   if (!r.found) {
     fmt::print(out, "no fix found: {}\n", r.note);
     for (const auto& p : r.search.probes)
-      fmt::print(out, "  tried [{}] {}: {}{}\n", p.phase, fmt::join(p.change, ", "), p.passed ? "pass" : "fail",
+      fmt::print(out, "  tried [{}] {}: {}{}\n", p.phase, Names(p.change), p.passed ? "pass" : "fail",
                  p.note.empty() ? "" : " (" + p.note + ")");
     return;
   }
   if (r.kind == "level") fmt::print(out, "fix: {} {}\n", what, r.level);
-  else fmt::print(out, "fix: {}: {}\n", what, fmt::join(r.change, ", "));
+  else fmt::print(out, "fix: {}: {}\n", what, Names(r.change, 16));
   fmt::print(out, "check after the fix: {}\n", r.verdict_after);
   for (const auto& t : r.top1) fmt::print(out, "  {}\n", t);
   for (const auto& f : r.cost)

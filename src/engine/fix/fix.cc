@@ -84,6 +84,17 @@ bool EpCheck(const CheckOptions& c) {
   return !t.empty() && t.front() != "cpu" && t != r;
 }
 
+// The first failing stage when the numerics stage did not fail.
+std::optional<std::string> FailedOutsideNumerics(const CheckReport& report) {
+  std::optional<std::string> other;
+  for (const auto& stage : report.stages) {
+    if (stage.status != Verdict::kFail) continue;
+    if (stage.name == "numerics") return std::nullopt;
+    if (!other) other = stage.name;
+  }
+  return other;
+}
+
 }  // namespace
 
 Result<FixResult> Fix(const FixOptions& options) {
@@ -96,6 +107,20 @@ Result<FixResult> Fix(const FixOptions& options) {
   if (fix_internal::Passed(base)) {
     result.kind = "none";
     result.needed = false;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+  if (base.overall != Verdict::kFail) {  // NOT JUDGED: no sample was judged, a change cannot make one pass
+    result.kind = "none";
+    result.note = fmt::format("the check is {}, not failing: parity fix needs a check that judges and fails",
+                              base.OverallWord());
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+  if (auto other = FailedOutsideNumerics(base)) {
+    result.kind = "none";
+    result.note = fmt::format("the check fails in its {} stage, not in its numerics: parity fix changes numerics only",
+                              *other);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }
