@@ -80,6 +80,33 @@ def test_a_clipping_int8_quantizer_is_fixed_by_keeping_it_and_its_reader_in_floa
     measured("int8 clipped quantizer", report)
 
 
+def test_the_int8_driver_re_makes_the_deployed_copy_when_nothing_is_excluded(tmp_path):
+    """The driver pins the deployed copy's activation scales: re-quantized
+    with nothing excluded, the clipped copy comes back with the same outputs,
+    so a change that passes is the exclusion, not a new calibration."""
+    import numpy as np
+    import onnxruntime as ort
+    m = fix_models.clipped_int8(tmp_path)
+    request = tmp_path / "request.json"
+    request.write_text(json.dumps({"kind": "int8", "float_model": str(m["float"]), "derived_model": str(m["clipped"]),
+                                   "out": str(tmp_path / "remade.onnx"), "exclude": [],
+                                   "calibration": [str(m["calibration"])]}))
+    r = subprocess.run([os.path.join(REPO, ".venv", "bin", "python"), "-m", "parity._fix_driver", str(request)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+    answer = json.loads(r.stdout.strip().splitlines()[-1])
+    assert answer["ok"], answer
+    assert answer["settings"]["pinned_activations"] > 20 and answer["settings"]["per_channel"] is False
+    x = np.load(str(quant_models.classifier_samples(tmp_path / "one.npz", n=1)))["s000/input"]
+    run = {p: ort.InferenceSession(str(p), providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
+           for p in (m["clipped"], tmp_path / "remade.onnx", m["qdq"])}
+    assert np.array_equal(run[m["clipped"]], run[tmp_path / "remade.onnx"])
+    assert not np.array_equal(run[m["qdq"]], run[tmp_path / "remade.onnx"])  # the clipping is reproduced
+    # The driver never overwrites: the same request again is refused.
+    again = subprocess.run([os.path.join(REPO, ".venv", "bin", "python"), "-m", "parity._fix_driver", str(request)],
+                           capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+    assert "never overwrites" in json.loads(again.stdout.strip().splitlines()[-1])["error"]
+
+
 def test_an_overflowing_float16_chain_is_fixed_by_a_block_list_of_two_convs(tmp_path):
     """A Conv whose float outputs reach 2.6e6 and the Conv that scales them
     back: in float16 they overflow. The converter's node_block_list with both

@@ -65,8 +65,9 @@ std::vector<std::string> Top1Lines(const CheckReport& before, const CheckReport&
 std::vector<FixForm> Costs(const FixOptions& o, const CheckReport& base, const CheckReport& fixed,
                            const fix_internal::Found& found) {
   const CheckOptions& c = o.check;
-  const bool derived = c.reference.kind == Reference::Kind::kModel;
-  const std::string reference_path = derived ? c.reference.path.string() : c.model_path;
+  const std::filesystem::path* float_model = c.reference.model_file();
+  const bool derived = float_model != nullptr;
+  const std::string reference_path = derived ? float_model->string() : c.model_path;
   return {
       {.what = "fixed", .path = found.fixed_path, .config = found.verified.target.Label(),
        .latency_ms = LatencyOf(fixed, found.verified.target), .size_bytes = FileSize(found.fixed_path)},
@@ -125,7 +126,7 @@ Result<FixResult> Fix(const FixOptions& options) {
     return result;
   }
   Result<std::optional<Found>> found =
-      options.check.reference.kind == Reference::Kind::kModel ? fix_internal::FixDerived(options, base, result)
+      options.check.reference.model_file() != nullptr ? fix_internal::FixDerived(options, base, result)
       : EpCheck(options.check)                                ? fix_internal::FixEpOptions(options, base, result)
                                                               : fix_internal::FixOptimizers(options, base, result);
   if (!found) return std::unexpected(found.error());

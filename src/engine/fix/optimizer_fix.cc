@@ -101,13 +101,14 @@ Result<std::optional<Found>> FixOptimizers(const FixOptions& o, const CheckRepor
 
 // An EP's precision options, one at a time: the EP computes in a lower
 // precision than the CPU EP by default (TF32 on CUDA's Ampere+ GPUs,
-// OpenVINO's f16/bf16 inference precision on GPU/NPU, TensorRT's fp16).
+// OpenVINO's bf16/f16 inference precision hint on CPU/GPU (docs/providers.md), TensorRT's fp16).
 Result<std::optional<Found>> FixEpOptions(const FixOptions& o, const CheckReport&, FixResult& result) {
   result.kind = "ep_options";
   const std::string ep = o.check.target.providers.front();
   static const std::vector<std::pair<std::string, std::pair<std::string, std::string>>> kOptions = {
       {"cuda", {"use_tf32", "0"}},
-      {"openvino", {"INFERENCE_PRECISION_HINT", "f32"}},
+      {"openvino", {"load_config", R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"}},
+      {"openvino", {"load_config", R"({"GPU":{"INFERENCE_PRECISION_HINT":"f32"}})"}},
       {"tensorrt", {"trt_fp16_enable", "0"}},
       {"tensorrt", {"trt_int8_enable", "0"}},
   };
