@@ -76,6 +76,11 @@ def build_parser():
                         "outputs), for `parity locate --reference torch:DIR` at the step a generation check departs")
     d.add_argument("--cache-limit", type=float, default=64, metavar="MIB",
                    help="for --generate: a step's presents past this size are recorded as statistics only")
+    d.add_argument("--beams", type=int, default=1, metavar="K",
+                   help="for --generate: beam search over K beams (a prompt of batch 1) instead of greedy")
+    d.add_argument("--sample", default=None, metavar="top_k=K,top_p=P,temperature=T,seed=S",
+                   help="for --generate: seeded top-k/top-p sampling instead of greedy; its random draws are "
+                        "recorded and `parity check` replays them (docs/generation.md)")
 
     from .corpus import add_parser as add_corpus_parser
     add_corpus_parser(sub)
@@ -202,9 +207,28 @@ def _generation(a, model, args, dump_kw):
             return state_at_step(model, args, dump_kw["input_names"], dump_kw["output_names"], a.at_step, a.seed,
                                  kv_map=a.kv_map), None
         return prepare(model, args, dump_kw["input_names"], dump_kw["output_names"], a.generate, a.seed,
-                       kv_map=a.kv_map, fp64=a.fp64, cache_limit=int(a.cache_limit * (1 << 20)))
+                       kv_map=a.kv_map, fp64=a.fp64, cache_limit=int(a.cache_limit * (1 << 20)), search=_search(a))
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def _search(a):
+    """--beams / --sample: a search.Search, or None (greedy). ValueError: a bad spec."""
+    if a.beams == 1 and a.sample is None:
+        return None
+    if not a.generate:
+        raise ValueError("--beams and --sample need --generate N")
+    from .search import Search
+    kw = {"beams": a.beams}
+    if a.sample is not None:
+        types = {"top_k": int, "top_p": float, "temperature": float, "seed": int}
+        for item in filter(None, a.sample.split(",")):
+            key, _, value = item.partition("=")
+            if key not in types:
+                raise ValueError(f"--sample: '{key}' is not one of {', '.join(types)}")
+            kw[key] = types[key](value)
+        kw["sample"] = True
+    return Search(**kw)
 
 
 def _sizes(a, model, args, input_names, record):
@@ -227,7 +251,9 @@ def _print_summary(a, manifest, record):
     gen = manifest.get("generation")
     if gen:
         tokens = [s["tokens"][0] for s in gen["steps"]]
-        print(f"generated {gen['length']} tokens greedily: {' '.join(map(str, tokens))} "
+        how = {"beam": "by beam search (beam 0's)", "sample": "by seeded sampling"}.get(
+            (gen.get("search") or {}).get("kind"), "greedily")
+        print(f"generated {gen['length']} tokens {how}: {' '.join(map(str, tokens))} "
               f"(cache pairs: {len(gen['kv_map'])}{', encoder' if gen.get('encoder') else ''})")
     if record.get("size_relations"):
         print(f"sizes kept together: {'; '.join(record['size_relations'])}")

@@ -71,20 +71,31 @@ def _first(items):
     return next(iter(items), None)
 
 
-def greedy(model, plan, state, steps):
-    """Yields (state fed, outputs by name, last logits, tokens) for `steps`
-    steps of greedy decode from `state` (input name -> tensor)."""
+def greedy(model, plan, state, steps, search=None):
+    """Yields (state fed, outputs by name, last logits, tokens, origins,
+    draws) for `steps` steps from `state` (input name -> tensor), each
+    step's tokens chosen by `search` (search.py; None: greedy). origins: the
+    row each new row continues (beam search), else None; draws: the sampling's."""
     for _ in range(steps):
         outputs = dict(zip(plan.outputs, flatten(model(*[state[n] for n in plan.inputs]))))
         last = outputs[plan.logits][:, -1, :]
-        tokens = last.argmax(dim=-1)
-        yield state, outputs, last, tokens
-        state = next_state(plan, state, outputs, tokens)
+        tokens, origins, draws = search.choose(last) if search else (last.argmax(dim=-1), None, None)
+        yield state, outputs, last, tokens, origins, draws
+        state = next_state(plan, state, outputs, tokens, origins)
 
 
-def next_state(plan, state, outputs, tokens):
+def next_state(plan, state, outputs, tokens, origins=None):
     """The next step's inputs: the tokens, the mask one longer, the positions
-    one on, each past its present; other inputs unchanged."""
+    one on, each past its present; other inputs unchanged. With `origins`
+    (beam search), every batch-first input and present first takes the rows
+    its beams continue."""
+    if origins is not None:
+        from .search import reorder
+        rows = state[plan.token].shape[0]
+        batch_first = [n for n in plan.inputs if n != plan.cache_branch and isinstance(state[n], torch.Tensor)
+                       and state[n].dim() > 0 and state[n].shape[0] == rows]
+        state = reorder(state, origins, batch_first)
+        outputs = reorder(outputs, origins, [p for p, _ in plan.kv])
     nxt = dict(state)
     ids = state[plan.token]
     nxt[plan.token] = tokens.view(-1, 1).to(ids.dtype)
@@ -150,23 +161,29 @@ class Writer:
         return out
 
 
-def record_generation(model, plan, prompt, steps, writer, fp64=True, encoder=None):
+def record_generation(model, plan, prompt, steps, writer, fp64=True, encoder=None, search=None):
     """The manifest's "generation" (files through `writer`). `prompt`: input
-    name -> tensor; `encoder`: the encoder's record (encode()) or None."""
+    name -> tensor; `encoder`: the encoder's record (encode()) or None;
+    `search`: search.Search (None: greedy)."""
     with torch.no_grad():
         model64 = _fp64_copy(model) if fp64 else None
         prompt64 = {n: _double(t) for n, t in prompt.items()}
         state64, records = prompt64, []
-        for k, (state, outputs, last, tokens) in enumerate(greedy(model, plan, prompt, steps)):
+        for k, (state, outputs, last, tokens, origins, draws) in enumerate(greedy(model, plan, prompt, steps, search)):
             entry = {"step": k, "kind": "prefill" if k == 0 else "decode",
                      "input_ids": state[plan.token].tolist(), "tokens": tokens.tolist(),
                      "logits": writer.tensor(f"step{k:03d}_logits", last),
                      "presents": writer.presents(f"step{k:03d}", plan, outputs)}
+            if origins is not None:
+                entry["origins"] = origins.tolist()
+                entry["scores"] = search.scores.tolist()
+            if draws is not None:
+                entry["draws"] = draws
             if model64 is not None:
                 state64[plan.token] = state[plan.token]
                 out64 = dict(zip(plan.outputs, flatten(model64(*[state64[n] for n in plan.inputs]))))
                 entry["logits_fp64"] = writer.tensor(f"step{k:03d}_logits_fp64", out64[plan.logits][:, -1, :])
-                state64 = next_state(plan, state64, out64, tokens)
+                state64 = next_state(plan, state64, out64, tokens, origins)
             records.append(entry)
         stepwise = None
         if prompt[plan.token].shape[-1] > 1:
@@ -175,6 +192,7 @@ def record_generation(model, plan, prompt, steps, writer, fp64=True, encoder=Non
                         "presents": writer.presents("stepwise", plan, outputs)}
     return {"schema": SCHEMA, "length": steps, "batch": int(prompt[plan.token].shape[0]),
             "prompt_length": int(prompt[plan.token].shape[-1]), **plan.record(),
+            "search": search.record() if search else {"kind": "greedy", "beams": 1},
             "encoder": encoder, "steps": records, "stepwise": stepwise}
 
 
@@ -212,7 +230,7 @@ def state_at_step(model, args, input_names, output_names, step, seed, kv_map=Non
     sample, so that `parity locate --reference torch:DUMP` localizes that step."""
     plan, prompt, _ = plan_for(model, args, input_names, output_names, seed, kv_map)
     with torch.no_grad():
-        for k, (state, _, _, _) in enumerate(greedy(model, plan, prompt, step + 1)):
+        for k, (state, *_) in enumerate(greedy(model, plan, prompt, step + 1)):
             if k == step:
                 return tuple(state[n] for n in input_names)
     raise AssertionError("unreachable")
@@ -242,10 +260,14 @@ def plan_for(model, args, input_names, output_names, seed, kv_map=None):
     return Plan(input_names, output_names, pairs, feeds), prompt, encoder
 
 
-def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp64=True, cache_limit=64 << 20):
+def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp64=True, cache_limit=64 << 20,
+            search=None):
     """(the prompt's args, generation(write) -> the manifest's "generation")
     for dump(): `write(fname, tensor)` writes one file of the dump. The
-    prompt's encoder feeds are replaced by the encoder's own outputs."""
+    prompt's encoder feeds are replaced by the encoder's own outputs.
+    `search`: search.Search (beam search or sampling; None: greedy)."""
+    if search is not None and search.beams > 1 and int(args[0].shape[0] if isinstance(args, tuple) else 1) != 1:
+        raise ValueError("--beams: a prompt of batch 1")
     plan, prompt, encoder = plan_for(model, args, input_names, output_names, seed, kv_map)
 
     def generation(write):
@@ -254,6 +276,6 @@ def prepare(model, args, input_names, output_names, steps, seed, kv_map=None, fp
         if encoder is not None:
             enc = {"inputs": {n: writer.tensor(f"encoder_input_{n}", t) for n, t in encoder[0].items()},
                    "outputs": {n: writer.tensor(f"encoder_output_{n}", t) for n, t in encoder[1].items()}}
-        return record_generation(model, plan, prompt, steps, writer, fp64=fp64, encoder=enc)
+        return record_generation(model, plan, prompt, steps, writer, fp64=fp64, encoder=enc, search=search)
 
     return tuple(prompt[n] for n in input_names), generation

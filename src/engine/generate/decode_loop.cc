@@ -35,8 +35,34 @@ Result<Tensor> AllOnes(const Tensor& flag) {
 // The next step's inputs: the tokens, the mask one longer, the positions
 // one on, the cache branch taken, each past its present (ORT's buffer as it
 // is); the rest as fed.
-Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed, const TensorSet& outputs,
-                             const std::vector<int64_t>& tokens) {
+// Beam search: every batch-first input (not the cache branch flag) and each
+// present with the rows at `origins`.
+Status TakeBeamRows(const GenerationRecord& r, const std::vector<int64_t>& origins, TensorSet& fed,
+                    TensorSet& outputs) {
+  const Tensor* ids = fed.Find(r.token_input);
+  const int64_t rows = ids != nullptr && ids->rank() > 0 ? ids->shape().front() : -1;
+  TensorSet taken;
+  for (const auto& [name, tensor] : fed) {
+    if (name == r.cache_branch_input || tensor.rank() < 1 || tensor.shape().front() != rows) {
+      taken.Set(name, tensor);
+      continue;
+    }
+    PARITY_ASSIGN_OR_RETURN(Tensor t, WithContext(GatherRows(tensor, origins), name));
+    taken.Set(name, std::move(t));
+  }
+  for (const KvPair& kv : r.kv)
+    if (const Tensor* present = outputs.Find(kv.present)) {
+      PARITY_ASSIGN_OR_RETURN(Tensor t, WithContext(GatherRows(*present, origins), kv.present));
+      outputs.Set(kv.present, std::move(t));
+    }
+  fed = std::move(taken);
+  return {};
+}
+
+Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed_in, const TensorSet& outputs_in,
+                             const std::vector<int64_t>& tokens, const std::vector<int64_t>& origins) {
+  TensorSet fed = fed_in, outputs = outputs_in;
+  if (!origins.empty()) PARITY_RETURN_IF_ERROR(TakeBeamRows(r, origins, fed, outputs));
   TensorSet next;
   for (const auto& [name, tensor] : fed) {
     if (name == r.token_input) {
@@ -72,7 +98,7 @@ Result<TensorSet> TimedRun(const ort::Session& session, const TensorSet& inputs,
 }  // namespace
 
 Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
-                     int64_t steps, const DecodeVisitor& visit) {
+                     int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser) {
   TensorSet fed = SessionInputs(session, prompt);
   for (int64_t k = 0; k < steps; ++k) {
     DecodeStepOutput step{.step = k};
@@ -81,12 +107,17 @@ Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record
     const Tensor* logits = outputs.Find(record.logits_output);
     if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", record.logits_output));
     PARITY_ASSIGN_OR_RETURN(step.logits, WithContext(LastPositionLogits(*logits), fmt::format("step {}", k)));
-    step.tokens = GreedyTokens(step.logits);
+    if (chooser != nullptr) {
+      PARITY_ASSIGN_OR_RETURN(TokenChoice c, chooser->Choose(k, step.logits));
+      step.tokens = std::move(c.tokens), step.origins = std::move(c.origins);
+    } else {
+      step.tokens = GreedyTokens(step.logits);
+    }
     step.fed = &fed;
     step.outputs = &outputs;
     PARITY_RETURN_IF_ERROR(visit(step));
     if (k + 1 < steps) {
-      PARITY_ASSIGN_OR_RETURN(fed, NextInputs(record, fed, outputs, step.tokens));
+      PARITY_ASSIGN_OR_RETURN(fed, NextInputs(record, fed, outputs, step.tokens, step.origins));
     }
   }
   return {};

@@ -16,6 +16,7 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "engine/generate/decode_search.h"
 #include "engine/generate/generation_record.h"
 #include "ort/session.h"
 
@@ -24,7 +25,8 @@ namespace parity {
 // What one step gave.
 struct DecodeStepOutput {
   int64_t step = 0;
-  std::vector<int64_t> tokens;  // ORT's greedy token per batch row
+  std::vector<int64_t> tokens;  // ORT's token per row (greedy, or the chooser's)
+  std::vector<int64_t> origins;  // beam search: the row each new row continues
   Tensor logits;                // the last position's [batch, vocab], float32
   const TensorSet* fed = nullptr;      // the step's inputs (its pasts)
   const TensorSet* outputs = nullptr;  // its outputs (the presents, ORT's buffers)
@@ -38,8 +40,11 @@ using DecodeVisitor = std::function<Status(const DecodeStepOutput&)>;
 // session does not take are left out) with the record's roles (token,
 // mask, positions, KV pairs). Errors: ORT's (a step that does not run, with
 // "step K: " before it), a logits output of another rank, a missing present.
+// With `chooser` (decode_search.h), each step's tokens are its choice (beam
+// search: the next step's inputs and pasts first take the rows the beams
+// continue); without, greedy.
 Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
-                     int64_t steps, const DecodeVisitor& visit);
+                     int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser = nullptr);
 
 // The prompt fed one token at a time; returns the outputs of its last token
 // with its last logits as "__last_logits". kInvalidArgument for a prompt of

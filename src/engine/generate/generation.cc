@@ -79,6 +79,8 @@ class StepJudge {
   const std::optional<Error>& bad_input() const { return bad_input_; }
 
   const std::string& starts_why() const { return starts_why_; }
+  // Where ORT's sequences first part from PyTorch's (step and beam); empty: never.
+  const std::string& parts_why() const { return parts_why_; }
   // The first present whose shape is not PyTorch's at its step; empty: none.
   const std::string& shape_why() const { return shape_why_; }
   TensorSet prefill;  // ORT's prefill outputs, with "__last_logits"
@@ -91,7 +93,8 @@ class StepJudge {
     const RecordedStep& rec = r_.steps[s.step];
     GenerationStep g{.step = s.step, .kind = s.step == 0 ? "prefill" : "decode", .torch_tokens = rec.tokens,
                      .ort_tokens = s.tokens, .ms = s.ms};
-    g.tokens_agree = g.torch_tokens == g.ort_tokens;
+    g.tokens_agree = g.torch_tokens == g.ort_tokens && (rec.origins.empty() || rec.origins == s.origins);
+    if (!g.tokens_agree && parts_why_.empty()) parts_why_ = WhereTheyPart(r_, rec, s);
     g.judged = agreed_so_far_;
     std::string why;
     g.starts_with_past = StartsWithPast(r_, s, &why);
@@ -179,6 +182,7 @@ class StepJudge {
   bool agreed_so_far_ = true;
   std::string starts_why_;
   std::string shape_why_;
+  std::string parts_why_;
   std::optional<Error> bad_input_;
 };
 
@@ -300,8 +304,9 @@ Result<GenerationResult> JudgedLoop(const TorchDump& dump, const GenerationRecor
                                     const ort::Session& session, const TensorSet& prompt) {
   GenerationResult g{.length = r.length, .prompt_length = r.prompt_length, .batch = r.batch};
   StepJudge judge(dump, r, policy, g);
+  TokenChooser chooser(r);
   Status loop = RunDecodeLoop(session, r, prompt, static_cast<int64_t>(r.steps.size()),
-                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); });
+                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); }, &chooser);
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
   if (!loop) g.checks.push_back({"run", Verdict::kFail, loop.error().message()});
   Summarize(g, judge.starts_why(), judge.shape_why());
@@ -345,12 +350,15 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
   if (!session) return failed_run(session.error());
   PARITY_RETURN_IF_ERROR(FitsTheModel(r, *session, prompt, o.model_path));
   StepJudge judge(dump, r, o.policy, out);
-  Status loop = RunDecodeLoop(*session, r, prompt, static_cast<int64_t>(r.steps.size()),
-                              [&](const DecodeStepOutput& s) -> Status {
-                                PARITY_RETURN_IF_ERROR(judge.Step(s));
-                                KeepJudgedStep(o, s, out);
-                                return {};
-                              });
+  TokenChooser chooser(r);
+  Status loop = RunDecodeLoop(
+      *session, r, prompt, static_cast<int64_t>(r.steps.size()),
+      [&](const DecodeStepOutput& s) -> Status {
+        PARITY_RETURN_IF_ERROR(judge.Step(s));
+        KeepJudgedStep(o, s, out);
+        return {};
+      },
+      &chooser);
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
   if (!loop) return failed_run(loop.error(), judge.starts_why(), judge.shape_why());
   for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;
@@ -366,6 +374,7 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     out.checks.push_back(std::move(c));
   }
   Summarize(out, judge.starts_why(), judge.shape_why());
+  if (r.search.kind != "greedy") out.checks.push_back(SearchCheck(r, judge.parts_why()));
   if (torch_prompt) {
     PARITY_ASSIGN_OR_RETURN(GenerationResult fed_torch, JudgedLoop(dump, r, o.policy, *session, *torch_prompt));
     SplitEncoderFault(out, fed_torch);

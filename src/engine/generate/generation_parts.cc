@@ -131,4 +131,32 @@ void KeepJudgedStep(const GenerationOptions& o, const DecodeStepOutput& s, const
   o.judged_steps->emplace_back(fmt::format("generation:step{}", s.step), std::move(copy));
 }
 
+std::string WhereTheyPart(const GenerationRecord& r, const RecordedStep& torch, const DecodeStepOutput& ort) {
+  const bool beams = !torch.origins.empty();
+  const size_t n = std::max(torch.tokens.size(), ort.tokens.size());
+  for (size_t b = 0; b < n; ++b) {
+    const auto at = [b](const std::vector<int64_t>& v) { return b < v.size() ? v[b] : int64_t{-1}; };
+    if (at(torch.tokens) == at(ort.tokens) && (!beams || at(torch.origins) == at(ort.origins))) continue;
+    if (!beams)
+      return fmt::format("step {}, row {}: PyTorch's token {}, ORT's {}", torch.step, b, at(torch.tokens),
+                         at(ort.tokens));
+    return fmt::format("step {}, beam {}: PyTorch's beam {} continues beam {} with token {}, ORT's continues beam {} "
+                       "with token {}", torch.step, b, b, at(torch.origins), at(torch.tokens), at(ort.origins),
+                       at(ort.tokens));
+  }
+  return fmt::format("step {}", torch.step);
+}
+
+GenerationCheck SearchCheck(const GenerationRecord& r, const std::string& parts_why) {
+  const RecordedSearch& s = r.search;
+  const std::string what =
+      s.kind == "beam" ? fmt::format("beam search ({} beams)", s.beams)
+                       : fmt::format("sampling (top_k {}, top_p {:g}, temperature {:g}; PyTorch's draws)", s.top_k,
+                                     s.top_p, s.temperature);
+  if (!parts_why.empty())
+    return {"search", Verdict::kFail, fmt::format("{}: the sequences part at {}", what, parts_why)};
+  return {"search", Verdict::kPass, fmt::format("{}: every step gives PyTorch's tokens{}", what,
+                                                s.kind == "beam" ? " and beams" : "")};
+}
+
 }  // namespace parity

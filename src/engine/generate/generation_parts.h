@@ -47,4 +47,12 @@ Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, cons
 // copy: the pasts are ORT's buffers) into o.judged_steps, up to o.keep_steps.
 void KeepJudgedStep(const GenerationOptions& o, const DecodeStepOutput& s, const GenerationResult& out);
 
+// "step 3, beam 2: PyTorch's beam 2 continues beam 1 with token 72, ORT's
+// continues beam 0 with token 72" (a sampled or greedy row: "row 0: ...").
+std::string WhereTheyPart(const GenerationRecord& r, const RecordedStep& torch, const DecodeStepOutput& ort);
+
+// A beam search's or a sampling's check "search": PASS when every step's
+// tokens (and beams) are PyTorch's, else FAIL with `parts_why`.
+GenerationCheck SearchCheck(const GenerationRecord& r, const std::string& parts_why);
+
 }  // namespace parity

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "core/json_in.h"
@@ -119,6 +120,20 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
     if (static_cast<int64_t>(s.tokens.size()) != batch)
       return InvalidArgument(fmt::format("manifest.json: {}.tokens: {} tokens for a batch of {}", key, s.tokens.size(),
                                          batch));
+    if (const Json* origins = Find(j, "origins")) {
+      PARITY_ASSIGN_OR_RETURN(s.origins, Ints(*origins, key + ".origins", 0, batch - 1, static_cast<size_t>(batch)));
+      if (static_cast<int64_t>(s.origins.size()) != batch)
+        return InvalidArgument(fmt::format("manifest.json: {}.origins: {} for {} beams", key, s.origins.size(), batch));
+    }
+    if (const Json* draws = Find(j, "draws")) {
+      if (!draws->is_array() || static_cast<int64_t>(draws->size()) != batch)
+        return Wrong(key + ".draws", fmt::format("an array of {} numbers in [0, 1)", batch), *draws);
+      for (const Json& d : *draws) {
+        if (!d.is_number() || !(d.get<double>() >= 0 && d.get<double>() < 1))
+          return Wrong(key + ".draws", "numbers in [0, 1)", d);
+        s.draws.push_back(d.get<double>());
+      }
+    }
     PARITY_ASSIGN_OR_RETURN(s.logits_fp64, File(j, key, "logits_fp64", false));
   }
   PARITY_ASSIGN_OR_RETURN(s.logits, File(j, key, "logits"));
@@ -160,6 +175,38 @@ Status ParseEncoder(const Json& g, GenerationRecord& r) {
   return {};
 }
 
+// "search": {kind, beams, top_k, top_p, temperature}; absent: greedy.
+Status ParseSearch(const Json& g, GenerationRecord& r) {
+  const Json* j = Find(g, "search");
+  if (!j) return {};
+  if (!j->is_object()) return Wrong("generation.search", "an object", *j);
+  const std::string k = "generation.search";
+  PARITY_ASSIGN_OR_RETURN(r.search.kind, String(*j, k, "kind"));
+  if (r.search.kind != "greedy" && r.search.kind != "beam" && r.search.kind != "sample")
+    return InvalidArgument(fmt::format("manifest.json: {}.kind: '{}' is not greedy, beam or sample", k, r.search.kind));
+  if (Find(*j, "beams")) {
+    PARITY_ASSIGN_OR_RETURN(r.search.beams, Int(*j, k, "beams", 1, 1024));
+  }
+  if (Find(*j, "top_k")) {
+    PARITY_ASSIGN_OR_RETURN(r.search.top_k, Int(*j, k, "top_k", 0, kMaxGenerationTokens));
+  }
+  for (auto [key, out, lo, hi] : {std::tuple{"top_p", &r.search.top_p, 0.0, 1.0},
+                                  std::tuple{"temperature", &r.search.temperature, 0.0, 1e6}})
+    if (const Json* v = Find(*j, key)) {
+      if (!v->is_number() || !(v->get<double>() > lo && v->get<double>() <= hi))
+        return Wrong(fmt::format("{}.{}", k, key), fmt::format("a number in ({}, {}]", lo, hi), *v);
+      *out = v->get<double>();
+    }
+  if ((r.search.kind == "beam") != (r.search.beams > 1) || (r.search.beams > 1 && r.batch != 1))
+    return InvalidArgument(fmt::format("manifest.json: {}.beams: {} beams for a {} search of a batch of {} (beam "
+                                       "search: more than one beam, a batch of 1)", k, r.search.beams, r.search.kind,
+                                       r.batch));
+  if (r.length * r.search.beams > kMaxGenerationTokens)
+    return InvalidArgument(fmt::format("manifest.json: {}.beams: {} steps of {} beams, more than {} tokens", k,
+                                       r.length, r.search.beams, kMaxGenerationTokens));
+  return {};
+}
+
 Result<GenerationRecord> Parse(const Json& g) {
   const std::string k = "generation";
   if (!g.is_object()) return Wrong(k, "an object", g);
@@ -189,6 +236,9 @@ Result<GenerationRecord> Parse(const Json& g) {
     r.kv.push_back({std::move(present), std::move(past)});
   }
   PARITY_RETURN_IF_ERROR(ParseEncoder(g, r));
+  PARITY_RETURN_IF_ERROR(ParseSearch(g, r));
+  // Beam search: K rows after the prefill, each step's tokens one per beam.
+  const int64_t rows = r.batch * r.search.beams;
   const Json* steps = Find(g, "steps");
   if (!steps || !steps->is_array()) return InvalidArgument("manifest.json: generation.steps: expected an array");
   // Counted before any step is read: the loop runs, and the report lists, one per step.
@@ -201,7 +251,11 @@ Result<GenerationRecord> Parse(const Json& g) {
   r.steps.reserve(steps->size());
   for (size_t i = 0; i < steps->size(); ++i) {
     PARITY_ASSIGN_OR_RETURN(RecordedStep s, ParseStep((*steps)[i], fmt::format("generation.steps[{}]", i), false,
-                                                      static_cast<int64_t>(i), r.batch));
+                                                      static_cast<int64_t>(i), rows));
+    if (r.search.kind == "beam" && s.origins.empty())
+      return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].origins: required for beam search", i));
+    if (r.search.kind == "sample" && s.draws.empty())
+      return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].draws: required for sampling", i));
     r.steps.push_back(std::move(s));
   }
   if (const Json* sw = Find(g, "stepwise")) {

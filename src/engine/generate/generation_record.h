@@ -49,6 +49,19 @@ struct RecordedStep {
   std::string logits;           // the last position's logits [batch, vocab]
   std::string logits_fp64;      // the float64 copy's, fed the same tokens; empty: none
   std::vector<RecordedPresent> presents;
+  std::vector<int64_t> origins;  // beam search: the beam each new beam continues
+  std::vector<double> draws;     // sampling: the step's draw per row, in [0, 1)
+};
+
+// How the record's tokens were chosen (python/parity/torch/search.py):
+// "greedy", "beam" (K beams of a prompt of batch 1; each step's tokens and
+// origins have K entries) or "sample" (seeded top-k/top-p, the draws recorded).
+struct RecordedSearch {
+  std::string kind = "greedy";
+  int64_t beams = 1;
+  int64_t top_k = 0;
+  double top_p = 1;
+  double temperature = 1;
 };
 
 struct GenerationRecord {
@@ -64,6 +77,7 @@ struct GenerationRecord {
   std::string cache_branch_input;
   std::string logits_output;
   std::vector<KvPair> kv;
+  RecordedSearch search;
   // Encoder-decoder: step input <- encoder output, and the encoder's own
   // inputs and outputs (empty: no encoder).
   std::vector<std::pair<std::string, std::string>> encoder_feeds;
