@@ -134,10 +134,10 @@ def test_locate_overlays_name_adapter_nodes_and_show_the_planted_fault(models, t
     data = check_folder(folder, models["float"])
     error, status = data["original_error.json"].results, data["original_status.json"].results
     local = data["original_local.json"].results
-    # At `all` on x86 ORT fuses the trunk into one NCHWc region: its tensors
-    # are unchecked, the region's output fails, and the drill-down narrows it
-    # to the planted Conv's group, whose local error (fed the reference's
-    # inputs) is its own; conv1 before it gets none of it.
+    # At `all` on x86 ORT rewrites the trunk into NCHWc nodes, each mapped to
+    # the original nodes it computes (issue 53): the planted Conv's node fails
+    # with a local error (fed the reference's inputs) of its own; conv1
+    # before it gets none of it.
     assert status[PLANTED].value in ("fail", "unchecked")
     assert max(v.value for v in error.values()) > 1
     assert data["original_error.json"].thresholds[1].value == 1
@@ -145,9 +145,12 @@ def test_locate_overlays_name_adapter_nodes_and_show_the_planted_fault(models, t
     assert "/conv1/Conv" not in local or local["/conv1/Conv"].value <= 1, local
     # The unnamed Relu under the adapter's id, the hostile Add under its name.
     assert "node" in status and HOSTILE in status, sorted(status)
-    # ORT's optimized graph: the fused node that covers the planted Conv.
+    # ORT's optimized graph: the fused node that covers the planted Conv, with
+    # the Add and Relu ORT folds into it (the hostile name whole), and conv1's
+    # own, with the unnamed Relu under the adapter's id.
     covers = data["optimized_covers.json"].results
-    assert any(PLANTED in v.value and "node" in v.value.split(", ") for v in covers.values()), covers
+    assert any(PLANTED in v.value and HOSTILE in v.value for v in covers.values()), covers
+    assert any("/conv1/Conv" in v.value and "node" in v.value.split(", ") for v in covers.values()), covers
     assert max(v.value for v in data["optimized_local.json"].results.values()) > 1
 
 

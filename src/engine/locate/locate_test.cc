@@ -214,6 +214,40 @@ TEST(Locate, FallsBackWhenThePlanChanges) {
   EXPECT_THAT(report->observer_notes.back(), ::testing::HasSubstr("still differs bitwise"));
 }
 
+// Issue 53 item 2: at `all` on x86 the NCHWc layout maps node by node, so a
+// planted Conv is named at its own nchwc node, whichever way the target's
+// tensors are read: exposed (ORT reorders them back itself) or from ORT's
+// saved optimized model (parity inserts ORT's ReorderOutput). The healthy twin
+// passes both ways.
+TEST(Locate, NchwcTrunkNamesThePlantedConvAloneEitherWay) {
+  const Model model = WithNodeNames(ResidualTrunk(4, 2));
+  auto sample = RandomSample(model, 5);
+  ASSERT_TRUE(sample.has_value());
+  auto view = BuildGraphView(model, {.infer_shapes = false});
+  ASSERT_TRUE(view.has_value());
+  const auto conv = view->FindNode("/block2/a/Conv");
+  ASSERT_TRUE(conv.has_value());
+  auto planted = ScaleInitializer(model, view->nodes[*conv].inputs[1], 1.01);
+  ASSERT_TRUE(planted.has_value()) << planted.error().message();
+  for (bool fallback : {false, true}) {
+    LocateOptions o = FastOptions();
+    o.target.opt_level = OptLevel::kAll;
+    o.observe.simulate_plan_change = fallback;
+    auto report = Locate(model, &*planted, *sample, o);
+    ASSERT_TRUE(report.has_value()) << report.error().message();
+    EXPECT_EQ(report->observer_mode, fallback ? "optimized_model" : "exposed");
+    EXPECT_TRUE(report->observer_check);
+    ASSERT_FALSE(report->culprits.empty());
+    const auto& top = report->culprits[0];
+    EXPECT_THAT(top.covers, Contains("/block2/a/Conv"));
+    EXPECT_LE(top.covers.size(), 4u);  // Conv, BN, Relu (or Add): one node's worth
+    EXPECT_FALSE(top.narrowing.has_value());  // nothing left to narrow
+    auto healthy = Locate(model, nullptr, *sample, o);
+    ASSERT_TRUE(healthy.has_value()) << healthy.error().message();
+    EXPECT_EQ(healthy->CountStatus(Verdict::kFail), 0u);
+  }
+}
+
 TEST(Locate, AblationOfAModelFaultNamesNoOptimizerAndReproIsWritten) {
   const Model model = WithNodeNames(TransformerBlock());
   auto sample = RandomSample(model, 4);

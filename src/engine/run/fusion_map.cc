@@ -4,6 +4,8 @@
 #include <numeric>
 #include <unordered_set>
 
+#include "engine/run/layout_alias.h"
+
 namespace parity {
 
 namespace {
@@ -174,9 +176,8 @@ void IndexRegions(const GraphView& original, const OriginalTensors& orig, Fusion
       if (!o.empty() && !orig.surviving.contains(o)) map.fused_away.try_emplace(o, -1);
 }
 
-}  // namespace
-
-FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) {
+// The map by tensor names alone.
+FusionMap MapByNames(const GraphView& original, const GraphView& optimized) {
   FusionMap map;
   OriginalTensors orig{.initializers = {original.initializers.begin(), original.initializers.end()},
                        .inputs = {original.inputs.begin(), original.inputs.end()}};
@@ -208,6 +209,56 @@ FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) 
   });
   IndexRegions(original, orig, map);
   return map;
+}
+
+
+// Whether a region split off by an inferred layout alias reads exactly the
+// tensors its covered original nodes read from outside (layout_alias.h).
+bool ReadsWhatItCovers(const FusedRegion& r) {
+  std::vector<std::string> a = r.inputs, b = r.boundary;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b;
+}
+
+// The inferred aliases a region touches (holds in its inputs or outputs).
+void CollectInferred(const FusedRegion& r, const std::unordered_map<std::string, std::vector<std::string>>& blocked_of,
+                     const LayoutAliases& aliases, std::unordered_set<std::string>& out) {
+  for (const auto* list : {&r.outputs, &r.inputs})
+    for (const auto& t : *list)
+      if (auto it = blocked_of.find(t); it != blocked_of.end())
+        for (const auto& b : it->second)
+          if (aliases.inferred.contains(b)) out.insert(b);
+}
+
+}  // namespace
+
+FusionMap BuildFusionMap(const GraphView& original, const GraphView& optimized) {
+  LayoutAliases aliases = FindLayoutAliases(original, optimized);
+  if (aliases.empty()) return MapByNames(original, optimized);
+  // Each pass drops the inferred aliases of the regions that do not read what
+  // they cover; at worst every inferred alias goes and the layout-converted
+  // nodes are one region again, as by names alone.
+  for (;;) {
+    FusionMap map = MapByNames(original, AliasedView(optimized, aliases));
+    std::unordered_map<std::string, std::vector<std::string>> blocked_of;
+    for (const auto& [blocked, orig] : aliases.of_blocked) blocked_of[orig].push_back(blocked);
+    std::unordered_set<std::string> wrong;
+    for (const auto& r : map.regions) {
+      bool split_off = false;
+      for (const auto& o : r.outputs) split_off = split_off || blocked_of.contains(o);
+      if (split_off && !ReadsWhatItCovers(r)) CollectInferred(r, blocked_of, aliases, wrong);
+    }
+    if (wrong.empty()) {
+      for (const auto& [blocked, orig] : aliases.of_blocked)
+        if (map.IsSurviving(orig) && !optimized.producer.contains(orig)) map.layout_sources.try_emplace(orig, blocked);
+      return map;
+    }
+    for (const auto& b : wrong) {
+      aliases.of_blocked.erase(b);
+      aliases.inferred.erase(b);
+    }
+  }
 }
 
 }  // namespace parity

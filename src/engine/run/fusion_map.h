@@ -4,11 +4,19 @@
 // Both graphs are parity GraphViews: the original model's and the one ORT
 // saved after optimizing it (com.microsoft / com.microsoft.nchwc nodes; build
 // its view with infer_shapes=false). The mapping works on tensor names only:
+//   - layout first (layout_alias.h): each tensor of ORT's NCHWc layout that
+//     holds an original tensor in blocked form is renamed to it and the
+//     reorders left out, so every nchwc node is a region of its own, covering
+//     the original node(s) it computes (a Conv, with the Add and Relu ORT
+//     folded into it); an inferred alias whose region does not read exactly
+//     what its covered nodes read from outside is dropped (its nodes then
+//     join their neighbours' region, as without aliases);
 //   - surviving tensors: node outputs of the original graph that some node of
 //     the optimized graph also produces (graph inputs are not node outputs);
 //   - regions: optimized nodes connected through non-surviving tensors (an
-//     output of one read by another) form one region (union-find), so ORT's
-//     NCHWc ReorderInput -> nchwc.Conv -> ReorderOutput chain is one region;
+//     output of one read by another) form one region (union-find): a region of
+//     several nodes is where ORT really fuses (or where a layout alias could
+//     not be told);
 //     initializers are constants, never boundaries (BN folding and constant
 //     folding rename them);
 //   - a region's outputs are its surviving tensors; its covered original
@@ -58,6 +66,11 @@ struct FusionMap {
   std::unordered_map<std::string, int> fused_away;
   // Surviving tensor -> index of the region producing it.
   std::unordered_map<std::string, size_t> region_of_output;
+  // Surviving tensors the optimized graph holds only in another layout
+  // (layout_alias.h): original tensor -> the blocked tensor holding it. Reading
+  // one from the optimized model itself needs ORT's reorder back
+  // (onnx/edit.h WithLayoutReorders).
+  std::unordered_map<std::string, std::string> layout_sources;
 
   // Fused regions (those not `unchanged`).
   std::vector<const FusedRegion*> Fused() const;

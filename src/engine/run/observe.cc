@@ -8,6 +8,7 @@
 #include "core/regular_file.h"
 #include "engine/run/runner.h"
 #include "onnx/edit.h"
+#include "onnx/layout_reorder.h"
 
 namespace parity {
 
@@ -82,6 +83,25 @@ Status Deliver(const TensorSet& outputs, const std::vector<std::string>& tensors
     PARITY_RETURN_IF_ERROR(sink(name, *t));
   }
   return {};
+}
+
+// The observed tensors ORT's optimized model holds only in its NCHWc layout
+// (FusionMap::layout_sources), each to be reordered back by ORT's own node:
+// its channel count is the original tensor's (`view`, shape-inferred).
+Result<std::vector<LayoutReorder>> ReordersFor(const FusionMap& map, const GraphView& view,
+                                               const std::vector<std::string>& tensors) {
+  std::vector<LayoutReorder> reorders;
+  for (const auto& t : tensors) {
+    auto it = map.layout_sources.find(t);
+    if (it == map.layout_sources.end()) continue;
+    const TensorType* type = view.Type(t);
+    if (type == nullptr || !type->has_shape || type->dims.size() < 2 || type->dims[1].kind != Dim::Kind::kKnown)
+      return Unsupported(fmt::format("tensor '{}' is held in ORT's NCHWc layout and its channel count is unknown, "
+                                     "so it cannot be reordered back from the optimized model",
+                                     t));
+    reorders.push_back({.blocked = it->second, .name = t, .channels = type->dims[1].value});
+  }
+  return reorders;
 }
 
 }  // namespace
@@ -174,7 +194,10 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
   obs.mode = ObserverMode::kOptimizedModel;
   PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));
-  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(optimized, tensors),
+  PARITY_ASSIGN_OR_RETURN(std::vector<LayoutReorder> reorders, ReordersFor(plan.map, view, tensors));
+  PARITY_ASSIGN_OR_RETURN(Model reordered, WithContext(WithLayoutReorders(optimized, reorders),
+                                                       label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(reordered, tensors),
                                                       label + " (optimized model)"));
   RunConfig frozen = config;
   frozen.opt_level = OptLevel::kDisable;
