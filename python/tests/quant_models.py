@@ -104,6 +104,31 @@ def shrink_activation_scale(src, dst, conv_index, factor=8):
     return conv.name, producer.name
 
 
+def shrink_asymmetric_output_scale(src, dst, factor=2):
+    """The first Conv whose output quantizer has a nonzero zero point (a
+    block's second Conv, read by its residual Add) given a scale `factor`
+    times finer. Returns the Conv's name and that zero point."""
+    m = onnx.load(str(src))
+    inits = {i.name: i for i in m.graph.initializer}
+    consumers = {}
+    for n in m.graph.node:
+        for t in n.input:
+            consumers.setdefault(t, []).append(n)
+    for conv in (n for n in m.graph.node if n.op_type == "Conv"):
+        q = next((n for n in consumers.get(conv.output[0], []) if n.op_type == "QuantizeLinear"), None)
+        if q is None or len(q.input) < 3:
+            continue
+        zero_point = int(numpy_helper.to_array(inits[q.input[2]]))
+        if zero_point == 0:
+            continue
+        scale = inits[q.input[1]]
+        scale.CopyFrom(numpy_helper.from_array((numpy_helper.to_array(scale) / factor).astype(np.float32),
+                                               scale.name))
+        onnx.save(m, str(dst))
+        return conv.name, zero_point
+    raise AssertionError("no Conv with an asymmetric output quantizer")
+
+
 def shift_weight_codes(src, dst, conv_index, delta=3, count=64):
     """One Conv's int8 weight codes moved by `delta` in its first `count`
     elements (scales untouched): a model that differs from `src` by several

@@ -127,6 +127,26 @@ def test_a_clipping_output_quantizer_is_named_not_the_layer_that_reads_it(resnet
         2 * healthy["quant"]["clipped"]["representable"]
 
 
+def test_an_asymmetric_quantizer_that_clips_is_named_by_the_side_it_clips(resnet, tmp_path):
+    """Issue 53: a uint8 quantizer with zero point z holds (255 - z) steps
+    above zero and z below, not 255 either way. A block's second Conv (its
+    output quantizer asymmetric, read by the residual Add) given a scale 2x
+    finer clips its float values 2x; measured against 255 steps that clip was
+    missed and the advice fell back to the worst local loss. The healthy twin
+    (the same copy unplanted) names no clipping."""
+    clipped = tmp_path / "clipped_asym.onnx"
+    conv, zero_point = quant_models.shrink_asymmetric_output_scale(resnet["qdq"], clipped, factor=2)
+    assert zero_point > 20  # really asymmetric
+    _, text, report = locate(resnet["float"], clipped)
+    c = valid_quant(report["quant"])["clipped"]
+    assert c is not None and c["node"] == conv, (c, text)
+    assert c["float_absmax"] > 1.5 * c["representable"], c
+    assert any(r.endswith("/Add") for r in c["readers"]), c  # the reader, named as such, not advised
+    assert f"keep '{conv}' out of int8" in c["advice"]
+    _, _, healthy = locate(resnet["float"], resnet["qdq"])
+    assert healthy["quant"]["clipped"] is None, healthy["quant"]["clipped"]
+
+
 @pytest.fixture(scope="module")
 def half(tmp_path_factory):
     """resnet18 converted to float16 with and without keep_io_types, and a

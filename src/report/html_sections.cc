@@ -241,8 +241,15 @@ std::string QuantSection(const CheckReport& r) {
   if (q.clipped) s += fmt::format("<p class=\"clipping\"><b>Clipping:</b> {}.</p>\n", Esc(q.clipped->Describe()));
   if (q.worst_local) {
     const QuantLayer& w = q.layers[*q.worst_local];
-    s += fmt::format("<p>Worst local loss: <b class=\"mono\">{}</b> ({}), local SQNR {} dB: the layer to keep in "
-                     "float.</p>\n", Esc(w.node), Esc(w.op_type), Num(w.local.sqnr_db));
+    // As the console: a reader of the clipped tensor is not the one to keep in float.
+    const bool reads_clipped = q.clipped && std::find(q.clipped->readers.begin(), q.clipped->readers.end(),
+                                                      w.node) != q.clipped->readers.end();
+    s += fmt::format("<p>Worst local loss: <b class=\"mono\">{}</b> ({}), local SQNR {} dB: {}.</p>\n", Esc(w.node),
+                     Esc(w.op_type), Num(w.local.sqnr_db),
+                     reads_clipped ? fmt::format("it reads the clipped output of <b class=\"mono\">{}</b> (above): "
+                                                 "keep that one out of int8, not this one",
+                                                 Esc(q.clipped->node))
+                                   : std::string("the layer to keep in float"));
   }
   if (q.overflow)
     s += fmt::format("<p>float16 overflow first at <b class=\"mono\">{}</b>: {}.</p>\n", Esc(q.overflow->node),

@@ -183,20 +183,52 @@ void FindOverflow(QuantReport& r) {
   }
 }
 
+// How far a layer's float values leave what its output quantizer holds, on
+// the side they leave it by most: the grid holds [(qmin - zp) * s, (qmax -
+// zp) * s], so an asymmetric uint8 grid (zero point 119, a Conv before a
+// residual Add) holds 136 steps above zero and 119 below, not 255 either way
+// (measuring against 255 steps missed a 2x clip, and the advice then named
+// the Add that reads it: issue 53).
+struct GridExcess {
+  double ratio = 0;          // the float extreme over the grid's edge on that side
+  double representable = 0;  // |that edge|
+  double float_absmax = 0;   // |the float extreme| on that side
+};
+
+GridExcess ExcessOf(const Model& derived, const std::string& zero_point, const std::string& grid, double step,
+                    const Tensor& ref) {
+  GridExcess e;
+  if (step <= 0 || (grid != "int8" && grid != "uint8")) return e;
+  double zp = 0;
+  if (!zero_point.empty())
+    if (auto z = ReadInitializer(derived, zero_point); z && z->size() > 0) zp = z->GetAsDouble(0);
+  const double qmin = grid == "uint8" ? 0 : -128, qmax = grid == "uint8" ? 255 : 127;
+  const double hi = (qmax - zp) * step, lo = (qmin - zp) * step;
+  double fmin = 0, fmax = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double v = ref.GetAsDouble(i);
+    if (!std::isfinite(v)) continue;
+    fmin = std::min(fmin, v);
+    fmax = std::max(fmax, v);
+  }
+  if (hi > 0 && fmax / hi > e.ratio) e = {fmax / hi, hi, fmax};
+  if (lo < 0 && fmin / lo > e.ratio) e = {fmin / lo, -lo, -fmin};
+  return e;
+}
+
 // The QDQ layer whose float values leave its output grid by the widest
-// margin, or the input quantizer the sample's values leave by a wider one
-// (QuantClip), with the layers that read it.
-void FindClipping(QuantReport& r, const Model& derived, const Sample& sample) {
+// margin (`excess`, parallel to r.layers), or the input quantizer the
+// sample's values leave by a wider one (QuantClip), with the layers that read it.
+void FindClipping(QuantReport& r, const std::vector<GridExcess>& excess, const Model& derived,
+                  const Sample& sample) {
   if (r.kind != "qdq") return;
   double worst = 1.2;  // beyond a fifth past the edge: the tail of a healthy calibration is not it
-  for (const auto& l : r.layers) {
-    if (!l.cumulative.measured || l.step <= 0 || (l.grid != "int8" && l.grid != "uint8")) continue;
-    const double representable = (l.grid == "uint8" ? 255.0 : 127.5) * l.step;
-    const double ratio = l.cumulative.ref_absmax / representable;
-    if (!(ratio > worst)) continue;
-    worst = ratio;
+  for (size_t i = 0; i < r.layers.size() && i < excess.size(); ++i) {
+    const auto& l = r.layers[i];
+    if (!l.cumulative.measured || !(excess[i].ratio > worst)) continue;
+    worst = excess[i].ratio;
     r.clipped = QuantClip{.node = l.node, .op_type = l.op_type, .tensor = l.tensor, .grid = l.grid, .step = l.step,
-                          .representable = representable, .float_absmax = l.cumulative.ref_absmax};
+                          .representable = excess[i].representable, .float_absmax = excess[i].float_absmax};
   }
   for (const auto& [input, x] : sample.tensors) {  // the input quantizers, on the sample's values
     const auto q = InputQuantizerOf(derived, input);
@@ -239,8 +271,8 @@ std::string QuantClip::Describe() const {
                        "of the range the model is fed (or keep its first layer out of int8)",
                        node, tensor, grid, step, representable, float_absmax, float_absmax / representable,
                        readers_part);
-  return fmt::format("the output quantizer of '{}' ({}, {} scale {:.4g}) holds |x| <= {:.4g}, but its float values "
-                     "reach {:.4g} ({:.2g}x): it clips, and {} read(s) the clipped tensor; keep '{}' out of int8 "
+  return fmt::format("the output quantizer of '{}' ({}, {} scale {:.4g}) holds |x| <= {:.4g} on one side of zero, but "
+                     "its float values reach {:.4g} there ({:.2g}x): it clips, and {} read(s) the clipped tensor; keep '{}' out of int8 "
                      "(quantize_static nodes_to_exclude) or widen its calibration range",
                      node, op_type, grid, step, representable, float_absmax, float_absmax / representable,
                      readers_part, node);
@@ -273,6 +305,7 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
                 .compute_matched = match.compute_matched,
                 .sessions = 2};
   PARITY_ASSIGN_OR_RETURN(Traces t, TraceBoth(fm, fv, dm, dv, match, sample, o));
+  std::vector<GridExcess> excess;  // parallel to r.layers
   for (auto& p : match.layers) {
     QuantLayer layer = std::move(p.layer);
     const Tensor* ref = t.float_values.Find(layer.tensor);
@@ -284,13 +317,14 @@ Result<QuantReport> AnalyzePrecision(const Model& float_in, const Model& derived
                  : test->dtype() == DType::kFloat16 ? "float16"
                                                      : "float";
     PARITY_ASSIGN_OR_RETURN(layer.cumulative, Loss(layer.tensor, *ref, *test, &layer.step, o));
+    excess.push_back(p.scale.empty() ? GridExcess{} : ExcessOf(dm, p.zero_point, layer.grid, layer.step, *ref));
     if (p.weight) PARITY_RETURN_IF_ERROR(MeasureWeight(fm, dm, p, t, o, layer));
     if (o.local) PARITY_RETURN_IF_ERROR(MeasureLocal(dm, *ref, t, o, layer, &r.sessions));
     r.layers.push_back(std::move(layer));
   }
   RankWorst(r);
   FindOverflow(r);
-  FindClipping(r, dm, sample);
+  FindClipping(r, excess, dm, sample);
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
