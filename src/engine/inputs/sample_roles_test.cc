@@ -3,6 +3,7 @@
 // are 0/1, positions follow the past, and the user's --role and --dim win.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "engine/inputs/sample_gen.h"
@@ -201,6 +202,24 @@ TEST(SampleRoles, TheUsersRangeIsHonouredOnIds) {
   auto samples = Generate(o);
   for (const auto& name : {"typical", "boundary_edges", "boundary_batch4"})
     for (int64_t v : samples.at(name).tensors.Find("input_ids")->view<int64_t>()) EXPECT_TRUE(v == 5 || v == 6) << v;
+}
+
+// Issue 51: --role holds on an input of any dtype: a float given the role of
+// ids holds whole numbers, one given the role of a mask 0/1 rows; --range on
+// a mask gives the range's values, not the role's.
+TEST(SampleRoles, TheUsersRoleAndRangeHoldOnEveryKind) {
+  SampleGenOptions o;
+  o.dims = {{"batch", 2}, {"seq", 2}, {"past", 3}};
+  o.roles = {{"past_key_0", InputRole::kIds}, {"past_value_0", InputRole::kMask}};
+  const auto samples = Generate(o);
+  for (float v : samples.at("typical").tensors.Find("past_key_0")->view<float>())
+    EXPECT_TRUE(v == std::floor(v) && v >= 0 && v < 10) << v;
+  for (float v : samples.at("typical").tensors.Find("past_value_0")->view<float>()) EXPECT_TRUE(v == 0 || v == 1) << v;
+  o.roles.clear();
+  o.ranges = {{"attention_mask", {2, 4}}};
+  const auto ranged = Generate(o);
+  for (int64_t v : ranged.at("typical").tensors.Find("attention_mask")->view<int64_t>())
+    EXPECT_TRUE(v == 2 || v == 3) << v;
 }
 
 // Issue 51: GPT-2's position_ids are read by an embedding (wpe), as ids
