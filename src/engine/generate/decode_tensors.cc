@@ -126,7 +126,8 @@ Result<Tensor> KeptByMask(const Tensor& t, const Tensor& mask, bool last_positio
     return t;
   const int64_t batch = mask.shape()[0], length = mask.shape()[1];
   int axis = -1;  // the positions' axis; -1: the rows (last_position)
-  if (!last_position) {
+  if (!last_position) {  // [batch, heads, length, dim] first: heads or dim may equal the length too
+    if (t.rank() >= 3 && t.shape()[t.rank() - 2] == length) axis = static_cast<int>(t.rank()) - 2;
     for (int a = 1; a < t.rank() && axis < 0; ++a)
       if (t.shape()[a] == length) axis = a;
     if (axis < 0) return t;

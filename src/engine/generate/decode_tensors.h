@@ -37,8 +37,9 @@ Result<Tensor> SliceAxis(const Tensor& present, int axis, int64_t length);
 
 // `t` with what an attention mask [batch, length] drops set to zero: for
 // `last_position` (the last logits [batch, ...]), the rows whose last token
-// is padding; else, along the first axis after the batch of `length` (a
-// cache's positions), the positions the mask holds 0 at. `t` as it is when
+// is padding; else, along the axis of `length` (a cache's positions: the
+// last but one, [batch, heads, length, dim], when it is that long, else the
+// first after the batch), the positions the mask holds 0 at. `t` as it is when
 // the mask has no zero or does not fit it (another batch; no such axis).
 // `dropped` (optional) counts the positions (or rows) dropped.
 Result<Tensor> KeptByMask(const Tensor& t, const Tensor& mask, bool last_position, int64_t* dropped = nullptr);

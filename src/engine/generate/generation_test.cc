@@ -66,6 +66,12 @@ TEST(DecodeTensors, KeptByMaskDropsWhatTheMaskDrops) {
   EXPECT_EQ(std::vector<float>(rows->view<float>().begin(), rows->view<float>().end()),
             (std::vector<float>{1, 2, 0, 0}));  // row 1 ends in padding
   EXPECT_EQ(dropped, 1);
+  // Heads as many as the positions: the positions are the last axis but one.
+  Tensor square = Tensor::FromVector<float>(DType::kFloat32, {1, 2, 2, 1}, {1, 2, 3, 4});
+  auto kept_square = KeptByMask(square, Tensor::FromVector<int64_t>(DType::kInt64, {1, 2}, {0, 1}), false);
+  ASSERT_TRUE(kept_square.has_value());
+  EXPECT_EQ(std::vector<float>(kept_square->view<float>().begin(), kept_square->view<float>().end()),
+            (std::vector<float>{0, 2, 0, 4}));
   // A mask of another batch, or no axis of its length: as it is.
   auto other = KeptByMask(cache, Tensor::FromVector<int64_t>(DType::kInt64, {1, 3}, {0, 1, 1}), false, &dropped);
   EXPECT_TRUE(other.has_value() && other->BitwiseEquals(cache));
