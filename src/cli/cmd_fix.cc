@@ -49,7 +49,14 @@ std::vector<std::string> CheckArgs(const CLI::App& cmd) {
 
 // The Python that re-makes a derived copy (cli/ray_python.h's search).
 Status ResolvePython(const FixCmdOptions& o, FixOptions& options) {
-  PARITY_ASSIGN_OR_RETURN(DriverPython py, FindDriverPython(o.python));
+  auto found = FindDriverPython(o.python);
+  if (!found) {  // its message names the Ray engine's flag
+    std::string m = found.error().message();
+    for (auto [from, to] : {std::pair{"--engine ray: ", "fix: "}, std::pair{"--ray-python", "--python"}})
+      if (auto at = m.find(from); at != std::string::npos) m.replace(at, std::string_view(from).size(), to);
+    return InvalidArgument(m);
+  }
+  DriverPython py = *found;
   options.python = py.python;
   options.pythonpath = py.pythonpath;
   if (options.python.find('/') == std::string::npos)

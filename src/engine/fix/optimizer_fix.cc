@@ -17,9 +17,15 @@ void AddUnique(std::vector<std::string>& names, const std::string& n) {
   if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
 }
 
+// `parity check MODEL` with the check's flags and `extra`; a flag `extra`
+// sets again (--opt) is left out of the check's (it takes one value).
 std::string CheckCommand(const FixOptions& o, const std::string& model, const std::vector<std::string>& extra) {
   std::string cmd = "parity check " + ShellWord(model);
-  for (const auto& a : o.check_args) cmd += " " + ShellWord(a);
+  const bool new_level = !extra.empty() && extra.front() == "--opt";
+  for (size_t i = 0; i < o.check_args.size(); ++i) {
+    if (new_level && o.check_args[i] == "--opt") { ++i; continue; }
+    cmd += " " + ShellWord(o.check_args[i]);
+  }
   for (const auto& a : extra) cmd += " " + ShellWord(a);
   return cmd;
 }
