@@ -6,7 +6,8 @@ and PyTorch's dumps with --generate.
 
 OUT_DIR/NAME/ holds encoder.onnx, encoder_fault.onnx (ENCODER_FAULT x1.05),
 step.onnx, step_fault.onnx (DECODER_FAULT x1.05; in both branches of a merged
-decoder), and dump_seed{S}/ for the seeds asked. The dynamo exporter is not
+decoder), for t5 step_position_fault.onnx (stale_position_bias), and
+dump_seed{S}/ for the seeds asked. The dynamo exporter is not
 used: it fails on T5 itself (torch.export cannot trace T5Stack's cache
 handling; docs/generation.md), torchscript is fine.
 """
@@ -43,6 +44,19 @@ def _model(name, fault=None):
         _planted(model, em.ENCODER_FAULT[model.family], FAULT)
     elif fault == "decoder":
         _planted(model, em.DECODER_FAULT[model.family], FAULT)
+    return model
+
+
+def stale_position_bias(model):
+    """The planted position fault: decoder block 0's relative position bias
+    computed as if nothing were cached (right at the prefill, wrong after)."""
+    attn = model.t5.decoder.block[0].layer[0].SelfAttention
+
+    class Stale(type(attn)):
+        def compute_bias(self, query_length, key_length, device=None, past_seen_tokens=0):
+            return super().compute_bias(query_length, key_length, device=device, past_seen_tokens=0)
+
+    attn.__class__ = Stale
     return model
 
 
@@ -132,6 +146,8 @@ def build(name, out, seeds=(0,)):
             export_encoder(model, os.path.join(out, enc))
         if step:
             export_step(model, os.path.join(out, step))
+    if name == "t5":
+        export_step(stale_position_bias(_model(name)), os.path.join(out, "step_position_fault.onnx"))
     return [dump(name, out, s) for s in seeds]
 
 

@@ -25,7 +25,7 @@ from parity.torch.exporter import export  # noqa: E402
 from parity.torch.search import Search  # noqa: E402
 
 STEPS = 12
-FAULT = 1.1  # on gen_models.LLAMA_FAULT: the sequences part within 12 steps
+FAULT = 1.02  # on gen_models.LLAMA_FAULT: the sequences part within 12 steps (beam: at step 7)
 SAMPLING = ("top_k=40,top_p=0.95,temperature=1.5,seed={}")
 
 
@@ -116,3 +116,21 @@ def test_a_planted_fault_is_named_at_its_step_and_beam(llama, tmp_path, which):
     assert step is not None, g
     where = f"the sequences part at step {step}, {'beam' if which == 'beam' else 'row'} "
     assert where in checks["search"]["message"], checks["search"]
+
+
+@needs_parity
+@pytest.mark.parametrize("edit, field", [
+    (lambda g: g["search"].update(kind="nope"), "generation.search.kind"),
+    (lambda g: g["steps"][2].update(origins=[0, 9, 0, 0]), "generation.steps[2].origins[1]"),
+    (lambda g: g["steps"][1].pop("origins"), "generation.steps[1].origins"),
+])
+def test_a_malformed_search_record_is_one_line_and_exit_2(llama, tmp_path, edit, field):
+    out, dumps = llama
+    dump = tmp_path / "bad"
+    subprocess.run(["cp", "-r", dumps["beam"], str(dump)], check=True)
+    m = json.loads((dump / "manifest.json").read_text())
+    edit(m["generation"])
+    (dump / "manifest.json").write_text(json.dumps(m))
+    p = subprocess.run([PARITY, "check", os.path.join(out, "step.onnx"), "--torch", str(dump), "--no-locate"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and field in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr

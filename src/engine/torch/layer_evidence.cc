@@ -33,6 +33,7 @@ double WorstBandRatio(const Tensor& ref, const Tensor& test, const Tolerance& to
 }
 
 bool IsIsolatedExcursion(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note) {
+  if (IsFoldedMask(ref, test, v, note)) return true;
   const TensorMetrics& m = v.metrics;
   if (v.status != Verdict::kFail || m.count == 0 || m.nan_mismatch > 0 || m.inf_mismatch > 0) return false;
   const int64_t handful = std::max(kHandful, m.count / kHandfulPerElements);

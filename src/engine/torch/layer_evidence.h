@@ -39,8 +39,9 @@ inline constexpr double kFewBands = 8;
 // element differs under a zero band).
 double WorstBandRatio(const Tensor& ref, const Tensor& test, const Tolerance& tol);
 
-// Whether a failing layer's divergence is an isolated excursion (above);
-// its note ("an isolated excursion: 1 of 8000 elements ...") into `note`.
+// Whether a failing layer's divergence is an isolated excursion (above), or
+// a mask folded in (IsFoldedMask, below: a note alike); its note ("an
+// isolated excursion: 1 of 8000 elements ...") into `note`.
 bool IsIsolatedExcursion(const Tensor& ref, const Tensor& test, const LayerVerdict& v, std::string& note);
 
 // A mask the export folded in: a failing layer whose only elements outside

@@ -312,9 +312,7 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignmen
       v.reason = std::move(j.reason);
       v.status = v.reason.empty() ? Verdict::kPass : Verdict::kFail;
       // Float32's noise at the edge of the band is a note, not evidence.
-      // So is a mask the export folded in where PyTorch adds it later.
-      if (IsIsolatedExcursion(ref, *test, v, v.note) || IsFoldedMask(ref, *test, v, v.note))
-        v.status = Verdict::kPass;
+      if (IsIsolatedExcursion(ref, *test, v, v.note)) v.status = Verdict::kPass;
     }
     if (v.status == Verdict::kFail && !c.first_divergence) c.first_divergence = c.layers.size();
     c.layers.push_back(std::move(v));
