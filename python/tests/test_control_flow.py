@@ -114,11 +114,15 @@ def test_check_states_branch_coverage_and_a_fault_in_an_untaken_branch_is_not_ju
     rep = json.loads((out / "report.json").read_text())
     assert rep["overall_status"] == "NOT JUDGED"
     assert rep["coverage"]["branches_unjudged"] == ["If 'branch': no sample judged against the reference took its "
-                                                    "else_branch"]
+                                                    "else_branch: a difference there could not show; give --inputs a "
+                                                    "sample that takes it"]
     note = "If 'branch': no sample took its else_branch; a fault there cannot show"
-    assert rep["control_flow"]["ifs"] == [{"node": "branch", "then_samples": 2, "else_samples": 0}]
+    assert rep["control_flow"]["ifs"] == [{"node": "branch", "then_samples": 2, "else_samples": 0, "then_judged": 2,
+                                           "else_judged": 0}]
     assert note in rep["control_flow"]["notes"]  # ...and the report says so
-    assert note in r.stdout and "If branch: then_branch in 2 of 2 samples, else_branch in 0" in r.stdout
+    assert note in r.stdout
+    assert "If branch: then_branch in 2 of 2 samples (2 judged against the reference), else_branch in 0 (0 judged)" \
+        in r.stdout
     html = (out / "report.html").read_text()
     assert 'id="control-flow"' in html and "no sample took its else_branch" in html
 
@@ -129,7 +133,8 @@ def test_check_fails_a_fault_in_a_branch_a_sample_takes_and_names_its_node(tmp_p
     r = _run("check", bad, "--reference-model", model, "--inputs", _if_inputs(tmp_path, [1, -1]), "--report", out)
     assert r.returncode == 1, r.stdout + r.stderr
     rep = json.loads((out / "report.json").read_text())
-    assert rep["control_flow"]["ifs"] == [{"node": "branch", "then_samples": 1, "else_samples": 1}]
+    assert rep["control_flow"]["ifs"] == [{"node": "branch", "then_samples": 1, "else_samples": 1, "then_judged": 1,
+                                           "else_judged": 1}]
     assert not any("cannot show" in n for n in rep["control_flow"]["notes"])
     assert rep["locate"]["first_divergence"]["body"] == "node 'else_mul' in If 'branch' else_branch"
 

@@ -12,11 +12,16 @@
 namespace parity {
 
 // {"present", "samples", "ifs": [{"node", "then_samples", "else_samples"}],
-//  "notes": [...]}; null when the model has no control flow.
+//  "loops": [{"node", "ran_samples", "most_iterations"}], "notes": [...],
+//  "unjudged": [...]}; where the judged samples are counted (check), each If
+// also has "then_judged"/"else_judged", each Loop "ran_judged", and
+// "judged_against" says against what. Null when the model has no control flow.
 nlohmann::json ControlFlowToJson(const ControlFlowReport& r);
 
-// Console lines: one per If ("If 'c': then_branch in 3 of 4 samples,
-// else_branch in 1") and one per note, each after `indent`; nothing when the
+// Console lines: one per If ("If 'c': then_branch in 3 of 4 samples (1
+// judged against PyTorch), else_branch in 1 (0 judged)"), one per Loop
+// ("Loop 'l': body run by 2 of 4 samples (...), at most 3 iterations") and
+// one per note, each after `indent`; nothing when the
 // model has no control flow.
 void PrintControlFlow(std::FILE* out, const ControlFlowReport& r, const char* indent);
 std::string FormatControlFlow(const ControlFlowReport& r, const char* indent);

@@ -66,6 +66,9 @@ def build_parser():
                    help="one more sample at these input shapes (repeatable; replaces the sizes picked from "
                         "--dynamic); 'none': the traced sample only")
     d.add_argument("--force", action="store_true", help="replace a dump that DIR already holds")
+    d.add_argument("--cover-branches", type=int, default=0, metavar="N",
+                   help="also dump samples that take each branch of every torch.cond the traced sample did "
+                        "not: up to N candidates of the traced shapes are tried (branches.py)")
     d.add_argument("--generate", type=int, default=0, metavar="N",
                    help="also record PyTorch's greedy decode of N tokens from the inputs (a decode step with a "
                         "KV cache; docs/generation.md)")
@@ -187,10 +190,11 @@ def cmd_dump(a):
         except ValueError as e:  # a request the exporter cannot express
             raise UsageError(str(e)) from None
         dump_kw = dump_names(record, {"input_names": names, "output_names": output_names})
+        _record_dropped(model, args, names, record, a.seed)
     else:
         record, dump_kw = {}, {"input_names": names, "output_names": output_names}
     args, generation = _generation(a, model, args, dump_kw)
-    sizes = _sizes(a, model, args, dump_kw["input_names"], record)
+    sizes = _sizes(a, model, args, dump_kw["input_names"], record) + _branch_samples(a, model, args)
     manifest = dump(model, args, a.out, fp64=a.fp64, export_info=record or None, seed=a.seed,
                     sizes=sizes, generation=generation, force=True, **dump_kw)  # -o refused above without --force
     _print_summary(a, manifest, record)
@@ -240,6 +244,38 @@ def _sizes(a, model, args, input_names, record):
         return export_sizes(model, args, input_names, record, a.seed, specs=a.sizes or None)
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def _record_dropped(model, args, names, record, seed):
+    """The export record's `unread_inputs` when the export dropped inputs
+    (dropped.py): which of them PyTorch's outputs do not read."""
+    from .dropped import dropped_inputs, unread_inputs
+    dropped = dropped_inputs(names or [], record)
+    if dropped:
+        record["unread_inputs"] = unread_inputs(model, args, names, dropped, seed)
+        for name in dropped:
+            if name in record["unread_inputs"]:
+                print(f"note: the exporter dropped input '{name}': unused (PyTorch's outputs do not change with it)")
+            else:
+                print(f"warning: the exporter dropped input '{name}', which PyTorch's outputs read: the file holds "
+                      "its traced value as a constant")
+
+
+def _branch_samples(a, model, args):
+    """--cover-branches N: [(name, args)] taking the cond branches the traced
+    sample did not (branches.py); each branch none reached is a warning."""
+    if a.cover_branches < 0:
+        raise UsageError("--cover-branches N needs N >= 0")
+    if not a.cover_branches:
+        return []
+    from .branches import cover_branches, describe
+    try:
+        samples, missing, traced = cover_branches(model, args, a.seed, a.cover_branches)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for w in describe(missing, traced, a.cover_branches):
+        print(f"warning: {w}")
+    return samples
 
 
 def _print_summary(a, manifest, record):

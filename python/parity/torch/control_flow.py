@@ -42,9 +42,10 @@ def _traced(tensor):
 
 
 @contextlib.contextmanager
-def eager_cond():
+def eager_cond(taken=None):
     """torch.cond replaced, while inside, by the branch it takes, run eagerly
-    (same operators, same values; no graph capture)."""
+    (same operators, same values; no graph capture). `taken`: a list that
+    gets (call site, True for true_fn) per call (branches.py)."""
     original = getattr(torch, "cond", None)
     if original is None:
         yield
@@ -53,11 +54,24 @@ def eager_cond():
     def cond(pred, true_fn, false_fn, operands=(), *args, **kwargs):
         if args or kwargs:  # a signature this torch added: leave it to torch
             return original(pred, true_fn, false_fn, operands, *args, **kwargs)
-        taken = bool(pred.item() if isinstance(pred, torch.Tensor) else pred)
-        return (true_fn if taken else false_fn)(*operands)
+        then = bool(pred.item() if isinstance(pred, torch.Tensor) else pred)
+        if taken is not None:
+            taken.append((call_site(true_fn, false_fn), then))
+        return (true_fn if then else false_fn)(*operands)
 
     torch.cond = cond
     try:
         yield
     finally:
         torch.cond = original
+
+
+def call_site(true_fn, false_fn):
+    """'decode.py:136|decode.py:134': where a cond's two branches are
+    defined, the same for every call of one torch.cond line."""
+    def where(fn):
+        code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__func__", None), "__code__", None)
+        if code is None:
+            return type(fn).__name__
+        return f"{code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno}"
+    return f"{where(true_fn)}|{where(false_fn)}"

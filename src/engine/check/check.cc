@@ -128,6 +128,8 @@ Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
           fmt::format("{}: the exporter warned that the trace may be wrong for other shapes: {}", dir, w));
   for (const auto& r : dump.sizes_refused)
     ctx.report.notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
+  if (std::string dropped = DroppedInputsNote(dump, ctx.options.model_path); !dropped.empty())
+    ctx.report.notes.push_back(std::move(dropped));
   return dump;
 }
 

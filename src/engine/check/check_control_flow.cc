@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "engine/check/check_internal.h"
 #include "engine/torch/torch_compare.h"
@@ -49,45 +50,54 @@ std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
   return out;
 }
 
-// Every branch of `all` that no sample of `judged` took, but those that
-// compute nothing of their own (BranchComputesNothing: a note instead).
-std::vector<std::string> UnjudgedBranches(const Model& model, ControlFlowReport& all, const ControlFlowReport& judged,
-                                          bool against_torch) {
+// How a user gives the check a judged sample for a branch or a Loop body
+// (docs/locate.md "Control flow"): with a dump, only PyTorch's samples
+// can show an export's fault there; else any sample of --inputs.
+std::string HowToJudge(int taken_unjudged, bool against_torch, bool loop) {
+  std::string others;
+  if (taken_unjudged > 0)
+    others = fmt::format(" ({} sample(s) {} it, judged {})", taken_unjudged, loop ? "ran" : "took",
+                         against_torch ? "between ONNX Runtime configs only: an export's fault cannot show there"
+                                       : "for robustness only or not at all");
+  if (!against_torch) return others + fmt::format("; give --inputs a sample that {} it", loop ? "runs" : "takes");
+  return others + fmt::format("; dump samples that {} it: python -m parity.torch dump ... --cover-branches N "
+                              "(torch.cond), or --sizes",
+                              loop ? "run" : "take");
+}
+
+// Every If branch and Loop body of `cf` that no judged sample reached, but
+// branches that compute nothing of their own (BranchComputesNothing: a
+// note instead).
+std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, bool against_torch) {
   std::vector<std::string> out;
-  for (const IfCoverage& c : all.ifs) {
-    auto it = std::find_if(judged.ifs.begin(), judged.ifs.end(), [&](const IfCoverage& j) { return j.node == c.node; });
-    const int then_judged = it == judged.ifs.end() ? 0 : it->then_samples;
-    const int else_judged = it == judged.ifs.end() ? 0 : it->else_samples;
-    for (auto [count, branch] : {std::pair{then_judged, "then_branch"}, std::pair{else_judged, "else_branch"}}) {
-      if (count != 0) continue;
-      if (BranchComputesNothing(model, c.node, std::string_view(branch) == "then_branch")) {
-        all.notes.push_back(fmt::format("If '{}': its {} makes constants only (no number of its own): not needed "
-                                        "for the verdict though no judged sample took it",
-                                        c.node, branch));
+  const char* against = against_torch ? "PyTorch" : "the reference";
+  for (const IfCoverage& c : cf.ifs) {
+    for (const bool then : {true, false}) {
+      const char* branch = then ? "then_branch" : "else_branch";
+      if ((then ? c.then_judged : c.else_judged) != 0) continue;
+      if (BranchComputesNothing(model, c.node, then)) {
+        cf.notes.push_back(fmt::format("If '{}': its {} makes constants only (no number of its own): not needed "
+                                       "for the verdict though no judged sample took it",
+                                       c.node, branch));
         continue;
       }
-      out.push_back(fmt::format("If '{}': no sample judged against {} took its {}", c.node,
-                                against_torch ? "PyTorch" : "the reference", branch));
+      out.push_back(fmt::format("If '{}': no sample judged against {} took its {}: a difference there could not show{}", c.node, against, branch,
+                                HowToJudge(then ? c.then_samples : c.else_samples, against_torch, false)));
     }
   }
+  for (const LoopCoverage& l : cf.loops)
+    if (l.ran_judged == 0)
+      out.push_back(fmt::format("Loop '{}': no sample judged against {} ran its body: a difference there could not show{}", l.node,
+                                against, HowToJudge(l.ran_samples, against_torch, true)));
   return out;
 }
 
-}  // namespace
-
-void ObserveControlFlow(Context& ctx) {
-  if (!HasControlFlow(ctx.model)) return;
+// The check's samples probed for their branches within `deadline`; each
+// counts as judged when its values were (with a dump, only PyTorch's count:
+// ProbeTorchSamples).
+void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadline) {
   ControlFlowReport& cf = ctx.report.control_flow;
-  cf.present = true;
   std::vector<std::string> refused, stopped, unprobed;
-  ControlFlowReport judged;  // the branches judged samples took (UnjudgedBranches)
-  // The probes are a report on coverage, not a verdict: they get one
-  // sample's time limit in all (at least kProbeBudgetSeconds), whatever the
-  // number of samples and levels of nesting (issue 56 class 2: each probe is
-  // a session of a copy up to InlineLimits::max_nodes nodes, per level).
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.sample_timeout_s)));
   for (const Sample& sample : ctx.samples) {
     if (std::chrono::steady_clock::now() > deadline) {
       unprobed.push_back(sample.name);
@@ -107,9 +117,7 @@ void ObserveControlFlow(Context& ctx) {
       refused.push_back(sample.name);
       continue;
     }
-    AddSample(cf, *flat);
-    if (!ctx.dump && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx, sample.name))
-      AddSample(judged, *flat);
+    AddSample(cf, *flat, !ctx.dump && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx, sample.name));
   }
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
@@ -122,18 +130,35 @@ void ObserveControlFlow(Context& ctx) {
   if (!stopped.empty())
     cf.notes.push_back(fmt::format("{} sample(s) stopped at a limit (time or memory) were not probed for their branches: {}",
                                    stopped.size(), fmt::join(stopped, ", ")));
-  NoteUntakenBranches(cf);
-  // Coverage counts only the samples whose values were judged (issue 50):
-  // with a dump, a branch taken by generated samples judged between two ORT
-  // configs says nothing of an export's fault, which only PyTorch shows.
+}
+
+}  // namespace
+
+void ObserveControlFlow(Context& ctx) {
+  if (!HasControlFlow(ctx.model)) return;
+  ControlFlowReport& cf = ctx.report.control_flow;
+  cf.present = true;
+  cf.judged_against = ctx.dump ? "PyTorch" : "the reference";
+  // The probes are a report on coverage, not a verdict: they get one
+  // sample's time limit in all (at least kProbeBudgetSeconds), whatever the
+  // number of samples and levels of nesting (issue 56 class 2: each probe is
+  // a session of a copy up to InlineLimits::max_nodes nodes, per level).
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.sample_timeout_s)));
+  ProbeCheckSamples(ctx, deadline);
+  // Coverage counts only the samples whose values were judged (issues 50,
+  // 51): with a dump, a branch taken by generated samples judged between two
+  // ORT configs says nothing of an export's fault, which only PyTorch shows.
   for (const Sample& sample : TorchJudgedSamples(ctx)) {
     if (std::chrono::steady_clock::now() > deadline) break;  // their branches stay unjudged: NOT JUDGED, not PASS
     auto flat = FlattenForSample(ctx.model, sample, ctx.label,
                                  {.probe = ctx.options.reference.config, .check_copy = false,
                                   .timeout_s = ctx.sample_timeout_s});
-    if (flat) AddSample(judged, *flat);
+    if (flat) AddSample(cf, *flat, /*judged=*/true);
   }
-  cf.unjudged = UnjudgedBranches(ctx.model, cf, judged, ctx.dump.has_value());
+  NoteUntakenBranches(cf);
+  cf.unjudged = Unjudged(ctx.model, cf, ctx.dump.has_value());
 }
 
 }  // namespace parity::check_internal

@@ -58,8 +58,9 @@ CheckCoverage CoverageOf(const CheckReport& r) {
                                      "stopped at the time limit; a PASS needs at least one sample whose outputs were "
                                      "judged",
                                      c.refused, c.samples, c.timed_out));
-  for (const auto& b : c.branches_unjudged)
-    c.missing.push_back(fmt::format("{}: a difference there could not show", b));
+  // Each says why a difference there could not show and how to judge it
+  // (check_control_flow.cc Unjudged).
+  c.missing.insert(c.missing.end(), c.branches_unjudged.begin(), c.branches_unjudged.end());
   return c;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 
@@ -63,6 +64,36 @@ void CheckSide(const std::string& side, const std::vector<ValueInfo>& onnx, cons
                                          DTypeName(value.dtype()), ShapeToString(value.shape()))));
     }
   }
+}
+
+// The input names the user asked the exporter for, less those it dropped
+// (TorchDump::dropped_inputs). A dropped input PyTorch's outputs do not read
+// is a passing finding; one they read (the export froze its traced value),
+// or one the dump cannot tell of (made before `unread_inputs`), fails.
+std::vector<std::string> AskedInputs(const TorchDump& dump, std::vector<CheckFinding>& out) {
+  if (!dump.export_record) return {};
+  const TorchExportRecord& record = *dump.export_record;
+  std::vector<std::string> asked;
+  for (const auto& name : record.input_names) {
+    if (std::find(dump.dropped_inputs.begin(), dump.dropped_inputs.end(), name) == dump.dropped_inputs.end()) {
+      asked.push_back(name);
+      continue;
+    }
+    const std::string id = fmt::format("signature.inputs.{}.dropped", name);
+    const auto& unread = record.unread_inputs;
+    if (unread && std::find(unread->begin(), unread->end(), name) != unread->end())
+      out.push_back(Pass(id, fmt::format("'{}': the exporter dropped it, and PyTorch's outputs do not change with it "
+                                         "(an unused input)",
+                                         name)));
+    else
+      out.push_back(Fail(id, fmt::format("'{}': the exporter dropped it, {}", name,
+                                         !unread
+                                             ? "and the dump does not say whether PyTorch's outputs read it (dump "
+                                               "again with python -m parity.torch dump --export)"
+                                             : "but PyTorch's outputs change with it: the export froze its traced "
+                                               "value")));
+  }
+  return asked;
 }
 
 // Axes the user asked to be dynamic must be symbolic in the ONNX model.
@@ -315,8 +346,7 @@ void StageSignature(Context& ctx) {
     auto torch_outputs = LoadTorchOutputs(*ctx.dump);
     const TorchExportRecord* record = ctx.dump->export_record ? &*ctx.dump->export_record : nullptr;
     if (torch_inputs && torch_outputs) {
-      CheckSide("inputs", ctx.info.inputs, record ? record->input_names : std::vector<std::string>{}, *torch_inputs,
-                f);
+      CheckSide("inputs", ctx.info.inputs, AskedInputs(*ctx.dump, f), *torch_inputs, f);
       CheckSide("outputs", ctx.info.outputs, record ? record->output_names : std::vector<std::string>{},
                 *torch_outputs, f);
     } else {

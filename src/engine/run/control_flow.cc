@@ -15,6 +15,7 @@ namespace {
 struct Decided {
   std::vector<ControlFlowDecision> decisions;
   std::vector<BranchTaken> branches;
+  std::vector<LoopRan> loops;
   TensorSet outputs;  // the model's own outputs, from the probe's run
 };
 
@@ -40,6 +41,7 @@ Result<Decided> Probe(const ProbeModel& probe, const std::vector<std::string>& m
       d.branches.push_back({.node = p.origin, .body_of = p.body_of, .then_branch = value != 0});
     } else {
       value = t->rank() >= 1 ? t->shape()[0] : 0;
+      d.loops.push_back({.node = p.origin, .body_of = p.body_of, .iterations = value});
     }
     d.decisions.push_back({.node = p.node, .value = value});
   }
@@ -98,6 +100,7 @@ Result<FlatModel> FlattenForSample(const Model& model, const Sample& sample, con
                                              label, options.probe, options.timeout_s));
     ++flat.sessions;
     if (round == 0) model_outputs = std::move(d.outputs);
+    flat.loops.insert(flat.loops.end(), d.loops.begin(), d.loops.end());
     if (std::string capped = CappedLoops(probe, d, options.limits); !capped.empty()) {
       // The probe stopped a Loop early: what depends on its results (other
       // decisions, the outputs) is not the model's. Nothing is inlined.
@@ -118,7 +121,7 @@ Result<FlatModel> FlattenForSample(const Model& model, const Sample& sample, con
   return flat;
 }
 
-void AddSample(ControlFlowReport& report, const FlatModel& flat) {
+void AddSample(ControlFlowReport& report, const FlatModel& flat, bool judged) {
   report.present = true;
   ++report.samples;
   std::vector<std::pair<std::string, bool>> seen;
@@ -128,6 +131,18 @@ void AddSample(ControlFlowReport& report, const FlatModel& flat) {
     auto it = std::find_if(report.ifs.begin(), report.ifs.end(), [&](const IfCoverage& c) { return c.node == b.node; });
     if (it == report.ifs.end()) it = report.ifs.insert(report.ifs.end(), IfCoverage{.node = b.node});
     ++(b.then_branch ? it->then_samples : it->else_samples);
+    if (judged) ++(b.then_branch ? it->then_judged : it->else_judged);
+  }
+  std::vector<std::string> ran;  // Loops this sample ran the body of, counted once
+  for (const auto& l : flat.loops) {
+    auto it = std::find_if(report.loops.begin(), report.loops.end(),
+                           [&](const LoopCoverage& c) { return c.node == l.node; });
+    if (it == report.loops.end()) it = report.loops.insert(report.loops.end(), LoopCoverage{.node = l.node});
+    it->most_iterations = std::max(it->most_iterations, l.iterations);
+    if (l.iterations == 0 || std::find(ran.begin(), ran.end(), l.node) != ran.end()) continue;
+    ran.push_back(l.node);
+    ++it->ran_samples;
+    if (judged) ++it->ran_judged;
   }
   for (const auto& n : flat.notes)
     if (std::find(report.notes.begin(), report.notes.end(), n) == report.notes.end()) report.notes.push_back(n);

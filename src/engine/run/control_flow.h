@@ -25,10 +25,19 @@ struct BranchTaken {
   bool then_branch = true;
 };
 
+// How many iterations one Loop ran on the sample (a Loop nested in a
+// Loop's body: once per iteration that reached it).
+struct LoopRan {
+  std::string node;     // as BranchTaken's
+  std::string body_of;
+  int64_t iterations = 0;  // InlineLimits::max_iterations + 1 means more
+};
+
 struct FlatModel {
   Model model;           // the observation copy (the model itself, cloned, without control flow)
   bool changed = false;  // some body was inlined
   std::vector<BranchTaken> branches;
+  std::vector<LoopRan> loops;
   // One line per body left unobserved and why (a Loop past the unroll
   // limit, a Scan, nesting beyond the rounds).
   std::vector<std::string> notes;
@@ -55,8 +64,9 @@ struct FlattenOptions {
 Result<FlatModel> FlattenForSample(const Model& model, const Sample& sample, const std::string& label,
                                    const FlattenOptions& options = {});
 
-// Counts one sample's branches and notes into `report`.
-void AddSample(ControlFlowReport& report, const FlatModel& flat);
+// Counts one sample's branches, Loops and notes into `report`; `judged`:
+// the sample's values were judged (the judged counts grow too).
+void AddSample(ControlFlowReport& report, const FlatModel& flat, bool judged = false);
 // Adds a note per If branch no sample took ("If 'c': no sample took its
 // else_branch; a fault there cannot show"). Call once, after the samples.
 void NoteUntakenBranches(ControlFlowReport& report);

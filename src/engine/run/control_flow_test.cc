@@ -129,5 +129,24 @@ TEST(ControlFlowReport, NotesEveryBranchNoSampleTook) {
   EXPECT_EQ(r.notes, std::vector<std::string>{"If 'c': no sample took its else_branch; a fault there cannot show"});
 }
 
+TEST(ControlFlowReport, CountsJudgedSamplesAndLoopsApart) {
+  ControlFlowReport r;
+  FlatModel judged, other;
+  judged.branches = {{.node = "c", .then_branch = true}};
+  judged.loops = {{.node = "l", .iterations = 0}};
+  other.branches = {{.node = "c", .then_branch = false}};
+  other.loops = {{.node = "l", .iterations = 3}, {.node = "l", .iterations = 2}};  // an inner Loop, twice
+  AddSample(r, judged, /*judged=*/true);
+  AddSample(r, other);
+  ASSERT_EQ(r.ifs.size(), 1u);
+  EXPECT_EQ(r.ifs[0].then_judged, 1);
+  EXPECT_EQ(r.ifs[0].else_samples, 1);
+  EXPECT_EQ(r.ifs[0].else_judged, 0);  // taken, never judged
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].ran_samples, 1);  // the sample that ran it, once
+  EXPECT_EQ(r.loops[0].ran_judged, 0);   // the judged one ran no iteration
+  EXPECT_EQ(r.loops[0].most_iterations, 3);
+}
+
 }  // namespace
 }  // namespace parity

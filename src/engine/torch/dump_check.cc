@@ -62,12 +62,41 @@ Result<TorchDump> LoadFittingDump(const std::filesystem::path& dir, const ModelI
                                   const std::string& model_label, bool allow_symlinks,
                                   const std::vector<std::string>& model_paths, std::string* note) {
   PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadTorchDump(dir, {.allow_symlinks = allow_symlinks}));
+  DropInputsTheModelLacks(dump, model);
   if (note != nullptr) {
     PARITY_RETURN_IF_ERROR(CheckDumpFitsModelFiles(dump, model, model_paths, note));
+    if (std::string dropped = DroppedInputsNote(dump, model_label); !dropped.empty())
+      *note = note->empty() ? dropped : *note + "; " + dropped;
   } else {
     PARITY_RETURN_IF_ERROR(CheckDumpFitsModel(dump, model, model_label, {}, nullptr));
   }
   return dump;
+}
+
+void DropInputsTheModelLacks(TorchDump& dump, const ModelInfo& model) {
+  auto is_model_input = [&](const std::string& name) {
+    return std::any_of(model.inputs.begin(), model.inputs.end(), [&](const auto& v) { return v.name == name; });
+  };
+  for (const auto& v : model.inputs)
+    if (!std::any_of(dump.inputs.begin(), dump.inputs.end(), [&](const auto& in) { return in.first == v.name; }))
+      return;  // not matched by name: by position, or refused
+  auto drop = [&](TorchFiles& files) {
+    std::erase_if(files, [&](const auto& in) { return !is_model_input(in.first); });
+  };
+  for (const auto& [name, file] : dump.inputs)
+    if (!is_model_input(name)) dump.dropped_inputs.push_back(name);
+  drop(dump.inputs);
+  for (auto& size : dump.sizes) drop(size.inputs);
+}
+
+std::string DroppedInputsNote(const TorchDump& dump, const std::string& model_label) {
+  if (dump.dropped_inputs.empty()) return "";
+  return fmt::format("{}: the dump's input{} '{}' {} not {} of {}: the exporter dropped {} (unused, or traced as a "
+                     "constant); {} judged on the inputs it has, matched by name",
+                     dump.dir.string(), dump.dropped_inputs.size() == 1 ? "" : "s",
+                     fmt::join(dump.dropped_inputs, "', '"), dump.dropped_inputs.size() == 1 ? "is" : "are",
+                     dump.dropped_inputs.size() == 1 ? "an input" : "inputs", model_label,
+                     dump.dropped_inputs.size() == 1 ? "it" : "them", model_label);
 }
 
 Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label) {

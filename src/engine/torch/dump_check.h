@@ -48,6 +48,18 @@ Result<TorchDump> LoadFittingDump(const std::filesystem::path& dir, const ModelI
                                   const std::string& model_label, bool allow_symlinks,
                                   const std::vector<std::string>& model_paths = {}, std::string* note = nullptr);
 
+// The dump's inputs the model lacks, left out of it (TorchDump::
+// dropped_inputs): when every input of the model is among the dump's by
+// name, the others are inputs an exporter dropped (TorchScript drops an
+// unused input, or one it traced as a constant). LoadFittingDump calls it
+// before CheckDumpFitsModel; a dump whose names do not cover the model's is
+// left as it is (matched by position, or refused).
+void DropInputsTheModelLacks(TorchDump& dump, const ModelInfo& model);
+
+// "the dump's input(s) 'mask' are not inputs of m.onnx: ..."; "" when none
+// was dropped.
+std::string DroppedInputsNote(const TorchDump& dump, const std::string& model_label);
+
 // After alignment: a dump none of whose layers aligns with the model was made
 // from another model (invalid argument); `aligned` counts the aligned layers.
 Status CheckSomeLayerAligned(const TorchDump& dump, size_t aligned, const std::string& model_label);

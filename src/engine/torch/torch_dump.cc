@@ -182,20 +182,16 @@ Result<TorchExportRecord> ParseExport(const Json& v) {
   if (const Json* sha = r.Optional("onnx_sha256")) {
     PARITY_ASSIGN_OR_RETURN(rec.sha256, AsString(r.Key("onnx_sha256"), *sha));
   }
-  if (const Json* names = r.Optional("onnx_input_names")) {
-    PARITY_ASSIGN_OR_RETURN(rec.onnx_input_names, AsStrings(r.Key("onnx_input_names"), *names));
-  }
-  if (const Json* names = r.Optional("onnx_output_names")) {
-    PARITY_ASSIGN_OR_RETURN(rec.onnx_output_names, AsStrings(r.Key("onnx_output_names"), *names));
-  }
-  if (const Json* names = r.Optional("input_names")) {
-    PARITY_ASSIGN_OR_RETURN(rec.input_names, AsStrings(r.Key("input_names"), *names));
-  }
-  if (const Json* names = r.Optional("output_names")) {
-    PARITY_ASSIGN_OR_RETURN(rec.output_names, AsStrings(r.Key("output_names"), *names));
-  }
-  if (const Json* warnings = r.Optional("tracer_warnings")) {
-    PARITY_ASSIGN_OR_RETURN(rec.tracer_warnings, AsStrings(r.Key("tracer_warnings"), *warnings));
+  for (auto [key, out] : {std::pair{"onnx_input_names", &rec.onnx_input_names},
+                          std::pair{"onnx_output_names", &rec.onnx_output_names},
+                          std::pair{"input_names", &rec.input_names}, std::pair{"output_names", &rec.output_names},
+                          std::pair{"tracer_warnings", &rec.tracer_warnings}})
+    if (const Json* names = r.Optional(key)) {
+      PARITY_ASSIGN_OR_RETURN(*out, AsStrings(r.Key(key), *names));
+    }
+  if (const Json* unread = r.Optional("unread_inputs")) {
+    PARITY_ASSIGN_OR_RETURN(std::vector<std::string> names, AsStrings(r.Key("unread_inputs"), *unread));
+    rec.unread_inputs = std::move(names);
   }
   if (const Json* axes = r.Optional("dynamic_axes")) {
     if (!axes->is_object()) return WrongType(r.Key("dynamic_axes"), "an object", *axes);

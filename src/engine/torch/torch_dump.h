@@ -58,6 +58,11 @@ struct TorchExportRecord {
   // `tracer_warnings`: what the exporter warned about values it turned into
   // constants ("models.py:124: Converting a tensor to a Python float ...").
   std::vector<std::string> tracer_warnings;
+  // `unread_inputs`: of the inputs the export dropped, those PyTorch's
+  // outputs did not change with when the dumper changed them (an unused
+  // input, not one the export froze at its traced value). Absent in dumps
+  // made before it.
+  std::optional<std::vector<std::string>> unread_inputs;
 };
 
 // ONNX name -> file, in the manifest's order.
@@ -89,6 +94,10 @@ struct TorchDump {
   std::vector<TorchDumpSample> sizes;
   // `sizes_refused`: "width4: <the error PyTorch raised>" per size left out.
   std::vector<std::string> sizes_refused;
+  // Inputs PyTorch took that the model does not have (an exporter dropped
+  // them: unused, or traced as a constant), by name; left out of `inputs`
+  // and of every size's inputs by LoadFittingDump (dump_check.h).
+  std::vector<std::string> dropped_inputs;
 
   // Every sample: the traced one first, then `sizes`.
   std::vector<TorchDumpSample> Samples() const;
