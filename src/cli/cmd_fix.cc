@@ -3,6 +3,7 @@
 // again (engine/fix/fix.h, docs/fix.md). Exit 0: nothing to fix, or a fix
 // found and verified; 1: no fix within the budget; 2: bad input; 3: the
 // runtime failed.
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -103,6 +104,10 @@ int RunFix(const FixCmdOptions& o) {
   options.budget_runs = o.budget;
   options.calibration = o.calibration;
   options.check_args = o.check_args;
+  options.on_probe = [n = 0](const SearchProbe& p) mutable {
+    std::fprintf(stderr, "parity: fix: check %d [%s] %zu name(s): %s (%.1f s)\n", ++n, p.phase.c_str(),
+                 p.change.size(), p.passed ? "pass" : "fail", p.seconds);
+  };
   auto result = Fix(options);
   if (!result) return ReportError(result.error());
   PrintFixSummary(*result, stdout);

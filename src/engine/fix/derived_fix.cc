@@ -186,7 +186,7 @@ Result<std::optional<Found>> FixDerived(const FixOptions& o, const CheckReport& 
   const std::vector<std::string> all(space.eligible.begin(), space.eligible.end());
   PARITY_ASSIGN_OR_RETURN(result.search,
                           SearchSmallestChange({.seeds = result.seeds, .grow = GraphGrow(space.graph, space.eligible),
-                                                .all = all, .budget = o.budget_runs},
+                                                .all = all, .budget = o.budget_runs, .on_probe = o.on_probe},
                                                probe));
   if (!result.search.found) {
     if (!result.search.probes.empty() && !result.search.probes.front().note.empty())

@@ -96,6 +96,23 @@ std::optional<std::string> FailedOutsideNumerics(const CheckReport& report) {
   return other;
 }
 
+// Why the first check is not searched: it passes (`needed` false), it is
+// NOT JUDGED (no sample judged: no change can make one pass), or it fails
+// outside its numerics. nullopt: search.
+std::optional<std::string> NoSearch(const CheckReport& base, bool& needed) {
+  if (fix_internal::Passed(base)) {
+    needed = false;
+    return "the check passes";
+  }
+  if (base.overall != Verdict::kFail)
+    return fmt::format("the check is {}, not failing: parity fix needs a check that judges and fails",
+                       base.OverallWord());
+  if (auto other = FailedOutsideNumerics(base))
+    return fmt::format("the check fails in its {} stage, not in its numerics: parity fix changes numerics only",
+                       *other);
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<FixResult> Fix(const FixOptions& options) {
@@ -105,23 +122,9 @@ Result<FixResult> Fix(const FixOptions& options) {
   FixResult result;
   PARITY_ASSIGN_OR_RETURN(CheckReport base, RunCheck(options.check));
   result.verdict_before = std::string(base.OverallWord());
-  if (fix_internal::Passed(base)) {
+  if (auto why = NoSearch(base, result.needed)) {
     result.kind = "none";
-    result.needed = false;
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  }
-  if (base.overall != Verdict::kFail) {  // NOT JUDGED: no sample was judged, a change cannot make one pass
-    result.kind = "none";
-    result.note = fmt::format("the check is {}, not failing: parity fix needs a check that judges and fails",
-                              base.OverallWord());
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
-  }
-  if (auto other = FailedOutsideNumerics(base)) {
-    result.kind = "none";
-    result.note = fmt::format("the check fails in its {} stage, not in its numerics: parity fix changes numerics only",
-                              *other);
+    result.note = *why;
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
   }

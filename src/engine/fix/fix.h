@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct FixOptions {
   // The check's own flags as the user gave them (--inputs, tolerance, ...),
   // repeated in the command that checks the fixed form.
   std::vector<std::string> check_args;
+  // Called after each check the search runs (progress); may be empty.
+  std::function<void(const SearchProbe&)> on_probe;
 };
 
 // Latency (the check's timed runs, mean ms) and file size of one form.

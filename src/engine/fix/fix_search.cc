@@ -26,7 +26,8 @@ std::string Key(std::vector<std::string> names) {
 // Probes with a cache (a set tried twice counts once) and the budget.
 class Prober {
  public:
-  Prober(const Probe& probe, int budget, SearchResult& result) : probe_(probe), budget_(budget), result_(result) {}
+  Prober(const Probe& probe, const SearchSpace& space, SearchResult& result)
+      : probe_(probe), budget_(space.budget), on_probe_(space.on_probe), result_(result) {}
 
   // nullopt: the budget is spent.
   Result<std::optional<bool>> Try(const std::vector<std::string>& change, const std::string& phase) {
@@ -43,6 +44,7 @@ class Prober {
     p.passed = *passed;
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result_.probes.push_back(p);
+    if (on_probe_) on_probe_(p);
     cache_[key] = p.passed;
     return std::optional<bool>(p.passed);
   }
@@ -50,6 +52,7 @@ class Prober {
  private:
   const Probe& probe_;
   int budget_;
+  const std::function<void(const SearchProbe&)>& on_probe_;
   SearchResult& result_;
   std::map<std::string, bool> cache_;
 };
@@ -98,7 +101,7 @@ Result<std::vector<std::string>> Minimize(std::vector<std::string> set, Prober& 
 
 Result<SearchResult> SearchSmallestChange(const SearchSpace& space, const Probe& probe) {
   SearchResult result;
-  Prober prober(probe, space.budget, result);
+  Prober prober(probe, space, result);
   const auto all = Unique(space.all);
   std::vector<std::string> current = Unique(space.seeds.empty() ? all : space.seeds);
   std::string phase = space.seeds.empty() ? "all" : "seed";

@@ -41,6 +41,7 @@ struct SearchSpace {
   Grow grow;                       // may be empty: after the seeds, `all`
   std::vector<std::string> all;    // the largest change tried
   int budget = 24;                 // probes at most
+  std::function<void(const SearchProbe&)> on_probe;  // after each probe (progress); may be empty
 };
 
 // kInternal only when `probe` fails; a search that finds nothing within the

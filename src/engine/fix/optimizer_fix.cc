@@ -47,6 +47,7 @@ Result<std::optional<OptLevel>> TryLevels(const FixOptions& o, FixResult& result
     result.search.probes.push_back(
         {.phase = "level", .change = {std::string(OptLevelName(level))}, .passed = Passed(r),
          .seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()});
+    if (o.on_probe) o.on_probe(result.search.probes.back());
     if (Passed(r)) return std::optional<OptLevel>(level);
   }
   return std::optional<OptLevel>();
@@ -73,7 +74,7 @@ Result<std::optional<Found>> FixOptimizers(const FixOptions& o, const CheckRepor
   };
   if (!all.empty()) {
     PARITY_ASSIGN_OR_RETURN(result.search,
-                            SearchSmallestChange({.seeds = result.seeds, .all = all, .budget = o.budget_runs}, probe));
+                            SearchSmallestChange({.seeds = result.seeds, .all = all, .budget = o.budget_runs, .on_probe = o.on_probe}, probe));
   }
   Found found{.verified = o.check, .fixed_path = o.check.model_path};
   std::vector<std::string> flags;
@@ -139,7 +140,7 @@ Result<std::optional<Found>> FixEpOptions(const FixOptions& o, const CheckReport
     return Passed(r);
   };
   PARITY_ASSIGN_OR_RETURN(result.search,
-                          SearchSmallestChange({.seeds = all, .all = all, .budget = o.budget_runs}, probe));
+                          SearchSmallestChange({.seeds = all, .all = all, .budget = o.budget_runs, .on_probe = o.on_probe}, probe));
   if (!result.search.found) return std::optional<Found>();
   result.change = *result.search.found;
   Found found{.verified = o.check, .fixed_path = o.check.model_path};
