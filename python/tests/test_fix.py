@@ -168,3 +168,14 @@ def test_an_int8_fix_without_calibration_samples_is_refused_in_one_line(tmp_path
     code, text, _ = fix(tmp_path, m["clipped"], "--reference-model", m["float"])
     assert code == 2, text
     assert text.strip().splitlines()[-1].startswith("parity: error: fix: an int8 copy is re-quantized"), text
+
+
+def test_an_ep_this_runtime_lacks_stops_at_the_first_check_in_one_line(tmp_path):
+    """The EP-options search (use_tf32=0, OpenVINO's f32 hint) needs the EP:
+    on a CPU-only ORT, fix says the EP is not available (exit 2) before any
+    search, and writes nothing."""
+    model = fix_models.decomposed_layernorm(tmp_path / "ln.onnx")
+    code, text, report = fix(tmp_path, model, "--providers", "cuda")
+    assert code == 2, text
+    assert report is None
+    assert "execution provider 'cuda'" in text.strip().splitlines()[-1] and "not available" in text, text
