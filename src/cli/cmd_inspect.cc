@@ -9,11 +9,10 @@
 #include "core/json_out.h"
 #include "engine/check/model_summary.h"
 #include "engine/run/environment.h"
-#include "onnx/builder.h"
+#include "engine/runner/runtime_probe.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"
-#include "ort/session.h"
 #include "report/inspect_console.h"
 #include "report/inspect_json.h"
 #include "report/report_writer.h"
@@ -25,25 +24,6 @@ struct InspectOptions {
   std::string model;
   std::string json;
 };
-
-// A finding when the model's default-domain opset is newer than the ONNX
-// Runtime that runs (issue 54): ORT loads a one-node model of that opset, and
-// its refusal names its highest (ort_error.cc OpsetTooNewMessage). Nothing
-// when ORT takes it, or when the probe cannot be built.
-std::optional<Finding> OpsetBeyondRuntime(const ModelInfo& info) {
-  const auto it = info.opsets.find("");
-  if (it == info.opsets.end() || it->second < 1) return std::nullopt;
-  ModelBuilder b(static_cast<int>(it->second));
-  b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{1})), "y");
-  auto probe = b.Build();
-  if (!probe) return std::nullopt;
-  auto bytes = probe->Serialize();
-  if (!bytes) return std::nullopt;
-  auto session = ort::Session::Create(ort::ModelSource::FromBytes(std::move(*bytes)), RunConfig{});
-  // ort_error.cc's one line for this refusal, the only one a one-node Relu meets.
-  if (session || session.error().message().find("newer than ONNX Runtime") == std::string::npos) return std::nullopt;
-  return Finding{.severity = Severity::kError, .stage = "runtime", .message = session.error().message()};
-}
 
 int RunInspect(const InspectOptions& o) {
   auto model = Model::Load(o.model);

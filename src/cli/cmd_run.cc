@@ -14,32 +14,13 @@
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
 #include "engine/run/environment.h"
-#include "engine/run/runner.h"
+#include "engine/runner/run_samples.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
-#include "onnx/validate.h"
 
 namespace parity::cli {
 namespace {
-
-// ORT refusing a model the ONNX checker refuses too is the user's mistake
-// (exit 2, as `check` calls it), not a runtime failure (exit 3). The checker
-// runs only once ORT has failed, so a good model pays nothing for it.
-Error ClassifySessionError(const Model& model, const std::string& label, const Error& error) {
-  if (error.ExitCode() == 2) return error;
-  // An IR version this ORT cannot load (newer than it knows) is the model's
-  // fault, whatever the checker says of it.
-  if (error.message().find("Unsupported model IR version") != std::string::npos)
-    return Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", label, error.message()));
-  std::vector<std::string> errors;
-  for (const Finding& f : Check(model))
-    if (f.severity == Severity::kError) errors.push_back(f.message);
-  if (errors.empty()) return error;
-  return Error(ErrorCode::kInvalidArgument,
-               fmt::format("{}: not a valid ONNX model: {}{}", label, errors[0],
-                           errors.size() > 1 ? fmt::format(" (and {} more checker error(s))", errors.size() - 1) : ""));
-}
 
 struct RunOptions {
   std::string model;
@@ -76,32 +57,9 @@ int RunRun(const RunOptions& o) {
                                          "of NAME.npy files cannot hold; write FILE.npz instead",
                                          o.output, samples->size(), (*samples)[0].name)));
 
-  Model to_run;
-  if (o.all_tensors) {
-    auto observed = ObserveAllTensors(*model);
-    if (!observed) return ReportError(observed.error().With(o.model));
-    to_run = std::move(observed->model);
-  } else {
-    to_run = std::move(*model);
-  }
-  auto session = CreateSession(to_run, *config, o.model);
-  if (!session) return ReportError(ClassifySessionError(to_run, o.model, session.error()));
-
-  // A sample ORT refuses costs that sample, not the others: they are run and
-  // written, the refused ones named, and the exit code says not all ran.
-  std::vector<Sample> results;
-  std::vector<std::string> refused;
-  std::optional<Error> first_error;
-  for (const Sample& sample : *samples) {
-    auto outputs = RunSample(*session, sample, o.model);
-    if (!outputs) {
-      refused.push_back(sample.name);
-      if (!first_error) first_error = outputs.error();
-      continue;
-    }
-    results.push_back({sample.name, std::move(*outputs)});
-  }
-  if (results.empty()) return ReportError(*first_error);
+  auto run = RunEverySample(*model, *samples, *config, o.model, o.all_tensors);
+  if (!run) return ReportError(run.error());
+  const std::vector<Sample>& results = run->results;
   const TensorSet joined = JoinSamples(results);
   // A folder is staged and put in place whole (SaveTensors): a refusal here
   // leaves an earlier one as it was.
@@ -110,13 +68,12 @@ int RunRun(const RunOptions& o) {
   for (const auto& r : results) count += r.tensors.size();
   fmt::print("{}: {} sample(s), {} tensor(s) written to {} [{}]\n", o.model, results.size(), count, o.output,
              config->Label());
-  const OrtFact ort = CurrentOrt();
-  fmt::print("onnxruntime {} ({})\n", ort.version, ort.library);
+  fmt::print("onnxruntime {} ({})\n", run->ran.ort.version, run->ran.ort.library);
   PrintPeakRss();
-  if (refused.empty()) return 0;
-  return ReportError(first_error->With(fmt::format(
-      "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal", refused.size(),
-      samples->size(), fmt::join(refused, "', '"), o.output)));
+  if (run->refused.empty()) return 0;
+  return ReportError(run->first_error->With(fmt::format(
+      "{} of {} sample(s) refused and not written ('{}'); the others are in {}; the first refusal",
+      run->refused.size(), samples->size(), fmt::join(run->refused, "', '"), o.output)));
 }
 
 }  // namespace

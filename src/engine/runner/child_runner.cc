@@ -107,7 +107,12 @@ class ChildRunner final : public Runner {
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return RuntimeError(fmt::format("runner: cannot make {}: {}", dir.string(), ec.message()));
-    PARITY_RETURN_IF_ERROR(WriteRunnerJob(dir, job, inputs));
+    RunnerJob to_send = job;
+    if (job.loaded != nullptr) {
+      PARITY_ASSIGN_OR_RETURN(to_send.model, Written(*job.loaded));
+      to_send.loaded = nullptr;
+    }
+    PARITY_RETURN_IF_ERROR(WriteRunnerJob(dir, to_send, inputs));
     std::string answer;
     const bool sent = child_->Send(FormatEntryRecord(index, dir.string()) + "\n");
     const ChildProcess::Got got = sent ? child_->ReadLine(answer, kMaxRunnerReplyBytes) : ChildProcess::Got::kEnd;
@@ -135,6 +140,16 @@ class ChildRunner final : public Runner {
   }
 
  private:
+  // A model in memory, written to the scratch folder once (the child loads files).
+  Result<fs::path> Written(const Model& model) {
+    if (written_ == &model) return written_path_;
+    const fs::path path = scratch_ / fmt::format("model{}.onnx", models_++);
+    PARITY_RETURN_IF_ERROR(model.Save(path));
+    written_ = &model;
+    written_path_ = path;
+    return path;
+  }
+
   void Stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000)) {
     if (child_) child_->Stop(grace);  // its stdin ends: it exits (or is killed after the grace period)
     child_.reset();
@@ -144,6 +159,9 @@ class ChildRunner final : public Runner {
   RanWhat ran_;
   std::optional<ChildProcess> child_;
   size_t jobs_ = 0;
+  const Model* written_ = nullptr;  // the last model in memory written, at written_path_
+  fs::path written_path_;
+  size_t models_ = 0;
 };
 
 }  // namespace

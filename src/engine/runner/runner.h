@@ -23,6 +23,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/environment.h"
+#include "onnx/model.h"
 
 namespace parity {
 
@@ -43,6 +44,11 @@ std::string_view RanKindName(RanWhat::Kind kind);
 // One request: a model file, and which of its tensors to return.
 struct RunnerJob {
   std::filesystem::path model;     // an .onnx file (node names written: fusion maps read them)
+  // A model in memory instead of `model` (which then only names it in
+  // errors): run as it is, not copied; a child runner writes it to its
+  // scratch folder once. The caller keeps it alive, unchanged, while the
+  // runner runs it (a runner knows it by its address).
+  const Model* loaded = nullptr;
   std::vector<std::string> names;  // tensors to return; empty: the model's outputs
   // ORT runners: non-empty asks ORT to save its optimized model of `model`
   // (structure only, weights to /dev/null) here; the outputs are then the

@@ -30,6 +30,11 @@ std::string_view RanKindName(RanWhat::Kind kind) {
 
 namespace {
 
+// A model's name in errors: its file's name, or what a model in memory is called.
+std::string Label(const RunnerJob& job) {
+  return job.loaded != nullptr ? job.model.string() : job.model.filename().string();
+}
+
 class SessionRunner final : public Runner {
  public:
   explicit SessionRunner(const RunConfig& config)
@@ -39,11 +44,11 @@ class SessionRunner final : public Runner {
   const RanWhat& ran() const override { return ran_; }
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
-    const std::string label = job.model.filename().string();
-    if (IsKept(job)) return RunSample(*kept_, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    const std::string label = Label(job);
+    if (IsKept(job)) return WithContext(kept_->Run(inputs, job.names), label);
     kept_.reset();  // before another session holds its own copy of the weights
     PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
-    auto values = RunSample(session, Sample{.name = "default", .tensors = inputs}, label, job.names);
+    auto values = WithContext(session.Run(inputs, job.names), label);
     if (job.keep_session && job.save_plan.empty()) Keep(job, std::move(session));
     return values;
   }
@@ -58,20 +63,27 @@ class SessionRunner final : public Runner {
 
  private:
   bool IsKept(const RunnerJob& job) const {
-    return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model && kept_names_ == job.names;
+    return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
+           kept_loaded_ == job.loaded && kept_names_ == job.names;
   }
 
   void Keep(const RunnerJob& job, ort::Session session) {
     kept_.emplace(std::move(session));
     kept_model_ = job.model;
+    kept_loaded_ = job.loaded;
     kept_names_ = job.names;
   }
 
   // A session of job.model with job.names as outputs (a plan job: ORT saves
   // its optimized model, weights dropped).
   Result<ort::Session> Create(const RunnerJob& job) {
-    const std::string label = job.model.filename().string();
-    PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(job.model));
+    const std::string label = Label(job);
+    std::optional<Model> loaded;
+    if (job.loaded == nullptr) {
+      PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(job.model));
+      loaded.emplace(std::move(m));
+    }
+    const Model& model = job.loaded != nullptr ? *job.loaded : *loaded;
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
       if (!job.names.empty()) return InvalidArgument(fmt::format("{}: a plan job returns the outputs only", label));
@@ -85,7 +97,9 @@ class SessionRunner final : public Runner {
         if (!outputs.contains(n)) extra.push_back(n);
     }
     if (!extra.empty()) {
-      PARITY_ASSIGN_OR_RETURN(model, WithExtraOutputs(model, extra));
+      PARITY_ASSIGN_OR_RETURN(Model exposed, WithExtraOutputs(model, extra));
+      loaded.reset();  // one copy of the weights at a time
+      return CreateSession(exposed, config, label, {.cpu_mem_arena = false});  // not a plan job
     }
     PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, {.cpu_mem_arena = false}));
     if (!job.save_plan.empty()) {
@@ -98,6 +112,7 @@ class SessionRunner final : public Runner {
   RanWhat ran_;
   std::optional<ort::Session> kept_;
   std::filesystem::path kept_model_;
+  const Model* kept_loaded_ = nullptr;
   std::vector<std::string> kept_names_;
 };
 
