@@ -179,3 +179,19 @@ def test_an_ep_this_runtime_lacks_stops_at_the_first_check_in_one_line(tmp_path)
     assert code == 2, text
     assert report is None
     assert "execution provider 'cuda'" in text.strip().splitlines()[-1] and "not available" in text, text
+
+
+def test_when_no_set_of_optimizers_passes_a_lower_level_is_found(tmp_path):
+    """resnet18 at `all` against `disable` with no tolerance at all: the
+    optimizers the ablation names (NchwcTransformer and the others) switched
+    off together still differ by rounding; the level fallback tries
+    `extended` (then basic, disable) and finds it bitwise equal."""
+    model = quant_models.export_cnn("resnet18", tmp_path / "float.onnx")
+    code, text, report = fix(tmp_path, model, "--opt", "all", "--mode", "fixed", "--atol", "0", "--rtol", "0", "--runs", "3")
+    assert code == 0, text
+    assert report["kind"] == "level" and report["level"] == "extended" and report["verdict_after"] == "PASS", text
+    phases = [p["phase"] for p in report["search"]["probes"]]
+    assert phases[-1] == "level" and "level" not in phases[:-1], phases
+    assert not any(p["passed"] for p in report["search"]["probes"][:-1])
+    assert "--opt extended" in report["command"] and report["command"].count("--opt") == 1
+    measured("level fallback", report)

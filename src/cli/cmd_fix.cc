@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include <unistd.h>
@@ -104,8 +105,9 @@ int RunFix(const FixCmdOptions& o) {
   options.budget_runs = o.budget;
   options.calibration = o.calibration;
   options.check_args = o.check_args;
-  options.on_probe = [n = 0](const SearchProbe& p) mutable {
-    std::fprintf(stderr, "parity: fix: check %d [%s] %zu name(s): %s (%.1f s)\n", ++n, p.phase.c_str(),
+  // One counter for every copy of the callback (the search and the level fallback each hold one).
+  options.on_probe = [n = std::make_shared<int>(0)](const SearchProbe& p) {
+    std::fprintf(stderr, "parity: fix: check %d [%s] %zu name(s): %s (%.1f s)\n", ++*n, p.phase.c_str(),
                  p.change.size(), p.passed ? "pass" : "fail", p.seconds);
   };
   auto result = Fix(options);

@@ -71,7 +71,10 @@ void PrintFixSummary(const FixResult& r, std::FILE* out) {
                      : r.kind == "optimizers" ? "switch off the ORT optimizer(s)"
                      : r.kind == "ep_options" ? "set the provider option(s)"
                                               : "use the optimization level";
-  fmt::print(out, "{} checks in {:.1f} s ({}{})\n", r.runs, r.seconds, r.search.minimal ? "1-minimal" : "not minimized",
+  const char* shape = r.kind == "level" ? "levels below the deployed one, highest first"
+                      : r.search.minimal  ? "1-minimal"
+                                          : "not minimized";
+  fmt::print(out, "{} checks in {:.1f} s ({}{})\n", r.runs, r.seconds, shape,
              r.search.budget_spent ? ", budget spent" : "");
   if (!r.found) {
     fmt::print(out, "no fix found: {}\n", r.note);
