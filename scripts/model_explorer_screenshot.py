@@ -55,6 +55,11 @@ class DevTools:
         def fds():
             os.dup2(to_chrome_r, 3)
             os.dup2(from_chrome_w, 4)
+            # dup2 onto the same number keeps close-on-exec (a pipe made
+            # first, fds 3 and 4 free, is already there): Chromium then got
+            # no pipe and the first call failed with EPIPE.
+            os.set_inheritable(3, True)
+            os.set_inheritable(4, True)
 
         self.proc = subprocess.Popen(
             [CHROMIUM, "--headless=new", "--no-sandbox", "--remote-debugging-pipe", "--use-angle=swiftshader",

@@ -91,6 +91,7 @@ void RegisterRun(CLI::App& app);
 void RegisterBaseline(CLI::App& app);
 void RegisterCompare(CLI::App& app);
 void RegisterDemo(CLI::App& app);
+void RegisterView(CLI::App& app);
 void RegisterCheck(CLI::App& app);
 void RegisterAlign(CLI::App& app);
 void RegisterInputs(CLI::App& app);

@@ -39,6 +39,7 @@ int Main(int argc, char** argv) {
   parity::cli::RegisterRunnerWorker(app);
   parity::cli::RegisterBench(app);
   parity::cli::RegisterDemo(app);
+  parity::cli::RegisterView(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -12,6 +12,7 @@
 #include "core/output_dir.h"
 #include "core/shell_word.h"
 #include "report/model_explorer_internal.h"
+#include "report/model_explorer_view.h"
 
 namespace parity {
 namespace {
@@ -128,11 +129,15 @@ std::unordered_map<std::string, std::string> ModelExplorerNodeIds(const GraphVie
   return ids;
 }
 
+bool IsNodeDataFile(std::string_view name) {
+  return name.ends_with(".json") && name != "sync_navigation.json" && name != "view.json";
+}
+
 std::string ModelExplorerCommand(const std::vector<ModelExplorerFile>& files, const std::filesystem::path& dir,
                                  const std::string& model, bool optimized_graph) {
   std::string paths;
   for (const auto& f : files)
-    if (f.optimized_graph == optimized_graph && f.name != "README.md" && f.name != kOptimizedGraphName) {
+    if (f.optimized_graph == optimized_graph && IsNodeDataFile(f.name)) {
       if (!paths.empty()) paths += ',';
       paths += (dir / f.name).string();
     }
@@ -151,6 +156,15 @@ std::vector<ModelExplorerFile> RenderModelExplorerFiles(const ModelExplorerInput
   for (const auto& o : overlays)
     files.push_back({.name = o.file, .text = OverlayJson(o), .optimized_graph = o.optimized_graph});
   files.front().text = Readme(overlays, files, std::filesystem::absolute(dir), in.model);
+  // What `parity view` opens (model_explorer_view.h).
+  std::unordered_map<std::string, std::string> ids;
+  if (in.graph) ids = ModelExplorerNodeIds(*in.graph);
+  const auto* id_map = in.graph ? &ids : nullptr;
+  if (in.locate)
+    if (std::string sync = SyncNavigationJson(*in.locate, id_map); !sync.empty())
+      files.push_back({.name = "sync_navigation.json", .text = std::move(sync)});
+  const std::string model = in.model.empty() ? "" : std::filesystem::absolute(in.model).string();
+  files.push_back({.name = "view.json", .text = ModelExplorerViewJson(files, model, in.locate, id_map)});
   return files;
 }
 

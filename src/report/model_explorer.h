@@ -57,6 +57,8 @@ inline constexpr std::string_view kModelExplorerFiles[] = {
     "optimized_error.json",
     "optimized_local.json",
     "optimized_covers.json",
+    "sync_navigation.json",  // not node data: the two panes' mapping (model_explorer_view.h)
+    "view.json",             // not node data: what `parity view` opens
 };
 
 // What the overlays are made of; every pointer may be null (that source is
@@ -88,6 +90,10 @@ std::unordered_map<std::string, std::string> ModelExplorerNodeIds(const GraphVie
 // locate report holds ORT's optimized graph. Pure: touches no file.
 std::vector<ModelExplorerFile> RenderModelExplorerFiles(const ModelExplorerInput& in,
                                                         const std::filesystem::path& dir);
+
+// Whether a file of the folder is node data (not README.md, optimized.onnx,
+// sync_navigation.json or view.json).
+bool IsNodeDataFile(std::string_view name);
 
 // The command that opens `files`' overlays of one graph (optimized or not)
 // from `dir`: "model-explorer GRAPH --node_data_paths=DIR/a.json,DIR/b.json".

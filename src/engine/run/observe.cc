@@ -104,6 +104,16 @@ Result<std::vector<LayoutReorder>> ReordersFor(const FusionMap& map, const Graph
   return reorders;
 }
 
+// ORT's saved optimized model of `plan`, weights loaded, with `tensors`
+// exposed (those it holds only in NCHWc layout reordered back first).
+Result<Model> FallbackModel(const PlannedSession& plan, const GraphView& view, const std::vector<std::string>& tensors,
+                            const std::string& label) {
+  PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label));
+  PARITY_ASSIGN_OR_RETURN(std::vector<LayoutReorder> reorders, ReordersFor(plan.map, view, tensors));
+  PARITY_ASSIGN_OR_RETURN(Model reordered, WithContext(WithLayoutReorders(optimized, reorders), label));
+  return WithContext(WithExtraOutputs(reordered, tensors), label);
+}
+
 }  // namespace
 
 std::string_view ObserverModeName(ObserverMode mode) {
@@ -193,12 +203,7 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
 
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
   obs.mode = ObserverMode::kOptimizedModel;
-  PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label + " (optimized model)"));
-  PARITY_ASSIGN_OR_RETURN(std::vector<LayoutReorder> reorders, ReordersFor(plan.map, view, tensors));
-  PARITY_ASSIGN_OR_RETURN(Model reordered, WithContext(WithLayoutReorders(optimized, reorders),
-                                                       label + " (optimized model)"));
-  PARITY_ASSIGN_OR_RETURN(Model fallback, WithContext(WithExtraOutputs(reordered, tensors),
-                                                      label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(Model fallback, FallbackModel(plan, view, tensors, label + " (optimized model)"));
   RunConfig frozen = config;
   frozen.opt_level = OptLevel::kDisable;
   frozen.disabled_optimizers.clear();
