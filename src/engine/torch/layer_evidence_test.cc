@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "compare/judge.h"
@@ -107,6 +109,40 @@ TEST(LayerEvidence, AnExcursionFeedingAFailingOutputIsReinstated) {
   EXPECT_EQ(*c.first_divergence, 1u);
   EXPECT_EQ(c.layers[1].status, Verdict::kFail);
   EXPECT_THAT(c.layers[1].note, HasSubstr("evidence"));
+}
+
+// Issue 51 item 4: T5's position bias leaves block 0 with the causal mask
+// folded in by torchscript (float32's lowest where PyTorch has the bias).
+std::vector<float> Bias(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 20.0f;
+  return v;
+}
+
+TEST(LayerEvidence, AMaskFoldedInIsANoteNotEvidence) {
+  std::vector<float> r = Bias(36), t = r;
+  for (size_t i : {1u, 2u, 5u}) t[i] = std::numeric_limits<float>::lowest();
+  const Tensor ref = F32(r), test = F32(t);
+  LayerVerdict v = Judged(ref, test);
+  ASSERT_EQ(v.status, Verdict::kFail);
+  std::string note;
+  EXPECT_TRUE(IsFoldedMask(ref, test, v, note));
+  EXPECT_THAT(note, HasSubstr("the 3 of 36 elements outside the band hold an attention mask's fill"));
+  EXPECT_TRUE(IsIsolatedExcursion(ref, test, v, note));
+}
+
+// Its twin: a mask folded in and one more element off is evidence.
+TEST(LayerEvidence, AMaskFoldedInBesideAnotherDifferenceIsEvidence) {
+  for (const float fill : {std::numeric_limits<float>::lowest(), -std::numeric_limits<float>::infinity()}) {
+    std::vector<float> r = Bias(36), t = r;
+    t[1] = fill;
+    t[7] += 0.05f;
+    const Tensor ref = F32(r), test = F32(t);
+    LayerVerdict v = Judged(ref, test);
+    std::string note;
+    EXPECT_FALSE(IsFoldedMask(ref, test, v, note)) << fill;
+    EXPECT_FALSE(IsIsolatedExcursion(ref, test, v, note)) << fill;
+  }
 }
 
 }  // namespace
