@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/visible_text.h"
 #include "report/text_escape.h"
 
 namespace parity {
@@ -66,7 +67,9 @@ std::string FormatControlFlow(const ControlFlowReport& r, const char* indent) {
     out += fmt::format("{}  {} {}: {}\n", indent, i < r.ifs.size() ? "If" : "Loop", ConsoleName(CoverageNode(r, i)),
                        lines[i]);
   for (const auto& n : r.notes) out += fmt::format("{}  note: {}\n", indent, ConsoleName(n));
-  for (const auto& n : r.unjudged) out += fmt::format("{}  not judged: {}\n", indent, ConsoleName(n));
+  // Whole, as the verdict's own "not judged:" lines: each ends with how to
+  // judge it (ConsoleName would cut that off a long line).
+  for (const auto& n : r.unjudged) out += fmt::format("{}  not judged: {}\n", indent, ShowControls(n));
   return out;
 }
 
