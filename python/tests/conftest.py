@@ -109,7 +109,7 @@ SHARED_GROUPS = {
     # two would share them under these tests' deadlines (120-500 s), and test_ray_entries
     # checks that ~/.ray is left alone. Every module with a test marked `ray` is here
     # (pytest_collection_modifyitems refuses one that is not).
-    "test_dataset.py": "ray", "test_dataset_ray.py": "ray", "test_ray_entries.py": "ray",
+    "test_dataset.py": "ray", "test_dataset_ray.py": "ray", "test_ray_entries.py": "ray", "test_corpus.py": "ray",
 }
 # The longest groups start first, so that no worker begins one of them near the end while the
 # other sits idle (measured: docs/bench.md, "make test time").

@@ -104,8 +104,8 @@ def test_the_top_k_kl_is_a_lower_bound_within_its_stated_tail_bound(built, tmp_p
         assert full["corpus"]["max_kl_tail_bound"] == 0 and full["corpus"]["max_tail_mass"] < 1e-6
         for a, b in zip(k64["corpus"]["rows"], full["corpus"]["rows"]):
             for s, t in zip(a["steps"], b["steps"]):
-                assert s["kl"] <= t["kl"] * (1 + 1e-6) + 1e-18
-                assert t["kl"] <= s["kl"] + s["kl_tail_bound"] + 1e-18
+                assert s["kl"] <= t["kl"] * (1 + 1e-6) + 1e-15  # float64 sums: 1e-16 is rounding
+                assert t["kl"] <= s["kl"] + s["kl_tail_bound"] + 1e-15
                 assert (s["agree"], s["rank"], s["ort_token"]) == (t["agree"], t["rank"], t["ort_token"])
 
 

@@ -82,7 +82,8 @@ CorpusStep CompareCorpusStep(const CorpusRecord& r, int64_t p, int64_t s, std::s
     p_sum += pi;
     lp_min = std::min(lp_min, lp);
   }
-  const double p_tail = std::max(0.0, 1.0 - p_sum);
+  // No tail at all when k is the vocabulary (1 - p_sum is then rounding only).
+  const double p_tail = ids.size() >= ort.size() ? 0.0 : std::max(0.0, 1.0 - p_sum);
   out.tail_mass = p_tail;
   if (p_tail > 0) {
     const auto [log_q_tail, log_q_min] = TailMass(ort, in_s, lse_q);

@@ -188,10 +188,10 @@
     var rows = [x], opts = [{ label: xLabel }];
     series.forEach(function (s, i) {
       rows.push(s[1].map(klOrFloor));
-      opts.push({ label: s[0], stroke: COLORS[i], width: 1.5, scale: "kl", value: function (u, v) { return fmt(v); } });
+      opts.push({ label: s[0], stroke: COLORS[[0, 1, 4][i]], width: 1.5, scale: "kl", value: function (u, v) { return fmt(v); } });
     });
     rows.push(agreement);
-    opts.push({ label: "top token agrees (share)", stroke: COLORS[2], width: 1.5, scale: "share",
+    opts.push({ label: "top token agrees (share)", stroke: COLORS[2], dash: [4, 3], width: 1.5, scale: "share",
                 value: function (u, v) { return fmt(v); } });
     plot(el, { scales: { x: { time: false }, kl: { distr: 3, log: 10 }, share: { range: [0, 1.05] } }, series: opts,
                axes: [{ label: xLabel }, { scale: "kl", label: "KL (nats)", size: 60, values: function (u, s) { return s.map(fmt); } },
