@@ -81,14 +81,17 @@ std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, boo
                                        c.node, branch));
         continue;
       }
-      out.push_back(fmt::format("If '{}': no sample judged against {} took its {}: a difference there could not show{}", c.node, against, branch,
+      out.push_back(fmt::format("If '{}': no sample judged against {} took its {}: a difference there could not "
+                                "show{}",
+                                c.node, against, branch,
                                 HowToJudge(then ? c.then_samples : c.else_samples, against_torch, false)));
     }
   }
   for (const LoopCoverage& l : cf.loops)
     if (l.ran_judged == 0)
-      out.push_back(fmt::format("Loop '{}': no sample judged against {} ran its body: a difference there could not show{}", l.node,
-                                against, HowToJudge(l.ran_samples, against_torch, true)));
+      out.push_back(fmt::format("Loop '{}': no sample judged against {} ran its body: a difference there could not "
+                                "show{}",
+                                l.node, against, HowToJudge(l.ran_samples, against_torch, true)));
   return out;
 }
 
