@@ -47,13 +47,11 @@ Status RecordCorpus(const CorpusCmdOptions& o, const std::string& ray_python, co
 }
 
 Result<std::vector<CorpusPrompt>> RunLocal(const std::string& model, const CorpusRecord& record, const RunConfig& target) {
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(ort::ModelSource::FromFile(model), target), model));
-  PARITY_RETURN_IF_ERROR(CorpusFitsModel(record, session, model));
+  PARITY_ASSIGN_OR_RETURN(const CorpusSession corpus, CorpusSession::Open(model, target, record));
   std::vector<int64_t> all(record.prompts);
   for (int64_t p = 0; p < record.prompts; ++p) all[p] = p;
   ProgressBar bar(all.size());
-  auto rows = RunCorpusPrompts(session, record, all, [&bar](size_t done, size_t total) {
+  auto rows = RunCorpusPrompts(corpus.session(), record, all, [&bar](size_t done, size_t total) {
     bar.Update(done, fmt::format("prompt {}/{}", done, total));
   });
   bar.Finish();

@@ -97,9 +97,8 @@ int RunWorker(const WorkerOptions& o) {
   auto config = LoadRunConfig(o.target_config);
   if (!config) return ReportError(config.error());
   if (o.threads > 0) config->intra_op_threads = o.threads;
-  auto session = WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.model), *config), o.model);
+  auto session = CorpusSession::Open(o.model, *config, *record);
   if (!session) return ReportError(session.error());
-  if (auto s = CorpusFitsModel(*record, *session, o.model); !s) return ReportError(s.error());
   std::cout << "O\t0" << std::endl;
   std::string line;
   for (bool too_long = false; ReadBoundedLine(std::cin, line, kMaxEntryRecordBytes, too_long);) {
@@ -109,7 +108,7 @@ int RunWorker(const WorkerOptions& o) {
     const auto index = static_cast<int64_t>(entry->index);
     if (index >= record->prompts)
       return ReportError(InvalidArgument(fmt::format("corpus-worker: prompt {} is not in the corpus", index)).error());
-    auto row = RunCorpusPrompt(*session, *record, index);
+    auto row = session->Run(index);
     if (!row) return ReportError(row.error());
     std::cout << FormatCorpusRow(*row) << '\n' << "E\t" << index << std::endl;
   }

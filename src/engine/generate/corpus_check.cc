@@ -184,6 +184,14 @@ Result<CorpusPrompt> RunCorpusPrompt(const ort::Session& session, const CorpusRe
   return out;
 }
 
+Result<CorpusSession> CorpusSession::Open(const std::string& model_path, const RunConfig& config,
+                                          const CorpusRecord& r) {
+  PARITY_ASSIGN_OR_RETURN(ort::Session session,
+                          WithContext(ort::Session::Create(ort::ModelSource::FromFile(model_path), config), model_path));
+  PARITY_RETURN_IF_ERROR(CorpusFitsModel(r, session, model_path));
+  return CorpusSession(std::move(session), &r);
+}
+
 Result<std::vector<CorpusPrompt>> RunCorpusPrompts(const ort::Session& session, const CorpusRecord& r,
                                                    const std::vector<int64_t>& indices,
                                                    const std::function<void(size_t, size_t)>& done) {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_config.h"
 #include "core/status.h"
 #include "engine/generate/corpus_record.h"
 #include "ort/session.h"
@@ -67,6 +68,23 @@ Status CorpusFitsModel(const CorpusRecord& r, const ort::Session& session, const
 // prompt's `error`; a logits row whose length is not the record's vocabulary
 // is kInvalidArgument (the record is not this model's).
 Result<CorpusPrompt> RunCorpusPrompt(const ort::Session& session, const CorpusRecord& r, int64_t p);
+
+// The model's session for a whole corpus (one per process or Ray actor):
+// made once, checked against the record (CorpusFitsModel), then every prompt
+// runs on it. The decode loop feeds ORT's own output buffers back as the
+// next step's pasts, which is why it holds its session (as generation.cc
+// does) rather than asking a Runner for values.
+class CorpusSession {
+ public:
+  static Result<CorpusSession> Open(const std::string& model_path, const RunConfig& config, const CorpusRecord& r);
+  Result<CorpusPrompt> Run(int64_t p) const { return RunCorpusPrompt(session_, *record_, p); }
+  const ort::Session& session() const { return session_; }
+
+ private:
+  CorpusSession(ort::Session s, const CorpusRecord* r) : session_(std::move(s)), record_(r) {}
+  ort::Session session_;
+  const CorpusRecord* record_;
+};
 
 // Prompts `indices` on one session, in order; `done(i, n)` after each.
 Result<std::vector<CorpusPrompt>> RunCorpusPrompts(const ort::Session& session, const CorpusRecord& r,
