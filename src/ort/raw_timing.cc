@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "ort/ort_error.h"
+#include "ort/run_count.h"
 #include "ort/session.h"
 #include "ort/session_impl.h"
 #include "ort/value_conversion.h"
@@ -28,6 +29,7 @@ Result<std::vector<double>> Session::TimeRawRuns(const TensorSet& inputs, int ru
     Ort::RunOptions run_options{nullptr};
     std::vector<double> ms;
     ms.reserve(static_cast<size_t>(runs));
+    CountOrtRuns(runs);
     for (int i = 0; i < runs; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       std::vector<Ort::Value> results =

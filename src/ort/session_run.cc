@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ort/ort_error.h"
+#include "ort/run_count.h"
 #include "ort/run_limits.h"
 #include "ort/session.h"
 #include "ort/session_impl.h"
@@ -107,6 +108,7 @@ Result<TensorSet> Session::Run(const TensorSet& inputs, const std::vector<std::s
     for (const std::string& name : fetch) output_ptrs.push_back(name.c_str());
 
     std::vector<Ort::Value> results;
+    CountOrtRuns(1);
     RunLimits limits = CurrentRunLimits();
     if (timeout_s > 0) limits.seconds = timeout_s;
     if (limits.seconds > 0 || limits.memory_bytes > 0) {

@@ -235,6 +235,11 @@ json CheckReportToJson(const CheckReport& r) {
       if (f.warning)
         warnings.push_back({{"id", f.id}, {"stage", stage.name}, {"status", CheckVerdictName(f.status)},
                             {"message", f.message}});
+  json runs = {{"total", 0}, {"steps", json::array()}};
+  for (const StepRuns& step : r.ort_runs) {
+    runs["total"] = runs["total"].get<int64_t>() + step.runs;
+    runs["steps"].push_back({{"step", step.step}, {"runs", step.runs}});
+  }
   json refusals = json::array();
   for (const SampleResult* s : r.ExpectedRefusals())
     refusals.push_back({{"sample", s->name}, {"status", s->StatusWord()}, {"reason", s->error}});
@@ -254,6 +259,7 @@ json CheckReportToJson(const CheckReport& r) {
           {"failed_tests", failed},
           {"warnings", warnings},
           {"stages", stages},
+          {"ort_runs", runs},
           {"samples", samples},
           {"metrics", CheckMetricsSummary(r)},
           {"performance", performance},

@@ -47,6 +47,18 @@ bool HaveJsonSchema() {
   return RunCommand(std::string(kPython) + " -c 'import jsonschema' 2>/dev/null", nullptr) == 0;
 }
 
+// ort_runs: each step's runs in the order they ran, and their total.
+TEST(CheckJson, OrtRunsArePerStepWithTheirTotal) {
+  CheckReport r = MakeSampleReport();
+  r.ort_runs = {{.step = "reference pass", .runs = 7}, {.step = "numerics", .runs = 7}, {.step = "locate", .runs = 3}};
+  const json j = CheckReportToJson(r);
+  EXPECT_EQ(j["ort_runs"]["total"], 17);
+  ASSERT_EQ(j["ort_runs"]["steps"].size(), 3u);
+  EXPECT_EQ(j["ort_runs"]["steps"][0]["step"], "reference pass");
+  EXPECT_EQ(j["ort_runs"]["steps"][2]["runs"], 3);
+  EXPECT_EQ(CheckReportToJson(CheckReport{})["ort_runs"]["total"], 0);
+}
+
 TEST(CheckJson, HasEveryRequiredKey) {
   const json j = CheckReportToJson(MakeSampleReport());
   for (const char* key :

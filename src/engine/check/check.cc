@@ -339,14 +339,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   r.env = CurrentEnvironment();
   r.config = ConfigOf(o);
 
-  auto timed = [&ctx](void (*stage)(Context&)) {
-    const auto start = std::chrono::steady_clock::now();
-    const size_t before = ctx.report.stages.size();
-    stage(ctx);
-    if (ctx.report.stages.size() > before)
-      ctx.report.stages.back().seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
+  StepMeter timed(ctx);
   // Every ORT run of the check obeys the per-sample limits (ort/run_limits.h);
   // the default time limit is known once the reference's pass has timed it.
   ort::ScopedRunLimits limits(RunLimitsOf(o, o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s));
@@ -354,11 +347,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   limits.Set(RunLimitsOf(o, ctx.sample_timeout_s));
   timed(StageSignature);
   timed(StageNumerics);
-  // The reference's runs are a numerics cost, made while syntax loaded it.
-  for (auto& stage : r.stages) {
-    if (stage.name == "syntax") stage.seconds = std::max(0.0, stage.seconds - ctx.reference_pass_seconds);
-    if (stage.name == "numerics") stage.seconds += ctx.reference_pass_seconds;
-  }
+  timed.MoveReferencePass();
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target->ep_assignment();
   timed(StageRuntime);
@@ -367,13 +356,13 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   // own: one session (one copy of the weights) alive at a time.
   ctx.sessions_loaded = ctx.reference_loaded && ctx.target.has_value();
   ctx.target.reset();
-  ProbeTf32(ctx);
-  FinishNumerics(ctx);
+  timed.Step("tf32 probe", ProbeTf32);
+  timed.Step("numerics", FinishNumerics);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  Localize(ctx);
+  timed.Step("layer curve / locate", Localize);
   timed(StageGeneration);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  ObserveControlFlow(ctx);
+  timed.Step("control flow", ObserveControlFlow);
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target, ctx.reference_model.has_value());
   ReconcileAccepts(r);

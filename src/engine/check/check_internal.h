@@ -31,6 +31,13 @@ struct DeclaredClash {
   std::vector<std::string> samples;  // every sample that showed it
 };
 
+// What the reference's pass cost: it runs while syntax loads the reference,
+// and is counted as numerics' (RunCheck).
+struct PassCost {
+  double seconds = 0;
+  int64_t runs = 0;  // ORT runs (ort/run_count.h)
+};
+
 struct Context {
   const CheckOptions& options;
   Model model;
@@ -60,7 +67,7 @@ struct Context {
   std::vector<std::string> reference_output_names;                  // the session's order
   std::vector<CheckFinding> reference_runtime;                      // its runtime.reference.* findings
   std::optional<PerformanceResult> reference_performance;           // its latency, determinism
-  double reference_pass_seconds = 0;                                // the pass's time (a numerics cost)
+  PassCost reference_pass;                                          // its time and ORT runs (a numerics cost)
   // The reference's ONNX Runtime when it is not the process's (a child
   // process, check_runtimes.cc): the check compares two releases.
   std::optional<OrtFact> reference_ort;
@@ -225,6 +232,23 @@ bool WasJudged(const SampleResult& s);
 // (engine/torch/layer_evidence.h): one note naming the first few, never a
 // failed test (check_evidence.cc).
 void ExcursionNotes(const TorchComparison& c, std::vector<std::string>& notes);
+
+// Times each stage and counts each step's ORT runs (ort/run_count.h) into
+// the report's `ort_runs` (check_meter.cc).
+class StepMeter {
+ public:
+  explicit StepMeter(Context& ctx) : ctx_(ctx) {}
+  // A stage: its seconds and its runs.
+  void operator()(void (*stage)(Context&));
+  // A step that is no stage: its runs.
+  void Step(std::string_view name, void (*step)(Context&));
+  // The reference's pass is a numerics cost, made while syntax loaded it.
+  void MoveReferencePass();
+
+ private:
+  void Count(std::string_view name, int64_t since);
+  Context& ctx_;
+};
 
 // Each stage appends its StageResult to ctx.report.stages.
 void StageSyntax(Context& ctx);

@@ -45,6 +45,15 @@ struct StageResult {
   double seconds = 0;
 };
 
+// How many times ONNX Runtime ran a model in one step of a check
+// (ort/run_count.h): a stage, the reference's pass, the TF32 probe, the
+// layer curve and locate, the control-flow probe. A value produced twice
+// shows here (issue 55).
+struct StepRuns {
+  std::string step;  // "reference pass", a stage's name, "tf32 probe", "layer curve / locate", "control flow"
+  int64_t runs = 0;
+};
+
 // One output of one sample judged against one reference.
 struct OutputResult {
   std::string output;
@@ -158,6 +167,7 @@ struct CheckReport {
   Verdict overall = Verdict::kPass;
   CheckCoverage coverage;
   std::vector<StageResult> stages;
+  std::vector<StepRuns> ort_runs;  // per step, in the order they ran; steps that ran nothing left out
   std::vector<SampleResult> samples;
   std::vector<PerformanceResult> performance;
   std::vector<LayerErrorPoint> layer_curve;

@@ -5,6 +5,8 @@
 // ablation and the model-difference pass), and locate itself.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/testing/temp_dir.h"
 #include "engine/check/check.h"
 #include "engine/inputs/random_sample.h"
@@ -14,6 +16,7 @@
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
+#include "ort/run_count.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -52,6 +55,29 @@ TEST(CheckSessions, APassingChecksCurveReusesTheTargetsPlan) {
   EXPECT_EQ(report->overall, Verdict::kPass);
   EXPECT_FALSE(report->layer_curve.empty());
   EXPECT_EQ(ort::SessionsCreated() - before, 4);
+}
+
+// Issue 55: every ORT run a check makes is counted in the step that made it
+// (report.ort_runs), the reference's pass first; the layer curve of a
+// passing check is the locate step's.
+TEST(CheckSessions, EveryOrtRunOfACheckIsCountedInItsStep) {
+  testing::TempDir dir;
+  ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
+  const int64_t before = ort::OrtRuns();
+  auto report = RunCheck(Options(dir / "m.onnx"));
+  ASSERT_TRUE(report) << report.error().message();
+  const int64_t made = ort::OrtRuns() - before;
+  int64_t counted = 0;
+  for (const StepRuns& s : report->ort_runs) {
+    EXPECT_GT(s.runs, 0) << s.step;
+    counted += s.runs;
+  }
+  EXPECT_EQ(counted, made);
+  ASSERT_FALSE(report->ort_runs.empty());
+  EXPECT_EQ(report->ort_runs.front().step, "reference pass");
+  EXPECT_GE(report->ort_runs.front().runs, static_cast<int64_t>(report->samples.size()));
+  EXPECT_TRUE(std::any_of(report->ort_runs.begin(), report->ort_runs.end(),
+                          [](const StepRuns& s) { return s.step == "layer curve / locate"; }));
 }
 
 // Issue 43: a passing check's curve is an extra with a time budget. Over it

@@ -14,6 +14,7 @@
 #include "engine/run/runner.h"
 #include "onnx/edit.h"
 #include "onnx/validate.h"
+#include "ort/run_count.h"
 #include "ort/runtime.h"
 #include "ort/tensor_info.h"
 
@@ -201,6 +202,7 @@ double DefaultTimeout(std::chrono::steady_clock::duration typical) {
 
 void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session* reference) {
   const auto start = std::chrono::steady_clock::now();
+  const int64_t runs_before = ort::OrtRuns();
   int done = 0;
   size_t kept = 0;
   const bool default_timeout = ctx.options.sample_timeout_s < 0;
@@ -234,7 +236,8 @@ void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session*
     ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, *reference, *timed,
                                             ctx.reference_runtime, first);
   }
-  ctx.reference_pass_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctx.reference_pass = {.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                        .runs = ort::OrtRuns() - runs_before};
 }
 
 std::string CurveSkipReason(const Context& ctx) {

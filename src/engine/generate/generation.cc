@@ -6,6 +6,7 @@
 #include <cmath>
 #include <optional>
 
+#include "compare/band.h"
 #include "compare/judge.h"
 #include "engine/generate/decode_loop.h"
 #include "engine/generate/decode_tensors.h"
@@ -29,7 +30,7 @@ Result<JudgedTensor> JudgeAgainst(const std::string& name, const Tensor& ref, co
 }
 
 double Band(const JudgedTensor& j) {
-  return j.tolerance.tolerance.atol + j.tolerance.tolerance.rtol * j.tolerance.ref_absmax;
+  return Band(j.tolerance.tolerance, j.tolerance.ref_absmax);
 }
 
 // Whether each present begins with the past fed to it, bitwise.

@@ -20,6 +20,7 @@
 #include "engine/runner/runner_protocol.h"
 #include "engine/runner/runner_worker.h"
 #include "ort/ep_libraries.h"
+#include "ort/run_count.h"
 
 namespace parity {
 namespace fs = std::filesystem;
@@ -114,6 +115,7 @@ class ChildRunner final : public Runner {
     }
     PARITY_RETURN_IF_ERROR(WriteRunnerJob(dir, to_send, inputs));
     std::string answer;
+    ort::CountOrtRuns(1);  // the child's ORT runs it for us
     const bool sent = child_->Send(FormatEntryRecord(index, dir.string()) + "\n");
     const ChildProcess::Got got = sent ? child_->ReadLine(answer, kMaxRunnerReplyBytes) : ChildProcess::Got::kEnd;
     if (got != ChildProcess::Got::kLine) {

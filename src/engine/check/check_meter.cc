@@ -1,0 +1,54 @@
+// The check's meter: each stage's seconds, each step's ORT runs
+// (check_internal.h StepMeter, the report's `ort_runs`).
+#include <algorithm>
+#include <chrono>
+
+#include "engine/check/check_internal.h"
+#include "ort/run_count.h"
+
+namespace parity::check_internal {
+
+void StepMeter::operator()(void (*stage)(Context&)) {
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t runs = ort::OrtRuns();
+  const size_t before = ctx_.report.stages.size();
+  stage(ctx_);
+  if (ctx_.report.stages.size() == before) return;
+  StageResult& s = ctx_.report.stages.back();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Count(s.name, runs);
+}
+
+void StepMeter::Step(std::string_view name, void (*step)(Context&)) {
+  const int64_t runs = ort::OrtRuns();
+  step(ctx_);
+  Count(name, runs);
+}
+
+void StepMeter::MoveReferencePass() {
+  const PassCost& pass = ctx_.reference_pass;
+  for (StageResult& stage : ctx_.report.stages) {
+    if (stage.name == "syntax") stage.seconds = std::max(0.0, stage.seconds - pass.seconds);
+    if (stage.name == "numerics") stage.seconds += pass.seconds;
+  }
+  auto& runs = ctx_.report.ort_runs;
+  if (pass.runs == 0) return;
+  for (StepRuns& step : runs)
+    if (step.step == "syntax") step.runs -= pass.runs;
+  std::erase_if(runs, [](const StepRuns& step) { return step.runs <= 0; });
+  runs.insert(runs.begin(), {.step = "reference pass", .runs = pass.runs});
+}
+
+// A step of a name already counted (numerics' deferred half) adds to it.
+void StepMeter::Count(std::string_view name, int64_t since) {
+  const int64_t n = ort::OrtRuns() - since;
+  if (n <= 0) return;
+  auto& runs = ctx_.report.ort_runs;
+  auto it = std::find_if(runs.begin(), runs.end(), [&](const StepRuns& s) { return s.step == name; });
+  if (it != runs.end())
+    it->runs += n;
+  else
+    runs.push_back({std::string(name), n});
+}
+
+}  // namespace parity::check_internal
