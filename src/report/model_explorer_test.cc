@@ -35,8 +35,13 @@ TEST(ModelExplorer, HostileNodeNamesStayValidJson) {
   r.optimized_graph = "not parsed here";
   const auto files = RenderModelExplorerFiles({.model = "m 'x'.onnx", .locate = &r}, "out dir");
   ASSERT_NE(Find(files, "original_error.json"), nullptr);
+  // The view's files (not node data) stay valid JSON with the name whole.
+  ASSERT_NE(Find(files, "sync_navigation.json"), nullptr);
+  const json sync = json::parse(Find(files, "sync_navigation.json")->text);
+  EXPECT_TRUE(sync["mappingEntries"][0]["rightNodeIds"][0].get<std::string>().ends_with("_fused"));
+  ASSERT_NO_THROW((void)json::parse(Find(files, "view.json")->text));
   for (const auto& f : files) {
-    if (!f.name.ends_with(".json")) continue;
+    if (!IsNodeDataFile(f.name)) continue;
     json j;
     ASSERT_NO_THROW(j = json::parse(f.text)) << f.name;
     ASSERT_EQ(j["results"].size(), 1u) << f.name;

@@ -152,10 +152,12 @@ TEST(DrillDown, NarrowsADeepTrunk) {
   EXPECT_EQ(hits, total);
 }
 
-// An error spread thinly over every convolution (each weight x(1+3e-4)):
-// the whole region fails, but no single group reproduces it. Narrowing stops
-// with a note, keeping the smallest region that still does.
-TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
+// An error spread thinly over every convolution (each weight x(1+3e-4)).
+// Since issue 53 the NCHWc trunk maps node by node, so Locate has no
+// multi-group region to narrow: each culprit is one nchwc node, named
+// without a narrowing (the narrowing itself stays tested on regions given
+// to DrillDown directly, above).
+TEST(DrillDown, SpreadErrorOnAnNchwcTrunkNeedsNoNarrowing) {
   const Model model = WithNodeNames(ResidualCnn());
   auto view = BuildGraphView(model, {.infer_shapes = false});
   ASSERT_TRUE(view.has_value());
@@ -171,16 +173,15 @@ TEST(DrillDown, StopsWhenNoSubRegionReproducesTheError) {
   auto report = Locate(model, &spread, *sample, AllOptions());
   ASSERT_TRUE(report.has_value()) << report.error().message();
   ASSERT_FALSE(report->culprits.empty());
-  const auto& top = report->culprits.front();
-  ASSERT_TRUE(top.narrowing.has_value());
-  EXPECT_FALSE(top.narrowing->complete);
-  EXPECT_THAT(top.narrowing->note, ::testing::HasSubstr("reproduces its error"));
-  EXPECT_GT(top.narrowing->steps.back().groups, 1u);
-  EXPECT_EQ(top.covers, top.narrowing->steps.back().covers);
-  EXPECT_FALSE(top.local.pass);
+  for (const auto& c : report->culprits) {
+    EXPECT_FALSE(c.narrowing.has_value()) << c.fused_node;
+    EXPECT_LE(c.covers.size(), 4u) << c.fused_node;  // a Conv and what ORT folds into it
+  }
 }
 
-TEST(DrillDown, ReportsTheNarrowing) {
+// Since issue 53: the planted Conv of the NCHWc trunk is its own culprit,
+// not a region narrowed down to it.
+TEST(DrillDown, ThePlantedConvIsItsOwnCulpritWithoutNarrowing) {
   const Model model = WithNodeNames(ResidualCnn());
   auto view = BuildGraphView(model, {.infer_shapes = false});
   ASSERT_TRUE(view.has_value());
@@ -198,25 +199,12 @@ TEST(DrillDown, ReportsTheNarrowing) {
   ASSERT_TRUE(report.has_value()) << report.error().message();
   ASSERT_FALSE(report->culprits.empty());
   const auto& top = report->culprits.front();
-  ASSERT_TRUE(top.narrowing.has_value());
+  EXPECT_FALSE(top.narrowing.has_value());
   EXPECT_THAT(top.covers, Contains("/layer2/0/conv2/Conv"));
-  EXPECT_TRUE(top.narrowing->complete);
-  EXPECT_GE(top.narrowing->steps.size(), 2u);
-  for (size_t i = 1; i < top.narrowing->steps.size(); ++i) {
-    EXPECT_LT(top.narrowing->steps[i].covers.size(), top.narrowing->steps[i - 1].covers.size());
-    // A step is run, and then reproduces the error, unless it is the second
-    // half of a cut whose first half did not reproduce it (entered unrun).
-    if (top.narrowing->steps[i].measured) {
-      EXPECT_FALSE(top.narrowing->steps[i].local.pass);
-    }
-  }
-  EXPECT_TRUE(top.narrowing->steps.back().measured);
-  EXPECT_EQ(top.narrowing->steps.back().covers, top.covers);
-  EXPECT_TRUE(top.ablation.has_value());  // ablation ran on the final group
-  EXPECT_TRUE(top.narrowing->steps[0].measured);
-  EXPECT_TRUE(std::isfinite(top.narrowing->steps[0].local.score));
-  // Its JSON and console forms: report/locate_narrowing_test.cc.
-  EXPECT_THAT(report->notes, Contains(::testing::HasSubstr("too large to observe directly")));
+  EXPECT_LE(top.covers.size(), 4u);  // the Conv, with the BN, Add and Relu ORT folds into it
+  EXPECT_EQ(top.fused_node.find("_nchwc") != std::string::npos, true) << top.fused_node;
+  EXPECT_FALSE(top.local.pass);
+  EXPECT_TRUE(top.ablation.has_value());  // ablation runs on the node itself
 }
 
 }  // namespace

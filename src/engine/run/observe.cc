@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "core/regular_file.h"
 #include "engine/run/runner.h"
@@ -105,12 +106,20 @@ Result<std::vector<LayoutReorder>> ReordersFor(const FusionMap& map, const Graph
 }
 
 // ORT's saved optimized model of `plan`, weights loaded, with `tensors`
-// exposed (those it holds only in NCHWc layout reordered back first).
-Result<Model> FallbackModel(const PlannedSession& plan, const GraphView& view, const std::vector<std::string>& tensors,
-                            const std::string& label) {
+// exposed (those it holds only in NCHWc layout reordered back first; their
+// channel counts from `view`, else from shape inference on the exposed
+// original model, `exposed`, when the view was built without it).
+Result<Model> FallbackModel(const PlannedSession& plan, const GraphView& view, const ort::ModelSource& exposed,
+                            const std::vector<std::string>& tensors, const std::string& label) {
   PARITY_ASSIGN_OR_RETURN(Model optimized, LoadOptimizedWithWeights(plan, label));
-  PARITY_ASSIGN_OR_RETURN(std::vector<LayoutReorder> reorders, ReordersFor(plan.map, view, tensors));
-  PARITY_ASSIGN_OR_RETURN(Model reordered, WithContext(WithLayoutReorders(optimized, reorders), label));
+  auto reorders = ReordersFor(plan.map, view, tensors);
+  if (!reorders) {  // a view built without shape inference: infer on the exposed original once
+    auto model = exposed.is_file() ? Model::Load(exposed.path()) : Model::FromBytes(exposed.bytes(), label);
+    if (model)
+      if (auto typed = BuildGraphView(*model, {.infer_shapes = true})) reorders = ReordersFor(plan.map, *typed, tensors);
+  }
+  if (!reorders) return std::unexpected(reorders.error());
+  PARITY_ASSIGN_OR_RETURN(Model reordered, WithContext(WithLayoutReorders(optimized, *reorders), label));
   return WithContext(WithExtraOutputs(reordered, tensors), label);
 }
 
@@ -203,7 +212,8 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
 
   // 2. Fallback: the untouched session's own optimized graph, not re-optimized.
   obs.mode = ObserverMode::kOptimizedModel;
-  PARITY_ASSIGN_OR_RETURN(Model fallback, FallbackModel(plan, view, tensors, label + " (optimized model)"));
+  PARITY_ASSIGN_OR_RETURN(Model fallback,
+                          FallbackModel(plan, view, exposed, tensors, label + " (optimized model)"));
   RunConfig frozen = config;
   frozen.opt_level = OptLevel::kDisable;
   frozen.disabled_optimizers.clear();
