@@ -259,9 +259,11 @@ Status Ablate(Context& ctx, Ablator& ablator, Measured& m) {
   // it is timed again from a fresh one, created once the ablated one is gone.
   RunConfig with = ctx.options.target;
   with.optimized_model_path.clear();
-  PARITY_ASSIGN_OR_RETURN(ort::Session untouched, CreateSession(ctx.target_model, with, ctx.options.model_label));
-  ++ctx.report.sessions_created;
-  PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(untouched, fed, ctx.options.latency_runs));
+  {  // released before the region's sessions below: one alive at a time
+    PARITY_ASSIGN_OR_RETURN(ort::Session untouched, CreateSession(ctx.target_model, with, ctx.options.model_label));
+    ++ctx.report.sessions_created;
+    PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(untouched, fed, ctx.options.latency_runs));
+  }
   a.local_with = m.culprit.local;
   if (m.models) {
     PARITY_ASSIGN_OR_RETURN(RegionRun r, RunRegion(*m.models, ctx.options.reference, without, ctx.options.policy,
