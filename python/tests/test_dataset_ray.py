@@ -67,3 +67,29 @@ def test_sigint_leaves_no_report_and_no_ray_folder(setup, tmp_path):
     assert "interrupted (SIGINT)" in stderr
     assert not out.exists() and not any(n.startswith(".report") for n in os.listdir(tmp_path))
     assert [n for n in os.listdir(short) if n.startswith(("parity_ray.", "parity-ray-", "ray", "session"))] == [], os.listdir(short)
+
+
+def test_a_driver_that_says_it_was_interrupted_interrupts_parity(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: the driver may see it first and exit
+    128+SIGINT while parity's forwarder saw nothing. parity is interrupted all the same: exit 130,
+    no report, no half-written file (seen once as exit 3 "the Python driver failed (exit 130)")."""
+    import onnx
+    from onnx import TensorProto, helper
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "m.onnx")
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "a.npz", x=np.ones((1, 4), np.float32))
+    fake = tmp_path / "python"  # passes parity's "is parity and ray there" probe (-c), then "is interrupted"
+    fake.write_text("#!/bin/sh\n[ \"$1\" = -c ] && exit 0\n"
+                    "echo 'parity: ray: interrupted; the cluster is stopped, no rows written' >&2\nexit 130\n")
+    fake.chmod(0o755)
+    out = tmp_path / "report"
+    r = subprocess.run([PARITY, "check", str(tmp_path / "m.onnx"), "--dataset", str(data), "--engine", "ray",
+                        "--ray-python", str(fake), "--report", str(out)], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 130, r.stderr
+    assert "interrupted (SIGINT)" in r.stderr and "driver failed" not in r.stderr, r.stderr
+    assert not out.exists() and not any(n.startswith(".report") for n in os.listdir(tmp_path))
