@@ -6,6 +6,7 @@
 // `parity corpus-worker` with one session for all its prompts).
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -42,9 +43,11 @@ Result<std::vector<CorpusPrompt>> RayCorpusRows(const DatasetCmdOptions& engine,
 // parity corpus-worker (hidden): a Ray actor's loop.
 void RegisterCorpusWorker(CLI::App& app);
 
-// Runs the Ray driver (python/parity/_ray_engine.py) as check --dataset does:
-// its stdout on our stderr, SIGINT/SIGTERM forwarded; the exit code, and the
-// signal that came meanwhile in `signaled` (dataset_ray.cc).
-Result<int> SpawnRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath, int& signaled);
+// Runs the Ray driver (python/parity/_ray_engine.py) as check --dataset does
+// (dataset_ray.cc): its stdout on our stderr, SIGINT/SIGTERM forwarded. An
+// interrupt removes `scratch` and ends parity as its own handler does; exit 2
+// is the driver refusing the run (kInvalidArgument), any other failure kRuntime.
+Status RunRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath,
+                    const std::filesystem::path& scratch);
 
 }  // namespace parity::cli

@@ -4,7 +4,6 @@
 // which opens the model once and answers each prompt's index with its row
 // (RunCorpusPrompt, the local engine's own code: the same numbers).
 #include <algorithm>
-#include <csignal>
 #include <fstream>
 #include <iostream>
 
@@ -69,15 +68,7 @@ Result<std::vector<CorpusPrompt>> RayCorpusRows(const DatasetCmdOptions& c, cons
   PARITY_RETURN_IF_ERROR(WriteFileAtomic(tmp / "entries.jsonl", list));
   PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "target.json", RunConfigToJson(target)));
   PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(c.ray_python));
-  int signaled = 0;
-  PARITY_ASSIGN_OR_RETURN(int rc, SpawnRayDriver(DriverArgv(py, c, model, corpus_dir, tmp), py.pythonpath, signaled));
-  if (signaled != 0) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
-    std::raise(signaled);
-  }
-  if (rc == 2) return InvalidArgument("--engine ray: the Python driver refused the run (its message is above)");
-  if (rc != 0) return RuntimeError(fmt::format("--engine ray: the Python driver failed (exit {})", rc));
+  PARITY_RETURN_IF_ERROR(RunRayDriver(DriverArgv(py, c, model, corpus_dir, tmp), py.pythonpath, tmp));
   return ReadRows(tmp / "rows.txt", prompts);
 }
 

@@ -160,8 +160,17 @@ Status ReadRows(const fs::path& path, DatasetReport& report) {
 
 }  // namespace
 
-Result<int> SpawnRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath, int& signaled) {
-  return Spawn(argv, pythonpath, signaled);
+Status RunRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath, const fs::path& scratch) {
+  int signaled = 0;
+  PARITY_ASSIGN_OR_RETURN(int rc, Spawn(argv, pythonpath, signaled));
+  if (signaled != 0) {  // interrupted: no rows, no report; our folder goes, then parity's handler exits
+    std::error_code ec;
+    fs::remove_all(scratch, ec);
+    std::raise(signaled);
+  }
+  if (rc == 2) return InvalidArgument("--engine ray: the Python driver refused the run (its message is above)");
+  if (rc != 0) return RuntimeError(fmt::format("--engine ray: the Python driver failed (exit {})", rc));
+  return {};
 }
 
 DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& o) {
@@ -170,16 +179,8 @@ DatasetRowSource RayRowSource(const DatasetCmdOptions& c, const DatasetOptions& 
     PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, WithContext(ScratchDir::Create("ray"), "--engine ray"));
     const fs::path tmp = scratch.path();
     PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
-    int signaled = 0;
     PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(c.ray_python));
-    PARITY_ASSIGN_OR_RETURN(int rc, Spawn(DriverArgv(py, c, o, tmp), py.pythonpath, signaled));
-    if (signaled != 0) {  // interrupted: no rows, no report; our folder goes, then parity's handler exits
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-      std::raise(signaled);
-    }
-    if (rc == 2) return InvalidArgument("--engine ray: the Python driver refused the run (its message is above)");
-    if (rc != 0) return RuntimeError(fmt::format("--engine ray: the Python driver failed (exit {})", rc));
+    PARITY_RETURN_IF_ERROR(RunRayDriver(DriverArgv(py, c, o, tmp), py.pythonpath, tmp));
     return ReadRows(tmp / "rows.txt", report);
   };
 }
