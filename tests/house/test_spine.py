@@ -30,13 +30,22 @@ SESSION_HOME = ("src/ort/", "src/engine/runner/", "src/engine/run/runner.")
 # file from this list when it asks a Runner instead; never add one.
 SESSIONS_OUTSIDE_THE_RUNNER = {
     "src/engine/bench/bench.cc",
-    "src/engine/check/check_static.cc", "src/engine/check/check_tf32.cc", "src/engine/dataset/dataset_eval.cc",
-    "src/engine/generate/corpus_check.cc", "src/engine/generate/generation.cc",
+    "src/engine/check/check_static.cc",
+    "src/engine/check/check_tf32.cc",
+    "src/engine/dataset/dataset_eval.cc",
+    "src/engine/generate/corpus_check.cc",
+    "src/engine/generate/generation.cc",
     "src/engine/generate/generation_parts.cc",
     "src/engine/locate/arithmetic_evidence.cc",
-    "src/engine/locate/local_error.cc", "src/engine/locate/locate_culprits.cc", "src/engine/locate/step_chain.cc",
-    "src/engine/quant/quant_layers.cc", "src/engine/run/control_flow.cc", "src/engine/run/observe.cc",
-    "src/engine/run/optimized_plan.cc", "src/engine/run/trace.cc", "src/engine/torch/locate_torch.cc",
+    "src/engine/locate/local_error.cc",
+    "src/engine/locate/locate_culprits.cc",
+    "src/engine/locate/step_chain.cc",
+    "src/engine/quant/quant_layers.cc",
+    "src/engine/run/control_flow.cc",
+    "src/engine/run/observe.cc",
+    "src/engine/run/optimized_plan.cc",
+    "src/engine/run/trace.cc",
+    "src/engine/torch/locate_torch.cc",
     "src/engine/torch/torch_compare.cc",
 }
 
