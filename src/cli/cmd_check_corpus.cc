@@ -1,6 +1,8 @@
 // check --corpus / --prompts --torch-model (cli/corpus_cli.h): records the
 // corpus when given prompts and a factory, runs it on the local engine (one
-// session, every prompt in turn) or on Ray, and reports.
+// session, every prompt in turn) or on Ray, or, for an ORT GenAI package (a
+// folder), through the GenAI runtime's own loop (engine/generate/genai_check.h),
+// and reports.
 #include <cmath>
 #include <filesystem>
 
@@ -11,6 +13,7 @@
 #include "cli/ray_python.h"
 #include "core/child_process.h"
 #include "core/scratch_dir.h"
+#include "engine/generate/genai_check.h"
 #include "report/check_console.h"
 #include "report/corpus_report.h"
 #include "report/report_writer.h"
@@ -58,6 +61,22 @@ Result<std::vector<CorpusPrompt>> RunLocal(const std::string& model, const Corpu
   return rows;
 }
 
+// An ORT GenAI package (a folder): the runtime's own loop in its Python driver.
+Result<std::vector<CorpusPrompt>> RunGenAi(const DatasetCmdOptions& engine, const std::string& package,
+                                           const CorpusRecord& record, CorpusResult& r) {
+  PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(engine.ray_python));
+  ProgressBar bar(static_cast<size_t>(record.prompts));
+  GenAiRun run;
+  auto rows = RunGenAiCorpus({.python = py.python, .pythonpath = py.pythonpath}, package, record, run,
+                             [&bar](size_t done, size_t total) { bar.Update(done, fmt::format("prompt {}/{}", done, total)); });
+  bar.Finish();
+  if (rows) {
+    r.config = run.config_path;
+    r.genai = std::move(run);
+  }
+  return rows;
+}
+
 Status CheckArguments(const CorpusCmdOptions& o) {
   if (!o.corpus.empty() && (!o.prompts.empty() || !o.torch_model.empty()))
     return InvalidArgument("--corpus DIR is a recorded corpus: give it alone, or --prompts FILE --torch-model FACTORY");
@@ -76,7 +95,9 @@ Result<CorpusResult> Run(const CorpusCmdOptions& o, const DatasetCmdOptions& eng
                  .bytes_per_step = record.BytesPerStep()};
   ResolveCorpusTolerance(r, record, o.kl_tolerance);
   for (const auto& t : record.texts) r.texts.push_back(t.value_or(""));
-  if (engine.engine == "ray") {
+  if (fs::is_directory(model)) {
+    PARITY_ASSIGN_OR_RETURN(r.prompts, RunGenAi(engine, model, record, r));
+  } else if (engine.engine == "ray") {
     PARITY_ASSIGN_OR_RETURN(r.prompts, RayCorpusRows(engine, model, fs::absolute(dir).string(), target, record.prompts));
   } else {
     PARITY_ASSIGN_OR_RETURN(r.prompts, RunLocal(model, record, target));
@@ -109,6 +130,11 @@ int RunCorpusCheck(const CorpusCmdOptions& o, const DatasetCmdOptions& engine, c
   if (auto s = CheckArguments(o); !s) return ReportError(s.error());
   if (engine.engine != "local" && engine.engine != "ray")
     return ReportError(InvalidArgument(fmt::format("--engine {}: local or ray", engine.engine)).error());
+  if (fs::is_directory(model)) {  // an ORT GenAI package: checked before PyTorch records anything
+    if (auto s = CheckGenAiPackage(model); !s) return ReportError(s.error());
+    if (engine.engine != "local")
+      return ReportError(InvalidArgument("an ORT GenAI package runs on the local engine: give no --engine ray").error());
+  }
   std::optional<ScratchDir> scratch;
   fs::path dir = o.corpus;
   if (dir.empty()) {

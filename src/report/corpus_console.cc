@@ -12,6 +12,14 @@ std::string FormatCorpusSummary(const CorpusResult& r) {
       "corpus: {} · {} prompts x {} steps, teacher-forced, ORT [{}], {} engine; top-{} of {} logits kept "
       "({} bytes a step)\n",
       r.pass ? "PASS" : "FAIL", n, r.steps, r.config, r.engine, r.top_k, r.vocab, r.bytes_per_step);
+  if (r.genai) {
+    out += fmt::format("  ORT GenAI package: {} (search {}; onnxruntime-genai {}, onnxruntime {})\n",
+                       r.genai->config_path, r.genai->search_json, r.genai->genai_version, r.genai->ort_version);
+    out += r.genai->greedy
+               ? fmt::format("  free-running (the runtime's own search): {} of {} prompts leave PyTorch's tokens "
+                             "before teacher forcing does\n", r.prompts_free_departing, n)
+               : "  free-running: not judged (the package's search samples or runs beams; PyTorch's is greedy)\n";
+  }
   out += fmt::format("  KL(PyTorch || ORT) per step: {}; tolerance {:.3g} ({})\n", q(r.kl_steps), r.kl_tolerance,
                      r.kl_tolerance_origin == "calibrated"
                          ? fmt::format("{}x PyTorch's own float32-vs-float64 KL, at most {:.3g}", kCorpusCalibrationFactor,
@@ -33,7 +41,10 @@ std::string FormatCorpusSummary(const CorpusResult& r) {
     std::string text = p.index < static_cast<int64_t>(r.texts.size()) ? ShowControls(r.texts[p.index]) : "";
     if (text.size() > 60) text = text.substr(0, 57) + "...";
     out += fmt::format("  worst: prompt {} {}: max KL {:.3g}, {}{}\n", p.index, text.empty() ? "" : "'" + text + "'",
-                       p.MaxKl(), div ? fmt::format("first divergent token at step {}", *div) : "same top token throughout",
+                       p.MaxKl(), div ? fmt::format("first divergent token at step {}", *div)
+                                  : p.FreeRunDepartsEarlier()
+                                      ? fmt::format("the free run leaves PyTorch's tokens at step {}", *p.free_divergent)
+                                      : "same top token throughout",
                        p.error.empty() ? "" : "; " + p.error);
   }
   return out;

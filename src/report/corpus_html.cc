@@ -128,6 +128,14 @@ std::string CorpusResultToHtml(const CorpusResult& r) {
       "<main>\n<h1 class=\"{0}\">{0} &middot; {1} prompts</h1><p>{2} against PyTorch ({3}, corpus {4}), ORT [{5}], "
       "{6} engine</p>\n",
       verdict, r.prompts.size(), Esc(r.model_path), Esc(r.torch_model), Esc(r.corpus_dir), Esc(r.config), Esc(r.engine));
+  if (r.genai)
+    body += fmt::format("<p id=\"genai\">ORT GenAI package, run by the runtime's own loop under <code>{}</code>: "
+                        "search <code>{}</code>; onnxruntime-genai {}, onnxruntime {}; free-running: {}</p>\n",
+                        Esc(r.genai->config_path), Esc(r.genai->search_json), Esc(r.genai->genai_version),
+                        Esc(r.genai->ort_version),
+                        r.genai->greedy ? fmt::format("{} of {} prompts leave PyTorch's tokens before teacher forcing "
+                                                      "does", r.prompts_free_departing, r.prompts.size())
+                                        : std::string("not judged (the search is not greedy)"));
   body += SummaryTable(r) + Charts() + WorstTable(r);
   body += fmt::format("<footer>Written by parity {}. Charts: uPlot (MIT), embedded.</footer>\n</main>", PARITY_VERSION);
   const std::pair<std::string_view, std::string> values[7] = {

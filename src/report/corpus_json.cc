@@ -27,6 +27,10 @@ json PromptJson(const CorpusResult& r, const CorpusPrompt& p, bool with_steps) {
             {"max_kl", JsonNumber(p.MaxKl())},
             {"mean_kl", JsonNumber(p.MeanKl())},
             {"error", p.error.empty() ? json(nullptr) : json(p.error)}};
+  if (r.genai) {
+    j["free_running_steps"] = p.free_steps >= 0 ? json(p.free_steps) : json(nullptr);
+    j["free_running_divergent_step"] = Optional(p.free_divergent);
+  }
   if (!with_steps) return j;
   json steps = json::array();
   for (const CorpusStep& s : p.steps)
@@ -34,6 +38,17 @@ json PromptJson(const CorpusResult& r, const CorpusPrompt& p, bool with_steps) {
                      {"rank", s.rank}, {"ort_token", s.ort_token}});
   j["steps"] = std::move(steps);
   return j;
+}
+
+// What an ORT GenAI package ran under (genai_check.h).
+json GenAiJson(const GenAiRun& g) {
+  json search = json::parse(g.search_json, nullptr, /*allow_exceptions=*/false);
+  return {{"package", g.package},
+          {"genai_config", g.config_path},
+          {"search", search.is_discarded() ? json::object() : search},
+          {"greedy", g.greedy},
+          {"onnxruntime_genai_version", g.genai_version},
+          {"onnxruntime_version", g.ort_version}};
 }
 
 }  // namespace
@@ -68,19 +83,22 @@ json CorpusResultToJson(const CorpusResult& r) {
       {"steps_judged", r.steps_judged},
       {"prompts_failing", r.prompts_failing},
       {"prompts_errored", r.prompts_errored},
+      {"prompts_free_running_departing", r.prompts_free_departing},
       {"by_step", by_step},
       {"worst", worst},
       {"rows", rows},
       {"ort_ms", r.ort_ms}};
-  return {{"schema", kCorpusReportSchema},
-          {"tool", {{"name", "parity"}, {"version", PARITY_VERSION}}},
-          {"model", r.model_path},
-          {"corpus_dir", r.corpus_dir},
-          {"torch_model", r.torch_model},
-          {"engine", r.engine},
-          {"config", r.config},
-          {"overall_status", r.pass ? "PASS" : "FAIL"},
-          {"corpus", std::move(corpus)}};
+  json out = {{"schema", kCorpusReportSchema},
+              {"tool", {{"name", "parity"}, {"version", PARITY_VERSION}}},
+              {"model", r.model_path},
+              {"corpus_dir", r.corpus_dir},
+              {"torch_model", r.torch_model},
+              {"engine", r.engine},
+              {"config", r.config},
+              {"overall_status", r.pass ? "PASS" : "FAIL"},
+              {"corpus", std::move(corpus)}};
+  if (r.genai) out["genai"] = GenAiJson(*r.genai);
+  return out;
 }
 
 std::string CorpusResultToJUnit(const CorpusResult& r) {
@@ -90,9 +108,12 @@ std::string CorpusResultToJUnit(const CorpusResult& r) {
     cases += fmt::format("<testcase classname=\"{}\" name=\"prompt {}\">", XmlEscape(suite), p.index);
     if (!CorpusPromptPasses(p, r.kl_tolerance)) {
       const auto div = p.FirstDivergent();
-      const std::string why = !p.error.empty() ? p.error
-                              : div ? fmt::format("top token differs from step {}", *div)
-                                    : fmt::format("max KL {:.3g} above {:.3g}", p.MaxKl(), r.kl_tolerance);
+      const std::string why =
+          !p.error.empty()           ? p.error
+          : div                      ? fmt::format("top token differs from step {}", *div)
+          : p.FreeRunDepartsEarlier() ? fmt::format("the runtime's free run leaves PyTorch's tokens at step {}",
+                                                    *p.free_divergent)
+                                     : fmt::format("max KL {:.3g} above {:.3g}", p.MaxKl(), r.kl_tolerance);
       cases += fmt::format("<failure message=\"{}\"/>", XmlEscape(why));
     }
     cases += "</testcase>\n";

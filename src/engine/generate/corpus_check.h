@@ -47,11 +47,21 @@ struct CorpusPrompt {
   std::vector<CorpusStep> steps;
   std::string error;  // ORT failed on this prompt (its message, with the step); steps then holds those before
   double ort_ms = 0;  // ORT's calls, all steps (not compared across engines)
+  // An ORT GenAI package's own free-running decode (genai_check.h): how many
+  // tokens its search gave (-1: none ran) and the first step whose token is
+  // not PyTorch's.
+  int64_t free_steps = -1;
+  std::optional<int64_t> free_divergent;
 
   // The first step whose top token differs: where a free-running greedy
   // decode on ORT would leave PyTorch's (until then both are fed the same tokens).
   std::optional<int64_t> FirstDivergent() const;
   bool AgreesThroughout() const { return error.empty() && !FirstDivergent(); }
+  // The free run left PyTorch's tokens where teacher forcing still agreed:
+  // the runtime's own loop departs from what its logits say.
+  bool FreeRunDepartsEarlier() const {
+    return free_divergent && (!FirstDivergent() || *free_divergent < *FirstDivergent());
+  }
   double MaxKl() const;
   double MeanKl() const;
 };

@@ -41,7 +41,7 @@ void ResolveCorpusTolerance(CorpusResult& r, const CorpusRecord& record, double 
 }
 
 bool CorpusPromptPasses(const CorpusPrompt& p, double kl_tolerance) {
-  return p.AgreesThroughout() && p.MaxKl() <= kl_tolerance;
+  return p.AgreesThroughout() && !p.FreeRunDepartsEarlier() && p.MaxKl() <= kl_tolerance;
 }
 
 namespace {
@@ -70,7 +70,8 @@ void Worst(CorpusResult& r) {
   std::iota(order.begin(), order.end(), 0);
   auto key = [&](size_t i) {
     const CorpusPrompt& p = r.prompts[i];
-    const int64_t div = p.FirstDivergent().value_or(std::numeric_limits<int64_t>::max());
+    const int64_t never = std::numeric_limits<int64_t>::max();
+    const int64_t div = std::min(p.FirstDivergent().value_or(never), p.free_divergent.value_or(never));
     return std::make_tuple(p.error.empty(), div, -p.MaxKl(), p.index);
   };
   const size_t n = std::min(order.size(), kMaxWorstCorpusPrompts);
@@ -83,6 +84,7 @@ void Worst(CorpusResult& r) {
 void SummarizeCorpus(CorpusResult& r) {
   std::vector<double> kl, prompt_max, ranks;
   r.prompts_agreeing = r.steps_agreeing = r.steps_judged = r.prompts_failing = r.prompts_errored = 0;
+  r.prompts_free_departing = 0;
   r.max_tail_bound = r.max_tail_mass = r.ort_ms = 0;
   for (const CorpusPrompt& p : r.prompts) {
     for (const CorpusStep& s : p.steps) {
@@ -96,6 +98,7 @@ void SummarizeCorpus(CorpusResult& r) {
     prompt_max.push_back(p.MaxKl());
     r.prompts_agreeing += p.AgreesThroughout();
     r.prompts_errored += !p.error.empty();
+    r.prompts_free_departing += p.FreeRunDepartsEarlier();
     r.prompts_failing += !CorpusPromptPasses(p, r.kl_tolerance);
     r.ort_ms += p.ort_ms;
   }

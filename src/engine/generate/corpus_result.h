@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,15 @@ struct Quantiles {
 // Linear interpolation between order statistics (NumPy's default); all 0 for none.
 Quantiles QuantilesOf(std::vector<double> values);
 
+// `check PACKAGE_DIR` (an ORT GenAI package, genai_check.h): what the
+// runtime's own loop ran under.
+struct GenAiRun {
+  std::string package, config_path;  // the folder and its genai_config.json
+  std::string search_json;           // genai_config.json's "search" object, as JSON text
+  std::string genai_version, ort_version;
+  bool greedy = true;  // do_sample false, one beam: the free run is judged against PyTorch's tokens
+};
+
 struct CorpusResult {
   std::string model_path, corpus_dir, torch_model, engine = "local", config;
   int64_t steps = 0, top_k = 0, vocab = 0, bytes_per_step = 0;
@@ -43,11 +53,13 @@ struct CorpusResult {
   double calibration_max_kl = -1;               // the largest kl_fp64; < 0: not calibrated
   std::vector<CorpusPrompt> prompts;  // by index
   std::vector<std::string> texts;     // per prompt ("" when the corpus has none)
+  std::optional<GenAiRun> genai;      // an ORT GenAI package's run
 
   // Filled by SummarizeCorpus.
   Quantiles kl_steps, kl_prompt_max, rank;
   double max_tail_bound = 0, max_tail_mass = 0;
   int64_t prompts_agreeing = 0, steps_agreeing = 0, steps_judged = 0, prompts_failing = 0, prompts_errored = 0;
+  int64_t prompts_free_departing = 0;      // GenAI: the free run departs before teacher forcing does
   std::vector<Quantiles> kl_by_step;       // per step index, over prompts
   std::vector<double> agreement_by_step;   // share of prompts whose top token agrees at that step
   std::vector<size_t> worst;               // indices into prompts: failing first, then by KL
