@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "compare/band.h"
 #include "compare/metrics.h"
 #include "compare/tolerance.h"
 #include "core/status.h"
@@ -33,9 +34,6 @@ double MaxAbsOf(const Tensor& t);
 
 // max_abs / (atol + rtol * max|ref|); +inf on NaN/Inf mismatches (above).
 double ErrorScore(const TensorMetrics& m, const Tolerance& tol);
-
-// The band of one element: atol + rtol * |ref| (NumPy isclose).
-inline double ElementBand(const Tolerance& tol, double ref) { return tol.atol + tol.rtol * (ref < 0 ? -ref : ref); }
 
 struct JudgeOptions {
   // Metrics of a second reference against the first (calibrated mode).

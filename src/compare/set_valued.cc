@@ -86,7 +86,7 @@ std::optional<double> Distance(const SetValuedGroup& g, const Rows& ref, int64_t
         if (std::isnan(r) != std::isnan(t)) return std::nullopt;
         continue;
       }
-      const double band = ElementBand(bands[p], r), d = std::fabs(t - r);
+      const double band = Band(bands[p], std::fabs(r)), d = std::fabs(t - r);
       if (d > band) return std::nullopt;
       worst = std::max(worst, band > 0 ? d / band : 0.0);
     }

@@ -18,9 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 MAX_FILE_LINES = 400
 
 BAND = re.compile(r"\batol\s*\+\s*(?:[\w.\->()\[\]]+\s*(?:\.|->)\s*)?rtol\s*\*")
-# judge.h: ElementBand, the per-element band of the slice judge, is still a second spelling (to fold
-# into Band: every engine file includes judge.h, so it waits for a full rebuild).
-BAND_HOME = ("src/compare/band.h", "src/compare/metrics_", "src/compare/judge.h")
+BAND_HOME = ("src/compare/band.h", "src/compare/metrics_")
 
 # Where sessions may be created: ORT's adapter, the Runner, and the session
 # helpers it runs on (engine/run/runner.*: CreateSession, RunSample).

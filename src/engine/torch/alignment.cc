@@ -279,7 +279,7 @@ bool ValuesAgree(std::string_view name, const Tensor& ref, const Tensor& test,
       const double r = ref.GetAsDouble(k), t = test.GetAsDouble(k);
       if (std::isnan(r) || std::isnan(t) || std::isinf(r) || std::isinf(t))
         continue;  // the full pass decides
-      if (std::fabs(t - r) > ElementBand(tol.tolerance, r)) return false;
+      if (std::fabs(t - r) > Band(tol.tolerance, std::fabs(r))) return false;
     }
   }
   auto judged = JudgeTensor(name, ref, test, policy, {.threads = 1});

@@ -8,7 +8,7 @@
 
 #include "compare/judge.h"
 #include "engine/inputs/perturb.h"
-#include "engine/run/runner.h"
+#include "engine/runner/runner.h"
 
 namespace parity {
 
@@ -25,7 +25,7 @@ double WorstBandRatio(const Tensor& ref, const Tensor& test, const Tolerance& to
     }
     const double d = std::fabs(t - r);
     if (d == 0) continue;
-    const double band = ElementBand(tol, r);
+    const double band = Band(tol, std::fabs(r));
     if (band <= 0) return kInf;
     worst = std::max(worst, d / band);
   }
@@ -68,7 +68,7 @@ bool IsFoldedMask(const Tensor& ref, const Tensor& test, const LayerVerdict& v, 
     }
     if (IsMaskFill(r) || r == t) continue;
     // A band that is not finite (a tolerance resolved past a fill) excuses nothing.
-    const double band = ElementBand(v.tolerance.tolerance, r);
+    const double band = Band(v.tolerance.tolerance, std::fabs(r));
     if (!std::isfinite(r) || !std::isfinite(t) || !std::isfinite(band) || std::fabs(t - r) > band) return false;
   }
   if (folded == 0) return false;
@@ -92,16 +92,17 @@ void ReinstatePropagatingExcursion(TorchComparison& c, const std::set<std::strin
   }
 }
 
-Result<TensorSet> LayerSpread(const ort::Session& session, const TensorSet& inputs, const TensorSet& values,
-                              const TorchComparison& c, const std::string& label) {
+Result<TensorSet> LayerSpread(Runner& runner, const RunnerJob& job, const TensorSet& inputs,
+                              const TensorSet& values, const TorchComparison& c) {
   std::vector<std::string> names;
   for (const LayerVerdict& v : c.layers)
     if (v.status == Verdict::kFail && !v.alignment.tensor.empty()) names.push_back(v.alignment.tensor);
   TensorSet spread;
   if (names.empty()) return spread;
   for (uint64_t seed : {1u, 2u}) {
-    auto moved = RunSample(session, PerturbByUlp(Sample{"torch", inputs}, seed), label, {},
-                           ort::OutputBuffers::kBorrowed);
+    RunnerJob lent = job;  // the same kept session, its values dropped at once
+    lent.buffers = ort::OutputBuffers::kBorrowed;
+    auto moved = runner.Run(lent, PerturbByUlp(Sample{"torch", inputs}, seed).tensors);
     if (!moved) return TensorSet{};
     for (const auto& name : names) {
       const Tensor* a = values.Find(name);

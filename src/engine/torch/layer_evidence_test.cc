@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -40,7 +41,7 @@ std::vector<float> Ramp(size_t n) {
 TEST(LayerEvidence, OneElementAtAFewBandsIsANoteNotEvidence) {
   std::vector<float> r = Ramp(8000), t = r;
   const Tensor ref = F32(r);
-  const double band = ElementBand(Judged(ref, ref).tolerance.tolerance, r[100]);
+  const double band = Band(Judged(ref, ref).tolerance.tolerance, std::fabs(r[100]));
   t[100] += static_cast<float>(2.7 * band);
   const Tensor test = F32(t);
   LayerVerdict v = Judged(ref, test);
@@ -59,12 +60,12 @@ TEST(LayerEvidence, ManyElementsOrOneFarOutIsEvidence) {
   std::string note;
   // Systematic: a whole channel of 100 elements just outside the band.
   std::vector<float> t = r;
-  for (size_t i = 0; i < 100; ++i) t[i] += static_cast<float>(1.5 * ElementBand(tol, r[i]));
+  for (size_t i = 0; i < 100; ++i) t[i] += static_cast<float>(1.5 * Band(tol, std::fabs(r[i])));
   const Tensor many = F32(t);
   EXPECT_FALSE(IsIsolatedExcursion(ref, many, Judged(ref, many), note));
   // One element far beyond its band.
   t = r;
-  t[7] += static_cast<float>(50 * ElementBand(tol, r[7]));
+  t[7] += static_cast<float>(50 * Band(tol, std::fabs(r[7])));
   const Tensor far = F32(t);
   EXPECT_FALSE(IsIsolatedExcursion(ref, far, Judged(ref, far), note));
   // A NaN where PyTorch has a number.
@@ -79,11 +80,11 @@ TEST(LayerEvidence, TheHandfulIsAtLeastFourElements) {
   std::vector<float> r = Ramp(128), t = r;
   const Tensor ref = F32(r);
   const Tolerance tol = Judged(ref, ref).tolerance.tolerance;
-  t[5] += static_cast<float>(2 * ElementBand(tol, r[5]));
+  t[5] += static_cast<float>(2 * Band(tol, std::fabs(r[5])));
   const Tensor test = F32(t);
   std::string note;
   EXPECT_TRUE(IsIsolatedExcursion(ref, test, Judged(ref, test), note));
-  for (size_t i = 10; i < 20; ++i) t[i] += static_cast<float>(2 * ElementBand(tol, r[i]));
+  for (size_t i = 10; i < 20; ++i) t[i] += static_cast<float>(2 * Band(tol, std::fabs(r[i])));
   const Tensor eleven = F32(t);
   EXPECT_FALSE(IsIsolatedExcursion(ref, eleven, Judged(ref, eleven), note));
 }
