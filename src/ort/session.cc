@@ -243,13 +243,25 @@ Status CheckConfig(const RunConfig& config) {
   }
 }
 
+Status PrepareOrt() {
+  if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
+  AwaitWarmUp();  // no library registered while a session is made
+  return {};
+}
+
 Result<Session> Session::Create(const ModelSource& model, const RunConfig& config,
                                 const SessionExtras& extras) {
   // The ORT first: an Impl destroyed with no ORT loaded would release its
   // empty Ort::Session through a null API table.
-  if (auto lib = LoadedOrtLibrary(); !lib) return std::unexpected(lib.error());
-  AwaitWarmUp();  // no library registered while a session is made
+  PARITY_RETURN_IF_ERROR(PrepareOrt());
   auto impl = std::make_unique<Impl>();
+  PARITY_RETURN_IF_ERROR(LoadSessionCore(*impl, model, config, extras));
+  return Session(std::move(impl));
+}
+
+Status LoadSessionCore(SessionCore& core, const ModelSource& model, const RunConfig& config,
+                       const SessionExtras& extras) {
+  SessionCore* impl = &core;
   try {
     Ort::Env& env = GlobalEnv();
     Ort::SessionOptions options;
@@ -309,7 +321,7 @@ Result<Session> Session::Create(const ModelSource& model, const RunConfig& confi
   } catch (const std::exception& e) {
     return RuntimeError(fmt::format("creating the ORT session: {}", e.what()));
   }
-  return Session(std::move(impl));
+  return {};
 }
 
 Session::Session(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}

@@ -22,7 +22,9 @@ class LiveSessionToken {
   LiveSessionToken& operator=(const LiveSessionToken&) = delete;
 };
 
-struct Session::Impl {
+// What a loaded ORT session holds: Session's state, and that of the other
+// ways to run one (io_binding.h's BoundSession).
+struct SessionCore {
   Ort::Session session{nullptr};
   std::optional<LiveSessionToken> live;  // set once `session` exists; destroyed with it
   std::vector<TensorInfo> inputs;
@@ -33,5 +35,16 @@ struct Session::Impl {
   bool profiling = false;
   std::vector<EpAssignment> ep_assignment;
 };
+
+struct Session::Impl : SessionCore {};
+
+// ORT's library loaded and its environment ready: call before making a
+// SessionCore (an empty one destroyed with no ORT loaded would release its
+// Ort::Session through a null API table).
+Status PrepareOrt();
+
+// Session::Create's work on `core` (made after PrepareOrt): its errors.
+Status LoadSessionCore(SessionCore& core, const ModelSource& model, const RunConfig& config,
+                       const SessionExtras& extras);
 
 }  // namespace parity::ort
