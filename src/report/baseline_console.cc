@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/text_escape.h"
 
 namespace parity {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/ep_report.h"
 #include "report/ansi.h"
 #include "report/text_escape.h"

@@ -6,7 +6,7 @@
 #include "compare/tolerance.h"
 #include "core/run_config.h"
 #include "engine/run/environment_json.h"
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
 #include "report/inspect_json.h"

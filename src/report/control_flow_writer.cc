@@ -1,4 +1,4 @@
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 
 #include <fmt/format.h>
 

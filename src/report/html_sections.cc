@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/ep_report.h"
 #include "report/console_table.h"
 #include "report/check_summary.h"

@@ -1,7 +1,7 @@
 // Console writer of the locate report: what a person reads first.
 #include <fmt/format.h>
 
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/ep_report.h"
 #include "report/locate_report.h"
 #include "report/text_escape.h"

@@ -5,7 +5,7 @@
 #include "engine/run/environment_json.h"
 #include "report/ep_report.h"
 #include "report/compare_json.h"
-#include "report/control_flow_report.h"
+#include "report/control_flow_writer.h"
 #include "report/json_helpers.h"
 #include "report/locate_report.h"
 #include "report/quant_report.h"

@@ -20,7 +20,7 @@
 #include "engine/bench/latency.h"
 #include "engine/inputs/input_check.h"
 #include "engine/load/samples.h"
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 #include "engine/run/environment.h"
 #include "engine/run/environment_json.h"
 #include "engine/run/tensor_source.h"
@@ -203,7 +203,7 @@ Status WriteSamples(Tracer& tracer, const BaselineSource& src, FileTemplates& te
 }
 
 // A model with control flow: each sample traced on its own observation copy
-// (engine/run/control_flow.h), whose layers include the bodies' tensors.
+// (engine/run/flatten_control_flow.h), whose layers include the bodies' tensors.
 Status WriteThroughControlFlow(const BaselineSource& src, const fs::path& dir, const fs::path& inputs_path,
                                const BaselineOptions& options, int64_t budget, BaselineResult& result) {
   const std::string label = src.model.path().string();

@@ -18,7 +18,7 @@
 #include "core/sha256.h"
 #include "engine/baseline/baseline.h"
 #include "engine/baseline/baseline_internal.h"
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 #include "engine/run/environment.h"
 #include "engine/run/environment_json.h"
 #include "engine/run/trace.h"
@@ -213,7 +213,7 @@ Status RerunGraph(const RerunContext& ctx, const ManifestSample& ms, VerifyResul
 }
 
 // A model with If/Loop/Scan: the recorded layers are those of the sample's
-// observation copy (engine/run/control_flow.h), made again from the
+// observation copy (engine/run/flatten_control_flow.h), made again from the
 // recorded inputs.
 Status RerunOne(const RerunContext& ctx, const ManifestSample& ms, VerifyResult& r) {
   if (!HasControlFlow(ctx.model)) return RerunGraph(ctx, ms, r);

@@ -13,7 +13,7 @@
 #include "engine/check/check_internal.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 #include "onnx/control_flow.h"
 
 namespace parity::check_internal {

@@ -12,7 +12,7 @@
 
 #include "compare/judge.h"
 #include "engine/check/check_internal.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 
 namespace parity::check_internal {
 namespace {

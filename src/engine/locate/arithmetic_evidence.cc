@@ -11,7 +11,7 @@
 #include "compare/metrics.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/run/environment.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/edit.h"
 
 namespace parity::locate_internal {

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "engine/quant/cast.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/edit.h"
 
 namespace parity {

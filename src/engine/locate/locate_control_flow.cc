@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "engine/locate/locate_internal.h"
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 #include "onnx/graph.h"
 
 namespace parity::locate_internal {

@@ -14,7 +14,7 @@
 #include "engine/locate/locate_internal.h"
 #include "engine/locate/repro.h"
 #include "engine/quant/cast.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 
 namespace parity::locate_internal {
 

@@ -24,7 +24,7 @@ namespace parity::locate_internal {
 Result<LocateReport> LocateGraphs(const Model& model, const Model* target_model, const Sample& sample,
                                   const LocateOptions& options);
 // Locate on models with If/Loop/Scan nodes (locate_control_flow.cc): on
-// their observation copies for the sample (engine/run/control_flow.h), the
+// their observation copies for the sample (engine/run/flatten_control_flow.h), the
 // report naming body nodes and saying what was not observed.
 Result<LocateReport> LocateThroughControlFlow(const Model& model, const Model* target_model, const Sample& sample,
                                               const LocateOptions& options);

@@ -6,7 +6,7 @@
 
 #include "engine/locate/local_error.h"
 #include "engine/quant/layer_match.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/edit.h"
 
 namespace parity {

@@ -13,7 +13,7 @@
 #include "engine/quant/cast.h"
 #include "engine/quant/input_range.h"
 #include "engine/quant/layer_match.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 

@@ -1,11 +1,11 @@
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/graph.h"
 
 namespace parity {

@@ -1,4 +1,4 @@
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "compare/compare_sets.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/graph.h"
 #include "onnx/tensor_proto.h"
 

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/regular_file.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/layout_reorder.h"
 

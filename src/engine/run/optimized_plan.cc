@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 
 namespace parity {
 

@@ -1,4 +1,4 @@
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 
 #include <fmt/format.h>
 

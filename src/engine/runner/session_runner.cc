@@ -1,7 +1,7 @@
 // The in-process ORT runner: one session per job (kept for the next job of
 // the same model and names when the job asks, RunnerJob::keep_session),
 // created under the runner's config on the process's ORT
-// (engine/run/runner.h's CreateSession).
+// (engine/run/session_run.h's CreateSession).
 // A child process runs the very same code (runner_worker.h).
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <set>
 
 #include "engine/run/optimized_plan.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "engine/runner/runner.h"
 #include "onnx/edit.h"
 #include "onnx/inspect.h"

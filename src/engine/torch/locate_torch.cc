@@ -1,6 +1,6 @@
 #include "engine/torch/locate_torch.h"
 
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 
 namespace parity {
 

@@ -13,9 +13,9 @@
 #include <set>
 
 #include "compare/judge.h"
-#include "engine/run/control_flow.h"
+#include "engine/run/flatten_control_flow.h"
 #include "engine/run/observe.h"
-#include "engine/run/runner.h"
+#include "engine/run/session_run.h"
 #include "engine/run/set_outputs.h"
 #include "onnx/graph.h"
 #include "onnx/validate.h"
@@ -380,7 +380,7 @@ Result<ort::Session> ObservingSession(const Model& model, const RunConfig& confi
 }
 
 // A model with If/Loop: its observation copy for the dump's inputs
-// (engine/run/control_flow.h), whose branch and iteration tensors (their
+// (engine/run/flatten_control_flow.h), whose branch and iteration tensors (their
 // nodes keep the exporter's scopes) the aligner can then see; empty
 // otherwise.
 Result<std::optional<FlatModel>> ObservationCopy(const Model& model, const TensorSet& dumped_inputs,
