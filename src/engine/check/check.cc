@@ -56,12 +56,11 @@ using namespace check_internal;
 
 // The sizes of the dump's traced sample, by the model's dim symbols: the
 // witnesses that keep or drop a size relation (sample_gen.h).
-std::map<std::string, int64_t> TracedDims(const Context& ctx) {
+std::map<std::string, int64_t> TracedDims(const TorchDump& dump, const ModelInfo& info) {
   std::map<std::string, int64_t> dims;
-  if (!ctx.dump) return dims;
-  auto inputs = LoadTorchInputs(*ctx.dump);
+  auto inputs = LoadTorchInputs(dump);
   if (!inputs) return dims;
-  for (const auto& v : ctx.info.inputs) {
+  for (const auto& v : info.inputs) {
     const Tensor* t = inputs->Find(v.name);
     if (t == nullptr || !v.type.has_shape || t->shape().size() != v.type.dims.size()) continue;
     for (size_t i = 0; i < v.type.dims.size(); ++i)
@@ -77,7 +76,7 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& mod
   }
   SampleGenOptions gen = o.generate;
   gen.seed = o.seed;
-  gen.traced_dims = TracedDims(ctx);
+  if (const TorchDump* dump = ctx.torch.first()) gen.traced_dims = TracedDims(*dump, ctx.subject.info);
   SampleNotes notes;
   auto samples = GenerateSamples(model, gen, &notes);
   if (samples) ctx.report.sample_notes = std::move(notes);
@@ -88,28 +87,28 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& mod
 // when MODEL takes a floating input in another dtype (a float16 model
 // converted without keep_io_types): the samples are then float32 and cast
 // for MODEL when it runs (RunOn).
-const Model& SampleModel(const Context& ctx) {
-  if (!ctx.reference_model) return ctx.model;
-  const ModelInfo reference = Inspect(*ctx.reference_model);
-  for (const auto& in : ctx.info.inputs)
+const Model& SampleModel(const Subject& subject) {
+  if (!subject.reference_model) return subject.model;
+  const ModelInfo reference = Inspect(*subject.reference_model);
+  for (const auto& in : subject.info.inputs)
     for (const auto& r : reference.inputs)
       if (r.name == in.name && r.type.dtype && in.type.dtype && *r.type.dtype != *in.type.dtype &&
           IsFloating(*r.type.dtype) && IsFloating(*in.type.dtype))
-        return *ctx.reference_model;
-  return ctx.model;
+        return *subject.reference_model;
+  return subject.model;
 }
 
 
 // The rule of each output's band goes into `quant`, made here when locate
 // made none (a model past the layer curve's size).
 void AttachOutputRules(Context& ctx) {
-  if (ctx.output_rules.empty()) return;
+  if (ctx.judging.output_rules.empty()) return;
   auto& q = ctx.report.quant;
   if (!q) {
-    const bool half = ctx.output_rules.front().rule == "float16_roundoff";
+    const bool half = ctx.judging.output_rules.front().rule == "float16_roundoff";
     q = QuantReport{.kind = half ? "float16" : "qdq", .rule = "the outputs' verdict bands only (no per-layer report)"};
   }
-  q->outputs = ctx.output_rules;
+  q->outputs = ctx.judging.output_rules;
 }
 
 // Reads a dump and checks that it fits the model: a dump made for another
@@ -121,7 +120,7 @@ void AttachOutputRules(Context& ctx) {
 // hash is there (ProvenanceNotes): the hash runs while the check does.
 Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
   PARITY_ASSIGN_OR_RETURN(TorchDump dump,
-                          LoadFittingDump(dir, ctx.info, ctx.options.model_path, ctx.options.allow_symlinks));
+                          LoadFittingDump(dir, ctx.subject.info, ctx.options.model_path, ctx.options.allow_symlinks));
   if (dump.export_record)
     for (const auto& w : dump.export_record->tracer_warnings)
       ctx.report.notes.push_back(
@@ -169,19 +168,19 @@ std::optional<std::string> ModelSha(Sha256FileInBackground& hash) {
 // --torch and its further dumps, each checked against the model.
 Status LoadDumps(Context& ctx) {
   const CheckOptions& o = ctx.options;
-  if (o.torch) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, o.torch->path.string()));
-    ctx.dump.emplace(std::move(dump));
-    // The size PyTorch ran is the deployed one: latency is measured there.
-    // Unreadable, it is said by the numerics stage.
-    if (auto inputs = LoadTorchFiles(*ctx.dump, ctx.dump->Samples().front().inputs))
-      ctx.traced_sample = Sample{"torch", std::move(*inputs)};
+  std::vector<const Reference*> given;
+  if (o.torch) given.push_back(&*o.torch);
+  if (!o.more_torch.empty() && given.empty()) return InvalidArgument("more PyTorch dumps given without a first one");
+  for (const auto& more : o.more_torch) given.push_back(&more);
+  for (const Reference* torch : given) {
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, torch->path.string()));
+    ctx.torch.dumps.push_back(std::move(dump));
   }
-  if (!o.more_torch.empty() && !ctx.dump) return InvalidArgument("more PyTorch dumps given without a first one");
-  for (const auto& more : o.more_torch) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, more.path.string()));
-    ctx.more_dumps.push_back(std::move(dump));
-  }
+  // The size PyTorch ran is the deployed one: latency is measured there.
+  // Unreadable, it is said by the numerics stage.
+  if (const TorchDump* dump = ctx.torch.first())
+    if (auto inputs = LoadTorchFiles(*dump, dump->Samples().front().inputs))
+      ctx.torch.traced_sample = Sample{"torch", std::move(*inputs)};
   return {};
 }
 
@@ -190,22 +189,19 @@ Status LoadDumps(Context& ctx) {
 // among the report's notes. Each file is hashed once per check.
 void ProvenanceNotes(Context& ctx, Sha256FileInBackground& model_sha,
                      std::optional<Sha256FileInBackground>& reference_sha) {
-  if (!ctx.dump) return;
   std::vector<std::string> shas;
   if (auto sha = ModelSha(model_sha)) shas.push_back(std::move(*sha));
   if (reference_sha)
     if (auto sha = ModelSha(*reference_sha)) shas.push_back(std::move(*sha));
-  std::vector<const TorchDump*> dumps{&*ctx.dump};
-  for (const auto& more : ctx.more_dumps) dumps.push_back(&more);
   std::vector<std::string> notes;
-  for (const TorchDump* d : dumps)
-    if (auto note = DumpProvenanceNote(*d, ctx.options.model_path, shas); !note.empty()) notes.push_back(note);
+  for (const TorchDump& d : ctx.torch.dumps)
+    if (auto note = DumpProvenanceNote(d, ctx.options.model_path, shas); !note.empty()) notes.push_back(note);
   ctx.report.notes.insert(ctx.report.notes.begin(), notes.begin(), notes.end());
 }
 
-CheckedModel ModelFacts(const Context& ctx, const std::optional<std::string>& sha256) {
-  CheckedModel m{.path = ctx.label, .sha256 = sha256, .info = ctx.info};
-  if (ctx.reference_model) m.reference_model = ctx.options.reference.path.string();
+CheckedModel ModelFacts(const Subject& subject, const CheckOptions& o, const std::optional<std::string>& sha256) {
+  CheckedModel m{.path = subject.label, .sha256 = sha256, .info = subject.info};
+  if (subject.reference_model) m.reference_model = o.reference.path.string();
   return m;
 }
 
@@ -280,12 +276,12 @@ void Decide(CheckReport& r, bool strict) {
 
 // A model without outputs, or with outputs that are not tensors, cannot be
 // judged: bad input, not a failed check (docs/security.md).
-Status HasTensorOutputs(const Context& ctx) {
-  if (ctx.info.outputs.empty())
-    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", ctx.label));
-  for (const auto& out : ctx.info.outputs)
+Status HasTensorOutputs(const Subject& subject) {
+  if (subject.info.outputs.empty())
+    return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", subject.label));
+  for (const auto& out : subject.info.outputs)
     if (out.type.dtype_name == "sequence" || out.type.dtype_name == "map" || out.type.dtype_name == "optional")
-      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", ctx.label,
+      return Unsupported(fmt::format("{}: output '{}' is a {}; parity compares tensor outputs only", subject.label,
                                      out.name, out.type.dtype_name));
   return {};
 }
@@ -317,22 +313,23 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   Sha256FileInBackground model_sha(o.model_path);  // while the model is parsed
   ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
-  Context ctx{.options = o, .model = std::move(model)};
-  ctx.label = o.model_path;
-  ctx.info = Inspect(ctx.model);
+  Context ctx{.options = o,
+              .subject = {.model = std::move(model), .label = o.model_path},
+              .reference = {.results = RunResults("reference", o.reference_outputs_in_memory)}};
+  ctx.subject.info = Inspect(ctx.subject.model);
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
   if (const auto* file = o.reference.model_file()) {
     if (o.torch) reference_sha.emplace(*file);
     PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
-    ctx.reference_model.emplace(std::move(reference));
+    ctx.subject.reference_model.emplace(std::move(reference));
   }
   PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
-  PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx));
-  PARITY_ASSIGN_OR_RETURN(ctx.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx)));
-  ctx.policy = o.policy;
-  if (ctx.reference_model) {
-    ctx.output_rules = DeriveOutputRules(*ctx.reference_model, ctx.model, o.policy);
-    ctx.policy = WithOutputRules(o.policy, ctx.output_rules);
+  PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx.subject));
+  PARITY_ASSIGN_OR_RETURN(ctx.subject.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx.subject)));
+  ctx.judging.policy = o.policy;
+  if (ctx.subject.reference_model) {
+    ctx.judging.output_rules = DeriveOutputRules(*ctx.subject.reference_model, ctx.subject.model, o.policy);
+    ctx.judging.policy = WithOutputRules(o.policy, ctx.judging.output_rules);
   }
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
@@ -344,18 +341,18 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   // the default time limit is known once the reference's pass has timed it.
   ort::ScopedRunLimits limits(RunLimitsOf(o, o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s));
   timed(StageSyntax);
-  limits.Set(RunLimitsOf(o, ctx.sample_timeout_s));
+  limits.Set(RunLimitsOf(o, ctx.bounds.sample_timeout_s));
   timed(StageSignature);
   timed(StageNumerics);
   timed.MoveReferencePass();
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  if (ctx.target && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target->ep_assignment();
+  if (ctx.target.session && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target.session->ep_assignment();
   timed(StageRuntime);
   timed(StageRobustness);
   // The target's session is released before the steps that create their
   // own: one session (one copy of the weights) alive at a time.
-  ctx.sessions_loaded = ctx.reference_loaded && ctx.target.has_value();
-  ctx.target.reset();
+  ctx.flags.sessions_loaded = ctx.reference.loaded && ctx.target.session.has_value();
+  ctx.target.session.reset();
   timed.Step("tf32 probe", ProbeTf32);
   timed.Step("numerics", FinishNumerics);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
@@ -364,10 +361,10 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   timed.Step("control flow", ObserveControlFlow);
   AttachOutputRules(ctx);
-  NameArithmetic(r, o.target, ctx.reference_model.has_value());
+  NameArithmetic(r, o.target, ctx.subject.reference_model.has_value());
   ReconcileAccepts(r);
-  r.reference_runtime = ctx.reference_ort;
-  r.model = ModelFacts(ctx, ModelSha(model_sha));  // hashed while the check ran
+  r.reference_runtime = ctx.reference.ort;
+  r.model = ModelFacts(ctx.subject, o, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);
   Decide(r, o.strict);
   return std::move(ctx.report);

@@ -23,8 +23,8 @@ namespace {
 constexpr double kProbeBudgetSeconds = 10;
 
 // Whether the report holds a judged result (WasJudged) for sample `name`.
-bool Judged(const Context& ctx, const std::string& name) {
-  return std::any_of(ctx.report.samples.begin(), ctx.report.samples.end(),
+bool Judged(const CheckReport& report, const std::string& name) {
+  return std::any_of(report.samples.begin(), report.samples.end(),
                      [&](const SampleResult& s) { return s.name == name && WasJudged(s); });
 }
 
@@ -34,19 +34,20 @@ bool Judged(const Context& ctx, const std::string& name) {
 // reference (ObserveControlFlow counts those as it probes them).
 std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
   std::vector<Sample> out;
-  if (!ctx.dump) return out;
-  for (const TorchDumpSample& s : ctx.dump->Samples()) {
+  const TorchDump* dump = ctx.torch.first();
+  if (dump == nullptr) return out;
+  for (const TorchDumpSample& s : dump->Samples()) {
     const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
-    if (!Judged(ctx, name)) continue;
-    auto dumped = LoadTorchFiles(*ctx.dump, s.inputs);
+    if (!Judged(ctx.report, name)) continue;
+    auto dumped = LoadTorchFiles(*dump, s.inputs);
     if (!dumped) continue;
     std::vector<std::string> names;
-    for (const auto& in : ctx.info.inputs) names.push_back(in.name);
-    if (auto inputs = InputsForModel(*dumped, names, ctx.dump->dir.string()))
+    for (const auto& in : ctx.subject.info.inputs) names.push_back(in.name);
+    if (auto inputs = InputsForModel(*dumped, names, dump->dir.string()))
       out.push_back(Sample{name, std::move(*inputs)});
   }
   // A decode step judged against PyTorch's loop is such a sample too.
-  out.insert(out.end(), ctx.generation_samples.begin(), ctx.generation_samples.end());
+  out.insert(out.end(), ctx.torch.generation_samples.begin(), ctx.torch.generation_samples.end());
   return out;
 }
 
@@ -101,26 +102,26 @@ std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, boo
 void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadline) {
   ControlFlowReport& cf = ctx.report.control_flow;
   std::vector<std::string> refused, stopped, unprobed;
-  for (const Sample& sample : ctx.samples) {
+  for (const Sample& sample : ctx.subject.samples) {
     if (std::chrono::steady_clock::now() > deadline) {
       unprobed.push_back(sample.name);
       continue;
     }
     // A sample stopped at a limit is not run again for its branches.
-    if (ctx.stopped.contains(sample.name)) {
+    if (ctx.bounds.stopped.contains(sample.name)) {
       stopped.push_back(sample.name);
       continue;
     }
-    auto flat = FlattenForSample(ctx.model, sample, ctx.label,
+    auto flat = FlattenForSample(ctx.subject.model, sample, ctx.subject.label,
                                  {.probe = ctx.options.reference.config, .check_copy = false,
-                                  .timeout_s = ctx.sample_timeout_s});
+                                  .timeout_s = ctx.bounds.sample_timeout_s});
     if (!flat) {
       // A sample the model refuses (or a probe past the time limit) takes
       // no branch; its own verdict says why.
       refused.push_back(sample.name);
       continue;
     }
-    AddSample(cf, *flat, !ctx.dump && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx, sample.name));
+    AddSample(cf, *flat, ctx.torch.dumps.empty() && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx.report, sample.name));
   }
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
@@ -128,7 +129,7 @@ void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadl
   if (!unprobed.empty())
     cf.notes.push_back(fmt::format("{} sample(s) were not probed for their branches, past the probes' time budget of "
                                    "{:g} s: {}",
-                                   unprobed.size(), std::max(kProbeBudgetSeconds, ctx.sample_timeout_s),
+                                   unprobed.size(), std::max(kProbeBudgetSeconds, ctx.bounds.sample_timeout_s),
                                    fmt::join(unprobed, ", ")));
   if (!stopped.empty())
     cf.notes.push_back(fmt::format("{} sample(s) stopped at a limit (time or memory) were not probed for their branches: {}",
@@ -138,30 +139,30 @@ void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadl
 }  // namespace
 
 void ObserveControlFlow(Context& ctx) {
-  if (!HasControlFlow(ctx.model)) return;
+  if (!HasControlFlow(ctx.subject.model)) return;
   ControlFlowReport& cf = ctx.report.control_flow;
   cf.present = true;
-  cf.judged_against = ctx.dump ? "PyTorch" : "the reference";
+  cf.judged_against = ctx.torch.dumps.empty() ? "the reference" : "PyTorch";
   // The probes are a report on coverage, not a verdict: they get one
   // sample's time limit in all (at least kProbeBudgetSeconds), whatever the
   // number of samples and levels of nesting (issue 56 class 2: each probe is
   // a session of a copy up to InlineLimits::max_nodes nodes, per level).
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.sample_timeout_s)));
+                            std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.bounds.sample_timeout_s)));
   ProbeCheckSamples(ctx, deadline);
   // Coverage counts only the samples whose values were judged (issues 50,
   // 51): with a dump, a branch taken by generated samples judged between two
   // ORT configs says nothing of an export's fault, which only PyTorch shows.
   for (const Sample& sample : TorchJudgedSamples(ctx)) {
     if (std::chrono::steady_clock::now() > deadline) break;  // their branches stay unjudged: NOT JUDGED, not PASS
-    auto flat = FlattenForSample(ctx.model, sample, ctx.label,
+    auto flat = FlattenForSample(ctx.subject.model, sample, ctx.subject.label,
                                  {.probe = ctx.options.reference.config, .check_copy = false,
-                                  .timeout_s = ctx.sample_timeout_s});
+                                  .timeout_s = ctx.bounds.sample_timeout_s});
     if (flat) AddSample(cf, *flat, /*judged=*/true);
   }
   NoteUntakenBranches(cf);
-  cf.unjudged = Unjudged(ctx.model, cf, ctx.dump.has_value());
+  cf.unjudged = Unjudged(ctx.subject.model, cf, !ctx.torch.dumps.empty());
 }
 
 }  // namespace parity::check_internal

@@ -127,15 +127,14 @@ CheckFinding PromptsFinding(const std::vector<GenerationPrompt>& prompts) {
 }  // namespace
 
 void StageGeneration(Context& ctx) {
-  if (!ctx.dump) return;
-  std::vector<const TorchDump*> dumps{&*ctx.dump};
-  for (const auto& more : ctx.more_dumps) dumps.push_back(&more);
   std::vector<std::pair<std::string, TensorSet>> judged_steps;
   GenerationOptions o{.model_path = ctx.options.model_path, .encoder_path = ctx.options.encoder_path,
-                      .config = ctx.options.target, .policy = ctx.policy, .judged_steps = &judged_steps};
+                      .config = ctx.options.target, .policy = ctx.judging.policy, .judged_steps = &judged_steps,
+                      .cache_form = ctx.options.cache_form};
   StageResult stage{.name = "generation"};
   std::vector<GenerationPrompt> prompts;
-  for (const TorchDump* dump : dumps) {
+  for (const TorchDump& d : ctx.torch.dumps) {
+    const TorchDump* dump = &d;
     auto record = LoadGenerationRecord(*dump);
     if (!record) {
       ctx.input_error = record.error();
@@ -156,7 +155,7 @@ void StageGeneration(Context& ctx) {
     ctx.report.generation = std::move(*result);
   }
   if (prompts.empty()) return;
-  for (auto& [name, inputs] : judged_steps) ctx.generation_samples.push_back(Sample{name, std::move(inputs)});
+  for (auto& [name, inputs] : judged_steps) ctx.torch.generation_samples.push_back(Sample{name, std::move(inputs)});
   if (prompts.size() > 1) {
     stage.findings.push_back(PromptsFinding(prompts));
     ctx.report.generation_prompts = std::move(prompts);

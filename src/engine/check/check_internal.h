@@ -14,6 +14,7 @@
 #include "engine/quant/quant_result.h"
 #include "engine/run/environment.h"
 #include "engine/run/optimized_plan.h"
+#include "engine/runner/run_results.h"
 #include "engine/runner/runner.h"
 #include "engine/torch/torch_compare.h"
 #include "engine/torch/torch_dump.h"
@@ -38,63 +39,95 @@ struct PassCost {
   int64_t runs = 0;  // ORT runs (ort/run_count.h)
 };
 
-struct Context {
-  const CheckOptions& options;
+// The model judged and the samples it is judged on, read once by RunCheck.
+struct Subject {
   Model model;
   std::optional<Model> reference_model;  // --reference-model; absent: `model`
   ModelInfo info;
   std::string label;  // the model's path, for messages
-  std::optional<TorchDump> dump;
-  std::vector<TorchDump> more_dumps;  // --torch given again; their samples' outputs are judged too
-  // The decode steps the generation stage judged against PyTorch (each
-  // step's inputs as fed, "generation:stepK"): judged samples for the
-  // control-flow coverage (a merged decoder's cache branch runs there only).
-  std::vector<Sample> generation_samples;
   std::vector<Sample> samples;
-  // One session alive at a time (issue 26: each holds a copy of the
-  // weights): the reference's session runs every sample and is timed while
-  // it alone is alive (RunReferencePass), its results kept here, and is
-  // released before the target's session is created; the target's is
-  // released before the steps that build sessions of their own (the layers
-  // against PyTorch, the shared tensors, locate).
-  bool reference_loaded = false;                                    // ORT loaded the reference
-  std::map<std::string, Result<TensorSet>> reference_outputs;       // sample name -> what the reference gave
-  // Past options.reference_outputs_in_memory bytes of kept outputs, a sample's go to a
-  // scratch folder of .npy files instead (many samples of a model with large
-  // outputs: an LM's logits), read back when judged.
-  std::optional<ScratchDir> reference_spill;
-  std::map<std::string, std::filesystem::path> reference_spilled;   // sample name -> its folder
-  std::vector<std::string> reference_output_names;                  // the session's order
-  std::vector<CheckFinding> reference_runtime;                      // its runtime.reference.* findings
-  std::optional<PerformanceResult> reference_performance;           // its latency, determinism
-  PassCost reference_pass;                                          // its time and ORT runs (a numerics cost)
-  // The reference's ONNX Runtime when it is not the process's (a child
-  // process, check_runtimes.cc): the check compares two releases.
-  std::optional<OrtFact> reference_ort;
-  std::optional<ort::Session> target;  // absent when ORT could not load the model, or released
+
+  const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
+};
+
+// The ORT reference. One session alive at a time (issue 26: each holds a
+// copy of the weights): the reference's session runs every sample and is
+// timed while it alone is alive (RunReferencePass), its results kept here,
+// and is released before the target's session is created.
+struct ReferenceSide {
+  bool loaded = false;                           // ORT loaded the reference
+  // What it gave per sample; past options.reference_outputs_in_memory bytes a
+  // sample's go to a scratch folder, read back when judged.
+  RunResults results;
+  std::vector<CheckFinding> runtime;             // its runtime.reference.* findings
+  std::optional<PerformanceResult> performance;  // its latency, determinism
+  PassCost pass;                                 // its time and ORT runs (a numerics cost)
+  // Its ONNX Runtime when it is not the process's (a child process,
+  // check_runtimes.cc): the check compares two releases.
+  std::optional<OrtFact> ort;
+};
+
+// Declared-shape contradictions over every sample run on the target
+// (declared_shapes.cc); the samples whose shapes were bound.
+struct DeclaredShapes {
+  std::map<std::string, DeclaredClash> clashes;
+  std::vector<std::string> samples;
+};
+
+// The target. Its session is released before the steps that build sessions
+// of their own (the layers against PyTorch, the shared tensors, locate).
+struct TargetSide {
+  std::optional<ort::Session> session;  // absent when ORT could not load the model, or released
   // The plan ORT made for the target (its optimized model saved as the
   // deployed session was created, TargetPlanWanted), kept after the session
   // is released, with the target's outputs for the first non-anomalous
   // sample: a passing check's layer curve takes it over instead of loading
   // the model once more for it (LocateOptions::target_plan; issue 26).
-  std::optional<ScratchDir> target_scratch;  // where ORT saved that optimized model
-  std::optional<PlannedSession> target_plan;
+  std::optional<ScratchDir> scratch;  // where ORT saved that optimized model
+  std::optional<PlannedSession> plan;
   // What the target gave for FirstOrdinarySample (the numerics stage's run):
   // the first of the determinism check's two runs, and the untouched outputs
-  // of target_plan for the layer curve.
-  std::optional<TensorSet> target_first_outputs;
-  // The first dump's traced sample and what the target gave for it (the
-  // numerics stage's run against PyTorch's outputs): with a dump, a passing
-  // check's curve is of this sample (check_locate.cc).
-  std::optional<Sample> torch_curve_sample;
+  // of `plan` for the layer curve.
+  std::optional<TensorSet> first_outputs;
+  DeclaredShapes declared;
+};
+
+// The PyTorch side: the dumps, and what the check keeps of its runs against them.
+struct TorchSide {
+  // --torch's dump, then each further one (--torch given again): every
+  // sample of each is judged by its outputs; layers on the first's traced
+  // sample only. Empty: PyTorch is not consulted.
+  std::vector<TorchDump> dumps;
   // The first dump's traced sample's inputs (read before the stages): the
   // sample timed (TimingSample).
   std::optional<Sample> traced_sample;
-  std::optional<TensorSet> torch_target_outputs;
+  // The first dump's traced sample and what the target gave for it (the
+  // numerics stage's run against PyTorch's outputs): with a dump, a passing
+  // check's curve is of this sample (check_locate.cc).
+  std::optional<Sample> curve_sample;
+  std::optional<TensorSet> target_outputs;
   // What the every-tensor run against PyTorch gave for the plan's surviving
   // tensors and the outputs (unfused reference config, the dump's inputs):
   // the curve's reference when its sample is those inputs.
   std::optional<KeptValues> kept_reference;
+  // The decode steps the generation stage judged against PyTorch (each
+  // step's inputs as fed, "generation:stepK"): judged samples for the
+  // control-flow coverage (a merged decoder's cache branch runs there only).
+  std::vector<Sample> generation_samples;
+
+  const TorchDump* first() const { return dumps.empty() ? nullptr : &dumps.front(); }
+};
+
+// The policy every judgment of the check uses: the user's, with the derived
+// bands of a quantized / float16 MODEL's outputs against its
+// --reference-model (engine/quant/output_tolerance.h), and those bands.
+struct Judging {
+  TolerancePolicy policy;
+  std::vector<QuantOutputRule> output_rules;
+};
+
+// What the stages decided for the steps after them.
+struct StageFlags {
   // Why a passing check computes no layer curve (said in a note), empty when
   // it does: decided once the reference has been timed, before the target
   // loads (its plan is saved for the curve only), CurveSkipReason.
@@ -104,28 +137,32 @@ struct Context {
   // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
   bool numerics_deferred = false;
   bool torch_outputs_read = false;  // the dump's traced sample was read (the layers can be compared)
+};
+
+// The limits every run of the check obeys, and the runs they stopped.
+struct RunBounds {
   // The time limit of each run (seconds; 0: none): the user's, or the default
   // once the reference's first ordinary sample has been timed (RunReferencePass).
   double sample_timeout_s = 0;
-  CheckReport report;
   // The samples a run of which was stopped at a limit (time or memory,
   // ort/run_limits.h): reported once (ReportStopped), never run again by a
   // later stage (the curve, locate, the control-flow probes).
   std::set<std::string> stopped;
+};
+
+struct Context {
+  const CheckOptions& options;
+  Subject subject;
+  ReferenceSide reference;
+  TargetSide target;
+  TorchSide torch;
+  Judging judging;
+  StageFlags flags;
+  RunBounds bounds;
+  CheckReport report;
   // A user's mistake found while a stage ran (a PyTorch dump none of whose
   // layers align with the model): RunCheck returns it instead of a report.
   std::optional<Error> input_error;
-  // The policy every judgment of the check uses: the user's, with the
-  // derived bands of a quantized / float16 MODEL's outputs against its
-  // --reference-model (engine/quant/output_tolerance.h), and those bands.
-  TolerancePolicy policy;
-  std::vector<QuantOutputRule> output_rules;
-  // Declared-shape contradictions over every sample run on the target
-  // (declared_shapes.cc); the samples whose shapes were bound.
-  std::map<std::string, DeclaredClash> declared_clashes;
-  std::vector<std::string> declared_samples;
-
-  const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
 };
 
 // Whether an error of a run is its memory limit, or the runtime running out
@@ -150,7 +187,7 @@ inline bool IsStopped(const Error& e) { return IsTimeout(e) || IsOutOfMemory(e);
 
 // For a numerics sample a run of which was stopped at a limit (IsStopped):
 // its result TIMEOUT or OVER MEMORY, a finding, the result into the report,
-// and the sample into ctx.stopped: abandoned, never run again. The
+// and the sample into ctx.bounds.stopped: abandoned, never run again. The
 // reference's run over a generated sample is outside what parity should
 // have asked for: not judged (SKIPPED); over the user's sample, or the
 // target's run alone: FAIL. Returns false (nothing done) when neither run
@@ -161,7 +198,8 @@ bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, co
 // Why a passing check of this model should not compute its layer curve: too
 // many nodes, or its sessions estimated over options.curve_seconds from the
 // reference's timing; empty when it should (check_static.cc).
-std::string CurveSkipReason(const Context& ctx);
+std::string CurveSkipReason(const ModelInfo& info, const ReferenceSide& reference, double curve_seconds,
+                            bool torch);
 
 // The first sample that is not an anomaly, nor refused by the reference, nor
 // stopped at a limit: the one a passing check's layer curve and the
@@ -171,15 +209,18 @@ const Sample* FirstOrdinarySample(const Context& ctx);
 // Whether two sets hold the same names with bitwise equal tensors.
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b);
 
+// `sample` as one of the check's sessions takes it: with --reference-model
+// its floating inputs cast to the dtypes the session declares; else as it is.
+Sample FedTo(const Subject& subject, const ort::Session& session, const Sample& sample);
+// The target's outputs in the reference's dtypes: with --reference-model a
+// float16 model's outputs are compared in the float model's dtype.
+TensorSet AsReference(const Subject& subject, const TensorSet& test, const TensorSet& ref);
+
 // Runs `sample` on one of the check's sessions. With --reference-model the
 // floating inputs are first cast to the dtypes the session declares (a
 // float16 model converted without keep_io_types takes float16 inputs, its
 // float model float32).
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
-
-// What the reference gave for `sample` (RunReferencePass); an error when it
-// was not run.
-Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample);
 
 // Runs every sample on the reference (`run`) and, given its session, times
 // it (its runtime findings and performance), into ctx (check_static.cc).
@@ -188,14 +229,15 @@ void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session*
 
 // Two runtimes (check_runtimes.cc). The reference on another ORT than the
 // process's (its config's ort_library): a child runner, its load finding
-// into `f` and ctx.reference_ort set; null when the reference runs here,
+// into `f` and ctx.reference.ort set; null when the reference runs here,
 // or when the library cannot be loaded (ctx.input_error: the user's mistake).
 std::unique_ptr<Runner> ChildReference(Context& ctx, std::vector<CheckFinding>& f);
 // Every sample through that child on one kept session (no timing: the
 // reference's latency is another process's).
 void RunChildReferencePass(Context& ctx, Runner& reference);
 // A failing sample localized across both runtimes (LocateAcrossRuntimes).
-Result<LocateReport> LocateOnTwoRuntimes(const Context& ctx, const Sample& sample);
+Result<LocateReport> LocateOnTwoRuntimes(const CheckOptions& options, const Model& model,
+                                         const TolerancePolicy& policy, const Sample& sample);
 
 // The runtime stage's measure of one session (determinism, latency) on
 // `sample`: its findings into `f`; none when a run failed. `first_run`: what
@@ -260,12 +302,23 @@ void StageRobustness(Context& ctx);
 // against PyTorch, the tensors shared with --reference-model), after the
 // target's session is released; their findings join the numerics stage.
 void FinishNumerics(Context& ctx);
+// Every sample of every dump against PyTorch, through the target's session;
+// numerics.torch.sizes when there is more than one. Returns false when the
+// first dump's traced sample cannot be read (check_torch_numerics.cc).
+bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f);
+// Layer by layer against the first dump through the unfused reference
+// (FinishNumerics, after the target's release).
+void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f);
+// Each compared tensor into `result` as an output judged `against`; a
+// failing one fails the sample.
+void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against);
 // Binds the model's symbolic axes to one run's shapes (its inputs and the
 // target's outputs) and records every symbol bound to two sizes.
-void BindDeclaredShapes(Context& ctx, const std::string& sample, const TensorSet& inputs, const TensorSet& outputs);
+void BindDeclaredShapes(DeclaredShapes& declared, const ModelInfo& info, const std::string& sample,
+                        const TensorSet& inputs, const TensorSet& outputs);
 // The one signature.declared_shapes finding for the model, from every run
 // bound: a warning when some symbol named two sizes.
-void AddDeclaredShapesFinding(Context& ctx);
+void AddDeclaredShapesFinding(const DeclaredShapes& declared, CheckReport& report);
 // After the stages (check_locate.cc): the layer curve, and on a numeric
 // failure the first diverging fused node into the numerics stage.
 void Localize(Context& ctx);
@@ -280,8 +333,8 @@ void ObserveControlFlow(Context& ctx);
 
 // For a CUDA target with TF32 allowed and a failing output: re-runs the worst
 // failing sample with use_tf32=0 and names TF32 (report.arithmetic) only if
-// the error falls (check_tf32.cc). Creates its own session: call after the
-// target's is released.
+// the error falls (check_tf32.cc). Runs on runners of its own (a session
+// each): call after the target's is released.
 void ProbeTf32(Context& ctx);
 
 // One finding line.

@@ -26,7 +26,7 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
     if (result.status != Verdict::kFail || !result.error.empty() || result.timed_out ||
         result.kind == SampleKindName(SampleKind::kAnomaly))
       continue;
-    for (const auto& s : ctx.samples)
+    for (const auto& s : ctx.subject.samples)
       if (s.name == result.name) {
         *failed = true;
         return &s;
@@ -39,11 +39,11 @@ const Sample* SampleToLocate(const Context& ctx, bool* failed) {
 // curve alone: observing N tensors costs ORT far more than a plain run
 // (issue 29, probe 5: a 100k-node chain), nor load a big model twice more
 // past its budget (CurveSkipReason). A failing one still localizes.
-bool SkipCurve(Context& ctx) {
-  if (ctx.curve_skipped.empty()) return false;
-  ctx.report.notes.push_back(fmt::format(
+bool SkipCurve(const std::string& curve_skipped, std::vector<std::string>& notes) {
+  if (curve_skipped.empty()) return false;
+  notes.push_back(fmt::format(
       "layer_curve not computed: {}; the outputs passed (run `parity locate` for the per-layer error)",
-      ctx.curve_skipped));
+      curve_skipped));
   return true;
 }
 
@@ -69,8 +69,7 @@ CheckFinding TopCulpritFinding(const LocateCulprit& c) {
 }
 
 // The per-layer error curve of check's report, from locate's tensor table.
-void AddLayerCurve(Context& ctx, const LocateReport& report) {
-  const Model& graph_model = ctx.ReferenceModel();
+void AddLayerCurve(const Model& graph_model, const LocateReport& report, std::vector<LayerErrorPoint>& curve) {
   auto graph = BuildGraphView(graph_model, {.infer_shapes = false});
   for (const auto& t : report.tensors) {
     const GraphNode* node = graph ? graph->Producer(t.name) : nullptr;
@@ -80,7 +79,7 @@ void AddLayerCurve(Context& ctx, const LocateReport& report) {
       p.max_abs = t.metrics->max_abs;
       p.error_ratio = t.score;
     }
-    ctx.report.layer_curve.push_back(std::move(p));
+    curve.push_back(std::move(p));
   }
 }
 
@@ -94,15 +93,15 @@ void AddLayerCurve(Context& ctx, const LocateReport& report) {
 // else of `first`, the first non-anomalous sample. Returns the sample to
 // observe.
 const Sample* ReuseForCurve(Context& ctx, const Sample& first, LocateOptions& options) {
-  const bool torch = ctx.target_plan && ctx.torch_curve_sample && ctx.torch_target_outputs;
-  const Sample* sample = torch ? &*ctx.torch_curve_sample : &first;
-  std::optional<TensorSet>& untouched = torch ? ctx.torch_target_outputs : ctx.target_first_outputs;
-  if (ctx.target_plan && untouched) {
-    ctx.target_plan->untouched = std::move(untouched);
-    options.target_plan = &*ctx.target_plan;
+  const bool torch = ctx.target.plan && ctx.torch.curve_sample && ctx.torch.target_outputs;
+  const Sample* sample = torch ? &*ctx.torch.curve_sample : &first;
+  std::optional<TensorSet>& untouched = torch ? ctx.torch.target_outputs : ctx.target.first_outputs;
+  if (ctx.target.plan && untouched) {
+    ctx.target.plan->untouched = std::move(untouched);
+    options.target_plan = &*ctx.target.plan;
   }
-  if (ctx.kept_reference && AllBitwiseEqual(ctx.kept_reference->inputs, sample->tensors))
-    options.reference_values = &ctx.kept_reference->values;
+  if (ctx.torch.kept_reference && AllBitwiseEqual(ctx.torch.kept_reference->inputs, sample->tensors))
+    options.reference_values = &ctx.torch.kept_reference->values;
   return sample;
 }
 
@@ -113,15 +112,15 @@ const Sample* ReuseForCurve(Context& ctx, const Sample& first, LocateOptions& op
 void Localize(Context& ctx) {
   bool failed = false;
   const Sample* sample = SampleToLocate(ctx, &failed);
-  if (sample == nullptr || !ctx.sessions_loaded) return;
-  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx)) return;
+  if (sample == nullptr || !ctx.flags.sessions_loaded) return;
+  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx.flags.curve_skipped, ctx.report.notes)) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options;
   options.reference = ctx.options.reference.config;
   options.target = ctx.options.target;
-  options.policy = ctx.policy;
-  options.model_label = ctx.reference_model ? ctx.options.reference.path.string() : ctx.label;
-  options.target_label = ctx.reference_model ? ctx.label : "";
+  options.policy = ctx.judging.policy;
+  options.model_label = ctx.subject.reference_model ? ctx.options.reference.path.string() : ctx.subject.label;
+  options.target_label = ctx.subject.reference_model ? ctx.subject.label : "";
   options.ablation = failed;
   // A passing check's curve keeps the exposed observation where exposing
   // changes ORT's plan (said in a note); a failing one observes the deployed plan.
@@ -129,9 +128,9 @@ void Localize(Context& ctx) {
   if (!failed) sample = ReuseForCurve(ctx, *sample, options);
   // With --reference-model the reference is that model and MODEL is the
   // derived target; otherwise MODEL is both.
-  auto report = ctx.reference_ort ? LocateOnTwoRuntimes(ctx, *sample)
-                : ctx.reference_model   ? Locate(*ctx.reference_model, &ctx.model, *sample, options)
-                                        : Locate(ctx.model, nullptr, *sample, options);
+  auto report = ctx.reference.ort ? LocateOnTwoRuntimes(ctx.options, ctx.subject.model, ctx.judging.policy, *sample)
+                : ctx.subject.reference_model   ? Locate(*ctx.subject.reference_model, &ctx.subject.model, *sample, options)
+                                        : Locate(ctx.subject.model, nullptr, *sample, options);
   StageResult* numerics = nullptr;
   for (auto& stage : ctx.report.stages)
     if (stage.name == "numerics") numerics = &stage;
@@ -140,7 +139,7 @@ void Localize(Context& ctx) {
       numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
     return;
   }
-  AddLayerCurve(ctx, *report);
+  AddLayerCurve(ctx.subject.ReferenceModel(), *report, ctx.report.layer_curve);
   if (report->quant) ctx.report.quant = report->quant;
   if (!failed && !report->observer_check)
     ctx.report.notes.push_back(fmt::format(
@@ -160,7 +159,7 @@ void Localize(Context& ctx) {
                          "covering [{}]",
                          sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
   }
-  if (ctx.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
+  if (ctx.subject.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
     // A derived model differs from its reference in the model itself, not
     // only in a fusion: with every optimization off every tensor survives,
     // so the first differing tensor names the original node exactly.
@@ -168,7 +167,7 @@ void Localize(Context& ctx) {
     unfused.target = ctx.options.reference.config;
     unfused.ablation = false;
     unfused.precision = false;  // the per-layer report was made by the first run
-    auto fine = Locate(*ctx.reference_model, &ctx.model, *sample, unfused);
+    auto fine = Locate(*ctx.subject.reference_model, &ctx.subject.model, *sample, unfused);
     if (fine && fine->first_divergence) {
       const auto& d = *fine->first_divergence;
       numerics->findings.push_back(

@@ -26,7 +26,7 @@ void StepMeter::Step(std::string_view name, void (*step)(Context&)) {
 }
 
 void StepMeter::MoveReferencePass() {
-  const PassCost& pass = ctx_.reference_pass;
+  const PassCost& pass = ctx_.reference.pass;
   for (StageResult& stage : ctx_.report.stages) {
     if (stage.name == "syntax") stage.seconds = std::max(0.0, stage.seconds - pass.seconds);
     if (stage.name == "numerics") stage.seconds += pass.seconds;

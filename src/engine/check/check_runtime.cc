@@ -29,8 +29,8 @@ std::string Behaviour(const Result<TensorSet>& outputs) {
 }
 
 // Which limit stopped a run, for its finding.
-std::string LimitWhy(const Context& ctx, const Error& e) {
-  if (IsTimeout(e)) return fmt::format("the time limit of {:g} s (--sample-timeout; 0: none)", ctx.sample_timeout_s);
+std::string LimitWhy(double timeout_s, const Error& e) {
+  if (IsTimeout(e)) return fmt::format("the time limit of {:g} s (--sample-timeout; 0: none)", timeout_s);
   const int64_t limit = ort::CurrentRunLimits().memory_bytes;
   return limit > 0 && e.message().find(ort::kRunOverMemory) != std::string::npos ? fmt::format("the memory limit of {} MiB (--sample-memory; 0: none)", limit >> 20)
                    : std::string("the memory ONNX Runtime could allocate");
@@ -39,11 +39,10 @@ std::string LimitWhy(const Context& ctx, const Error& e) {
 }  // namespace
 
 const Sample* TimingSample(const Context& ctx) {
-  if (ctx.traced_sample && !ctx.stopped.contains(ctx.traced_sample->name)) return &*ctx.traced_sample;
-  for (const auto& s : ctx.samples) {
-    if (SampleKindOf(s.name) == SampleKind::kAnomaly || ctx.stopped.contains(s.name)) continue;
-    const auto it = ctx.reference_outputs.find(s.name);
-    if (it == ctx.reference_outputs.end() || it->second) return &s;  // spilled, or run
+  if (ctx.torch.traced_sample && !ctx.bounds.stopped.contains(ctx.torch.traced_sample->name)) return &*ctx.torch.traced_sample;
+  for (const auto& s : ctx.subject.samples) {
+    if (SampleKindOf(s.name) == SampleKind::kAnomaly || ctx.bounds.stopped.contains(s.name)) continue;
+    if (!ctx.reference.results.Failed(s.name)) return &s;  // spilled, or run
   }
   return nullptr;
 }
@@ -93,7 +92,7 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
                          fmt::format("[{}]: two runs of sample '{}' differ: ORT is not deterministic under this "
                                      "config (threads? parallel execution?)",
                                      perf.config, sample.name)));
-  const Sample fed = ctx.reference_model ? FitToSession(session, sample) : sample;
+  const Sample fed = FedTo(ctx.subject, session, sample);
   // Without a warm-up asked for, determinism's second run is the first timed
   // run (a run of a 500 MB model is 0.2 s here, issue 26).
   const bool second_is_timed = latency.warmup == 0;
@@ -133,7 +132,7 @@ bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, co
   result.error = e.message();
   const std::string word(result.StatusWord());
   const std::string how =
-      fmt::format("the {} run was stopped at {}", ref_stopped ? "reference" : "target", LimitWhy(ctx, e));
+      fmt::format("the {} run was stopped at {}", ref_stopped ? "reference" : "target", LimitWhy(ctx.bounds.sample_timeout_s, e));
   if (ref_stopped && ctx.options.inputs_path.empty()) {
     result.status = Verdict::kUnchecked;
     f.push_back(Skip(id, fmt::format("{}, not judged: {}; a generated sample", word, how)));
@@ -143,7 +142,7 @@ bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, co
                                      ref_stopped ? "" : fmt::format(" where [{}] ran it within it",
                                                                     ctx.options.reference.config.Label()))));
   }
-  ctx.stopped.insert(result.name);
+  ctx.bounds.stopped.insert(result.name);
   ctx.report.samples.push_back(std::move(result));
   return true;
 }
@@ -152,23 +151,23 @@ void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
   const Sample* sample = TimingSample(ctx);
-  if (!ctx.reference_loaded || !ctx.target || sample == nullptr) {
+  if (!ctx.reference.loaded || !ctx.target.session || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
     ctx.report.stages.push_back(std::move(stage));
     return;
   }
   // The reference was timed while its session alone was alive (RunReferencePass).
   if (ctx.options.progress) ctx.options.progress("runtime", 0, 2);
-  f.insert(f.end(), ctx.reference_runtime.begin(), ctx.reference_runtime.end());
-  if (ctx.reference_performance) ctx.report.performance.push_back(*ctx.reference_performance);
+  f.insert(f.end(), ctx.reference.runtime.begin(), ctx.reference.runtime.end());
+  if (ctx.reference.performance) ctx.report.performance.push_back(*ctx.reference.performance);
   if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
   // What the numerics stage's run of the same sample gave: determinism's first run.
   const TensorSet* first = nullptr;
-  if (ctx.traced_sample)
-    first = ctx.torch_target_outputs ? &*ctx.torch_target_outputs : nullptr;
-  else if (sample == FirstOrdinarySample(ctx) && ctx.target_first_outputs)
-    first = &*ctx.target_first_outputs;
-  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target, *sample, f, first))
+  if (ctx.torch.traced_sample)
+    first = ctx.torch.target_outputs ? &*ctx.torch.target_outputs : nullptr;
+  else if (sample == FirstOrdinarySample(ctx) && ctx.target.first_outputs)
+    first = &*ctx.target.first_outputs;
+  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target.session, *sample, f, first))
     ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
@@ -177,21 +176,21 @@ void StageRuntime(Context& ctx) {
 void StageRobustness(Context& ctx) {
   StageResult stage{.name = "robustness"};
   std::vector<CheckFinding>& f = stage.findings;
-  if (!ctx.reference_loaded || !ctx.target) {
+  if (!ctx.reference.loaded || !ctx.target.session) {
     f.push_back(Skip("robustness", "skipped: ORT could not load the model (see syntax)"));
     ctx.report.stages.push_back(std::move(stage));
     return;
   }
   CompareOptions compare;
-  compare.policy = ctx.policy;
-  for (const auto& sample : ctx.samples) {
+  compare.policy = ctx.judging.policy;
+  for (const auto& sample : ctx.subject.samples) {
     if (SampleKindOf(sample.name) != SampleKind::kAnomaly) continue;
     SampleResult result{.name = sample.name,
                         .kind = std::string(SampleKindName(SampleKind::kAnomaly)),
                         .input_summary = DescribeTensors(sample.tensors)};
-    auto ref = ReferenceOutputs(ctx, sample);
+    auto ref = ctx.reference.results.Get(sample.name);
     // A reference stopped at a limit: the target is not made to wait as long.
-    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target, sample) : ref;
+    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target.session, sample) : ref;
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();
@@ -207,12 +206,12 @@ void StageRobustness(Context& ctx) {
       result.error = e.message();
       result.status = ref_stopped ? Verdict::kUnchecked : Verdict::kFail;
       const std::string why =
-          fmt::format("{}: stopped at {} under [{}]", result.StatusWord(), LimitWhy(ctx, e),
+          fmt::format("{}: stopped at {} under [{}]", result.StatusWord(), LimitWhy(ctx.bounds.sample_timeout_s, e),
                       ref_stopped ? ctx.options.reference.config.Label() : ctx.options.target.Label());
       f.push_back(result.status == Verdict::kFail ? Fail(id, why) : Skip(id, why + "; not judged"));
-      ctx.stopped.insert(sample.name);
+      ctx.bounds.stopped.insert(sample.name);
     } else if (ref_behaviour == "nan/inf propagated" && result.behaviour == "outputs finite" &&
-               ctx.reference_model && !ctx.output_rules.empty()) {
+               !ctx.judging.output_rules.empty()) {
       // A quantized copy cannot carry NaN or Inf: its integers saturate. What
       // it does is inherent to the derived model, not a defect of it; said
       // as a warning (--strict fails it).
@@ -227,7 +226,7 @@ void StageRobustness(Context& ctx) {
                                        test ? "" : ": " + test.error().message())));
     } else if (ref && test) {
       // Same behaviour class; do the outputs still agree (NaN where NaN)?
-      auto cmp = CompareSets(*ref, ctx.reference_model ? CastLike(*test, *ref) : *test, compare);
+      auto cmp = CompareSets(*ref, AsReference(ctx.subject, *test, *ref), compare);
       if (cmp) {
         for (const auto& t : cmp->tensors) result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.config.Label(), t});
         if (!cmp->passed()) {

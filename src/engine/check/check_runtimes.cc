@@ -22,7 +22,7 @@ std::unique_ptr<Runner> ChildReference(Context& ctx, std::vector<CheckFinding>& 
   }
   if ((*runner)->ran().kind != RanWhat::Kind::kOrtChild) return nullptr;  // the process's own library
   const OrtFact& ort = (*runner)->ran().ort;
-  ctx.reference_ort = ort;
+  ctx.reference.ort = ort;
   f.push_back(Pass("syntax.ort_load.reference",
                    fmt::format("onnxruntime {} ({}) runs the reference at [{}] in a child process", ort.version,
                                ort.library, config.Label())));
@@ -30,18 +30,21 @@ std::unique_ptr<Runner> ChildReference(Context& ctx, std::vector<CheckFinding>& 
 }
 
 void RunChildReferencePass(Context& ctx, Runner& reference) {
-  ctx.reference_loaded = true;
-  for (const auto& out : ctx.info.outputs) ctx.reference_output_names.push_back(out.name);
+  ctx.reference.loaded = true;
+  std::vector<std::string> names;
+  for (const auto& out : ctx.subject.info.outputs) names.push_back(out.name);
+  ctx.reference.results.SetOutputNames(std::move(names));
   const RunnerJob job{.model = ctx.options.model_path, .keep_session = true};
   RunReferencePass(ctx, [&](const Sample& s) { return reference.Run(job, s.tensors); }, nullptr);
 }
 
-Result<LocateReport> LocateOnTwoRuntimes(const Context& ctx, const Sample& sample) {
-  RuntimeLocateOptions o{.reference = ctx.options.reference.config,
-                         .target = ctx.options.target,
-                         .policy = ctx.policy,
-                         .model_label = ctx.label};
-  return LocateAcrossRuntimes(ctx.model, sample, o);
+Result<LocateReport> LocateOnTwoRuntimes(const CheckOptions& options, const Model& model,
+                                         const TolerancePolicy& policy, const Sample& sample) {
+  RuntimeLocateOptions o{.reference = options.reference.config,
+                         .target = options.target,
+                         .policy = policy,
+                         .model_label = options.model_path};
+  return LocateAcrossRuntimes(model, sample, o);
 }
 
 }  // namespace parity::check_internal

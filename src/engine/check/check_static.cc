@@ -125,32 +125,12 @@ void CheckDynamicAxes(const TorchExportRecord& record, const ModelInfo& info, st
 
 namespace {
 
-size_t BytesOf(const TensorSet& tensors) {
-  size_t n = 0;
-  for (const auto& [name, t] : tensors) n += t.byte_size();
-  return n;
-}
-
-// Writes `outputs` to the reference's scratch folder, or returns them when
-// they cannot go there (kept in memory then).
-std::optional<TensorSet> Spill(Context& ctx, const std::string& sample, TensorSet outputs) {
-  if (!ctx.reference_spill) {
-    auto dir = ScratchDir::Create("check_reference");
-    if (!dir) return outputs;
-    ctx.reference_spill.emplace(std::move(*dir));
-  }
-  const auto folder = *ctx.reference_spill / std::to_string(ctx.reference_spilled.size());
-  if (!WriteNpyDir(folder, outputs, Sync::kByFolder)) return outputs;  // scratch: never synced
-  ctx.reference_spilled.emplace(sample, folder);
-  return std::nullopt;
-}
-
 // Whether the target's session should also give its plan for the layer
 // curve (check_locate.cc): a graph the curve is computed for, with node names
 // (the plan is mapped by them), judged against a config of itself (a
 // --reference-model check's locate fits the samples to each model itself).
-bool TargetPlanWanted(const Context& ctx) {
-  return ctx.curve_skipped.empty() && !ctx.reference_model && HasNodeNames(ctx.model);
+bool TargetPlanWanted(const Subject& subject, const StageFlags& flags) {
+  return flags.curve_skipped.empty() && !subject.reference_model && HasNodeNames(subject.model);
 }
 
 // Creates the target's session as a PlannedSession: ORT saves its optimized
@@ -159,22 +139,22 @@ bool TargetPlanWanted(const Context& ctx) {
 // could not be made (the caller then loads the target plainly, and reports
 // its error if that fails too).
 bool LoadTargetWithPlan(Context& ctx, std::vector<CheckFinding>& f) {
-  if (!TargetPlanWanted(ctx)) return false;
-  auto view = BuildGraphView(ctx.model, {.infer_shapes = false});
+  if (!TargetPlanWanted(ctx.subject, ctx.flags)) return false;
+  auto view = BuildGraphView(ctx.subject.model, {.infer_shapes = false});
   auto scratch = ScratchDir::Create("check_target");
   if (!view || !scratch) return false;
   const RunConfig& config = ctx.options.target;
-  auto plan = CreatePlannedSession(ctx.model, *view, config, ctx.label, *scratch / "target_optimized.onnx",
+  auto plan = CreatePlannedSession(ctx.subject.model, *view, config, ctx.subject.label, *scratch / "target_optimized.onnx",
                                    ort::SessionExtras{});
   if (!plan || !plan->session) return false;
   f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms",
                                                           ort::OrtVersion(), config.Label(),
                                                           plan->session->creation_ms())));
   plan->output_names = plan->session->output_names();
-  ctx.target.emplace(std::move(*plan->session));
+  ctx.target.session.emplace(std::move(*plan->session));
   plan->session.reset();
-  ctx.target_scratch.emplace(std::move(*scratch));
-  ctx.target_plan.emplace(std::move(*plan));
+  ctx.target.scratch.emplace(std::move(*scratch));
+  ctx.target.plan.emplace(std::move(*plan));
   return true;
 }
 
@@ -204,74 +184,53 @@ void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session*
   const auto start = std::chrono::steady_clock::now();
   const int64_t runs_before = ort::OrtRuns();
   int done = 0;
-  size_t kept = 0;
   const bool default_timeout = ctx.options.sample_timeout_s < 0;
   bool measured = false;
-  ctx.sample_timeout_s = default_timeout ? kFirstRunTimeout : ctx.options.sample_timeout_s;
-  for (const auto& sample : ctx.samples) {
-    if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.samples.size()));
+  ctx.bounds.sample_timeout_s = default_timeout ? kFirstRunTimeout : ctx.options.sample_timeout_s;
+  for (const auto& sample : ctx.subject.samples) {
+    if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.subject.samples.size()));
     const auto run_start = std::chrono::steady_clock::now();
     auto outputs = run(sample);
     if (outputs && default_timeout && !measured && SampleKindOf(sample.name) != SampleKind::kAnomaly) {
-      ctx.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
+      ctx.bounds.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
       measured = true;
     }
-    if (outputs && kept + BytesOf(*outputs) > ctx.options.reference_outputs_in_memory) {
-      auto unspilled = Spill(ctx, sample.name, std::move(*outputs));
-      if (!unspilled) continue;
-      outputs = std::move(*unspilled);
-    }
-    if (outputs) kept += BytesOf(*outputs);
     // A run stopped at a limit is the numerics stage's to report (ReportStopped).
-    ctx.reference_outputs.insert_or_assign(sample.name, std::move(outputs));
+    ctx.reference.results.Add(sample.name, std::move(outputs));
   }
   const Sample* timed = reference != nullptr ? TimingSample(ctx) : nullptr;
   if (timed != nullptr) {
     // The pass's own run of the sample is the first of determinism's two
     // (the dump's traced sample is not one of the pass's).
-    const auto kept = ctx.reference_outputs.find(timed->name);
-    const TensorSet* first = !ctx.traced_sample && kept != ctx.reference_outputs.end() && kept->second
-                                 ? &*kept->second
-                                 : nullptr;
-    ctx.reference_performance = TimeSession(ctx, "reference", ctx.options.reference.config, *reference, *timed,
-                                            ctx.reference_runtime, first);
+    const TensorSet* first = !ctx.torch.traced_sample ? ctx.reference.results.InMemory(timed->name) : nullptr;
+    ctx.reference.performance = TimeSession(ctx, "reference", ctx.options.reference.config, *reference, *timed,
+                                            ctx.reference.runtime, first);
   }
-  ctx.reference_pass = {.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+  ctx.reference.pass = {.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
                         .runs = ort::OrtRuns() - runs_before};
 }
 
-std::string CurveSkipReason(const Context& ctx) {
-  if (ctx.info.node_count > kMaxCurveNodes)
-    return fmt::format("the model has {} nodes, more than {}", ctx.info.node_count, kMaxCurveNodes);
-  if (ctx.reference_ort)
+std::string CurveSkipReason(const ModelInfo& info, const ReferenceSide& reference, double curve_seconds,
+                            bool torch) {
+  if (info.node_count > kMaxCurveNodes)
+    return fmt::format("the model has {} nodes, more than {}", info.node_count, kMaxCurveNodes);
+  if (reference.ort)
     return "the reference runs on another ONNX Runtime (a child process); `parity locate "
            "--reference-ort-library` compares the two node by node";
-  const double budget = ctx.options.curve_seconds;
+  const double budget = curve_seconds;
   if (budget <= 0) return "--curve-seconds 0";
-  if (!ctx.reference_performance) return "";
+  if (!reference.performance) return "";
   // The curve's sessions: the target's plan saved as it loads (TargetPlanWanted)
   // and the observed reference and target; with a dump the reference's tensors
   // come from the run against PyTorch's layers (check_locate.cc ReuseForCurve).
   // Measured on a 268M-parameter model: 5.6 s of a 10.8 s check; 3 x 2.1 s estimated.
-  const int sessions = ctx.dump ? 2 : 3;
-  const PerformanceResult& p = *ctx.reference_performance;
+  const int sessions = torch ? 2 : 3;
+  const PerformanceResult& p = *reference.performance;
   const double estimate = sessions * (p.session_creation_ms + p.latency.p50_ms) / 1000;
   if (estimate <= budget) return "";
   return fmt::format("its {} sessions of this model are estimated at {:.1f} s from the reference's creation and run, "
                      "over --curve-seconds {:g}",
                      sessions, estimate, budget);
-}
-
-Result<TensorSet> ReferenceOutputs(const Context& ctx, const Sample& sample) {
-  if (auto it = ctx.reference_outputs.find(sample.name); it != ctx.reference_outputs.end()) return it->second;
-  auto spilled = ctx.reference_spilled.find(sample.name);
-  if (spilled == ctx.reference_spilled.end())
-    return InternalError(fmt::format("sample '{}' was not run on the reference", sample.name));
-  PARITY_ASSIGN_OR_RETURN(TensorSet read, ReadNpyDir(spilled->second, /*decode_names=*/true));
-  TensorSet ordered;  // in the session's order, as when kept in memory
-  for (const auto& name : ctx.reference_output_names)
-    if (const Tensor* t = read.Find(name)) ordered.Set(name, *t);
-  return ordered;
 }
 
 void StageSyntax(Context& ctx) {
@@ -280,12 +239,12 @@ void StageSyntax(Context& ctx) {
   // The ONNX checker reads the graph only (a copy without the weights' bytes):
   // it runs on a thread of its own while ORT loads the reference (0.1-0.3 s
   // of a transformer's check here, issue 26).
-  auto checked = std::async(std::launch::async, [&model = ctx.model] { return Check(model); });
+  auto checked = std::async(std::launch::async, [&model = ctx.subject.model] { return Check(model); });
   std::vector<CheckFinding> reference_load;
   auto load = [&](const Model& model, const RunConfig& config, const char* which,
                   std::optional<ort::Session>& slot, const ort::SessionExtras& extras,
                   std::vector<CheckFinding>& into) {
-    auto session = CreateSession(model, config, ctx.label, extras);
+    auto session = CreateSession(model, config, ctx.subject.label, extras);
     const std::string id = fmt::format("syntax.ort_load.{}", which);
     if (session) {
       into.push_back(Pass(id, fmt::format("ORT {} loads the model at [{}] in {:.1f} ms", ort::OrtVersion(),
@@ -300,7 +259,7 @@ void StageSyntax(Context& ctx) {
   // The reference runs a few times only: no CPU arena to grow and hold
   // (ort::SessionExtras::cpu_mem_arena). The target keeps ORT's default, as deployed.
   if (!child && !ctx.input_error)
-    load(ctx.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false},
+    load(ctx.subject.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false},
          reference_load);
   const auto findings = checked.get();
   int errors = 0;
@@ -318,20 +277,21 @@ void StageSyntax(Context& ctx) {
     }
   }
   if (errors == 0 && findings.empty()) f.push_back(Pass("syntax.checker", "the ONNX checker finds nothing"));
-  f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.info.default_opset(),
-                                                ctx.info.ir_version)));
+  f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.subject.info.default_opset(),
+                                                ctx.subject.info.ir_version)));
   f.insert(f.end(), reference_load.begin(), reference_load.end());
   if (reference) {
-    ctx.reference_loaded = true;
-    ctx.reference_output_names = reference->output_names();
+    ctx.reference.loaded = true;
+    ctx.reference.results.SetOutputNames(reference->output_names());
     RunReferencePass(ctx, [&](const Sample& s) { return RunOn(ctx, *reference, s); }, &*reference);
     reference.reset();  // before the target's session holds its own copy of the weights
   } else if (child) {
     RunChildReferencePass(ctx, *child);
     child.reset();  // its process ends
   }
-  ctx.curve_skipped = CurveSkipReason(ctx);
-  if (!LoadTargetWithPlan(ctx, f)) load(ctx.model, ctx.options.target, "target", ctx.target, {}, f);
+  ctx.flags.curve_skipped =
+      CurveSkipReason(ctx.subject.info, ctx.reference, ctx.options.curve_seconds, !ctx.torch.dumps.empty());
+  if (!LoadTargetWithPlan(ctx, f)) load(ctx.subject.model, ctx.options.target, "target", ctx.target.session, {}, f);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
@@ -339,33 +299,33 @@ void StageSyntax(Context& ctx) {
 void StageSignature(Context& ctx) {
   StageResult stage{.name = "signature"};
   std::vector<CheckFinding>& f = stage.findings;
-  for (const auto& v : ctx.info.inputs) {
+  for (const auto& v : ctx.subject.info.inputs) {
     if (!v.type.dtype)
       f.push_back(Fail(fmt::format("signature.inputs.{}.dtype", v.name),
                        fmt::format("input '{}' has type {}, which parity cannot feed", v.name, v.type.dtype_name)));
   }
-  if (ctx.dump) {
-    auto torch_inputs = LoadTorchInputs(*ctx.dump);
-    auto torch_outputs = LoadTorchOutputs(*ctx.dump);
-    const TorchExportRecord* record = ctx.dump->export_record ? &*ctx.dump->export_record : nullptr;
+  if (const TorchDump* dump = ctx.torch.first()) {
+    auto torch_inputs = LoadTorchInputs(*dump);
+    auto torch_outputs = LoadTorchOutputs(*dump);
+    const TorchExportRecord* record = dump->export_record ? &*dump->export_record : nullptr;
     if (torch_inputs && torch_outputs) {
-      CheckSide("inputs", ctx.info.inputs, AskedInputs(*ctx.dump, f), *torch_inputs, f);
-      CheckSide("outputs", ctx.info.outputs, record ? record->output_names : std::vector<std::string>{},
+      CheckSide("inputs", ctx.subject.info.inputs, AskedInputs(*dump, f), *torch_inputs, f);
+      CheckSide("outputs", ctx.subject.info.outputs, record ? record->output_names : std::vector<std::string>{},
                 *torch_outputs, f);
     } else {
       f.push_back(Fail("signature.torch_dump",
                        (torch_inputs ? torch_outputs.error() : torch_inputs.error()).message()));
     }
-    if (record) CheckDynamicAxes(*record, ctx.info, f);
+    if (record) CheckDynamicAxes(*record, ctx.subject.info, f);
   }
   // Dynamic axes exercised: every sample whose shapes differ from the first
   // must be accepted by the model.
-  if (ctx.target) {
-    for (const auto& sample : ctx.samples) {
+  if (ctx.target.session) {
+    for (const auto& sample : ctx.subject.samples) {
       if (SampleKindOf(sample.name) == SampleKind::kAnomaly) continue;
       // With --reference-model the sample is cast to MODEL's floating input dtypes first (RunOn).
-      const Sample fed = ctx.reference_model ? FitToSession(*ctx.target, sample) : sample;
-      auto status = ort::CheckInputs(ctx.target->inputs(), fed.tensors);
+      const Sample fed = FedTo(ctx.subject, *ctx.target.session, sample);
+      auto status = ort::CheckInputs(ctx.target.session->inputs(), fed.tensors);
       const std::string id = fmt::format("signature.accepts.{}", sample.name);
       if (status)
         f.push_back(Pass(id, fmt::format("accepts {}", DescribeTensors(sample.tensors))));

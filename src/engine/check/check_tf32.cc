@@ -12,7 +12,9 @@
 
 #include "compare/judge.h"
 #include "engine/check/check_internal.h"
-#include "engine/run/session_run.h"
+#include "engine/quant/cast.h"
+#include "engine/runner/runner.h"
+#include "onnx/graph.h"
 
 namespace parity::check_internal {
 namespace {
@@ -51,8 +53,8 @@ Worst WorstFailure(const CheckReport& r) {
   return w;
 }
 
-const Sample* FindSample(const Context& ctx, const std::string& name) {
-  for (const Sample& s : ctx.samples)
+const Sample* FindSample(const std::vector<Sample>& samples, const std::string& name) {
+  for (const Sample& s : samples)
     if (s.name == name) return &s;
   return nullptr;
 }
@@ -62,27 +64,36 @@ RunConfig WithoutTf32(RunConfig config) {
   return config;
 }
 
+// What `model` gives for `sample` under `config` with use_tf32=0, on a
+// runner of its own (its session released on return). With
+// --reference-model the floating inputs are first cast to the dtypes the
+// model declares (RunOn).
+Result<TensorSet> RunWithoutTf32(const Subject& subject, const Model& model, const RunConfig& config,
+                                 const Sample& sample) {
+  std::unique_ptr<Runner> runner = MakeSessionRunner(WithoutTf32(config));
+  const RunnerJob job{.model = subject.label, .loaded = &model};
+  if (!subject.reference_model) return WithContext(runner->Run(job, sample.tensors), "sample '" + sample.name + "'");
+  PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(model, {.infer_shapes = false}));
+  return WithContext(runner->Run(job, FitToGraph(view, sample).tensors), "sample '" + sample.name + "'");
+}
+
 // What the reference gives for `sample` with TF32 off: its kept outputs when
 // it does not run TF32 itself (the CPU), else a run of it with use_tf32=0
 // (CUDA at `disable` against CUDA at `all`: both sides lose TF32).
 Result<TensorSet> ReferenceWithoutTf32(const Context& ctx, const Sample& sample) {
-  if (!TargetRunsTf32(ctx.options.reference.config)) return ReferenceOutputs(ctx, sample);
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(ctx.ReferenceModel(),
-                                                              WithoutTf32(ctx.options.reference.config), ctx.label));
-  return RunOn(ctx, session, sample);
+  if (!TargetRunsTf32(ctx.options.reference.config)) return ctx.reference.results.Get(sample.name);
+  return RunWithoutTf32(ctx.subject, ctx.subject.ReferenceModel(), ctx.options.reference.config, sample);
 }
 
 // The normwise error of `output` on `sample` with TF32 off on both sides; an
 // error when a run or the comparison could not be made.
 Result<double> ErrorWithoutTf32(const Context& ctx, const Sample& sample, const std::string& output) {
   PARITY_ASSIGN_OR_RETURN(TensorSet want, ReferenceWithoutTf32(ctx, sample));
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          CreateSession(ctx.model, WithoutTf32(ctx.options.target), ctx.label));
-  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunOn(ctx, session, sample));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunWithoutTf32(ctx.subject, ctx.subject.model, ctx.options.target, sample));
   const Tensor* test = got.Find(output);
   const Tensor* ref = want.Find(output);
   if (test == nullptr || ref == nullptr) return InvalidArgument(fmt::format("output '{}' is missing", output));
-  PARITY_ASSIGN_OR_RETURN(JudgedTensor judged, JudgeTensor(output, *ref, *test, ctx.policy));
+  PARITY_ASSIGN_OR_RETURN(JudgedTensor judged, JudgeTensor(output, *ref, *test, ctx.judging.policy));
   return RelativeError(judged.metrics.snr_db);
 }
 
@@ -92,7 +103,7 @@ void ProbeTf32(Context& ctx) {
   CheckReport& r = ctx.report;
   if (!TargetRunsTf32(ctx.options.target)) return;
   const Worst worst = WorstFailure(r);
-  const Sample* sample = worst.sample ? FindSample(ctx, worst.sample->name) : nullptr;
+  const Sample* sample = worst.sample ? FindSample(ctx.subject.samples, worst.sample->name) : nullptr;
   if (sample == nullptr) return;  // nothing failed against the ONNX reference: nothing to explain
   const std::string& output = worst.output->output;
   const double with_tf32 = RelativeError(worst.output->comparison.metrics.snr_db);

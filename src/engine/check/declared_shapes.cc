@@ -13,7 +13,8 @@
 
 namespace parity::check_internal {
 
-void BindDeclaredShapes(Context& ctx, const std::string& sample, const TensorSet& inputs, const TensorSet& outputs) {
+void BindDeclaredShapes(DeclaredShapes& declared, const ModelInfo& info, const std::string& sample,
+                        const TensorSet& inputs, const TensorSet& outputs) {
   struct Bound {
     int64_t size;
     std::string where;
@@ -32,7 +33,7 @@ void BindDeclaredShapes(Context& ctx, const std::string& sample, const TensorSet
         auto [it, fresh] = bound.try_emplace(d.symbol, Bound{t->shape()[i], where});
         if (fresh || it->second.size == t->shape()[i]) continue;
         DeclaredClash& clash =
-            ctx.declared_clashes[fmt::format("'{}' at {} and at {}", d.symbol, it->second.where, where)];
+            declared.clashes[fmt::format("'{}' at {} and at {}", d.symbol, it->second.where, where)];
         if (clash.example.empty())
           clash.example = fmt::format("'{}' is {} at {} but {} at {} (sample '{}')", d.symbol, it->second.size,
                                       it->second.where, t->shape()[i], where, sample);
@@ -41,19 +42,19 @@ void BindDeclaredShapes(Context& ctx, const std::string& sample, const TensorSet
       }
     }
   };
-  bind(ctx.info.inputs, inputs);
-  bind(ctx.info.outputs, outputs);
-  if (any) ctx.declared_samples.push_back(sample);
+  bind(info.inputs, inputs);
+  bind(info.outputs, outputs);
+  if (any) declared.samples.push_back(sample);
 }
 
-void AddDeclaredShapesFinding(Context& ctx) {
+void AddDeclaredShapesFinding(const DeclaredShapes& declared, CheckReport& report) {
   StageResult* signature = nullptr;
-  for (auto& s : ctx.report.stages)
+  for (auto& s : report.stages)
     if (s.name == "signature") signature = &s;
-  if (signature == nullptr || ctx.declared_samples.empty()) return;
+  if (signature == nullptr || declared.samples.empty()) return;
   const std::string id = "signature.declared_shapes";
-  const size_t judged = ctx.declared_samples.size();
-  if (ctx.declared_clashes.empty()) {
+  const size_t judged = declared.samples.size();
+  if (declared.clashes.empty()) {
     signature->findings.push_back(Pass(id, fmt::format("every symbolic axis names one size on each of the {} "
                                                        "samples run",
                                                        judged)));
@@ -61,7 +62,7 @@ void AddDeclaredShapesFinding(Context& ctx) {
   }
   std::vector<std::string> clashes;
   std::vector<std::string> samples;
-  for (const auto& [key, clash] : ctx.declared_clashes) {
+  for (const auto& [key, clash] : declared.clashes) {
     clashes.push_back(clash.example);
     for (const auto& s : clash.samples)
       if (std::find(samples.begin(), samples.end(), s) == samples.end()) samples.push_back(s);
