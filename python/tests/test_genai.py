@@ -166,6 +166,7 @@ def test_bad_input_is_one_line_and_exit_2(built, recorded, tmp_path):
     env = dict(OFFLINE_ENV, PYTHONPATH=f"{shadow.parent}{os.pathsep}{OFFLINE_ENV['PYTHONPATH']}")
     one_line_exit_2(corpus(built, "package", env=env)[0], "onnxruntime-genai is not importable")
     one_line_exit_2(corpus(built, "package", "--engine", "ray")[0], "runs on the local engine")
+    one_line_exit_2(check(built, "package")[0], "an ORT GenAI package is checked over prompts: give --prompts")
 
 
 QWEN2_BIAS = "model.layers.1.attn.qkv_proj.Add.bias"

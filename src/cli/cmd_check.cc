@@ -159,6 +159,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
                                          "--dataset nor --inputs with them").error());
     return RunCorpusCheck(o.corpus, o.dataset, o.model, options.target, o.report_dir, o.json);
   }
+  if (std::filesystem::is_regular_file(std::filesystem::path(o.model) / "genai_config.json"))
+    return ReportError(InvalidArgument(fmt::format("{}: an ORT GenAI package is checked over prompts: give --prompts "
+                                                   "FILE --torch-model FACTORY, or --corpus DIR", o.model)).error());
   if (!o.dataset.source.empty()) return RunCheckDataset(o, options);
   if (o.dataset.engine != "local" || !o.dataset.ray_address.empty() || !o.dataset.reference_outputs.empty())
     return ReportError(
@@ -199,7 +202,9 @@ void RegisterCheck(CLI::App& app) {
   auto o = std::make_shared<CheckCmdOptions>();
   auto* cmd = app.add_subcommand(
       "check", "the whole validation: syntax, signature, numerics, runtime, robustness; reports for CI and people");
-  cmd->add_option("model", o->model, "the exported .onnx model")->required();
+  cmd->add_option("model", o->model,
+                  "the exported .onnx model; with --corpus or --prompts, also an ORT GenAI package's folder "
+                  "(genai_config.json; docs/generation.md)")->required();
   cmd->add_option("--torch", o->torch,
                   "a PyTorch dump directory (python -m parity.torch dump ...); its fp64 outputs calibrate the "
                   "tolerance of the outputs against PyTorch; give it again for more dumps (every sample of "

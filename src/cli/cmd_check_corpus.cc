@@ -114,7 +114,9 @@ void AddCorpusOptions(CLI::App* cmd, CorpusCmdOptions* o) {
                    "KL and top-token agreement per step (docs/generation.md)");
   cmd->add_option("--prompts", o->prompts, "prompts, one JSON object a line ({\"input_ids\": [...], \"text\": ...}); "
                                            "with --torch-model");
-  cmd->add_option("--torch-model", o->torch_model, "MODULE:FACTORY of the step model, recorded over --prompts first");
+  cmd->add_option("--torch-model", o->torch_model,
+                  "MODULE:FACTORY of the step model (for an ORT GenAI package: the PyTorch model it was built from, as "
+                  "a step), recorded over --prompts first");
   cmd->add_option("--generate", o->generate, "steps a prompt with --torch-model (default 32)")->check(CLI::Range(1, 65536));
   cmd->add_option("--top-k", o->top_k, "logits kept a step with --torch-model (default 64)")->check(CLI::Range(1, 65536));
   cmd->add_option("--output-names", o->output_names, "the step model's output names, for --torch-model");
