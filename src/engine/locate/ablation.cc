@@ -34,12 +34,12 @@ Result<std::vector<std::string>> Ablator::Producers(const FusedRegion& region) {
   return producers;
 }
 
-Result<double> MedianLatencyMs(const ort::Session& session, const Sample& sample, int runs) {
-  PARITY_RETURN_IF_ERROR(session.Run(sample.tensors));
+Result<double> MedianLatencyMs(Runner& runner, const RunnerJob& job, const TensorSet& inputs, int runs) {
+  PARITY_RETURN_IF_ERROR(runner.Run(job, inputs));
   std::vector<double> ms;
   for (int i = 0; i < std::max(1, runs); ++i) {
     const auto start = std::chrono::steady_clock::now();
-    PARITY_RETURN_IF_ERROR(session.Run(sample.tensors));
+    PARITY_RETURN_IF_ERROR(runner.Run(job, inputs));
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());

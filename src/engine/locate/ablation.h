@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/fusion_map.h"
+#include "engine/runner/runner.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
 #include "ort/session.h"
@@ -54,7 +55,9 @@ class Ablator {
   std::map<std::string, std::set<std::string>> cache_;
 };
 
-// Median wall time of `runs` runs of `sample`, in ms (one warm-up run first).
-Result<double> MedianLatencyMs(const ort::Session& session, const Sample& sample, int runs);
+// Median wall time of `runs` runs of `job` on `runner`, in ms (one warm-up
+// run first); a job that keeps its session (RunnerJob::keep_session) times
+// that session's runs.
+Result<double> MedianLatencyMs(Runner& runner, const RunnerJob& job, const TensorSet& inputs, int runs);
 
 }  // namespace parity

@@ -11,7 +11,7 @@
 #include "compare/metrics.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/run/environment.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 #include "onnx/edit.h"
 
 namespace parity::locate_internal {
@@ -45,11 +45,11 @@ Result<EmulationEvidence> Emulate(const Context& ctx, DType format, const std::v
   for (const LocateTensor* t : rows)
     if (ctx.reference_values.Find(t->name) != nullptr) names.push_back(t->name);
   PARITY_ASSIGN_OR_RETURN(Model rounded, WithFloatsRounded(ctx.reference_model, format));
-  PARITY_ASSIGN_OR_RETURN(Model exposed, WithExtraOutputs(rounded, names));
   const std::string label = fmt::format("{} ({} emulated)", ctx.options.model_label, DTypeName(format));
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          CreateSession(exposed, ctx.options.reference, label, {.cpu_mem_arena = false}));
-  PARITY_ASSIGN_OR_RETURN(TensorSet values, RunSample(session, ctx.sample, label, names));
+  PARITY_ASSIGN_OR_RETURN(TensorSet values,
+                          MakeSessionRunner(ctx.options.reference)
+                              ->Run({.model = label, .loaded = &rounded, .names = names, .sample = ctx.sample.name},
+                                    ctx.sample.tensors));
   EmulationEvidence e{.format = format == DType::kBFloat16 ? "bf16" : "fp16"};
   std::vector<double> ratios;
   for (const LocateTensor* t : rows) {

@@ -7,8 +7,9 @@
 #include <limits>
 
 #include "engine/quant/cast.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 #include "onnx/edit.h"
+#include "onnx/graph.h"
 
 namespace parity {
 
@@ -52,16 +53,20 @@ Result<RegionRun> RunRegion(const RegionModels& region, const RunConfig& referen
                             const TolerancePolicy& policy, const std::string& label, int* sessions) {
   RegionRun run;
   const Sample sample{"reference inputs", region.inputs};
-  {
-    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(region.reference, reference, label + " (reference)"));
-    if (sessions) ++*sessions;
-    PARITY_ASSIGN_OR_RETURN(run.expected, RunSample(s, sample, label));
-  }
-  {
-    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(region.target, target, label + " (target)"));
-    if (sessions) ++*sessions;
-    PARITY_ASSIGN_OR_RETURN(run.actual, RunSample(s, FitToSession(s, sample), label));
-  }
+  // Each side on a runner of its own config, its session released before
+  // the other's is made (one copy of the weights at a time).
+  PARITY_ASSIGN_OR_RETURN(run.expected, MakeSessionRunner(reference)->Run({.model = label + " (reference)",
+                                                                          .loaded = &region.reference,
+                                                                          .sample = sample.name},
+                                                                         sample.tensors));
+  if (sessions) ++*sessions;
+  // A float16 target without keep_io_types reads its inputs in its own dtype.
+  PARITY_ASSIGN_OR_RETURN(GraphView target_view, BuildGraphView(region.target, {.infer_shapes = false}));
+  PARITY_ASSIGN_OR_RETURN(run.actual, MakeSessionRunner(target)->Run({.model = label + " (target)",
+                                                                     .loaded = &region.target,
+                                                                     .sample = sample.name},
+                                                                    FitToGraph(target_view, sample).tensors));
+  if (sessions) ++*sessions;
   for (const auto& [name, ref] : run.expected) {
     const Tensor* test = run.actual.Find(name);
     if (test == nullptr) return InternalError(fmt::format("region output '{}' missing", name));

@@ -14,7 +14,7 @@
 #include "engine/locate/locate_internal.h"
 #include "engine/locate/repro.h"
 #include "engine/quant/cast.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 
 namespace parity::locate_internal {
 
@@ -245,24 +245,32 @@ Status Ablate(Context& ctx, Ablator& ablator, Measured& m) {
   a.also_removing.assign(producers.begin() + 1, producers.end());
   const RunConfig without = ablator.Without(a.optimizer);
   const std::string label = ctx.options.model_label + " (-" + a.optimizer + ")";
-  Sample fed;
+  const Sample fed = FitToGraph(ctx.target_view, ctx.sample);  // a float16 target without keep_io_types
+  // Each config's session kept for its timed runs (its CPU arena on, as a
+  // deployed session's), and released before the next is made.
+  const auto timed = [&](const std::string& name) {
+    return RunnerJob{.model = name, .loaded = &ctx.target_model, .keep_session = true, .sample = fed.name,
+                     .cpu_mem_arena = true};
+  };
   {
-    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(ctx.target_model, without, label));
+    auto runner = MakeSessionRunner(without);
+    PARITY_ASSIGN_OR_RETURN(TensorSet outs, runner->Run(timed(label), fed.tensors));
     ++ctx.report.sessions_created;
-    fed = FitToSession(s, ctx.sample);  // a float16 target without keep_io_types
-    PARITY_ASSIGN_OR_RETURN(TensorSet outs, RunSample(s, fed, label));
     PARITY_ASSIGN_OR_RETURN(a.output_with, OutputError(ctx, ctx.target_outputs));
     PARITY_ASSIGN_OR_RETURN(a.output_without, OutputError(ctx, outs));
-    PARITY_ASSIGN_OR_RETURN(a.latency_ms_without, MedianLatencyMs(s, fed, ctx.options.latency_runs));
+    PARITY_ASSIGN_OR_RETURN(a.latency_ms_without,
+                            MedianLatencyMs(*runner, timed(label), fed.tensors, ctx.options.latency_runs));
   }
   // The untouched target's session was released after its run (KeepUntouched):
   // it is timed again from a fresh one, created once the ablated one is gone.
   RunConfig with = ctx.options.target;
   with.optimized_model_path.clear();
   {  // released before the region's sessions below: one alive at a time
-    PARITY_ASSIGN_OR_RETURN(ort::Session untouched, CreateSession(ctx.target_model, with, ctx.options.model_label));
+    auto untouched = MakeSessionRunner(with);
+    PARITY_RETURN_IF_ERROR(untouched->Prepare(timed(ctx.options.model_label)));
     ++ctx.report.sessions_created;
-    PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(untouched, fed, ctx.options.latency_runs));
+    PARITY_ASSIGN_OR_RETURN(a.latency_ms_with, MedianLatencyMs(*untouched, timed(ctx.options.model_label), fed.tensors,
+                                                               ctx.options.latency_runs));
   }
   a.local_with = m.culprit.local;
   if (m.models) {

@@ -6,8 +6,7 @@
 
 #include "engine/locate/local_error.h"
 #include "engine/quant/layer_match.h"
-#include "engine/run/session_run.h"
-#include "onnx/edit.h"
+#include "engine/runner/runner.h"
 
 namespace parity {
 
@@ -63,10 +62,12 @@ Result<std::vector<QuantKernelSteps>> MeasureChain(const StepChainInputs& in, co
   TensorSet values = in.reference_values;
   if (!missing.empty()) {
     // The reference model once more, at the reference config, with those tensors exposed.
-    PARITY_ASSIGN_OR_RETURN(Model exposed, WithExtraOutputs(in.reference_model, missing));
-    PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(exposed, in.reference, in.label + " (chain inputs)"));
+    PARITY_ASSIGN_OR_RETURN(TensorSet traced,
+                            MakeSessionRunner(in.reference)
+                                ->Run({.model = in.label + " (chain inputs)", .loaded = &in.reference_model,
+                                       .names = missing, .sample = in.sample.name},
+                                      in.sample.tensors));
     ++*sessions;
-    PARITY_ASSIGN_OR_RETURN(TensorSet traced, RunSample(s, in.sample, in.label));
     for (const auto& t : missing)
       if (const Tensor* v = traced.Find(t)) values.Set(t, *v);
   }

@@ -13,7 +13,7 @@
 #include "engine/quant/cast.h"
 #include "engine/quant/input_range.h"
 #include "engine/quant/layer_match.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 
@@ -56,15 +56,14 @@ Result<QuantLoss> Loss(const std::string& name, const Tensor& ref, const Tensor&
 // Runs `model` at ORT_DISABLE_ALL with `names` (node outputs) exposed.
 Result<TensorSet> TraceAll(const Model& model, const GraphView& view, const std::vector<std::string>& names,
                            const Sample& sample, const std::string& label) {
-  std::vector<std::string> exposed;
+  std::vector<std::string> fetch = view.outputs;  // the outputs, then the node outputs asked
   for (const auto& n : names)
-    if (view.producer.count(n) && std::find(exposed.begin(), exposed.end(), n) == exposed.end())
-      exposed.push_back(n);
-  PARITY_ASSIGN_OR_RETURN(Model m, WithContext(WithExtraOutputs(model, exposed), label));
-  PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(m, RunConfig{}, label));
+    if (view.producer.count(n) && std::find(fetch.begin(), fetch.end(), n) == fetch.end()) fetch.push_back(n);
   // A float16 model without keep_io_types takes float16 inputs: the float sample, rounded.
   const Sample fed = FitToGraph(view, sample);
-  PARITY_ASSIGN_OR_RETURN(TensorSet out, RunSample(s, fed, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet out, MakeSessionRunner(RunConfig{})->Run(
+                                             {.model = label, .loaded = &model, .names = fetch, .sample = fed.name},
+                                             fed.tensors));
   for (const auto& t : fed.tensors) out.Set(t.name, t.tensor);
   return out;
 }
@@ -150,9 +149,9 @@ Status MeasureLocal(const Model& dm, const Tensor& ref, const Traces& t, const P
     return {};
   }
   const std::string label = fmt::format("{} (layer '{}' alone)", o.derived_label, layer.node);
-  PARITY_ASSIGN_OR_RETURN(ort::Session s, CreateSession(*region, RunConfig{}, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet out, MakeSessionRunner(RunConfig{})->Run(
+                                             {.model = label, .loaded = &*region, .sample = "float inputs"}, feed));
   ++*sessions;
-  PARITY_ASSIGN_OR_RETURN(TensorSet out, RunSample(s, Sample{"float inputs", feed}, label));
   const Tensor* test = out.Find(layer.derived_tensor);
   if (test == nullptr) return InternalError(fmt::format("region output '{}' missing", layer.derived_tensor));
   double step = layer.step;

@@ -24,6 +24,7 @@
 #include "core/tensor.h"
 #include "engine/run/environment.h"
 #include "onnx/model.h"
+#include "ort/session.h"
 
 namespace parity {
 
@@ -58,6 +59,21 @@ struct RunnerJob {
   // reference pass runs every sample on one session); any other job, or one
   // without it, releases it first: one session alive at a time.
   bool keep_session = false;
+  // > 0: a run still going after this many seconds is stopped, a kRuntime
+  // error (ort::IsRunTimeout); 0: the limits of the scope in force
+  // (ort/run_limits.h). A child's run obeys both as the process's would.
+  double timeout_s = 0;
+  // kBorrowed: the values are ORT's own buffers, each holding its session
+  // until dropped (ort::OutputBuffers; for values used once, a trace's). A
+  // child's values are copies whatever this says: they cross a process.
+  ort::OutputBuffers buffers = ort::OutputBuffers::kCopied;
+  // The sample the inputs are; non-empty: a run's errors name it
+  // ("<model>, sample '<sample>'").
+  std::string sample;
+  // ORT's CPU memory arena: off by default (a session run once or a few
+  // times; the arena keeps what it grew, issue 26); on for a kept session
+  // run many times and timed (locate's latency, ablation.h).
+  bool cpu_mem_arena = false;
 };
 
 class Runner {

@@ -51,12 +51,16 @@ Result<TensorSet> ReadJobValues(const fs::path& dir, const std::string& stem) {
 
 Status WriteRunnerJob(const fs::path& dir, const RunnerJob& job, const TensorSet& inputs) {
   PARITY_RETURN_IF_ERROR(WriteJobValues(dir, "inputs", inputs));
-  // The parent's run limits in force (ort/run_limits.h) bound the child's run too.
-  const ort::RunLimits limits = ort::CurrentRunLimits();
+  // The parent's run limits in force (ort/run_limits.h) bound the child's
+  // run too; the job's own time limit replaces the scope's, as in Session::Run.
+  ort::RunLimits limits = ort::CurrentRunLimits();
+  if (job.timeout_s > 0) limits.seconds = job.timeout_s;
   return WriteJsonFile(dir / "job.json", nlohmann::json{{"model", fs::absolute(job.model).string()},
                                                         {"names", job.names},
                                                         {"save_plan", job.save_plan.string()},
                                                         {"keep_session", job.keep_session},
+                                                        {"sample", job.sample},
+                                                        {"cpu_mem_arena", job.cpu_mem_arena},
                                                         {"limit_seconds", limits.seconds},
                                                         {"limit_memory_bytes", limits.memory_bytes}});
 }
@@ -86,6 +90,8 @@ Result<RunnerRequest> ReadRunnerJob(const fs::path& dir) {
     request.job.names = j.at("names").get<std::vector<std::string>>();
     request.job.save_plan = j.at("save_plan").get<std::string>();
     request.job.keep_session = j.value("keep_session", false);
+    request.job.sample = j.value("sample", std::string());
+    request.job.cpu_mem_arena = j.value("cpu_mem_arena", false);
     request.limits = JobLimits(j);
   } catch (const nlohmann::json::exception& e) {
     return Corrupt(fmt::format("{}: {}", (dir / "job.json").string(), e.what()));

@@ -5,8 +5,9 @@
 // job's index and folder DIR (core/entry_record.h, the dataset worker's
 // request), is answered by "E<TAB>INDEX" once DIR/outputs.npz is written, or
 // "B<TAB>INDEX<TAB>job<TAB>MESSAGE" (one line) when the job failed. A job folder holds job.json ({"model", "names",
-// "save_plan", "keep_session", "limit_seconds", "limit_memory_bytes": the
-// parent's run limits, ort/run_limits.h, which bound the child's run}) and inputs.npz (keys t0, t1, ... in that
+// "save_plan", "keep_session", "sample", "cpu_mem_arena", "limit_seconds", "limit_memory_bytes": the
+// parent's run limits, ort/run_limits.h, the job's timeout_s in place of the
+// seconds, which bound the child's run}) and inputs.npz (keys t0, t1, ... in that
 // order, so tensor names never become zip paths); the answer outputs.npz and
 // outputs.json ({"names"}) likewise.
 #pragma once

@@ -45,6 +45,25 @@ TEST(RunnerWorker, AJobCarriesTheParentsRunLimits) {
   EXPECT_EQ(ort::CurrentRunLimits().seconds, 0);  // the scope ended
 }
 
+// A job's own time limit replaces the scope's seconds in the child, as in
+// Session::Run (the memory limit stays); its sample name (for errors) and
+// arena choice travel too.
+TEST(RunnerWorker, AJobsOwnTimeLimitAndSampleTravel) {
+  testing::TempDir dir("parity_runner_timeout");
+  {
+    ort::ScopedRunLimits limits({.seconds = 2.5, .memory_bytes = 64 << 20});
+    ASSERT_TRUE(WriteRunnerJob(dir.path(), {.model = "m.onnx", .timeout_s = 0.5, .sample = "s1", .cpu_mem_arena = true},
+                               Values())
+                    .has_value());
+  }
+  auto job = ReadRunnerJob(dir.path());
+  ASSERT_TRUE(job.has_value()) << job.error().message();
+  EXPECT_EQ(job->limits.seconds, 0.5);
+  EXPECT_EQ(job->limits.memory_bytes, 64 << 20);
+  EXPECT_EQ(job->job.sample, "s1");
+  EXPECT_TRUE(job->job.cpu_mem_arena);
+}
+
 // The child's loop on a stored runner (no ORT): a ready line naming the
 // runtime, an E line for a job it answered, a B line (one line) for a name
 // it lacks, and exit 2 on a request that is not a framed record

@@ -9,10 +9,10 @@
 #include <optional>
 #include <set>
 
+#include "engine/run/observe.h"
 #include "engine/run/optimized_plan.h"
 #include "engine/run/session_run.h"
 #include "engine/runner/runner.h"
-#include "onnx/edit.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 
@@ -35,6 +35,11 @@ std::string Label(const RunnerJob& job) {
   return job.loaded != nullptr ? job.model.string() : job.model.filename().string();
 }
 
+// What a run's errors name: the model, and the sample when the job says it.
+std::string RunLabel(const RunnerJob& job) {
+  return job.sample.empty() ? Label(job) : fmt::format("{}, sample '{}'", Label(job), job.sample);
+}
+
 class SessionRunner final : public Runner {
  public:
   explicit SessionRunner(const RunConfig& config)
@@ -44,11 +49,12 @@ class SessionRunner final : public Runner {
   const RanWhat& ran() const override { return ran_; }
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
-    const std::string label = Label(job);
-    if (IsKept(job)) return WithContext(kept_->Run(inputs, job.names), label);
+    const std::string label = RunLabel(job);
+    if (IsKept(job)) return WithContext(kept_->Run(inputs, job.names, job.buffers, job.timeout_s), label);
     kept_.reset();  // before another session holds its own copy of the weights
     PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
-    auto values = WithContext(session.Run(inputs, job.names), label);
+    // A borrowed value holds the session's ORT objects itself (ort::OutputBuffers).
+    auto values = WithContext(session.Run(inputs, job.names, job.buffers, job.timeout_s), label);
     if (job.keep_session && job.save_plan.empty()) Keep(job, std::move(session));
     return values;
   }
@@ -64,7 +70,7 @@ class SessionRunner final : public Runner {
  private:
   bool IsKept(const RunnerJob& job) const {
     return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
-           kept_loaded_ == job.loaded && kept_names_ == job.names;
+           kept_loaded_ == job.loaded && kept_names_ == job.names && kept_arena_ == job.cpu_mem_arena;
   }
 
   void Keep(const RunnerJob& job, ort::Session session) {
@@ -72,6 +78,7 @@ class SessionRunner final : public Runner {
     kept_model_ = job.model;
     kept_loaded_ = job.loaded;
     kept_names_ = job.names;
+    kept_arena_ = job.cpu_mem_arena;
   }
 
   // A session of job.model with job.names as outputs (a plan job: ORT saves
@@ -96,12 +103,16 @@ class SessionRunner final : public Runner {
       for (const auto& n : job.names)
         if (!outputs.contains(n)) extra.push_back(n);
     }
-    if (!extra.empty()) {
-      PARITY_ASSIGN_OR_RETURN(Model exposed, WithExtraOutputs(model, extra));
+    if (!extra.empty()) {  // not a plan job
+      // The model's own file (or serialization) with the outputs appended
+      // (observe.h's ExposedSource): no clone of the model to serialize again.
+      PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
+      PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, extra, label));
       loaded.reset();  // one copy of the weights at a time
-      return CreateSession(exposed, config, label, {.cpu_mem_arena = false});  // not a plan job
+      return WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = job.cpu_mem_arena}),
+                         fmt::format("{} [{}]", label, config.Label()));
     }
-    PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, {.cpu_mem_arena = false}));
+    PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, {.cpu_mem_arena = job.cpu_mem_arena}));
     if (!job.save_plan.empty()) {
       std::error_code ec;  // the weights' side file: a link to /dev/null
       std::filesystem::remove(job.save_plan.string() + ".data", ec);
@@ -114,6 +125,7 @@ class SessionRunner final : public Runner {
   std::filesystem::path kept_model_;
   const Model* kept_loaded_ = nullptr;
   std::vector<std::string> kept_names_;
+  bool kept_arena_ = false;
 };
 
 class StoredRunner final : public Runner {

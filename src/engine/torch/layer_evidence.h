@@ -25,8 +25,8 @@
 
 #include "compare/tolerance.h"
 #include "core/tensor.h"
+#include "engine/runner/runner.h"
 #include "engine/torch/torch_compare.h"
-#include "ort/session.h"
 
 namespace parity {
 
@@ -58,13 +58,14 @@ bool IsFoldedMask(const Tensor& ref, const Tensor& test, const LayerVerdict& v, 
 void ReinstatePropagatingExcursion(TorchComparison& c, const std::set<std::string>& feeds);
 
 // The conditioning of the failing layers' tensors (compare/tolerance.h
-// ApplyConditioningFloor): `session` run twice more on `inputs` moved by
+// ApplyConditioningFloor): `job` run twice more on `runner` (its kept
+// session) on `inputs` moved by
 // one ulp (engine/inputs/perturb.h), |v' - v| of each failing layer's ONNX
 // tensor, the larger of the two draws. On a sample float32 cannot decide
 // (a random-weight network fed noise) the layers' bands follow what it
 // can; elsewhere the spread sits far below them. Empty when no failing
 // layer has a tensor or a perturbed run fails (then nothing changes).
-Result<TensorSet> LayerSpread(const ort::Session& session, const TensorSet& inputs, const TensorSet& values,
-                              const TorchComparison& c, const std::string& label);
+Result<TensorSet> LayerSpread(Runner& runner, const RunnerJob& job, const TensorSet& inputs,
+                              const TensorSet& values, const TorchComparison& c);
 
 }  // namespace parity

@@ -1,6 +1,6 @@
 #include "engine/torch/locate_torch.h"
 
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 
 namespace parity {
 
@@ -15,8 +15,9 @@ Result<TorchLocateResult> LocateAgainstTorch(const Model& model, const Model* ta
   PARITY_ASSIGN_OR_RETURN(TensorSet inputs, LoadTorchInputs(dump));
   PARITY_ASSIGN_OR_RETURN(TensorSet expected, LoadTorchOutputs(dump));
   Sample sample{"torch", std::move(inputs)};
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(judged, options.target, label));
-  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, MakeSessionRunner(options.target)
+                                                  ->Run({.model = label, .loaded = &judged, .sample = sample.name},
+                                                        sample.tensors));
   CompareOptions outputs_compare{.policy = options.policy};
   TensorSet fp64;
   PARITY_RETURN_IF_ERROR(CalibrateOnTorchFp64(dump, outputs_compare, &fp64));

@@ -14,8 +14,7 @@
 
 #include "compare/judge.h"
 #include "engine/run/flatten_control_flow.h"
-#include "engine/run/observe.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/runner.h"
 #include "engine/run/set_outputs.h"
 #include "onnx/graph.h"
 #include "onnx/validate.h"
@@ -38,8 +37,6 @@ Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std:
   return out;
 }
 
-namespace {
-
 TorchLayer TorchLayerOf(const LayerAlignment& a) {
   TorchLayer l;
   l.module = a.module;
@@ -47,6 +44,8 @@ TorchLayer TorchLayerOf(const LayerAlignment& a) {
   l.output_index = a.output_index;
   return l;
 }
+
+namespace {
 
 // When the first failing layer received an input that already departs from
 // PyTorch's (the dump records what each call received), its own computation
@@ -142,146 +141,6 @@ std::optional<UnexplainedDivergence> Unexplained(const TorchComparison& c, const
 
 }  // namespace
 
-int TorchComparison::Count(AlignHow how) const {
-  return static_cast<int>(std::count_if(layers.begin(), layers.end(),
-                                        [&](const LayerVerdict& l) { return l.alignment.how == how; }));
-}
-
-int TorchComparison::Folded() const {
-  return static_cast<int>(
-      std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) { return l.alignment.folded; }));
-}
-
-int TorchComparison::AlignedLeaves() const {
-  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
-    return l.alignment.leaf && l.alignment.how != AlignHow::kNone;
-  }));
-}
-
-int TorchComparison::StructuralLeaves() const {
-  return static_cast<int>(std::count_if(layers.begin(), layers.end(), [](const LayerVerdict& l) {
-    return l.alignment.leaf && ByStructure(l.alignment.how);
-  }));
-}
-
-std::string TorchComparison::AlignmentLine() const {
-  return fmt::format("{} layers: {} by scope, {} by name, {} by value, {} folded, {} without an ONNX counterpart{}",
-                     layers.size(), Count(AlignHow::kScope), Count(AlignHow::kName), Count(AlignHow::kValue),
-                     Folded(), Count(AlignHow::kNone) - Folded(), paths.Identity() ? "" : "; " + paths.Describe());
-}
-
-std::string UnexplainedDivergence::Describe() const {
-  std::string where = after_module.empty() ? "before any aligned layer" : fmt::format("after '{}'", after_module);
-  std::string span;
-  const size_t shown = std::min<size_t>(unchecked_modules.size(), 6);
-  for (size_t k = 0; k < shown; ++k) span += (k ? ", " : "") + unchecked_modules[k];
-  if (unchecked_modules.size() > shown) span += fmt::format(", ... ({} in all)", unchecked_modules.size());
-  return fmt::format(
-      "the output(s) {} differ from PyTorch, but no aligned layer does: the divergence lies {}, in what could "
-      "not be aligned{}",
-      fmt::format("'{}'", fmt::join(failing_outputs, "', '")), where,
-      span.empty() ? " (the ops between the last aligned layer and the outputs)" : ": " + span);
-}
-
-std::vector<size_t> TorchComparison::UncheckedExpected() const {
-  std::vector<size_t> out;
-  for (size_t k = 0; k < layers.size(); ++k)
-    if (layers[k].status == Verdict::kUnchecked && layers[k].alignment.expected) out.push_back(k);
-  return out;
-}
-
-std::vector<size_t> TorchComparison::Refused() const {
-  std::vector<size_t> out;
-  for (size_t k = 0; k < layers.size(); ++k)
-    if (layers[k].status == Verdict::kUnchecked && layers[k].alignment.refused) out.push_back(k);
-  return out;
-}
-
-std::vector<size_t> TorchComparison::Uncovered() const {
-  // Without structure (no layer placed by scope or name) refusals are the
-  // only sign of a divergence value alignment gives: none is covered.
-  if (Count(AlignHow::kScope) + Count(AlignHow::kName) == 0) return Refused();
-  std::optional<size_t> last_pass;
-  for (size_t k = 0; k < layers.size(); ++k)
-    if (layers[k].status == Verdict::kPass && !layers[k].alignment.tensor.empty()) last_pass = k;
-  std::vector<size_t> out;
-  for (size_t k : Refused())
-    if (!last_pass || k > *last_pass) out.push_back(k);
-  return out;
-}
-
-namespace {
-
-// "'a', 'b', ... (9 in all)" of the given layers.
-std::string NameLayers(const TorchComparison& c, const std::vector<size_t>& which, size_t shown = 6) {
-  std::string out;
-  for (size_t k = 0; k < std::min(shown, which.size()); ++k)
-    out += fmt::format("{}'{}'", k ? ", " : "", TorchDump::Describe(TorchLayerOf(c.layers[which[k]].alignment)));
-  if (which.size() > shown) out += fmt::format(", ... ({} in all)", which.size());
-  return out;
-}
-
-}  // namespace
-
-std::string TorchComparison::UncheckedExpectedLine() const {
-  const std::vector<size_t> expected = UncheckedExpected();
-  if (expected.empty()) return "";
-  return fmt::format("{} layer(s) unchecked though they should have an ONNX tensor ({} refused by value): {}",
-                     expected.size(), Refused().size(), NameLayers(*this, expected));
-}
-
-std::string TorchComparison::VerdictLine() const {
-  const std::vector<size_t> refused = Refused();
-  if (first_divergence && !divergent_op) {
-    // Refused layers before it: the divergence may start earlier, unseen.
-    std::vector<size_t> before;
-    for (size_t k : refused)
-      if (k < *first_divergence) before.push_back(k);
-    if (!before.empty())
-      return FirstDivergenceLine() +
-             fmt::format("; before it, value alignment refused {} layer(s) whose tensors disagree: {}: the divergence "
-                         "may start there",
-                         before.size(), NameLayers(*this, before));
-  }
-  const std::vector<size_t> uncovered = Uncovered();
-  if (!first_divergence && !unexplained && !uncovered.empty()) {
-    const LayerAlignment& a = layers[uncovered.front()].alignment;
-    return fmt::format(
-        "no aligned layer diverges, but {} layer(s) that should have an ONNX tensor could not be checked, and no "
-        "agreeing layer follows them: value alignment refused them, as the tensors of their shape where they ran "
-        "disagree with PyTorch: {} (first: {}): a divergence there would not be seen",
-        uncovered.size(), NameLayers(*this, uncovered), a.reason);
-  }
-  if (!first_divergence && !unexplained && !refused.empty())
-    return fmt::format("{}; value alignment refused {} layer(s) ({}), each followed by layers that agree: a divergence "
-                       "there would have shown after them",
-                       FirstDivergenceLine(), refused.size(), NameLayers(*this, refused));
-  return FirstDivergenceLine();
-}
-
-std::string TorchComparison::FirstDivergenceLine() const {
-  if (divergent_op) {
-    const DivergentOp& op = *divergent_op;
-    return fmt::format(
-        "first divergent layer: module '{}': its own op '{}' ({}), outside its dumped submodules, computes the "
-        "input of '{}', which already departs from PyTorch's (max_abs {:.3g})",
-        op.module.empty() ? "(the model's own forward)" : op.module, op.node, op.op_type, op.feeds, op.max_abs);
-  }
-  if (first_divergence) {
-    const LayerVerdict& v = layers[*first_divergence];
-    return fmt::format("first divergent layer: module '{}'{} ({}) -> ONNX tensor '{}' of node '{}' ({}): {}",
-                       v.alignment.module, v.alignment.call > 0 ? fmt::format(" (call {})", v.alignment.call) : "",
-                       v.alignment.type, v.alignment.tensor, v.alignment.node, v.alignment.op_type, v.reason);
-  }
-  if (unexplained) return unexplained->Describe();
-  return "no divergent layer, and the outputs agree: the export computes what PyTorch computes";
-}
-
-int TorchComparison::Count(Verdict v) const {
-  return static_cast<int>(
-      std::count_if(layers.begin(), layers.end(), [&](const LayerVerdict& l) { return l.status == v; }));
-}
-
 Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignment, const TensorSet& onnx_values,
                                        const TolerancePolicy& policy, const TensorSet* conditioning) {
   TorchComparison c;
@@ -360,23 +219,19 @@ Status UnalignRuntimeAbsorbed(const Model& model, const TorchDump& dump, const T
   return {};
 }
 
-// A session of `model` with every tensor exposed, from bytes ORT parses: the
-// model's own file (or its serialization) with the extra outputs appended
-// (observe.h), not a clone of the parsed model serialized again (one copy
-// of the weights fewer: 500 MB for gpt2_small in `check --torch`).
-Result<ort::Session> ObservingSession(const Model& model, const RunConfig& config, const std::string& label) {
-  PARITY_ASSIGN_OR_RETURN(GraphView graph,
-                          WithContext(BuildGraphView(model, {.infer_shapes = false}), label));
+// The job of `model` (graph `graph`) with every tensor returned: its outputs,
+// then every other node output. The Runner exposes them on bytes ORT parses
+// (the model's own file or serialization with the outputs appended, observe.h),
+// not on a clone serialized again (one copy of the weights fewer: 500 MB for
+// gpt2_small in `check --torch`). Its session is kept for LayerSpread's runs.
+RunnerJob ObservingJob(const Model& model, const GraphView& graph, const std::string& label) {
+  RunnerJob job{.model = label, .loaded = &model, .names = graph.outputs, .keep_session = true, .sample = "torch"};
   // Constants (a weight's Transpose: 150 MB for gpt2_small's tied
   // embedding) are no layer's output and would be fetched, and copied, on
   // every run: left out (the aligner takes them as not observed).
-  std::vector<std::string> observed;
   for (const auto& t : IntermediateTensors(graph))
-    if (!t.constant || t.is_graph_output) observed.push_back(t.name);
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
-  PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, observed, label));
-  return WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
-                     fmt::format("{} [{}]", label, config.Label()));
+    if (!t.constant && !t.is_graph_output) job.names.push_back(t.name);
+  return job;
 }
 
 // A model with If/Loop: its observation copy for the dump's inputs
@@ -405,18 +260,18 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   PARITY_ASSIGN_OR_RETURN(std::optional<FlatModel> copy,
                           ObservationCopy(model, dumped_inputs, dump, onnx_config, label));
   const Model& judged = copy ? copy->model : model;
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, ObservingSession(judged, onnx_config, label));
-  PARITY_ASSIGN_OR_RETURN(TensorSet inputs,
-                          InputsForModel(dumped_inputs, session.input_names(), dump.dir.string()));
+  PARITY_ASSIGN_OR_RETURN(GraphView graph, WithContext(BuildGraphView(judged, {.infer_shapes = false}), label));
+  RunnerJob job = ObservingJob(judged, graph, label);
+  std::unique_ptr<Runner> runner = MakeSessionRunner(onnx_config);
+  PARITY_ASSIGN_OR_RETURN(TensorSet inputs, InputsForModel(dumped_inputs, graph.inputs, dump.dir.string()));
   if (options.keep) options.keep->inputs = inputs;
   const TensorSet fed = inputs;  // for the conditioning probe (layer_evidence.h)
   // Every tensor left in ORT's buffers (no copy of them all) unless some are
   // kept past this function: borrowed, they would keep the session (its
   // weights) with them, and copying them out as well costs more than the
   // copy of every tensor (gpt2_small's check: +28 MiB, +0.2 s).
-  const auto buffers = options.keep ? ort::OutputBuffers::kCopied : ort::OutputBuffers::kBorrowed;
-  PARITY_ASSIGN_OR_RETURN(TensorSet values,
-                          RunSample(session, Sample{"torch", std::move(inputs)}, label, {}, buffers));
+  job.buffers = options.keep ? ort::OutputBuffers::kCopied : ort::OutputBuffers::kBorrowed;
+  PARITY_ASSIGN_OR_RETURN(TensorSet values, runner->Run(job, inputs));
 
   const AlignOptions align{.policy = options.policy, .search_window = options.search_window};
   PARITY_ASSIGN_OR_RETURN(auto alignment, Align(dump, judged, values, align));
@@ -427,7 +282,7 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
   // A failing layer on an ill-conditioned sample: the bands floored by how
   // far float32 moves each failing tensor (layer_evidence.h LayerSpread).
   if (c.Count(Verdict::kFail) > 0) {
-    PARITY_ASSIGN_OR_RETURN(TensorSet spread, LayerSpread(session, fed, values, c, label));
+    PARITY_ASSIGN_OR_RETURN(TensorSet spread, LayerSpread(*runner, job, fed, values, c));
     if (!spread.empty()) {
       PARITY_ASSIGN_OR_RETURN(c, JudgeAlignment(dump, aligned, values, options.policy, &spread));
     }

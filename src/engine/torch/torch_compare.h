@@ -151,6 +151,9 @@ Result<TorchComparison> CompareWithTorch(const Model& model, const TorchDump& du
 Result<TensorSet> InputsForModel(const TensorSet& dumped, const std::vector<std::string>& model_inputs,
                                  const std::string& dump_dir);
 
+// The dump's layer an alignment names (its module, call and output index).
+TorchLayer TorchLayerOf(const LayerAlignment& a);
+
 // Judges an alignment made elsewhere against the given ONNX values (the
 // pure part of CompareWithTorch, without ORT). Layer tensors are read one at
 // a time. `conditioning`: each ONNX tensor's spread under inputs one ulp
