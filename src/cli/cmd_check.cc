@@ -36,6 +36,7 @@ struct CheckCmdOptions {
   std::vector<std::string> torch;
   std::string inputs;
   std::string encoder;
+  std::string cache_form = "auto";
   std::string reference_model;
   std::string reference_config;
   std::string report_dir;
@@ -125,6 +126,9 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.allow_symlinks = o.allow_symlinks;
   options.inputs_path = o.inputs;
   options.encoder_path = o.encoder;
+  auto cache_form = ParseCacheForm(o.cache_form);
+  if (!cache_form) return ReportError(cache_form.error());
+  options.cache_form = *cache_form;
   if (!o.encoder.empty() && o.torch.empty())
     return ReportError(Error(ErrorCode::kInvalidArgument, "--encoder needs --torch DUMP (a dump made with --generate)"));
   if (!o.encoder.empty() && !std::filesystem::is_regular_file(o.encoder))
@@ -214,6 +218,12 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--encoder", o->encoder,
                   "the encoder .onnx of an encoder-decoder whose decode step is MODEL; its outputs feed the steps "
                   "of the --torch dump's generation (docs/generation.md)");
+  cmd->add_option("--cache-form", o->cache_form,
+                  "how the generation stage serves the step's KV caches: fresh (new ORT buffers each step), bound "
+                  "(IO binding, present buffers pre-allocated), shared (IO binding, past and present one buffer of "
+                  "the maximum length, written in place), auto (shared when past and present are declared alike "
+                  "with a static length, else fresh; docs/generation.md)")
+      ->default_val("auto");
   cmd->add_option("--inputs", o->inputs, "samples to use (.npz with SAMPLE/INPUT keys, ...); default: generated");
   cmd->add_option("--reference-model", o->reference_model,
                   "the model MODEL was derived from (fp16, simplified, quantized): the reference runs it");

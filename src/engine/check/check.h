@@ -18,6 +18,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/check/check_result.h"
+#include "engine/generate/cache_form.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/load/reference.h"
 
@@ -53,6 +54,9 @@ struct CheckOptions {
   // The encoder of an encoder-decoder whose decode step is MODEL (the
   // generation stage runs it first; docs/generation.md). Empty: none.
   std::string encoder_path;
+  // How the generation stage serves the step's caches (cache_form.h;
+  // docs/generation.md "Deployed cache forms").
+  CacheForm cache_form = CacheForm::kAuto;
   std::string inputs_path;  // user samples; empty: generated from the signature
   uint32_t seed = 0;        // for generated samples
   // How samples are generated (--shape, --dim, --range, --role, --min-size);

@@ -129,7 +129,8 @@ CheckFinding PromptsFinding(const std::vector<GenerationPrompt>& prompts) {
 void StageGeneration(Context& ctx) {
   std::vector<std::pair<std::string, TensorSet>> judged_steps;
   GenerationOptions o{.model_path = ctx.options.model_path, .encoder_path = ctx.options.encoder_path,
-                      .config = ctx.options.target, .policy = ctx.judging.policy, .judged_steps = &judged_steps};
+                      .config = ctx.options.target, .policy = ctx.judging.policy, .judged_steps = &judged_steps,
+                      .cache_form = ctx.options.cache_form};
   StageResult stage{.name = "generation"};
   std::vector<GenerationPrompt> prompts;
   for (const TorchDump& d : ctx.torch.dumps) {

@@ -9,14 +9,6 @@
 namespace parity {
 namespace {
 
-// The prompt restricted to the session's inputs.
-TensorSet SessionInputs(const ort::Session& session, const TensorSet& all) {
-  TensorSet out;
-  for (const std::string& name : session.input_names())
-    if (const Tensor* t = all.Find(name)) out.Set(name, *t);
-  return out;
-}
-
 // The cache branch taken: `flag` (any dtype but strings) all ones.
 Result<Tensor> AllOnes(const Tensor& flag) {
   PARITY_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(flag.dtype(), flag.shape()));
@@ -59,8 +51,10 @@ Status TakeBeamRows(const GenerationRecord& r, const std::vector<int64_t>& origi
   return {};
 }
 
-Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed_in, const TensorSet& outputs_in,
-                             const std::vector<int64_t>& tokens, const std::vector<int64_t>& origins) {
+}  // namespace
+
+Result<TensorSet> NextStepInputs(const GenerationRecord& r, const TensorSet& fed_in, const TensorSet& outputs_in,
+                                 const std::vector<int64_t>& tokens, const std::vector<int64_t>& origins) {
   TensorSet fed = fed_in, outputs = outputs_in;
   if (!origins.empty()) PARITY_RETURN_IF_ERROR(TakeBeamRows(r, origins, fed, outputs));
   TensorSet next;
@@ -88,6 +82,15 @@ Result<TensorSet> NextInputs(const GenerationRecord& r, const TensorSet& fed_in,
   return next;
 }
 
+TensorSet InputsFor(const std::vector<std::string>& names, const TensorSet& all) {
+  TensorSet out;
+  for (const std::string& name : names)
+    if (const Tensor* t = all.Find(name)) out.Set(name, *t);
+  return out;
+}
+
+namespace {
+
 Result<TensorSet> TimedRun(const ort::Session& session, const TensorSet& inputs, double* ms) {
   const auto start = std::chrono::steady_clock::now();
   auto out = session.Run(inputs, {}, ort::OutputBuffers::kBorrowed);
@@ -99,7 +102,7 @@ Result<TensorSet> TimedRun(const ort::Session& session, const TensorSet& inputs,
 
 Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
                      int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser) {
-  TensorSet fed = SessionInputs(session, prompt);
+  TensorSet fed = InputsFor(session.input_names(), prompt);
   for (int64_t k = 0; k < steps; ++k) {
     DecodeStepOutput step{.step = k};
     PARITY_ASSIGN_OR_RETURN(TensorSet outputs,
@@ -117,18 +120,18 @@ Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record
     step.outputs = &outputs;
     PARITY_RETURN_IF_ERROR(visit(step));
     if (k + 1 < steps) {
-      PARITY_ASSIGN_OR_RETURN(fed, NextInputs(record, fed, outputs, step.tokens, step.origins));
+      PARITY_ASSIGN_OR_RETURN(fed, NextStepInputs(record, fed, outputs, step.tokens, step.origins));
     }
   }
   return {};
 }
 
-Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecord& r, const TensorSet& prompt) {
+Result<TensorSet> RunStepwise(const StepSession& session, const GenerationRecord& r, const TensorSet& prompt) {
   const Tensor* ids = prompt.Find(r.token_input);
   if (!ids || ids->rank() < 1 || ids->shape().back() < 2)
     return InvalidArgument("the prompt has fewer than two tokens: nothing to feed one at a time");
   const int64_t n = ids->shape().back();
-  TensorSet all = SessionInputs(session, prompt), outputs;
+  TensorSet all = InputsFor(session.input_names(), prompt), outputs;
   for (int64_t j = 0; j < n; ++j) {
     TensorSet fed;
     for (const auto& [name, tensor] : all) {
@@ -141,8 +144,7 @@ Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecor
     }
     for (const KvPair& kv : r.kv)
       if (j > 0 && fed.Contains(kv.past) && outputs.Contains(kv.present)) fed.Set(kv.past, *outputs.Find(kv.present));
-    double ms = 0;
-    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(TimedRun(session, fed, &ms), fmt::format("prompt token {}", j)));
+    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(session.Run(fed), fmt::format("prompt token {}", j)));
   }
   const Tensor* logits = outputs.Find(r.logits_output);
   if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", r.logits_output));

@@ -18,6 +18,7 @@
 #include "core/tensor.h"
 #include "engine/generate/decode_search.h"
 #include "engine/generate/generation_record.h"
+#include "engine/generate/step_session.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -46,9 +47,20 @@ using DecodeVisitor = std::function<Status(const DecodeStepOutput&)>;
 Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
                      int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser = nullptr);
 
-// The prompt fed one token at a time; returns the outputs of its last token
+// The prompt fed one token at a time (each output in a new ORT buffer,
+// whatever the session's cache form); returns the outputs of its last token
 // with its last logits as "__last_logits". kInvalidArgument for a prompt of
 // fewer than two tokens.
-Result<TensorSet> RunStepwise(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt);
+Result<TensorSet> RunStepwise(const StepSession& session, const GenerationRecord& record, const TensorSet& prompt);
+
+// `all` restricted to `names` (the prompt's tensors a session takes).
+TensorSet InputsFor(const std::vector<std::string>& names, const TensorSet& all);
+
+// The next step's inputs after `fed` gave `outputs` and the step chose
+// `tokens` (and, beam search, `origins`): the tokens, the mask one longer,
+// the positions one on, the cache branch taken, each past its present as it
+// is (no copy); the rest as fed.
+Result<TensorSet> NextStepInputs(const GenerationRecord& r, const TensorSet& fed, const TensorSet& outputs,
+                                 const std::vector<int64_t>& tokens, const std::vector<int64_t>& origins);
 
 }  // namespace parity

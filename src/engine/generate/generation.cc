@@ -8,6 +8,7 @@
 
 #include "compare/band.h"
 #include "compare/judge.h"
+#include "engine/generate/bound_loop.h"
 #include "engine/generate/decode_loop.h"
 #include "engine/generate/decode_tensors.h"
 #include "engine/generate/generation_parts.h"
@@ -108,7 +109,7 @@ class StepJudge {
 
   void KeepPrefill(const DecodeStepOutput& s) {
     for (const KvPair& kv : r_.kv)
-      if (const Tensor* t = s.outputs->Find(kv.present)) prefill.Set(kv.present, *t);
+      if (const Tensor* t = s.outputs->Find(kv.present)) prefill.Set(kv.present, t->Copy());  // shared: written on
     prefill.Set("__last_logits", s.logits);
   }
 
@@ -302,12 +303,12 @@ void ListAtMost(GenerationResult& g, size_t max) {
 // checks): the decoder fed PyTorch's encoder outputs. Errors: the dump's;
 // ORT failing is a failed "run" check.
 Result<GenerationResult> JudgedLoop(const TorchDump& dump, const GenerationRecord& r, const TolerancePolicy& policy,
-                                    const ort::Session& session, const TensorSet& prompt) {
+                                    const StepSession& session, const TensorSet& prompt) {
   GenerationResult g{.length = r.length, .prompt_length = r.prompt_length, .batch = r.batch};
   StepJudge judge(dump, r, policy, g);
   TokenChooser chooser(r);
-  Status loop = RunDecodeLoop(session, r, prompt, static_cast<int64_t>(r.steps.size()),
-                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); }, &chooser);
+  Status loop = RunLoopInForm(session, r, prompt, static_cast<int64_t>(r.steps.size()),
+                              [&judge](const DecodeStepOutput& s) { return judge.Step(s); }, &chooser, g.checks);
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
   if (!loop) g.checks.push_back({"run", Verdict::kFail, loop.error().message()});
   Summarize(g, judge.starts_why(), judge.shape_why());
@@ -347,19 +348,19 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     }
     if (Status s = RunEncoder(r, o, expected, inputs, prompt, out); !s) return failed_run(s.error());
   }
-  auto session = WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.model_path), o.config), o.model_path);
+  auto session = WithContext(StepSession::Open(o.model_path, o.config, o.cache_form, r.kv), o.model_path);
   if (!session) return failed_run(session.error());
   PARITY_RETURN_IF_ERROR(FitsTheModel(r, *session, prompt, o.model_path));
   StepJudge judge(dump, r, o.policy, out);
   TokenChooser chooser(r);
-  Status loop = RunDecodeLoop(
+  Status loop = RunLoopInForm(
       *session, r, prompt, static_cast<int64_t>(r.steps.size()),
       [&](const DecodeStepOutput& s) -> Status {
         PARITY_RETURN_IF_ERROR(judge.Step(s));
         KeepJudgedStep(o, s, out);
         return {};
       },
-      &chooser);
+      &chooser, out.checks);
   if (judge.bad_input()) return std::unexpected(*judge.bad_input());
   if (!loop) return failed_run(loop.error(), judge.starts_why(), judge.shape_why());
   for (const GenerationStep& s : out.steps) out.loop_ms += s.ms;

@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "engine/generate/generation_record.h"
 #include "engine/generate/generation_result.h"
+#include "engine/generate/step_session.h"
 #include "engine/torch/torch_dump.h"
 
 namespace parity {
@@ -32,6 +33,9 @@ struct GenerationOptions {
   // was judged against PyTorch (at most `keep_steps`), "generation:stepK".
   std::vector<std::pair<std::string, TensorSet>>* judged_steps = nullptr;
   size_t keep_steps = 1;
+  // How the step's caches are served (step_session.h): auto, fresh, bound
+  // (IO binding) or shared (past and present one buffer, written in place).
+  CacheForm cache_form = CacheForm::kAuto;
 };
 
 // At most this many steps are listed in a result (and its reports): the

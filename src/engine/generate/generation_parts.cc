@@ -90,7 +90,7 @@ void SplitEncoderFault(GenerationResult& deployed, const GenerationResult& fed_t
   deployed.checks.push_back({"fault", Verdict::kFail, blame});
 }
 
-Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, const TensorSet& prompt,
+Status FitsTheModel(const GenerationRecord& r, const StepSession& session, const TensorSet& prompt,
                     const std::string& model) {
   const auto inputs = session.input_names(), outputs = session.output_names();
   const auto has = [](const std::vector<std::string>& names, const std::string& n) {

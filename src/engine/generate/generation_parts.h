@@ -13,6 +13,7 @@
 #include "engine/generate/generation_record.h"
 #include "engine/generate/generation_result.h"
 #include "engine/generate/decode_loop.h"
+#include "engine/generate/step_session.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -40,7 +41,7 @@ void SplitEncoderFault(GenerationResult& deployed, const GenerationResult& fed_t
 // The record's names against the step model's, and its prompt against the
 // dump's inputs: a record that does not fit is bad input (kInvalidArgument,
 // exit 2) naming the field.
-Status FitsTheModel(const GenerationRecord& r, const ort::Session& session, const TensorSet& prompt,
+Status FitsTheModel(const GenerationRecord& r, const StepSession& session, const TensorSet& prompt,
                     const std::string& model);
 
 // A decode step after the prefill judged against PyTorch: its inputs (a
