@@ -26,6 +26,7 @@ import gen_models as gm  # noqa: E402
 pytestmark = needs_parity
 PROMPTS, STEPS = 6, 12
 FAULT = "model.layers.1.attn.o_proj.MatMul.weight"
+MAX_LENGTH = 14  # below the longest prompt (12 tokens) + STEPS
 TORCH = ["--torch-model", "gen_models:llama_step", "--output-names", ",".join(gm.LLAMA_OUTPUTS)]
 
 
@@ -60,6 +61,7 @@ def built(tmp_path_factory):
     resave(package, os.path.join(out, "twin"))
     resave(package, os.path.join(out, "o_proj_x101"), FAULT, lambda w: w * 1.01)
     with_search(package, os.path.join(out, "penalty"), repetition_penalty=1.5)
+    with_search(package, os.path.join(out, "short"), max_length=MAX_LENGTH)
     return out
 
 
@@ -142,6 +144,19 @@ def test_a_search_option_that_drifts_from_greedy_fails_on_the_free_run_alone(bui
     assert c["prompts_free_running_departing"] > 0
     assert data["genai"]["search"]["repetition_penalty"] == 1.5
     assert "the free run leaves PyTorch's tokens at step" in r.stdout
+
+
+def test_a_max_length_below_the_corpus_fails_each_prompt_at_the_step_it_cuts(built, recorded):
+    """genai_config.json's max_length 14: the runtime refuses to append past
+    it, so a prompt of L tokens gets 14 - L + 1 steps, each judged (KL as
+    healthy), and fails with the runtime's message."""
+    r, data = corpus(built, "short")
+    assert r.returncode == 1, r.stdout + r.stderr
+    c = data["corpus"]
+    assert c["prompts_errored"] == PROMPTS and c["kl"]["max"] < 1e-13
+    for row in c["rows"]:
+        assert len(row["steps"]) == MAX_LENGTH - row["prompt_length"] + 1, row
+        assert f"exceeds max length ({MAX_LENGTH})" in row["error"] and row["status"] == "FAIL"
 
 
 def one_line_exit_2(r, text):
