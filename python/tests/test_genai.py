@@ -62,6 +62,7 @@ def built(tmp_path_factory):
     resave(package, os.path.join(out, "o_proj_x101"), FAULT, lambda w: w * 1.01)
     with_search(package, os.path.join(out, "penalty"), repetition_penalty=1.5)
     with_search(package, os.path.join(out, "short"), max_length=MAX_LENGTH)
+    with_search(package, os.path.join(out, "sampling"), do_sample=True, temperature=0.7)
     return out
 
 
@@ -144,6 +145,13 @@ def test_a_search_option_that_drifts_from_greedy_fails_on_the_free_run_alone(bui
     assert c["prompts_free_running_departing"] > 0
     assert data["genai"]["search"]["repetition_penalty"] == 1.5
     assert "the free run leaves PyTorch's tokens at step" in r.stdout
+    # A sampling search is not PyTorch's greedy decode: its free run is not
+    # judged (and said so); its logits are, and they are the model's.
+    r, data = corpus(built, "sampling")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert data["genai"]["greedy"] is False and data["corpus"]["kl"] == healthy["corpus"]["kl"]
+    assert all(row["free_running_steps"] is None for row in data["corpus"]["rows"])
+    assert "free-running: not judged" in r.stdout
 
 
 def test_a_max_length_below_the_corpus_fails_each_prompt_at_the_step_it_cuts(built, recorded):
