@@ -23,7 +23,7 @@
 #include "engine/locate/locate.h"
 #include "engine/locate/locate_test_util.h"
 #include "engine/inputs/random_sample.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "engine/bench/latency.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builtin_models.h"
 #include "onnx/inspect.h"
 

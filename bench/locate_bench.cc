@@ -17,7 +17,7 @@
 #include "bench_util.h"
 #include "engine/locate/locate.h"
 #include "engine/inputs/random_sample.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 

@@ -7,7 +7,7 @@
 
 #include "compare/metrics.h"
 #include "core/build_info.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "ort/session.h"
 
 namespace parity {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builtin_models.h"
 
 namespace parity {

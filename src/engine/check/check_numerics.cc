@@ -16,7 +16,7 @@
 #include "engine/locate/locate.h"
 #include "engine/quant/cast.h"
 #include "engine/quant/input_range.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "engine/run/set_outputs.h"
 #include "engine/torch/dump_check.h"
 #include "engine/torch/torch_compare.h"

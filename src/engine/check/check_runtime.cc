@@ -12,7 +12,7 @@
 #include "engine/bench/latency.h"
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 
 namespace parity::check_internal {
 namespace {

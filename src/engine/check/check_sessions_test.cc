@@ -12,7 +12,7 @@
 #include "engine/inputs/random_sample.h"
 #include "engine/locate/locate.h"
 #include "engine/run/optimized_plan.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"

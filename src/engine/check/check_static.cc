@@ -11,7 +11,7 @@
 #include "core/tensor_files.h"
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/validate.h"
 #include "ort/run_count.h"

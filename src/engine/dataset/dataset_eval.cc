@@ -7,7 +7,7 @@
 
 #include "compare/judge.h"
 #include "engine/quant/top1.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/inspect.h"
 
 namespace parity {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/locate/locate_internal.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 
 namespace parity::locate_internal {

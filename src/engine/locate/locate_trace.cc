@@ -7,7 +7,7 @@
 #include "compare/judge.h"
 #include "engine/locate/locate_internal.h"
 #include "engine/quant/cast.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 
 namespace parity::locate_internal {
 

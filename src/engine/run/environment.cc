@@ -72,12 +72,6 @@ Environment Collect() {
 
 }  // namespace
 
-OrtFact CurrentOrt() {
-  auto lib = ort::LoadedOrtLibrary();
-  if (!lib) return {};
-  return {lib->version, lib->path, lib->origin};
-}
-
 const Environment& CurrentEnvironment() {
   static const Environment env = Collect();
   return env;

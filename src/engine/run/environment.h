@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/runner/ort_fact.h"
+
 namespace parity {
 
 // A plugin EP library parity registers (ort/ep_libraries.h), and the EP
@@ -19,15 +21,8 @@ struct EpDeviceFact {
   std::string capabilities;  // OPTIMIZATION_CAPABILITIES when the EP says ("BF16 FP32 FP16 ..."), else empty
 };
 
-// Which ONNX Runtime ran (ort/ort_library.h): the one source of every
-// report's ORT facts. Empty strings when no ORT could be loaded.
-struct OrtFact {
-  std::string version;  // its own GetVersionString(): "1.31.1"
-  std::string library;  // the libonnxruntime file (dladdr of OrtGetApiBase)
-  std::string origin;   // "--ort-library", "PARITY_ORT_LIBRARY", "bundled"
-};
-// Loads the ORT if no command has yet (ort::LoadedOrtLibrary); cheap after.
-OrtFact CurrentOrt();
+// Which ONNX Runtime ran: OrtFact, CurrentOrt (engine/runner/ort_fact.h).
+// Empty strings when no ORT could be loaded.
 
 struct Environment {
   std::string parity_version;

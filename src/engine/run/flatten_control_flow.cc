@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/graph.h"
 
 namespace parity {

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "compare/compare_sets.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/graph.h"
 #include "onnx/tensor_proto.h"
 

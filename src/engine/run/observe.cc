@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/regular_file.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/layout_reorder.h"
 
@@ -133,29 +133,6 @@ std::string_view ObserverModeName(ObserverMode mode) {
       return "optimized_model";
   }
   return "?";
-}
-
-Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
-                                       const std::vector<std::string>& tensors, const std::string& label) {
-  if (!serialized.is_file()) {
-    PARITY_ASSIGN_OR_RETURN(std::string bytes,
-                            WithContext(SerializeWithExtraOutputs(model, serialized.bytes(), tensors), label));
-    return ort::ModelSource::FromBytes(std::move(bytes), serialized.external_data_dir());
-  }
-  // ORT reads the unexposed model from its file; the exposed one is the
-  // file's own bytes when the model is that file unchanged and holds all its
-  // weights (reading them costs less than serializing the parsed proto: 0.3 s
-  // of 0.8 s for a 500 MB model), else serialized once here (external tensors
-  // left as references read in place); the extra outputs are appended to it.
-  std::string bytes;
-  if (model.unmodified_file() == serialized.path() && !model.had_external_data()) {
-    PARITY_ASSIGN_OR_RETURN(bytes, WithContext(ReadRegularFile(serialized.path(), int64_t{1} << 31), label));
-  } else {
-    PARITY_ASSIGN_OR_RETURN(bytes, WithContext(model.SerializeKeepingExternalData(), label));
-  }
-  PARITY_ASSIGN_OR_RETURN(std::string extra, WithContext(SerializeWithExtraOutputs(model, "", tensors), label));
-  bytes += extra;
-  return ort::ModelSource::FromBytes(std::move(bytes), model.external_data_dir().string());
 }
 
 Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& sample, const ObservedSink& sink) {

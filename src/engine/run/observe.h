@@ -25,6 +25,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/optimized_plan.h"
+#include "engine/runner/session_run.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
 
@@ -62,12 +63,7 @@ struct Observation {
   double untouched_run_ms = 0;
 };
 
-// The model with `tensors` exposed (WithExtraOutputs), serialized: from
-// `serialized` (the bytes of `model` itself, or its file: runner.h SourceOf)
-// without another copy of the model; one copy shared by every session that
-// observes the same tensors of the model.
-Result<ort::ModelSource> ExposedSource(const Model& model, const ort::ModelSource& serialized,
-                                       const std::vector<std::string>& tensors, const std::string& label);
+// ExposedSource (the model with tensors exposed, as bytes ORT parses): engine/runner/session_run.h.
 
 // A target to observe: its untouched session, the same model with the
 // tensors to observe exposed, and how to run it. The references must outlive

@@ -7,15 +7,11 @@
 
 #include <chrono>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 
 namespace parity {
 
 namespace {
-
-std::filesystem::path WeightsFileOf(const std::filesystem::path& optimized_path) {
-  return optimized_path.parent_path() / (optimized_path.filename().string() + ".data");
-}
 
 // A compiling EP: no optimized model to save; the plan is ORT's node
 // assignment (compiled_plan.h), and `optimized` stays empty.
@@ -43,21 +39,6 @@ Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, cons
 }
 
 }  // namespace
-
-// Declared in optimized_plan.h.
-Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, PlanWeights weights) {
-  config.optimized_model_path = path.string();
-  if (weights == PlanWeights::kReferenced) return {};
-  config.session_entries["session.optimized_model_external_initializers_file_name"] =
-      path.filename().string() + ".data";
-  if (weights == PlanWeights::kWritten) return {};
-  const auto data = WeightsFileOf(path);
-  std::error_code ec;
-  std::filesystem::remove(data, ec);
-  std::filesystem::create_symlink("/dev/null", data, ec);
-  if (ec) return RuntimeError(fmt::format("cannot link {} to /dev/null: {}", data.string(), ec.message()));
-  return {};
-}
 
 Result<PlannedSession> CreatePlannedSession(const Model& model, const GraphView& original, RunConfig config,
                                             const std::string& label,
@@ -89,7 +70,7 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
                           WithContext(ort::Session::Create(model, config, recording),
                                       fmt::format("{} [{}]", label, config_label)));
   std::error_code ec;
-  std::filesystem::remove(WeightsFileOf(optimized_path), ec);
+  std::filesystem::remove(PlanWeightsFile(optimized_path), ec);
   auto optimized = Model::Load(optimized_path, {.external_data = false});
   if (!optimized)
     return RuntimeError(fmt::format("{} [{}]: cannot read the optimized model ORT saved: {}", label,

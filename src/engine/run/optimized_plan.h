@@ -13,29 +13,14 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/fusion_map.h"
+#include "engine/runner/session_run.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 
 namespace parity {
 
-// Where the optimized model ORT saves puts its weights.
-enum class PlanWeights {
-  kWritten,     // the initializers of 1024 bytes or more (ORT's default threshold) in `<path>.data`
-  kDropped,     // the same, but `<path>.data` is a link to /dev/null made first: the structure alone
-  // No side file: ORT keeps the source's external references as they are
-  // (it reads none of them) and writes inline only what it made itself. For
-  // a source whose large tensors are all references (a ModelSource of bytes
-  // with an external-data folder): with a side file ORT read every external
-  // tensor whole to write it, a sparse 3 GiB table feeding a Gather of 3 rows
-  // cost 3 GB (issue 56 class 13).
-  kReferenced,
-};
-// Asks ORT (through `config`) to save its optimized model to `path`, its
-// weights as `weights` says (kOrtSessionOptionsOptimizedModelExternalInitializersFileName
-// in onnxruntime_session_options_config_keys.h). `path` must lie in a scratch
-// folder parity made (ScratchDir), so no one else's file is replaced.
-Status AskForOptimizedModel(RunConfig& config, const std::filesystem::path& path, PlanWeights weights);
+// PlanWeights, AskForOptimizedModel: engine/runner/session_run.h.
 
 struct PlannedSession {
   // Empty once KeepUntouched released it (one session alive at a time).

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "engine/run/observe.h"
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <random>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/graph.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "onnx/validate.h"
 
 namespace parity {

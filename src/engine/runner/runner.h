@@ -22,7 +22,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "engine/run/environment.h"
+#include "engine/runner/ort_fact.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 

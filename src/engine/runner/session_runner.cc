@@ -1,7 +1,7 @@
 // The in-process ORT runner: one session per job (kept for the next job of
 // the same model and names when the job asks, RunnerJob::keep_session),
 // created under the runner's config on the process's ORT
-// (engine/run/session_run.h's CreateSession).
+// (session_run.h's CreateSession).
 // A child process runs the very same code (runner_worker.h).
 #include <fmt/format.h>
 
@@ -9,10 +9,8 @@
 #include <optional>
 #include <set>
 
-#include "engine/run/observe.h"
-#include "engine/run/optimized_plan.h"
-#include "engine/run/session_run.h"
 #include "engine/runner/runner.h"
+#include "engine/runner/session_run.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 
@@ -105,7 +103,7 @@ class SessionRunner final : public Runner {
     }
     if (!extra.empty()) {  // not a plan job
       // The model's own file (or serialization) with the outputs appended
-      // (observe.h's ExposedSource): no clone of the model to serialize again.
+      // (ExposedSource): no clone of the model to serialize again.
       PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
       PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, extra, label));
       loaded.reset();  // one copy of the weights at a time

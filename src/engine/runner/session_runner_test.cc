@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <random>
 
-#include "engine/run/session_run.h"
+#include "engine/runner/session_run.h"
 #include "engine/runner/runner.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
