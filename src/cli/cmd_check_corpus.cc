@@ -1,6 +1,6 @@
 // check --corpus / --prompts --torch-model (cli/corpus_cli.h): records the
 // corpus when given prompts and a factory, runs it on the local engine (one
-// session, every prompt in turn) or on Ray, or, for an ORT GenAI package (a
+// session, every prompt in turn) or on Ray (engine/ray/corpus_ray.h), or, for an ORT GenAI package (a
 // folder), through the GenAI runtime's own loop (engine/generate/genai_check.h),
 // and reports.
 #include <cmath>
@@ -10,10 +10,11 @@
 
 #include "cli/command.h"
 #include "cli/corpus_cli.h"
-#include "cli/ray_python.h"
-#include "core/child_process.h"
 #include "core/scratch_dir.h"
+#include "engine/generate/corpus_recorder.h"
 #include "engine/generate/genai_check.h"
+#include "engine/ray/corpus_ray.h"
+#include "engine/ray/driver_python.h"
 #include "report/check_console.h"
 #include "report/corpus_report.h"
 #include "report/report_writer.h"
@@ -23,30 +24,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// `PY -m parity.torch corpus FACTORY --prompts P ... -o DIR`; its last words on failure.
+// `PY -m parity.torch corpus FACTORY --prompts P ... -o DIR` (engine/generate/corpus_recorder.h).
 Status RecordCorpus(const CorpusCmdOptions& o, const std::string& ray_python, const fs::path& dir) {
   PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(ray_python));
-  std::vector<std::string> argv = {"/usr/bin/env"};
-  if (!py.pythonpath.empty()) {
-    const char* old = std::getenv("PYTHONPATH");
-    argv.push_back("PYTHONPATH=" + py.pythonpath + (old && *old ? ":" + std::string(old) : ""));
-  }
-  argv.insert(argv.end(), {py.python, "-m", "parity.torch", "corpus", o.torch_model, "--prompts", o.prompts,
-                           "--generate", std::to_string(o.generate), "--top-k", std::to_string(o.top_k), "-o",
-                           dir.string(), "--quiet"});
-  if (!o.output_names.empty()) argv.insert(argv.end(), {"--output-names", o.output_names});
   fmt::print(stderr, "parity: recording PyTorch's decode of {} over {} ({} steps a prompt)\n", o.torch_model,
              o.prompts, o.generate);
-  PARITY_ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Start(argv));
-  std::string line;
-  while (child.ReadLine(line, 1 << 16) != ChildProcess::Got::kEnd) {
-  }
-  const std::string last = child.LastWords();
-  const int status = child.Stop(std::chrono::milliseconds(60000));
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  if (code == 2) return InvalidArgument(fmt::format("--torch-model {}: {}", o.torch_model, last));
-  if (code != 0) return RuntimeError(fmt::format("--torch-model {}: the recorder failed (exit {}): {}", o.torch_model, code, last));
-  return {};
+  return RecordTorchCorpus({.python = py.python, .pythonpath = py.pythonpath, .torch_model = o.torch_model,
+                            .prompts = o.prompts, .generate = o.generate, .top_k = o.top_k,
+                            .output_names = o.output_names},
+                           dir);
 }
 
 Result<std::vector<CorpusPrompt>> RunLocal(const std::string& model, const CorpusRecord& record, const RunConfig& target) {
@@ -98,7 +84,7 @@ Result<CorpusResult> Run(const CorpusCmdOptions& o, const DatasetCmdOptions& eng
   if (fs::is_directory(model)) {
     PARITY_ASSIGN_OR_RETURN(r.prompts, RunGenAi(engine, model, record, r));
   } else if (engine.engine == "ray") {
-    PARITY_ASSIGN_OR_RETURN(r.prompts, RayCorpusRows(engine, model, fs::absolute(dir).string(), target, record.prompts));
+    PARITY_ASSIGN_OR_RETURN(r.prompts, RayCorpusRows(engine.Ray(), model, fs::absolute(dir).string(), target, record.prompts));
   } else {
     PARITY_ASSIGN_OR_RETURN(r.prompts, RunLocal(model, record, target));
   }

@@ -11,8 +11,9 @@
 #include "cli/command.h"
 #include "cli/dataset_cli.h"
 #include "cli/model_explorer_option.h"
-#include "cli/ray_python.h"
 #include "core/json_out.h"
+#include "engine/ray/dataset_ray.h"
+#include "engine/ray/driver_python.h"
 #include "report/check_console.h"
 #include "report/dataset_report.h"
 #include "report/report_writer.h"
@@ -73,7 +74,7 @@ int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const st
     // The driver's Python is asked before anything runs: a bad one is a
     // mistake in the command, one line, exit 2 (issue 56, class 15).
     if (auto py = CheckDriverPython(o.ray_python); !py) return ReportError(py.error());
-    options.rows = RayRowSource(o, options);
+    options.rows = RayRowSource(o.Ray(), options);
   }
   auto progress = std::make_shared<std::unique_ptr<DatasetProgress>>();
   options.progress = [progress](int64_t samples, size_t done, size_t total) {

@@ -14,7 +14,7 @@
 #include "cli/command.h"
 #include "cli/fix_cli.h"
 #include "cli/output.h"
-#include "cli/ray_python.h"
+#include "engine/ray/driver_python.h"
 #include "cli/sample_flags.h"
 #include "engine/fix/fix.h"
 #include "report/fix_report.h"
@@ -49,7 +49,7 @@ std::vector<std::string> CheckArgs(const CLI::App& cmd) {
   return args;
 }
 
-// The Python that re-makes a derived copy (cli/ray_python.h's search).
+// The Python that re-makes a derived copy (engine/ray/driver_python.h).
 Status ResolvePython(const FixCmdOptions& o, FixOptions& options) {
   auto found = FindDriverPython(o.python);
   if (!found) {  // its message names the Ray engine's flag

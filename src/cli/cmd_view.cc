@@ -2,7 +2,7 @@
 // optimized graph side by side, parity's overlays loaded, opened at the first
 // divergent node (issue 53 item 3; docs/model-explorer.md "parity view").
 // The work is python/parity/view.py's (Model Explorer is a Python package):
-// this command finds the Python of parity's package (cli/ray_python.h) and
+// this command finds the Python of parity's package (engine/ray/driver_python.h) and
 // hands the process over to it.
 #include <unistd.h>
 
@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "cli/command.h"
-#include "cli/ray_python.h"
+#include "engine/ray/driver_python.h"
 
 extern char** environ;
 

@@ -3,7 +3,8 @@
 // corpus`) or `--prompts P.jsonl --torch-model MODULE:FACTORY` (the record
 // made first, into a scratch folder), on the local engine or on Ray
 // (`--engine ray`: the prompts sharded over actors, each running the hidden
-// `parity corpus-worker` with one session for all its prompts).
+// `parity corpus-worker` with one session for all its prompts:
+// engine/ray/corpus_ray.h).
 #pragma once
 
 #include <filesystem>
@@ -36,18 +37,7 @@ void AddCorpusOptions(CLI::App* cmd, CorpusCmdOptions* o);
 int RunCorpusCheck(const CorpusCmdOptions& o, const DatasetCmdOptions& engine, const std::string& model,
                    const RunConfig& target, const std::string& report_dir, const std::string& json);
 
-// The Ray engine's rows (one FormatCorpusRow line per prompt, by index).
-Result<std::vector<CorpusPrompt>> RayCorpusRows(const DatasetCmdOptions& engine, const std::string& model,
-                                                const std::string& corpus_dir, const RunConfig& target, int64_t prompts);
-
 // parity corpus-worker (hidden): a Ray actor's loop.
 void RegisterCorpusWorker(CLI::App& app);
-
-// Runs the Ray driver (python/parity/_ray_engine.py) as check --dataset does
-// (dataset_ray.cc): its stdout on our stderr, SIGINT/SIGTERM forwarded. An
-// interrupt removes `scratch` and ends parity as its own handler does; exit 2
-// is the driver refusing the run (kInvalidArgument), any other failure kRuntime.
-Status RunRayDriver(const std::vector<std::string>& argv, const std::string& pythonpath,
-                    const std::filesystem::path& scratch);
 
 }  // namespace parity::cli

@@ -1,7 +1,7 @@
 // check --dataset's pieces of the command line (docs/dataset.md): the
-// options check adds, the command that runs them, the Ray engine's row
-// source (an exec of the package's Python driver) and the hidden
-// `parity dataset-worker` each Ray actor runs.
+// options check adds, the command that runs them, and the hidden
+// `parity dataset-worker` each Ray actor runs (the Ray engine itself:
+// engine/ray/).
 #pragma once
 
 #include <string>
@@ -11,6 +11,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/dataset/dataset.h"
+#include "engine/ray/ray_driver.h"
 
 namespace parity::cli {
 
@@ -23,6 +24,7 @@ struct DatasetCmdOptions {
   int ray_actors = 2;                // --ray-actors
   std::string ray_python;            // --ray-python; default $PARITY_PYTHON, else python3
   std::string reference_outputs;     // --reference-outputs DIR: stored reference outputs per entry
+  RayEngineOptions Ray() const { return {.address = ray_address, .actors = ray_actors, .python = ray_python}; }
 };
 
 // Adds --dataset, --on-bad-sample, --dataset-locate, --engine, --ray-* to check.
@@ -33,9 +35,6 @@ void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o);
 // the exit code (0 pass, 1 fail, 2 bad input, 3 runtime).
 int RunDatasetCheck(const DatasetCmdOptions& o, DatasetOptions options, const std::string& report_dir,
                     const std::string& json, const std::string& model_explorer = "");
-
-// The Ray engine's rows: runs `PY -m parity._ray_engine` (python/parity/_ray_engine.py).
-DatasetRowSource RayRowSource(const DatasetCmdOptions& o, const DatasetOptions& options);
 
 // parity dataset-worker (hidden): a Ray actor's evaluator.
 void RegisterDatasetWorker(CLI::App& app);

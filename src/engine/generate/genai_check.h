@@ -27,7 +27,7 @@
 
 namespace parity {
 
-// The Python that runs the driver (cli/ray_python.h finds it).
+// The Python that runs the driver (engine/ray/driver_python.h finds it).
 struct GenAiPython {
   std::string python;
   std::string pythonpath;  // prepended to sys.path when not empty (a checkout's python/)

@@ -1,4 +1,6 @@
-// Which Python runs the Ray engine's driver (python/parity/_ray_engine.py):
+// Which Python runs the Ray engine's driver (python/parity/_ray_engine.py,
+// engine/ray/ray_driver.h), and the other Python parts of parity (the GenAI
+// driver, fix's derived copies, `parity view`, the corpus recorder):
 // --ray-python, else $PARITY_PYTHON, else the Python of the parity package
 // this binary belongs to: the environment of the site-packages it is
 // installed in, or, for a binary built in a checkout (BUILD/parity beside
@@ -10,7 +12,7 @@
 
 #include "core/status.h"
 
-namespace parity::cli {
+namespace parity {
 
 struct DriverPython {
   std::string python;      // a path, or a name found on PATH
@@ -30,4 +32,4 @@ Result<DriverPython> FindDriverPython(const std::string& ray_python);  // exe: /
 // was exit 3 after the dataset was listed (issue 56, class 15).
 Result<DriverPython> CheckDriverPython(const std::string& ray_python);
 
-}  // namespace parity::cli
+}  // namespace parity

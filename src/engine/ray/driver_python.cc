@@ -1,4 +1,4 @@
-#include "cli/ray_python.h"
+#include "engine/ray/driver_python.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-namespace parity::cli {
+namespace parity {
 namespace {
 
 namespace fs = std::filesystem;
@@ -160,4 +160,4 @@ Result<DriverPython> CheckDriverPython(const std::string& ray_python) {
                                      py.python, py.origin, rc, how));
 }
 
-}  // namespace parity::cli
+}  // namespace parity

@@ -1,0 +1,71 @@
+#include "engine/ray/dataset_worker.h"
+
+#include <istream>
+#include <optional>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "core/entry_record.h"
+#include "core/json_in.h"
+#include "core/regular_file.h"
+#include "engine/dataset/dataset.h"
+#include "engine/dataset/dataset_eval.h"
+#include "engine/dataset/dataset_rows.h"
+#include "onnx/inspect.h"
+#include "onnx/model.h"
+
+namespace parity {
+namespace {
+
+Result<TolerancePolicy> ReadPolicy(const std::string& path) {
+  PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxConfigBytes));
+  PARITY_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonBounded(text, path));
+  return WithContext(TolerancePolicyFromJson(j), path);
+}
+
+Result<DatasetEvalOptions> EvalOptions(const DatasetWorkerOptions& o) {
+  DatasetEvalOptions e{.label = o.model, .model_path = o.model, .reference_outputs = o.reference_outputs,
+                       .allow_symlinks = o.allow_symlinks};
+  PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
+  PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));
+  PARITY_ASSIGN_OR_RETURN(e.policy, ReadPolicy(o.tolerance));
+  if (!o.reference_model.empty()) {
+    e.reference.kind = Reference::Kind::kModel;
+    e.reference.path = o.reference_model;
+  }
+  if (o.threads > 0) e.target.intra_op_threads = e.reference.config.intra_op_threads = o.threads;
+  return e;
+}
+
+}  // namespace
+
+Status ServeDatasetWorker(const DatasetWorkerOptions& o, std::istream& in, std::ostream& out) {
+  PARITY_ASSIGN_OR_RETURN(const DatasetEvalOptions options, EvalOptions(o));
+  PARITY_ASSIGN_OR_RETURN(const Model model, Model::Load(o.model));
+  std::optional<Model> reference;
+  if (!o.reference_model.empty()) {
+    PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(o.reference_model));
+    reference.emplace(std::move(m));
+  }
+  PARITY_ASSIGN_OR_RETURN(DatasetEvaluator evaluator,
+                          DatasetEvaluator::Create(model, reference ? &*reference : nullptr, options));
+  const ModelInfo info = Inspect(model);
+  out << "O\t" << evaluator.outputs().size() << std::endl;
+  std::string line;
+  for (bool too_long = false; ReadBoundedLine(in, line, kMaxEntryRecordBytes, too_long);) {
+    // Anything but the driver's records ends the worker with one line (the
+    // driver sees it exit) rather than an exception.
+    if (too_long)
+      return InvalidArgument(fmt::format("dataset-worker: a request line longer than {} bytes", kMaxEntryRecordBytes));
+    PARITY_ASSIGN_OR_RETURN(const EntryRecord record, WithContext(ParseEntryRecord(line), "dataset-worker"));
+    const size_t index = record.index;
+    DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, record.path, index, o.model);
+    for (const DatasetRow& row : r.rows) out << FormatDatasetRow(row) << '\n';
+    for (const DatasetBadSample& b : r.bad) out << FormatDatasetBad(index, b.id, b.error) << '\n';
+    out << "E\t" << index << std::endl;
+  }
+  return {};
+}
+
+}  // namespace parity
