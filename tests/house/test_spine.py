@@ -28,7 +28,6 @@ SESSION_HOME = ("src/ort/", "src/engine/runner/")
 # file from this list when it asks a Runner instead; never add one.
 SESSIONS_OUTSIDE_THE_RUNNER = {
     "src/engine/bench/bench.cc",
-    "src/engine/check/check_static.cc",
     "src/engine/dataset/dataset_eval.cc",
     "src/engine/generate/corpus_check.cc",
     "src/engine/generate/generation.cc",

@@ -346,13 +346,13 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   timed(StageNumerics);
   timed.MoveReferencePass();
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  if (ctx.target.session && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target.session->ep_assignment();
+  if (ctx.target.session() && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target.session()->ep_assignment();
   timed(StageRuntime);
   timed(StageRobustness);
   // The target's session is released before the steps that create their
   // own: one session (one copy of the weights) alive at a time.
-  ctx.flags.sessions_loaded = ctx.reference.loaded && ctx.target.session.has_value();
-  ctx.target.session.reset();
+  ctx.flags.sessions_loaded = ctx.reference.loaded && ctx.target.session() != nullptr;
+  ctx.target.Release();
   timed.Step("tf32 probe", ProbeTf32);
   timed.Step("numerics", FinishNumerics);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));

@@ -23,7 +23,7 @@ std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sa
                                             const TensorSet& outputs) {
   std::optional<TensorSet> spread;
   for (uint64_t seed : {1u, 2u}) {
-    auto moved = RunOn(ctx, *ctx.target.session, PerturbByUlp(sample, seed));
+    auto moved = RunOn(ctx, *ctx.target.session(), PerturbByUlp(sample, seed));
     if (!moved) return std::nullopt;
     TensorSet next;
     for (const auto& [name, y] : outputs) {

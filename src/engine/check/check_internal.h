@@ -77,7 +77,11 @@ struct DeclaredShapes {
 // The target. Its session is released before the steps that build sessions
 // of their own (the layers against PyTorch, the shared tensors, locate).
 struct TargetSide {
-  std::optional<ort::Session> session;  // absent when ORT could not load the model, or released
+  // Its session: the planned one (LoadTargetWithPlan), else the one a
+  // Runner of the target's config keeps; session() is null when ORT could
+  // not load the model, or once released.
+  std::optional<ort::Session> planned_session;
+  std::unique_ptr<Runner> runner;
   // The plan ORT made for the target (its optimized model saved as the
   // deployed session was created, TargetPlanWanted), kept after the session
   // is released, with the target's outputs for the first non-anomalous
@@ -90,6 +94,15 @@ struct TargetSide {
   // of `plan` for the layer curve.
   std::optional<TensorSet> first_outputs;
   DeclaredShapes declared;
+
+  const ort::Session* session() const {
+    return planned_session ? &*planned_session : runner ? runner->kept_session() : nullptr;
+  }
+  // Before the steps that build sessions of their own: one copy of the weights at a time.
+  void Release() {
+    planned_session.reset();
+    runner.reset();
+  }
 };
 
 // The PyTorch side: the dumps, and what the check keeps of its runs against them.
@@ -222,20 +235,19 @@ TensorSet AsReference(const Subject& subject, const TensorSet& test, const Tenso
 // float model float32).
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
 
-// Runs every sample on the reference (`run`) and, given its session, times
-// it (its runtime findings and performance), into ctx (check_static.cc).
-using ReferenceRun = std::function<Result<TensorSet>(const Sample&)>;
-void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session* reference);
+// The reference (check_reference.cc): which runtime runs it is decided
+// once, from its config (MakeOrtRunner): ORT in this process, its one
+// session created now (its load finding into `f`; null when ORT refuses the
+// model), or another release in a child (ctx.reference.ort set; null when
+// the library cannot be loaded: ctx.input_error, the user's mistake).
+std::unique_ptr<Runner> LoadReference(Context& ctx, std::vector<CheckFinding>& f);
+// Every sample on that runner's one kept session, into ctx.reference.results;
+// in this process the session is also timed (its runtime findings and
+// performance; a child's latency is another process's).
+void PassReference(Context& ctx, Runner& reference);
 
-// Two runtimes (check_runtimes.cc). The reference on another ORT than the
-// process's (its config's ort_library): a child runner, its load finding
-// into `f` and ctx.reference.ort set; null when the reference runs here,
-// or when the library cannot be loaded (ctx.input_error: the user's mistake).
-std::unique_ptr<Runner> ChildReference(Context& ctx, std::vector<CheckFinding>& f);
-// Every sample through that child on one kept session (no timing: the
-// reference's latency is another process's).
-void RunChildReferencePass(Context& ctx, Runner& reference);
-// A failing sample localized across both runtimes (LocateAcrossRuntimes).
+// Two runtimes (check_runtimes.cc): a failing sample localized across both
+// runtimes (LocateAcrossRuntimes).
 Result<LocateReport> LocateOnTwoRuntimes(const CheckOptions& options, const Model& model,
                                          const TolerancePolicy& policy, const Sample& sample);
 

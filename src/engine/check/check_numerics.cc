@@ -98,7 +98,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
   auto ref = ctx.reference.results.Get(sample.name);
-  auto test = ref ? RunOn(ctx, *ctx.target.session, sample) : ref;
+  auto test = ref ? RunOn(ctx, *ctx.target.session(), sample) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (ReportStopped(ctx, result, id, ref, test, f)) return;
   if (!ref && IsRunnerDied(ref.error())) return ReportReferenceDied(ctx, std::move(result), id, ref.error(), f);
@@ -249,7 +249,7 @@ Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const S
 void StageNumerics(Context& ctx) {
   StageResult stage{.name = "numerics"};
   std::vector<CheckFinding>& f = stage.findings;
-  if (!ctx.reference.loaded || !ctx.target.session) {
+  if (!ctx.reference.loaded || !ctx.target.session()) {
     f.push_back(Skip("numerics", "skipped: ORT could not load the model (see syntax)"));
     ctx.report.stages.push_back(std::move(stage));
     return;

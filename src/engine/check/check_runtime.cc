@@ -151,7 +151,7 @@ void StageRuntime(Context& ctx) {
   StageResult stage{.name = "runtime"};
   std::vector<CheckFinding>& f = stage.findings;
   const Sample* sample = TimingSample(ctx);
-  if (!ctx.reference.loaded || !ctx.target.session || sample == nullptr) {
+  if (!ctx.reference.loaded || !ctx.target.session() || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
     ctx.report.stages.push_back(std::move(stage));
     return;
@@ -167,7 +167,7 @@ void StageRuntime(Context& ctx) {
     first = ctx.torch.target_outputs ? &*ctx.torch.target_outputs : nullptr;
   else if (sample == FirstOrdinarySample(ctx) && ctx.target.first_outputs)
     first = &*ctx.target.first_outputs;
-  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target.session, *sample, f, first))
+  if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target.session(), *sample, f, first))
     ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
@@ -176,7 +176,7 @@ void StageRuntime(Context& ctx) {
 void StageRobustness(Context& ctx) {
   StageResult stage{.name = "robustness"};
   std::vector<CheckFinding>& f = stage.findings;
-  if (!ctx.reference.loaded || !ctx.target.session) {
+  if (!ctx.reference.loaded || !ctx.target.session()) {
     f.push_back(Skip("robustness", "skipped: ORT could not load the model (see syntax)"));
     ctx.report.stages.push_back(std::move(stage));
     return;
@@ -190,7 +190,7 @@ void StageRobustness(Context& ctx) {
                         .input_summary = DescribeTensors(sample.tensors)};
     auto ref = ctx.reference.results.Get(sample.name);
     // A reference stopped at a limit: the target is not made to wait as long.
-    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target.session, sample) : ref;
+    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target.session(), sample) : ref;
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();

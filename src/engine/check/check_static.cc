@@ -11,10 +11,8 @@
 #include "core/tensor_files.h"
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
-#include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/validate.h"
-#include "ort/run_count.h"
 #include "ort/runtime.h"
 #include "ort/tensor_info.h"
 
@@ -151,11 +149,28 @@ bool LoadTargetWithPlan(Context& ctx, std::vector<CheckFinding>& f) {
                                                           ort::OrtVersion(), config.Label(),
                                                           plan->session->creation_ms())));
   plan->output_names = plan->session->output_names();
-  ctx.target.session.emplace(std::move(*plan->session));
+  ctx.target.planned_session.emplace(std::move(*plan->session));
   plan->session.reset();
   ctx.target.scratch.emplace(std::move(*scratch));
   ctx.target.plan.emplace(std::move(*plan));
   return true;
+}
+
+// The target plainly, on a Runner of its config that keeps its session, with
+// ORT's default CPU arena as deployed (RunnerJob::cpu_mem_arena).
+void LoadTarget(Context& ctx, std::vector<CheckFinding>& f) {
+  const RunConfig& config = ctx.options.target;
+  std::unique_ptr<Runner> runner = MakeSessionRunner(config);
+  const Status prepared = runner->Prepare(
+      {.model = ctx.subject.label, .loaded = &ctx.subject.model, .keep_session = true, .cpu_mem_arena = true});
+  if (!prepared) {
+    f.push_back(Fail("syntax.ort_load.target", prepared.error().message()));
+    return;
+  }
+  f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms",
+                                                          ort::OrtVersion(), config.Label(),
+                                                          runner->kept_session()->creation_ms())));
+  ctx.target.runner = std::move(runner);
 }
 
 // An op ONNX does not define (validate.h): judged by whether ORT created a
@@ -170,45 +185,6 @@ CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
 }
 
 }  // namespace
-
-namespace {
-
-// max(10 s, 50 x the first ordinary sample's run on the reference).
-double DefaultTimeout(std::chrono::steady_clock::duration typical) {
-  return std::max(kMinDefaultTimeout, kTimeoutFactor * std::chrono::duration<double>(typical).count());
-}
-
-}  // namespace
-
-void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session* reference) {
-  const auto start = std::chrono::steady_clock::now();
-  const int64_t runs_before = ort::OrtRuns();
-  int done = 0;
-  const bool default_timeout = ctx.options.sample_timeout_s < 0;
-  bool measured = false;
-  ctx.bounds.sample_timeout_s = default_timeout ? kFirstRunTimeout : ctx.options.sample_timeout_s;
-  for (const auto& sample : ctx.subject.samples) {
-    if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.subject.samples.size()));
-    const auto run_start = std::chrono::steady_clock::now();
-    auto outputs = run(sample);
-    if (outputs && default_timeout && !measured && SampleKindOf(sample.name) != SampleKind::kAnomaly) {
-      ctx.bounds.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
-      measured = true;
-    }
-    // A run stopped at a limit is the numerics stage's to report (ReportStopped).
-    ctx.reference.results.Add(sample.name, std::move(outputs));
-  }
-  const Sample* timed = reference != nullptr ? TimingSample(ctx) : nullptr;
-  if (timed != nullptr) {
-    // The pass's own run of the sample is the first of determinism's two
-    // (the dump's traced sample is not one of the pass's).
-    const TensorSet* first = !ctx.torch.traced_sample ? ctx.reference.results.InMemory(timed->name) : nullptr;
-    ctx.reference.performance = TimeSession(ctx, "reference", ctx.options.reference.config, *reference, *timed,
-                                            ctx.reference.runtime, first);
-  }
-  ctx.reference.pass = {.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                        .runs = ort::OrtRuns() - runs_before};
-}
 
 std::string CurveSkipReason(const ModelInfo& info, const ReferenceSide& reference, double curve_seconds,
                             bool torch) {
@@ -241,34 +217,15 @@ void StageSyntax(Context& ctx) {
   // of a transformer's check here, issue 26).
   auto checked = std::async(std::launch::async, [&model = ctx.subject.model] { return Check(model); });
   std::vector<CheckFinding> reference_load;
-  auto load = [&](const Model& model, const RunConfig& config, const char* which,
-                  std::optional<ort::Session>& slot, const ort::SessionExtras& extras,
-                  std::vector<CheckFinding>& into) {
-    auto session = CreateSession(model, config, ctx.subject.label, extras);
-    const std::string id = fmt::format("syntax.ort_load.{}", which);
-    if (session) {
-      into.push_back(Pass(id, fmt::format("ORT {} loads the model at [{}] in {:.1f} ms", ort::OrtVersion(),
-                                          config.Label(), session->creation_ms())));
-      slot.emplace(std::move(*session));
-    } else {
-      into.push_back(Fail(id, session.error().message()));
-    }
-  };
-  std::optional<ort::Session> reference;
-  std::unique_ptr<Runner> child = ChildReference(ctx, reference_load);  // another ORT release
-  // The reference runs a few times only: no CPU arena to grow and hold
-  // (ort::SessionExtras::cpu_mem_arena). The target keeps ORT's default, as deployed.
-  if (!child && !ctx.input_error)
-    load(ctx.subject.ReferenceModel(), ctx.options.reference.config, "reference", reference, {.cpu_mem_arena = false},
-         reference_load);
+  std::unique_ptr<Runner> reference = LoadReference(ctx, reference_load);
   const auto findings = checked.get();
   int errors = 0;
   for (const auto& finding : findings) {
     const std::string id = fmt::format("syntax.{}", finding.stage);
     if (finding.runtime_decides) {
       // ONNX does not define the op; ORT, which runs it, is the authority.
-      f.push_back(RuntimeOpFinding(finding, reference.has_value() || child));
-      errors += !reference && !child;
+      f.push_back(RuntimeOpFinding(finding, reference != nullptr));
+      errors += !reference;
     } else if (finding.severity == Severity::kError) {
       ++errors;
       f.push_back(Fail(id, finding.message));
@@ -281,17 +238,12 @@ void StageSyntax(Context& ctx) {
                                                 ctx.subject.info.ir_version)));
   f.insert(f.end(), reference_load.begin(), reference_load.end());
   if (reference) {
-    ctx.reference.loaded = true;
-    ctx.reference.results.SetOutputNames(reference->output_names());
-    RunReferencePass(ctx, [&](const Sample& s) { return RunOn(ctx, *reference, s); }, &*reference);
-    reference.reset();  // before the target's session holds its own copy of the weights
-  } else if (child) {
-    RunChildReferencePass(ctx, *child);
-    child.reset();  // its process ends
+    PassReference(ctx, *reference);
+    reference.reset();  // before the target's session holds its own copy of the weights (a child: its process ends)
   }
   ctx.flags.curve_skipped =
       CurveSkipReason(ctx.subject.info, ctx.reference, ctx.options.curve_seconds, !ctx.torch.dumps.empty());
-  if (!LoadTargetWithPlan(ctx, f)) load(ctx.subject.model, ctx.options.target, "target", ctx.target.session, {}, f);
+  if (!LoadTargetWithPlan(ctx, f)) LoadTarget(ctx, f);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
@@ -320,12 +272,12 @@ void StageSignature(Context& ctx) {
   }
   // Dynamic axes exercised: every sample whose shapes differ from the first
   // must be accepted by the model.
-  if (ctx.target.session) {
+  if (const ort::Session* target = ctx.target.session()) {
     for (const auto& sample : ctx.subject.samples) {
       if (SampleKindOf(sample.name) == SampleKind::kAnomaly) continue;
       // With --reference-model the sample is cast to MODEL's floating input dtypes first (RunOn).
-      const Sample fed = FedTo(ctx.subject, *ctx.target.session, sample);
-      auto status = ort::CheckInputs(ctx.target.session->inputs(), fed.tensors);
+      const Sample fed = FedTo(ctx.subject, *target, sample);
+      auto status = ort::CheckInputs(target->inputs(), fed.tensors);
       const std::string id = fmt::format("signature.accepts.{}", sample.name);
       if (status)
         f.push_back(Pass(id, fmt::format("accepts {}", DescribeTensors(sample.tensors))));

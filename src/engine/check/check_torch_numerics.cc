@@ -48,7 +48,7 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
   };
   CompareOptions against_torch = compare;
   TensorSet fp64;
-  auto test = RunOn(ctx, *ctx.target.session, sample);
+  auto test = RunOn(ctx, *ctx.target.session(), sample);
   if (test) BindDeclaredShapes(ctx.target.declared, ctx.subject.info, name, sample.tensors, *test);
   if (test && for_curve) {
     ctx.torch.curve_sample = sample;

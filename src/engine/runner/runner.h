@@ -88,6 +88,12 @@ class Runner {
   // refused, or a provider ORT lacks, is this call's error, before any
   // sample runs). The default: nothing to prepare.
   virtual Status Prepare(const RunnerJob& job) { return {}; }
+  // The session this runner keeps (RunnerJob::keep_session, after Prepare or
+  // a Run) when it lives in this process: what a caller reads of it besides
+  // values (its creation time, inputs, outputs, EP assignment) or times it
+  // on (check's runtime stage). Null when none is kept, or in a child or a
+  // store. Valid until the runner's next job that is not the kept one.
+  virtual const ort::Session* kept_session() const { return nullptr; }
 };
 
 // In the error of every run of a child runner whose process died (during

@@ -57,6 +57,8 @@ class SessionRunner final : public Runner {
     return values;
   }
 
+  const ort::Session* kept_session() const override { return kept_ ? &*kept_ : nullptr; }
+
   Status Prepare(const RunnerJob& job) override {
     if (!job.keep_session || !job.save_plan.empty() || IsKept(job)) return {};
     kept_.reset();
