@@ -14,8 +14,8 @@ Per prompt, two decodes on the runtime's own generator:
 
 Called by the parity binary (src/engine/generate/genai_check.cc):
     python -m parity._genai_driver PACKAGE_DIR CORPUS_DIR SCRATCH_DIR
-Stdout, one JSON object a line: first {"config", "search", "genai_version",
-"ort_version", "greedy"}; then per prompt {"prompt", "logits" (a .npy in
+Stdout, one JSON object a line: first {"config", "search", "session_options"
+(the decoder's), "genai_version", "ort_version", "greedy"}; then per prompt {"prompt", "logits" (a .npy in
 SCRATCH_DIR: the steps done), "free_tokens" (null when not greedy), "ort_ms",
 "error"}, after which it waits for a line on stdin before the next prompt
 (one prompt's logits on disk at a time); last {"done": true}. Bad input (a
@@ -61,8 +61,11 @@ def _load(package):
     search = config.get("search") if isinstance(config, dict) else None
     search = search if isinstance(search, dict) else {}
     greedy = not search.get("do_sample", False) and int(search.get("num_beams", 1)) == 1
+    decoder = config.get("model", {}).get("decoder", {}) if isinstance(config, dict) else {}
+    options = decoder.get("session_options") if isinstance(decoder, dict) else None
     hello = {"config": os.path.abspath(path), "search": search, "genai_version": og.__version__,
-             "ort_version": ort_version, "greedy": greedy}
+             "ort_version": ort_version, "greedy": greedy,
+             "session_options": options if isinstance(options, dict) else {}}
     return og, model, hello
 
 

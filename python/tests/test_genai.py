@@ -110,7 +110,9 @@ def test_a_healthy_package_passes_against_the_pytorch_model_it_was_built_from(bu
         assert row["free_running_divergent_step"] is None and row["free_running_steps"] == STEPS
     config = os.path.join(built, "package", "genai_config.json")
     assert g["genai_config"] == config and data["config"] == config
-    assert g["search"] == json.load(open(config))["search"] and g["greedy"] is True
+    given = json.load(open(config))
+    assert g["search"] == given["search"] and g["greedy"] is True
+    assert g["session_options"] == given["model"]["decoder"]["session_options"]
     assert g["onnxruntime_genai_version"] == og.__version__
     assert f"ORT GenAI package: {config}" in r.stdout and "corpus: PASS" in r.stdout
     assert "genai_config.json" in open(os.path.join(built, "rep", "report.html")).read()

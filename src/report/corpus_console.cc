@@ -13,8 +13,9 @@ std::string FormatCorpusSummary(const CorpusResult& r) {
       "({} bytes a step)\n",
       r.pass ? "PASS" : "FAIL", n, r.steps, r.config, r.engine, r.top_k, r.vocab, r.bytes_per_step);
   if (r.genai) {
-    out += fmt::format("  ORT GenAI package: {} (search {}; onnxruntime-genai {}, onnxruntime {})\n",
-                       r.genai->config_path, r.genai->search_json, r.genai->genai_version, r.genai->ort_version);
+    out += fmt::format("  ORT GenAI package: {} (search {}; session options {}; onnxruntime-genai {}, onnxruntime {})\n",
+                       r.genai->config_path, r.genai->search_json, r.genai->session_options_json,
+                       r.genai->genai_version, r.genai->ort_version);
     out += r.genai->greedy
                ? fmt::format("  free-running (the runtime's own search): {} of {} prompts leave PyTorch's tokens "
                              "before teacher forcing does\n", r.prompts_free_departing, n)

@@ -130,8 +130,10 @@ std::string CorpusResultToHtml(const CorpusResult& r) {
       verdict, r.prompts.size(), Esc(r.model_path), Esc(r.torch_model), Esc(r.corpus_dir), Esc(r.config), Esc(r.engine));
   if (r.genai)
     body += fmt::format("<p id=\"genai\">ORT GenAI package, run by the runtime's own loop under <code>{}</code>: "
-                        "search <code>{}</code>; onnxruntime-genai {}, onnxruntime {}; free-running: {}</p>\n",
-                        Esc(r.genai->config_path), Esc(r.genai->search_json), Esc(r.genai->genai_version),
+                        "search <code>{}</code>; session options <code>{}</code>; onnxruntime-genai {}, "
+                        "onnxruntime {}; free-running: {}</p>\n",
+                        Esc(r.genai->config_path), Esc(r.genai->search_json), Esc(r.genai->session_options_json),
+                        Esc(r.genai->genai_version),
                         Esc(r.genai->ort_version),
                         r.genai->greedy ? fmt::format("{} of {} prompts leave PyTorch's tokens before teacher forcing "
                                                       "does", r.prompts_free_departing, r.prompts.size())

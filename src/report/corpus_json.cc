@@ -42,10 +42,14 @@ json PromptJson(const CorpusResult& r, const CorpusPrompt& p, bool with_steps) {
 
 // What an ORT GenAI package ran under (genai_check.h).
 json GenAiJson(const GenAiRun& g) {
-  json search = json::parse(g.search_json, nullptr, /*allow_exceptions=*/false);
+  auto object = [](const std::string& text) {
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() ? j : json::object();
+  };
   return {{"package", g.package},
           {"genai_config", g.config_path},
-          {"search", search.is_discarded() ? json::object() : search},
+          {"search", object(g.search_json)},
+          {"session_options", object(g.session_options_json)},
           {"greedy", g.greedy},
           {"onnxruntime_genai_version", g.genai_version},
           {"onnxruntime_version", g.ort_version}};

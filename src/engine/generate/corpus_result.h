@@ -41,6 +41,7 @@ Quantiles QuantilesOf(std::vector<double> values);
 struct GenAiRun {
   std::string package, config_path;  // the folder and its genai_config.json
   std::string search_json;           // genai_config.json's "search" object, as JSON text
+  std::string session_options_json;  // its model.decoder.session_options (ORT's session: threads, providers)
   std::string genai_version, ort_version;
   bool greedy = true;  // do_sample false, one beam: the free run is judged against PyTorch's tokens
 };

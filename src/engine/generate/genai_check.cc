@@ -61,6 +61,7 @@ GenAiRun RunOf(const fs::path& package, const Json& hello) {
   return GenAiRun{.package = package.string(),
                   .config_path = str("config"),
                   .search_json = hello.contains("search") ? hello["search"].dump() : "{}",
+                  .session_options_json = hello.contains("session_options") ? hello["session_options"].dump() : "{}",
                   .genai_version = str("genai_version"),
                   .ort_version = str("ort_version"),
                   .greedy = hello.value("greedy", true)};
