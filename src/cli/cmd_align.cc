@@ -15,8 +15,8 @@
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
-#include "report/torch_console.h"
-#include "report/torch_json.h"
+#include "report/console/torch_console.h"
+#include "report/json/torch_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

@@ -16,9 +16,9 @@
 #include "core/json_out.h"
 #include "engine/baseline/baseline.h"
 #include "engine/run/environment.h"
-#include "report/baseline_console.h"
-#include "report/baseline_json.h"
-#include "report/env_json.h"
+#include "report/console/baseline_console.h"
+#include "report/json/baseline_json.h"
+#include "report/json/env_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

@@ -17,8 +17,8 @@
 #include "core/json_out.h"
 #include "core/output_dir.h"
 #include "engine/check/check.h"
-#include "report/check_console.h"
-#include "report/check_json.h"
+#include "report/console/check_console.h"
+#include "report/json/check_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

@@ -15,7 +15,7 @@
 #include "engine/generate/genai_check.h"
 #include "engine/ray/corpus_ray.h"
 #include "engine/ray/driver_python.h"
-#include "report/check_console.h"
+#include "report/console/check_console.h"
 #include "report/corpus_report.h"
 #include "report/report_writer.h"
 

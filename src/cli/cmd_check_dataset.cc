@@ -14,7 +14,7 @@
 #include "core/json_out.h"
 #include "engine/ray/dataset_ray.h"
 #include "engine/ray/driver_python.h"
-#include "report/check_console.h"
+#include "report/console/check_console.h"
 #include "report/dataset_report.h"
 #include "report/report_writer.h"
 

@@ -10,9 +10,9 @@
 #include "core/json_out.h"
 #include "engine/run/environment.h"
 #include "engine/run/tensor_source.h"
-#include "report/compare_json.h"
-#include "report/console_table.h"
-#include "report/env_json.h"
+#include "report/json/compare_json.h"
+#include "report/console/console_table.h"
+#include "report/json/env_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

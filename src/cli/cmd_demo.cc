@@ -17,7 +17,7 @@
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
-#include "report/check_console.h"
+#include "report/console/check_console.h"
 #include "report/report_writer.h"
 
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include "core/json_out.h"
 #include "engine/run/environment.h"
 #include "engine/runner/runner.h"
-#include "report/env_console.h"
-#include "report/env_json.h"
+#include "report/console/env_console.h"
+#include "report/json/env_json.h"
 #include "report/runtimes_report.h"
 
 namespace parity::cli {

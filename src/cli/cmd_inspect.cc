@@ -13,8 +13,8 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "onnx/validate.h"
-#include "report/inspect_console.h"
-#include "report/inspect_json.h"
+#include "report/console/inspect_console.h"
+#include "report/json/inspect_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

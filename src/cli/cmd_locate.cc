@@ -27,7 +27,7 @@
 #include "onnx/inspect.h"
 #include "onnx/model.h"
 #include "report/locate_report.h"
-#include "report/torch_json.h"
+#include "report/json/torch_json.h"
 #include "report/report_writer.h"
 
 namespace parity::cli {

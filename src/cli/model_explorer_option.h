@@ -1,5 +1,5 @@
 // --model-explorer DIR on check, locate, align and check --dataset: the
-// node-data files of report/model_explorer.h, written whole into DIR.
+// node-data files of report/overlays/model_explorer.h, written whole into DIR.
 #pragma once
 
 #include <string>
@@ -8,7 +8,7 @@
 
 #include "core/status.h"
 #include "engine/check/check_result.h"
-#include "report/model_explorer.h"
+#include "report/overlays/model_explorer.h"
 
 namespace parity::cli {
 

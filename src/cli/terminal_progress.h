@@ -1,6 +1,6 @@
 // A progress bar on stderr for the engine's long work (core/progress.h), for
 // the life of a command: drawn in place only when stderr is a terminal
-// (report/check_console.h ProgressBar), so logs and CI stay quiet. Issue 54:
+// (report/console/check_console.h ProgressBar), so logs and CI stay quiet. Issue 54:
 // a big model's baseline and a drill-down ran for minutes without a sign.
 // A bar of our own rather than a library: it is one line redrawn with \r,
 // and the project's C++ side has no dependency that draws one.
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/progress.h"
-#include "report/check_console.h"
+#include "report/console/check_console.h"
 
 namespace parity::cli {
 

@@ -24,7 +24,7 @@
 #include "core/build_info.h"
 #include "core/json_out.h"
 #include "core/tensor.h"
-#include "report/compare_json.h"
+#include "report/json/compare_json.h"
 
 namespace nb = nanobind;
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "report/json_helpers.h"
+#include "report/json/json_helpers.h"
 
 namespace parity {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/check/check_result.h"
-#include "report/html.h"
+#include "report/html/html.h"
 #include "report/locate_report.h"
 
 namespace parity {

@@ -2,7 +2,7 @@
 // (docs/quantized.md "Verdicts"): console, JSON and HTML.
 #include <gtest/gtest.h>
 
-#include "report/html.h"
+#include "report/html/html.h"
 #include "report/quant_report.h"
 #include "report/report_test_util.h"
 

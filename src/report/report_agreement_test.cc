@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/check_console.h"
-#include "report/check_json.h"
+#include "report/console/check_console.h"
+#include "report/json/check_json.h"
 #include "report/check_summary.h"
-#include "report/html.h"
-#include "report/junit.h"
+#include "report/html/html.h"
+#include "report/junit/junit.h"
 
 namespace parity {
 namespace {

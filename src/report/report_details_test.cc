@@ -7,13 +7,13 @@
 
 #include <regex>
 
-#include "report/check_console.h"
-#include "report/check_json.h"
-#include "report/console_table.h"
-#include "report/html.h"
-#include "report/html_internal.h"
+#include "report/console/check_console.h"
+#include "report/json/check_json.h"
+#include "report/console/console_table.h"
+#include "report/html/html.h"
+#include "report/html/html_internal.h"
 #include "report/report_test_util.h"
-#include "report/torch_console.h"
+#include "report/console/torch_console.h"
 
 namespace parity {
 namespace {

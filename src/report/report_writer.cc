@@ -5,10 +5,10 @@
 #include "core/atomic_file.h"
 #include "core/json_out.h"
 #include "core/output_dir.h"
-#include "report/check_json.h"
-#include "report/html.h"
-#include "report/json_helpers.h"
-#include "report/junit.h"
+#include "report/json/check_json.h"
+#include "report/html/html.h"
+#include "report/json/json_helpers.h"
+#include "report/junit/junit.h"
 
 namespace parity {
 

@@ -8,7 +8,7 @@
 #include "core/json_out.h"
 #include "core/short_name.h"
 #include "core/visible_text.h"
-#include "report/json_helpers.h"
+#include "report/json/json_helpers.h"
 
 namespace parity {
 
@@ -145,7 +145,7 @@ std::string XmlEscape(std::string_view text) {
 
 namespace {
 
-// parity's own colour sequences (report/ansi.h): the only ESC that passes.
+// parity's own colour sequences (report/console/ansi.h): the only ESC that passes.
 constexpr std::string_view kOwnSgr[] = {"\x1b[31;1m", "\x1b[32m", "\x1b[32;1m", "\x1b[33m", "\x1b[2m",
                                         "\x1b[0m"};
 

@@ -38,7 +38,7 @@ std::string JsonForScript(const nlohmann::json& j);
 // control but newline and tab, DEL, and the C1 controls (U+0080-U+009F, which
 // some terminals read as CSI) are written visibly as "\xNN" / "\u00NN";
 // ESC passes only as the start of one of parity's own colour sequences
-// (report/ansi.h), which cannot move anything. The long names the process
+// (report/console/ansi.h), which cannot move anything. The long names the process
 // remembered are shortened first (core/short_name.h). A stream is filtered in
 // pieces: a sequence or a long name cut between two pieces is held until the
 // next one.

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/short_name.h"
-#include "report/json_helpers.h"
+#include "report/json/json_helpers.h"
 
 namespace parity {
 namespace {

@@ -212,7 +212,7 @@ TEST(ReportDetailsE2e, ReportPathsAreJoinedAndVerifyLeadsWithItsVerdict) {
       std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "not an npy";
       ++corrupted;
     }
-  ASSERT_GT(corrupted, 10);  // more findings than the 10 `baseline verify` prints (kVerifyFindingsShown, report/baseline_console.h)
+  ASSERT_GT(corrupted, 10);  // more findings than the 10 `baseline verify` prints (kVerifyFindingsShown, report/console/baseline_console.h)
   auto verify = e2e::RunParity({"baseline", "verify", bl.string()});
   EXPECT_EQ(verify.exit_code, 1) << verify.out << verify.err;
   const auto lines = e2e::Lines(verify.out);
@@ -220,7 +220,7 @@ TEST(ReportDetailsE2e, ReportPathsAreJoinedAndVerifyLeadsWithItsVerdict) {
   EXPECT_EQ(lines[0].rfind(bl.string() + ": FAIL", 0), 0u) << verify.out;
   size_t fail_lines = 0;
   for (const auto& l : lines) fail_lines += l.starts_with("  FAIL: ");
-  EXPECT_LE(fail_lines, 10u) << verify.out;  // kVerifyFindingsShown, report/baseline_console.h
+  EXPECT_LE(fail_lines, 10u) << verify.out;  // kVerifyFindingsShown, report/console/baseline_console.h
   EXPECT_NE(verify.out.find("more finding(s) (--json FILE lists them all)"), std::string::npos) << verify.out;
   fs::remove_all(dir);
 }

@@ -36,7 +36,7 @@ def test_no_two_headers_share_a_name():
 
 
 def test_shared_names_sees_a_clash_and_only_a_clash():
-    clash = ["src/engine/run/runner.h", "src/engine/runner/runner.h", "src/report/html.h"]
+    clash = ["src/engine/run/runner.h", "src/engine/runner/runner.h", "src/report/html/html.h"]
     assert shared_names(clash) == {"runner.h": ["src/engine/run/runner.h", "src/engine/runner/runner.h"]}
     healthy = ["src/engine/run/session_run.h", "src/engine/runner/runner.h", "src/report/runner_report.h"]
     assert shared_names(healthy) == {}

@@ -186,7 +186,7 @@ TEST_F(AlignmentOnExports, PlantedFaultsAreLocatedAtTheModule) {
     for (const auto& v : result.layers) folded += v.alignment.folded;
     for (const json& t : c["truth"]) truth_folded += t["kind"] == "folded";
     EXPECT_EQ(folded, truth_folded);
-    // The module the report names (report/torch_json.cc): the divergent op's when one was found.
+    // The module the report names (report/json/torch_json.cc): the divergent op's when one was found.
     const std::string& module = result.divergent_op ? result.divergent_op->module : first.alignment.module;
     EXPECT_EQ(module, c["fault"]["module"].get<std::string>());
   }

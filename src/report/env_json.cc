@@ -1,9 +1,0 @@
-#include "report/env_json.h"
-
-namespace parity {
-
-nlohmann::json EnvReportToJson(const Environment& env) {
-  return {{"schema", "parity.env/1"}, {"env", EnvironmentToJson(env)}};
-}
-
-}  // namespace parity
