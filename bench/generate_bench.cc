@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   RunConfig config;
   config.opt_level = OptLevel::kAll;
   config.intra_op_threads = 1;
-  auto session = StepSession::Open(argv[1], config, form, (*record)->kv);
+  auto session = StepSession::Open(argv[1], config, form, CachePairsOf(**record));
   if (!session) return fmt::print(stderr, "{}\n", session.error().message()), 1;
   const int64_t steps = (*record)->length;
   std::vector<double> ms, ort_ms;

@@ -30,8 +30,6 @@ SESSIONS_OUTSIDE_THE_RUNNER = {
     "src/engine/bench/bench.cc",
     "src/engine/dataset/dataset_eval.cc",
     "src/engine/generate/corpus_check.cc",
-    "src/engine/generate/generation.cc",
-    "src/engine/generate/generation_parts.cc",
     "src/engine/run/flatten_control_flow.cc",
     "src/engine/run/observe.cc",
     "src/engine/run/optimized_plan.cc",

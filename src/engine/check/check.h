@@ -18,7 +18,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/check/check_result.h"
-#include "engine/generate/cache_form.h"
+#include "engine/runner/cache_form.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/load/reference.h"
 

@@ -317,6 +317,12 @@ void BoundLoop::Finish() {
 
 }  // namespace
 
+CachePairs CachePairsOf(const GenerationRecord& record) {
+  CachePairs pairs;
+  for (const KvPair& kv : record.kv) pairs.emplace_back(kv.past, kv.present);
+  return pairs;
+}
+
 Status RunLoopInForm(const StepSession& session, const GenerationRecord& record, const TensorSet& prompt,
                      int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser,
                      std::vector<GenerationCheck>& checks) {

@@ -14,9 +14,12 @@
 #include "engine/generate/decode_search.h"
 #include "engine/generate/generation_record.h"
 #include "engine/generate/generation_result.h"
-#include "engine/generate/step_session.h"
+#include "engine/runner/step_session.h"
 
 namespace parity {
+
+// The record's KV pairs as the session names them (past, present).
+CachePairs CachePairsOf(const GenerationRecord& record);
 
 // RunDecodeLoop (decode_loop.h) in the session's cache form: the same
 // steps, visitor, chooser and errors. A bound form appends its checks to

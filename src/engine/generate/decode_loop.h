@@ -18,7 +18,7 @@
 #include "core/tensor.h"
 #include "engine/generate/decode_search.h"
 #include "engine/generate/generation_record.h"
-#include "engine/generate/step_session.h"
+#include "engine/runner/step_session.h"
 #include "ort/session.h"
 
 namespace parity {

@@ -348,7 +348,7 @@ Result<GenerationResult> RunGeneration(const TorchDump& dump, const GenerationRe
     }
     if (Status s = RunEncoder(r, o, expected, inputs, prompt, out); !s) return failed_run(s.error());
   }
-  auto session = WithContext(StepSession::Open(o.model_path, o.config, o.cache_form, r.kv), o.model_path);
+  auto session = WithContext(StepSession::Open(o.model_path, o.config, o.cache_form, CachePairsOf(r)), o.model_path);
   if (!session) return failed_run(session.error());
   PARITY_RETURN_IF_ERROR(FitsTheModel(r, *session, prompt, o.model_path));
   StepJudge judge(dump, r, o.policy, out);

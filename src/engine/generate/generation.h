@@ -19,7 +19,7 @@
 #include "core/status.h"
 #include "engine/generate/generation_record.h"
 #include "engine/generate/generation_result.h"
-#include "engine/generate/step_session.h"
+#include "engine/runner/step_session.h"
 #include "engine/torch/torch_dump.h"
 
 namespace parity {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compare/judge.h"
-#include "ort/session.h"
+#include "engine/runner/runner.h"
 
 namespace parity {
 
@@ -17,10 +17,10 @@ Status RunEncoder(const GenerationRecord& r, const GenerationOptions& o, const T
     out.checks.push_back({"encoder", Verdict::kUnchecked,
                           "no --encoder ENCODER.onnx: the decoder steps were fed PyTorch's encoder outputs"});
   } else {
-    PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                            WithContext(ort::Session::Create(ort::ModelSource::FromFile(o.encoder_path), o.config),
-                                        o.encoder_path));
-    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(session.Run(inputs), o.encoder_path));
+    // The encoder's session lives for this one job (its outputs copied): the
+    // step's is made after it is gone.
+    PARITY_ASSIGN_OR_RETURN(outputs, WithContext(MakeSessionRunner(o.config)->Run({.model = o.encoder_path}, inputs),
+                                                 o.encoder_path));
     for (const auto& [name, ref] : expected) {
       const Tensor* test = outputs.Find(name);
       if (!test) {

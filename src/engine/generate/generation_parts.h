@@ -13,7 +13,7 @@
 #include "engine/generate/generation_record.h"
 #include "engine/generate/generation_result.h"
 #include "engine/generate/decode_loop.h"
-#include "engine/generate/step_session.h"
+#include "engine/runner/step_session.h"
 #include "ort/session.h"
 
 namespace parity {

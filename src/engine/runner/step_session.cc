@@ -1,4 +1,4 @@
-#include "engine/generate/step_session.h"
+#include "engine/runner/step_session.h"
 
 #include <fmt/format.h>
 
@@ -31,11 +31,11 @@ const ort::TensorInfo* Info(const std::vector<ort::TensorInfo>& infos, const std
 }  // namespace
 
 bool LooksShared(const std::vector<ort::TensorInfo>& inputs, const std::vector<ort::TensorInfo>& outputs,
-                 const std::vector<KvPair>& kv) {
+                 const CachePairs& kv) {
   if (kv.empty()) return false;
-  for (const KvPair& p : kv) {
-    const ort::TensorInfo* past = Info(inputs, p.past);
-    const ort::TensorInfo* present = Info(outputs, p.present);
+  for (const auto& [past_name, present_name] : kv) {
+    const ort::TensorInfo* past = Info(inputs, past_name);
+    const ort::TensorInfo* present = Info(outputs, present_name);
     if (!past || !present || !past->rank_known || !present->rank_known || past->shape.size() < 3 ||
         past->shape != present->shape || past->dim_names != present->dim_names)
       return false;
@@ -45,7 +45,7 @@ bool LooksShared(const std::vector<ort::TensorInfo>& inputs, const std::vector<o
 }
 
 Result<StepSession> StepSession::Open(const std::string& path, const RunConfig& config, CacheForm form,
-                                      const std::vector<KvPair>& kv) {
+                                      const CachePairs& kv) {
   StepSession s;
   const ort::ModelSource model = ort::ModelSource::FromFile(path);
   if (form == CacheForm::kAuto || form == CacheForm::kFresh) {

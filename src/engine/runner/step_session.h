@@ -1,5 +1,8 @@
 // The decode step's session in the cache form it is served with (issue 52
-// item 3, docs/generation.md "Deployed cache forms"):
+// item 3, docs/generation.md "Deployed cache forms"), a session helper
+// beneath the Runner: the generation loop keeps it for every step (and the
+// prompt one token at a time) and binds its buffers, which a Runner's jobs
+// do not.
 //   fresh   ORT's plain Run: each step's presents are new ORT buffers, fed
 //           back as the next pasts (decode_loop.h);
 //   bound   IO binding (ort::BoundSession): each step's present buffers
@@ -15,23 +18,26 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/run_config.h"
 #include "core/status.h"
 #include "core/tensor.h"
-#include "engine/generate/cache_form.h"
-#include "engine/generate/generation_record.h"
+#include "engine/runner/cache_form.h"
 #include "ort/io_binding.h"
 #include "ort/session.h"
 
 namespace parity {
 
+// A step's KV caches by name: (past input, present output) per pair.
+using CachePairs = std::vector<std::pair<std::string, std::string>>;
+
 // Whether every pair's past and present are declared with one shape whose
 // cache length (axis rank - 2, [batch, heads, length, dim]) is static: the
 // model writes its cache in place into a buffer of that maximum length.
 bool LooksShared(const std::vector<ort::TensorInfo>& inputs, const std::vector<ort::TensorInfo>& outputs,
-                 const std::vector<KvPair>& kv);
+                 const CachePairs& kv);
 
 class StepSession {
  public:
@@ -39,7 +45,7 @@ class StepSession {
   // to read the declared shapes, and replaced by a bound one when they look
   // shared; one session alive at a time). Errors: ORT's.
   static Result<StepSession> Open(const std::string& path, const RunConfig& config, CacheForm form,
-                                  const std::vector<KvPair>& kv);
+                                  const CachePairs& kv);
 
   CacheForm form() const { return form_; }  // never kAuto
   bool detected() const { return detected_; }  // kAuto chose the form
