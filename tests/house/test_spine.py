@@ -30,10 +30,8 @@ SESSIONS_OUTSIDE_THE_RUNNER = {
     "src/engine/bench/bench.cc",
     "src/engine/dataset/dataset_eval.cc",
     "src/engine/generate/corpus_check.cc",
-    "src/engine/run/flatten_control_flow.cc",
     "src/engine/run/observe.cc",
     "src/engine/run/optimized_plan.cc",
-    "src/engine/run/trace.cc",
 }
 
 # The debt in file length: these may not grow; split them when touched.

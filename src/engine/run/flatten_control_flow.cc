@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/runner/session_run.h"
+#include "engine/runner/runner.h"
 #include "onnx/graph.h"
 
 namespace parity {
@@ -25,9 +25,12 @@ Result<Decided> Probe(const ProbeModel& probe, const std::vector<std::string>& m
   std::vector<std::string> outputs = model_outputs;
   for (const auto& p : probe.probes)
     if (!p.tensor.empty()) outputs.push_back(p.tensor);
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(probe.model, config, label + " (control-flow probe)"));
-  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (control-flow probe)", outputs,
-                                                   ort::OutputBuffers::kCopied, timeout_s));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, MakeSessionRunner(config)->Run({.model = label + " (control-flow probe)",
+                                                                          .loaded = &probe.model,
+                                                                          .names = outputs,
+                                                                          .timeout_s = timeout_s,
+                                                                          .sample = sample.name},
+                                                                         sample.tensors));
   Decided d;
   for (const auto& p : probe.probes) {
     if (p.tensor.empty()) continue;
@@ -71,9 +74,11 @@ std::string CappedLoops(const ProbeModel& probe, const Decided& d, const InlineL
 // body values it shows may not be the model's, and a note says so.
 Status CheckCopy(FlatModel& flat, const TensorSet& model_outputs, const Sample& sample, const std::string& label,
                  const RunConfig& config, double timeout_s) {
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(flat.model, config, label + " (observation copy)"));
-  PARITY_ASSIGN_OR_RETURN(TensorSet got, RunSample(session, sample, label + " (observation copy)", {},
-                                                   ort::OutputBuffers::kCopied, timeout_s));
+  PARITY_ASSIGN_OR_RETURN(TensorSet got, MakeSessionRunner(config)->Run({.model = label + " (observation copy)",
+                                                                          .loaded = &flat.model,
+                                                                          .timeout_s = timeout_s,
+                                                                          .sample = sample.name},
+                                                                         sample.tensors));
   ++flat.sessions;
   for (const auto& [name, want] : model_outputs) {
     const Tensor* t = got.Find(name);

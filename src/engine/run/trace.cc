@@ -6,8 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/run/observe.h"
-#include "engine/runner/session_run.h"
+#include "engine/runner/runner.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
 
@@ -83,16 +82,30 @@ struct Tracer::Impl {
   std::vector<std::string> outputs;  // graph outputs
   std::vector<std::vector<std::string>> batches;
   std::vector<int64_t> batch_bytes;
-  std::optional<ort::Session> session;  // single-batch mode only
+  std::unique_ptr<Runner> runner;  // on `config`, in this process
+  // Single-batch mode: the one job, its session kept from Create on (its
+  // model is not read again: the runner knows a kept job by its address).
+  std::optional<RunnerJob> kept;
 
-  // Runs one batch; `fetch` are node outputs (graph outputs allowed). The
-  // tensors are ORT's own buffers (no copy of a trace's every tensor); a
-  // batch's own session lives as long as they do.
+  // What batch `b` fetches: its node outputs, and with the last batch every
+  // graph output.
+  std::vector<std::string> Fetch(size_t b) const {
+    std::vector<std::string> fetch;
+    for (const auto& name : batches[b])
+      if (!graph_inputs.contains(name)) fetch.push_back(name);
+    if (b + 1 == batches.size())
+      for (const auto& name : outputs)
+        if (std::find(fetch.begin(), fetch.end(), name) == fetch.end()) fetch.push_back(name);
+    return fetch;
+  }
+
+  // Runs one batch. The tensors are ORT's own buffers (no copy of a trace's
+  // every tensor); a batch's own session lives as long as they do.
   Result<TensorSet> RunBatch(const Sample& sample, const std::vector<std::string>& fetch) {
-    if (session) return RunSample(*session, sample, label, fetch, ort::OutputBuffers::kBorrowed);
-    PARITY_ASSIGN_OR_RETURN(Model exposed, WithContext(WithExtraOutputs(model, fetch), label));
-    PARITY_ASSIGN_OR_RETURN(ort::Session batch_session, CreateSession(exposed, config, label));
-    return RunSample(batch_session, sample, label, fetch, ort::OutputBuffers::kBorrowed);
+    RunnerJob job = kept ? *kept : RunnerJob{.model = label, .loaded = &model, .names = fetch};
+    job.buffers = ort::OutputBuffers::kBorrowed;
+    job.sample = sample.name;
+    return runner->Run(job, sample.tensors);
   }
 };
 
@@ -110,6 +123,7 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
   const GraphView& g = options.graph != nullptr ? *options.graph : *built;
   auto impl = std::make_unique<Impl>();
   impl->config = config;
+  impl->runner = MakeSessionRunner(config);
   impl->label = label;
   impl->outputs = g.outputs;
   impl->graph_inputs.insert(g.inputs.begin(), g.inputs.end());
@@ -149,20 +163,14 @@ Result<Tracer> Tracer::Create(const Model& model, const RunConfig& config, std::
   }
 
   if (impl->batches.size() == 1) {
-    std::vector<std::string> produced;
-    for (const auto& name : impl->batches[0])
-      if (!impl->graph_inputs.contains(name)) produced.push_back(name);
-    // The exposed model as bytes ORT parses: the model's own file (or its
-    // serialization) with the extra outputs appended (observe.h), not a
-    // clone of the parsed model serialized again: one copy of the weights
-    // fewer (gpt2_small: 2.1 GB peak, 4.3x its weights, in `baseline`).
-    PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
-    PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, produced, label));
-    // Every tensor an output, run once per sample: no CPU arena to grow and hold.
-    PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                            WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
-                                        fmt::format("{} [{}]", label, config.Label())));
-    impl->session.emplace(std::move(session));
+    // The runner exposes the tensors on bytes ORT parses: the model's own
+    // file (or its serialization) with the extra outputs appended
+    // (session_run.h ExposedSource), not a clone of the parsed model
+    // serialized again: one copy of the weights fewer (gpt2_small: 2.1 GB
+    // peak, 4.3x its weights, in `baseline`). Every tensor an output, run
+    // once per sample: no CPU arena to grow and hold (the runner's default).
+    impl->kept = RunnerJob{.model = label, .loaded = &model, .names = impl->Fetch(0), .keep_session = true};
+    PARITY_RETURN_IF_ERROR(impl->runner->Prepare(*impl->kept));
   } else {
     impl->model = model.Clone();
   }
@@ -176,13 +184,7 @@ Result<TensorSet> Tracer::TraceBatches(const Sample& sample, const BatchSink& si
   TensorSet model_outputs;
   for (size_t b = 0; b < s.batches.size(); ++b) {
     const bool last = b + 1 == s.batches.size();
-    std::vector<std::string> fetch;
-    for (const auto& name : s.batches[b])
-      if (!s.graph_inputs.contains(name)) fetch.push_back(name);
-    // The graph outputs come with the last run.
-    if (last)
-      for (const auto& name : s.outputs)
-        if (std::find(fetch.begin(), fetch.end(), name) == fetch.end()) fetch.push_back(name);
+    const std::vector<std::string> fetch = s.Fetch(b);  // the graph outputs come with the last run
 
     TensorSet got;
     if (!fetch.empty()) {
