@@ -4,7 +4,7 @@
 // CPU becomes a Tensor that borrows its buffer (Tensor::Borrow), so a 256 MB
 // array is not copied. The GIL is released while the kernel runs; the arrays
 // stay alive because the caller's dicts hold them for the whole call.
-// Results come back as the JSON the command line writes (report/compare_json),
+// Results come back as the JSON the command line writes (report/json/compare_json),
 // so the numbers are the CLI's by construction. Errors raise ParityError
 // (a ValueError) with the engine's one-line message.
 #include <nanobind/nanobind.h>
