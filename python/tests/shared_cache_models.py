@@ -14,6 +14,11 @@ build_onnx()    the same step as an ONNX graph built node by node (opset 17,
                   "offby1"      layer 1's keys written at position + 1
                   "readbeyond"  layer 0 attends to position + 1, not yet written
                   "short"       present_key_0 made MAX - 1 long (its length declared open)
+gqa_step()      the same step fed an attention_mask instead of positions (as
+                ORT GenAI feeds its graphs); build_gqa_onnx() its graph with
+                com.microsoft GroupQueryAttention writing the shared buffers
+                in place, and the planted fault "seqlens" (seqlens_k =
+                sum(mask) instead of sum(mask) - 1).
 """
 
 import math
@@ -150,4 +155,79 @@ def build_onnx(model, path, fault=None):
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="shared_cache_models")
     m.ir_version = 8
     onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+class MaskedSharedStep(SharedStep):
+    """The shared step fed as ORT GenAI's builder feeds its graphs: an
+    attention_mask [1, total] instead of positions (the new tokens are the
+    last `seq` of `total`)."""
+
+    def forward(self, input_ids, attention_mask, past_key_0, past_value_0, past_key_1, past_value_1):
+        seq, total = input_ids.shape[1], attention_mask.shape[1]
+        pos = (torch.arange(seq) + (total - seq)).view(1, seq)
+        return super().forward(input_ids, pos, past_key_0, past_value_0, past_key_1, past_value_1)
+
+    def make_inputs(self, seed=0, seq=PROMPT):
+        ids, _, *pasts = super().make_inputs(seed, seq)
+        return (ids, torch.ones(1, seq, dtype=torch.int64), *pasts)
+
+
+def gqa_step():
+    return MaskedSharedStep(0).eval()
+
+
+GQA_INPUTS = ["input_ids", "attention_mask"] + INPUTS[2:]
+
+
+def build_gqa_onnx(model, path, fault=None):
+    """The masked step with com.microsoft GroupQueryAttention writing each
+    layer's cache in place (seqlens_k = sum(mask) - 1, total_sequence_length
+    = the mask's length), as the GenAI model builder emits it. fault
+    "seqlens": seqlens_k = sum(mask), the convention's off-by-one."""
+    assert fault in (None, "seqlens"), fault
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def node(op, inputs, outputs, domain=None, **attrs):
+        outputs = [outputs] if isinstance(outputs, str) else outputs
+        nodes.append(helper.make_node(op, inputs, outputs, name=outputs[0], domain=domain, **attrs))
+        return outputs[0]
+
+    const("embed", _np(model.embed))
+    const("lm", _np(model.lm))
+    const("one", np.array([1], dtype=np.int64))
+    const("axis1", np.array([1], dtype=np.int64))
+    x = node("Gather", ["embed", "input_ids"], "x0")
+    sums = node("ReduceSum", ["attention_mask", "axis1"], "mask_sum", keepdims=0)
+    seqlens64 = sums if fault == "seqlens" else node("Sub", [sums, "one"], "seqlens64")
+    seqlens = node("Cast", [seqlens64], "seqlens_k", to=TensorProto.INT32)
+    total64 = node("Gather", [node("Shape", ["attention_mask"], "mask_shape"), "one"], "total64", axis=0)
+    total = node("Cast", [node("Squeeze", [total64], "total_scalar")], "total_len", to=TensorProto.INT32)
+    cache = [1, HEADS, MAX, HEAD]
+    outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, "seq", VOCAB])]
+    for layer in range(LAYERS):
+        qkv = [node("MatMul", [x, const(f"w{n}{layer}", _np(getattr(model, f"w{n}")[layer]))], f"{n}{layer}")
+               for n in ("q", "k", "v")]
+        attn = node("GroupQueryAttention", [*qkv, f"past_key_{layer}", f"past_value_{layer}", seqlens, total],
+                    [f"attn{layer}", f"present_key_{layer}", f"present_value_{layer}"], domain="com.microsoft",
+                    num_heads=HEADS, kv_num_heads=HEADS, scale=1 / math.sqrt(HEAD))
+        wo = const(f"wo{layer}", _np(model.wo[layer]))
+        x = node("Add", [x, node("MatMul", [attn, wo], f"o{layer}")], f"x{layer + 1}")
+        outputs += [helper.make_tensor_value_info(f"present_{kv}_{layer}", TensorProto.FLOAT, cache)
+                    for kv in ("key", "value")]
+    node("MatMul", [x, "lm"], "logits")
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, "seq"]),
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, "total"])]
+    inputs += [helper.make_tensor_value_info(n, TensorProto.FLOAT, cache) for n in INPUTS[2:]]
+    graph = helper.make_graph(nodes, "gqa_step", inputs, outputs, inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
+                          producer_name="shared_cache_models")
+    m.ir_version = 8
     onnx.save(m, path)

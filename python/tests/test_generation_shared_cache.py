@@ -6,7 +6,10 @@ maximum length written in place (`--cache-form shared`, ORT GenAI's
 are declared alike with a static length). The step models
 (shared_cache_models.py) write their caches with ScatterElements at
 position_ids; the planted faults write one position on (offby1), read one
-position not yet written (readbeyond), or make a present one position short."""
+position not yet written (readbeyond), or make a present one position short;
+a com.microsoft GroupQueryAttention step (as the ORT GenAI model builder
+emits) writes the shared buffers itself, and its planted fault is the
+seqlens_k convention off by one."""
 
 import json
 import os
@@ -32,14 +35,19 @@ def shared(tmp_path_factory):
     model = scm.shared_step()
     for fault in (None, *scm.FAULTS):
         scm.build_onnx(model, str(out / f"step_{fault or 'healthy'}.onnx"), fault)
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "shared_cache_models:shared_step", "--generate",
-                    str(STEPS), "--sizes", "none", "-o", str(out / "dump"), "--force", "--output-names",
-                    ",".join(scm.OUTPUTS)], check=True, capture_output=True, text=True, env=CHILD_ENV)
+    gqa = scm.gqa_step()
+    scm.build_gqa_onnx(gqa, str(out / "step_gqa.onnx"))
+    scm.build_gqa_onnx(gqa, str(out / "step_gqa_seqlens.onnx"), "seqlens")
+    for factory, dump in (("shared_step", "dump"), ("gqa_step", "gqa_dump")):
+        subprocess.run([sys.executable, "-m", "parity.torch", "dump", f"shared_cache_models:{factory}", "--generate",
+                        str(STEPS), "--sizes", "none", "-o", str(out / dump), "--force", "--output-names",
+                        ",".join(scm.OUTPUTS)], check=True, capture_output=True, text=True, env=CHILD_ENV)
     return out
 
 
 def _check(out, which, report, *argv):
-    p = subprocess.run([PARITY, "check", str(out / f"step_{which}.onnx"), "--torch", str(out / "dump"), "--report",
+    dump = out / ("gqa_dump" if which.startswith("gqa") else "dump")
+    p = subprocess.run([PARITY, "check", str(out / f"step_{which}.onnx"), "--torch", str(dump), "--report",
                         str(report), "--no-locate", *argv], capture_output=True, text=True)
     assert p.returncode in (0, 1), p.stdout + p.stderr  # a verdict, never a crash or bad input
     with open(report / "report.json") as f:
@@ -82,6 +90,22 @@ def test_a_read_beyond_what_was_written_is_caught(shared, tmp_path):
     read = checks["cache_read"]
     assert read["status"] == "FAIL", checks
     assert read["message"].startswith("step 0 reads present_key_0, present_value_0 beyond what was written"), read
+
+
+def test_a_group_query_attention_step_writes_its_shared_buffers_in_place(shared, tmp_path):
+    p, g, checks = _check(shared, "gqa", tmp_path / "rep")
+    assert p.returncode == 0 and g["tokens_agreeing"] == STEPS, p.stdout
+    assert [checks[c]["status"] for c in ("cache_form", "cache_write", "cache_read")] == ["PASS"] * 3, checks
+
+
+def test_a_seqlens_off_by_one_in_group_query_attention_is_named_at_its_step(shared, tmp_path):
+    p, g, checks = _check(shared, "gqa_seqlens", tmp_path / "rep")
+    assert p.returncode == 1, p.stdout
+    # the prompt is written right; from step 1 each token lands one position on
+    assert checks["cache_write"]["message"] == \
+        f"step 1 wrote present_key_0 at position 6, expected 5 (left as it was: 5) ({STEPS - 1} of {STEPS} steps)"
+    assert checks["cache_read"]["message"].startswith("step 1 reads present_key_0, present_value_0, present_key_1, "
+                                                      "present_value_1 beyond what was written"), checks["cache_read"]
 
 
 def test_a_buffer_sized_wrong_is_a_finding_not_a_crash(shared, tmp_path):
