@@ -8,6 +8,7 @@
 #include "ort/run_count.h"
 #include "ort/session_impl.h"
 #include "ort/value_conversion.h"
+#include "ort/watchdog.h"
 
 namespace parity::ort {
 
@@ -67,7 +68,9 @@ Result<TensorSet> BoundSession::Run(const TensorSet& inputs, const TensorSet& in
       }
     }
     CountOrtRuns(1);
-    core_->session.Run(Ort::RunOptions{nullptr}, binding);
+    PARITY_RETURN_IF_ERROR(RunUnderLimits(0, [&](const Ort::RunOptions& options) {
+      core_->session.Run(options, binding);
+    }));
     std::vector<Ort::Value> values = binding.GetOutputValues();
     TensorSet out;
     for (size_t i = 0; i < core_->outputs.size() && i < values.size(); ++i) {

@@ -46,7 +46,9 @@ class BoundSession {
   // the output's, else ORT's error (kInvalidArgument / kRuntime). Every
   // other output is bound to ORT's CPU allocator and returned wrapping ORT's
   // buffer (OutputBuffers::kBorrowed). An `into` name that is no output is
-  // kInvalidArgument. Returns every output, in model order.
+  // kInvalidArgument. Returns every output, in model order. The run obeys
+  // the limits in force as Session::Run's does (ort/run_limits.h: a run
+  // stopped is a kRuntime error naming the limit).
   Result<TensorSet> Run(const TensorSet& inputs, const TensorSet& into = {}) const;
 
  private:

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "ort/run_limits.h"
 #include "ort/test_models.h"
 
 namespace parity::ort {
@@ -116,6 +117,32 @@ TEST(BoundSession, AMissingInputIsInvalidArgumentAndNothingRuns) {
   auto out = s.Run(in);
   ASSERT_FALSE(out.has_value());
   EXPECT_EQ(out.error().code(), ErrorCode::kInvalidArgument);
+}
+
+// y = x @ w, 200 times over ([1, 512] @ [512, 512]): tens of ms a run.
+std::string SlowModel() {
+  ModelBuilder m(17);
+  m.Input("x", onnx::TensorProto::FLOAT, {1, 512}).Output("y", onnx::TensorProto::FLOAT);
+  m.FloatInit("w", {512, 512}, std::vector<float>(512 * 512, 1.0f / 512));
+  std::string last = "x";
+  for (int i = 0; i < 200; ++i) {
+    const std::string out = i == 199 ? "y" : "h" + std::to_string(i);
+    m.Node("MatMul", out, {last, "w"}, {out});
+    last = out;
+  }
+  return m.Bytes();
+}
+
+TEST(BoundSession, ARunObeysTheTimeLimitInForce) {
+  auto s = BoundSession::Create(ModelSource::FromBytes(SlowModel()), {});
+  ASSERT_TRUE(s.has_value()) << s.error().message();
+  TensorSet in;
+  in.Set("x", Tensor::FromVector(DType::kFloat32, {1, 512}, std::vector<float>(512, 1.0f)));
+  ASSERT_TRUE(s->Run(in).has_value());  // no limit in force: it runs
+  ScopedRunLimits limits({.seconds = 1e-4});
+  auto out = s->Run(in);
+  ASSERT_FALSE(out.has_value());
+  EXPECT_TRUE(IsRunTimeout(out.error())) << out.error().message();
 }
 
 TEST(BoundSession, CountsAsALiveSession) {
