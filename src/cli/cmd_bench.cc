@@ -98,10 +98,10 @@ int RunBenchCommand(const BenchCliOptions& o) {
       return ReportError(s.error());
   }
   // A model no config can load for what it is (an opset newer than ORT) is
-  // bad input: one line, exit 2, as in every command (docs/errors.md).
+  // bad input: one line, exit 2, as in every command (docs/errors.md); the
+  // error names the model and the config ("MODEL [CONFIG]: ...").
   for (const auto& c : report->configs)
-    if (!c.error.empty() && c.bad_input)
-      return ReportError(Error(ErrorCode::kInvalidArgument, fmt::format("{}: {}", o.model, c.error)));
+    if (!c.error.empty() && c.bad_input) return ReportError(Error(ErrorCode::kInvalidArgument, c.error));
   for (const auto& c : report->configs)
     if (!c.error.empty()) {
       std::fprintf(stderr, "parity: error: config '%s' failed (see the table above)\n", c.label.c_str());

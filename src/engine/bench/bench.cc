@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 
 #include "compare/metrics.h"
 #include "core/build_info.h"
-#include "engine/runner/session_run.h"
+#include "engine/runner/runner.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -19,24 +20,35 @@ struct Measured {
   std::vector<std::string> modified_optimizers;  // when captured
 };
 
-Measured MeasureConfig(const ort::ModelSource& source, const BenchConfig& bc, const Sample& sample,
-                       const LatencyOptions& latency, bool capture_log) {
+// What failed before a config ran: its error, bad input when the model or
+// the config is (ORT refused to create the session for what it is).
+Measured Failed(Measured m, const Error& e) {
+  m.result.error = e.message();
+  m.result.bad_input = e.code() == ErrorCode::kInvalidArgument;
+  return m;
+}
+
+// One config on a Runner that keeps its session (in this process:
+// RequireThisProcessesOrt): created, run once for its outputs, then timed.
+// The runner, and so the session, is gone before the peak is read.
+Measured MeasureConfig(const Model& model, const std::string& model_label, const BenchConfig& bc,
+                       const Sample& sample, const LatencyOptions& latency, bool capture_log) {
   Measured m;
   m.result.label = bc.label;
   m.result.config = bc.config;
   const int64_t rss_before = CurrentRssBytes();
   {
-    ort::SessionExtras extras;
-    extras.capture_optimizer_log = capture_log;
-    auto session = ort::Session::Create(source, bc.config, extras);
-    if (!session) {
-      m.result.error = session.error().message();
-      m.result.bad_input = session.error().code() == ErrorCode::kInvalidArgument;
-      return m;
-    }
+    auto runner = MakeOrtRunner(bc.config);
+    if (!runner) return Failed(std::move(m), runner.error());
+    const RunnerJob job{.model = model_label, .loaded = &model, .keep_session = true, .sample = sample.name,
+                        .cpu_mem_arena = true, .capture_optimizer_log = capture_log};
+    if (auto prepared = (*runner)->Prepare(job); !prepared) return Failed(std::move(m), prepared.error());
+    const ort::Session* session = (*runner)->kept_session();
+    if (session == nullptr)
+      return Failed(std::move(m), Error(ErrorCode::kInternal, "bench: no session in this process"));
     m.result.session_creation_ms = session->creation_ms();
     m.modified_optimizers = session->modified_optimizers();
-    auto outputs = session->Run(sample.tensors);
+    auto outputs = (*runner)->Run(job, sample.tensors);
     if (!outputs) {
       m.result.error = outputs.error().message();
       return m;
@@ -149,18 +161,37 @@ FusionTrade TradeOf(const std::string& optimizer, const Measured& with, Measured
 
 // --fusions: each optimizer that changed the fused config's graph, switched
 // off on its own. `with` is the fused config's measurement (`base`).
-Status MeasureFusions(const ort::ModelSource& source, const Sample& sample, const BenchOptions& options,
-                      const BenchConfig& base, const Measured& with, const std::optional<TensorSet>& ref_outputs,
-                      BenchReport& report) {
+Status MeasureFusions(const Model& model, const std::string& model_label, const Sample& sample,
+                      const BenchOptions& options, const BenchConfig& base, const Measured& with,
+                      const std::optional<TensorSet>& ref_outputs, BenchReport& report) {
   if (!with.result.error.empty())
     return RuntimeError(fmt::format("bench --fusions: the '{}' config failed: {}", base.label, with.result.error));
   for (const std::string& optimizer : with.modified_optimizers) {
     BenchConfig without = base;
     without.label = fmt::format("{} -{}", base.label, optimizer);
     without.config.disabled_optimizers.push_back(optimizer);
-    Measured m = MeasureConfig(source, without, sample, options.latency, /*capture_log=*/true);
+    Measured m = MeasureConfig(model, model_label, without, sample, options.latency, /*capture_log=*/true);
     if (ref_outputs) CompareWithReference(*ref_outputs, m);
     report.fusions.push_back(TradeOf(optimizer, with, std::move(m)));
+  }
+  return {};
+}
+
+// bench times sessions in its own process: a config on another ORT release
+// (its ort_library, which a Runner runs in a child process) is the user's
+// mistake, said before anything runs.
+Status RequireThisProcessesOrt(const std::vector<BenchConfig>& configs) {
+  for (const BenchConfig& c : configs) {
+    if (c.config.ort_library.empty()) continue;
+    PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner,
+                            WithContext(MakeOrtRunner(c.config), fmt::format("bench: config '{}'", c.label)));
+    if (runner->ran().kind == RanWhat::Kind::kOrtSession) continue;
+    const OrtFact here = CurrentOrt();
+    return InvalidArgument(fmt::format(
+        "bench: config '{}' runs on ONNX Runtime {} ({}), not this process's {} ({}): bench times "
+        "sessions in its own process; run `parity bench --ort-library {}` for that release",
+        c.label, runner->ran().ort.version, runner->ran().ort.library, here.version, here.library,
+        c.config.ort_library));
   }
   return {};
 }
@@ -170,7 +201,7 @@ Status MeasureFusions(const ort::ModelSource& source, const Sample& sample, cons
 Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
                              const BenchOptions& options) {
   if (options.configs.empty() && !options.fusions) return InvalidArgument("bench: no config to measure");
-  PARITY_ASSIGN_OR_RETURN(const ort::ModelSource source, SourceOf(model, model_label));
+  PARITY_RETURN_IF_ERROR(RequireThisProcessesOrt(options.configs));
 
   BenchReport report;
   report.tool_version = PARITY_VERSION;
@@ -194,7 +225,7 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
   const int fused = FindFusedConfig(options.configs);
   for (size_t i : order) {
     bool capture = options.fusions && static_cast<int>(i) == fused;
-    Measured m = MeasureConfig(source, options.configs[i], sample, options.latency, capture);
+    Measured m = MeasureConfig(model, model_label, options.configs[i], sample, options.latency, capture);
     if (static_cast<int>(i) == reference) {
       if (m.outputs) ref_outputs = *m.outputs;
       report.reference = m.result.label;
@@ -211,9 +242,9 @@ Result<BenchReport> RunBench(const Model& model, const std::string& model_label,
   if (fused >= 0) base = options.configs[fused];
   report.fused_config = base.label;
   Measured with = fused >= 0 ? std::move(*measured[fused])
-                             : MeasureConfig(source, base, sample, options.latency, /*capture_log=*/true);
+                             : MeasureConfig(model, model_label, base, sample, options.latency, /*capture_log=*/true);
   if (fused < 0 && ref_outputs) CompareWithReference(*ref_outputs, with);
-  PARITY_RETURN_IF_ERROR(MeasureFusions(source, sample, options, base, with, ref_outputs, report));
+  PARITY_RETURN_IF_ERROR(MeasureFusions(model, model_label, sample, options, base, with, ref_outputs, report));
   return report;
 }
 

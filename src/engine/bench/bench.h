@@ -1,8 +1,9 @@
 // `parity bench`: latency and memory per config, and for each fusion ORT
 // applies, the speed it buys next to the precision it costs.
 //
-// All configs run in this process, one after another, each on its own
-// session (destroyed before the next is created). Memory is reported two
+// All configs run in this process, one after another, each on the session
+// its own Runner keeps (engine/runner/runner.h; the runner and its session
+// destroyed before the next is created). Memory is reported two
 // ways (docs/bench.md): the session's own resident growth, and the
 // process's peak RSS after the config (a high-water mark that includes the
 // configs measured before it — put the config you care about first, or run
@@ -43,8 +44,10 @@ Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_sepa
 
 // Measures every config on `sample`. A config whose session cannot be
 // created or whose run fails is reported with its error and the others
-// still run. Errors: kInvalidArgument when there is no config or the
-// reference label names none; the model's serialization errors.
+// still run. Errors: kInvalidArgument when there is no config, the
+// reference label names none, or a config runs on another ORT release than
+// the process's (its ort_library: bench times sessions in this process; a
+// library that cannot be loaded is the same error).
 // `model_label` names the model in messages and the report.
 Result<BenchReport> RunBench(const Model& model, const std::string& model_label, const Sample& sample,
                              const BenchOptions& options);

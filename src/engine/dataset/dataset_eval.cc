@@ -7,18 +7,32 @@
 
 #include "compare/judge.h"
 #include "engine/quant/top1.h"
-#include "engine/runner/session_run.h"
 #include "onnx/inspect.h"
 
 namespace parity {
+namespace {
+
+// The target's runner, its session created (ORT refusing the model is this
+// call's error, before any sample).
+Result<std::unique_ptr<Runner>> MakeTarget(const RunnerJob& job, const DatasetEvalOptions& options) {
+  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> target,
+                          WithContext(MakeOrtRunner(options.target), "the target"));
+  PARITY_RETURN_IF_ERROR(target->Prepare(job));
+  return target;
+}
+
+}  // namespace
 
 Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Model* reference_model,
                                                   const DatasetEvalOptions& options) {
   PARITY_RETURN_IF_ERROR(RequireOrtReference(options.reference, "check --dataset"));
+  // The target: MODEL as loaded, one kept session (ORT's CPU arena on, as
+  // deployed), in process or on target.ort_library's release in a child.
+  RunnerJob target_job{.model = options.label, .loaded = &model, .keep_session = true, .cpu_mem_arena = true};
   if (!options.reference_outputs.empty()) {
-    PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
-    DatasetEvaluator evaluator(nullptr, {}, std::move(target), options);
-    evaluator.outputs_ = evaluator.target_.output_names();
+    PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> target, MakeTarget(target_job, options));
+    DatasetEvaluator evaluator(nullptr, {}, std::move(target), std::move(target_job), options);
+    for (const auto& out : Inspect(model).outputs) evaluator.outputs_.push_back(out.name);
     return evaluator;
   }
   const bool derived = options.reference.model_file() != nullptr;
@@ -29,8 +43,9 @@ Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Mode
                           WithContext(MakeOrtRunner(options.reference.config), "the reference"));
   RunnerJob job{.model = derived ? options.reference.path : options.model_path, .keep_session = true};
   PARITY_RETURN_IF_ERROR(reference->Prepare(job));
-  PARITY_ASSIGN_OR_RETURN(ort::Session target, CreateSession(model, options.target, options.label));
-  DatasetEvaluator evaluator(std::move(reference), std::move(job), std::move(target), options);
+  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> target, MakeTarget(target_job, options));
+  DatasetEvaluator evaluator(std::move(reference), std::move(job), std::move(target), std::move(target_job),
+                             options);
   for (const auto& out : Inspect(derived ? *reference_model : model).outputs) evaluator.outputs_.push_back(out.name);
   return evaluator;
 }
@@ -65,7 +80,9 @@ Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample
                                              fmt::format("sample '{}' on the reference", sample.name)));
   }
   const TensorSet& ref = reference_ ? ran : *stored;
-  PARITY_ASSIGN_OR_RETURN(TensorSet test, RunSample(target_, sample, options_.label));
+  RunnerJob target_job = target_job_;  // its errors name the sample
+  target_job.sample = sample.name;
+  PARITY_ASSIGN_OR_RETURN(TensorSet test, target_->Run(target_job, sample.tensors));
   CompareOptions compare;
   compare.policy = options_.policy;
   PARITY_ASSIGN_OR_RETURN(SetComparison cmp,

@@ -1,6 +1,6 @@
-// One sample of a dataset judged: both sides run on sessions created once
-// (the reference through a Runner: on another ORT release, in a child
-// process, engine/runner/runner.h),
+// One sample of a dataset judged: both sides run through Runners that keep
+// one session each, created once (engine/runner/runner.h: in process, or on
+// another ORT release, its config's ort_library, in a child process),
 // every output judged by the one judge (CompareSets -> JudgeTensor) and
 // reduced to a small DatasetCell. The local engine and every Ray actor
 // (`parity dataset-worker`, docs/dataset.md) evaluate through this class, so
@@ -45,8 +45,9 @@ struct DatasetEvalOptions {
 
 class DatasetEvaluator {
  public:
-  // Creates the reference's runner and the target's session. `reference_model`
-  // is the kModel's loaded model, else null. Errors: a session ORT cannot
+  // Creates the reference's runner and the target's, each with its session.
+  // `reference_model` is the kModel's loaded model, else null; `model` is run
+  // as loaded and must outlive the evaluator. Errors: a session ORT cannot
   // create (the session's error), a runtime library that cannot be loaded; a
   // reference kind other than config or model.
   static Result<DatasetEvaluator> Create(const Model& model, const Model* reference_model,
@@ -67,12 +68,14 @@ class DatasetEvaluator {
   Result<std::vector<DatasetCell>> Evaluate(const Sample& sample, const TensorSet* stored = nullptr) const;
 
  private:
-  DatasetEvaluator(std::unique_ptr<Runner> reference, RunnerJob job, ort::Session target, DatasetEvalOptions options)
+  DatasetEvaluator(std::unique_ptr<Runner> reference, RunnerJob job, std::unique_ptr<Runner> target,
+                   RunnerJob target_job, DatasetEvalOptions options)
       : reference_(std::move(reference)), job_(std::move(job)), target_(std::move(target)),
-        options_(std::move(options)) {}
+        target_job_(std::move(target_job)), options_(std::move(options)) {}
   std::unique_ptr<Runner> reference_;  // none with stored reference outputs
   RunnerJob job_;                      // the reference's: its model, one kept session
-  ort::Session target_;
+  std::unique_ptr<Runner> target_;     // MODEL under options.target, one kept session
+  RunnerJob target_job_;               // its job: MODEL in memory (`loaded`)
   DatasetEvalOptions options_;
   std::vector<std::string> outputs_;
 };

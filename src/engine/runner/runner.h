@@ -74,6 +74,10 @@ struct RunnerJob {
   // times; the arena keeps what it grew, issue 26); on for a kept session
   // run many times and timed (locate's latency, ablation.h).
   bool cpu_mem_arena = false;
+  // In process: ORT's log of the session's creation kept
+  // (ort::SessionExtras::capture_optimizer_log), read through kept_session()
+  // (modified_optimizers: bench --fusions). A child runner keeps none.
+  bool capture_optimizer_log = false;
 };
 
 class Runner {

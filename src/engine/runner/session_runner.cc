@@ -70,7 +70,8 @@ class SessionRunner final : public Runner {
  private:
   bool IsKept(const RunnerJob& job) const {
     return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
-           kept_loaded_ == job.loaded && kept_names_ == job.names && kept_arena_ == job.cpu_mem_arena;
+           kept_loaded_ == job.loaded && kept_names_ == job.names && kept_arena_ == job.cpu_mem_arena &&
+           kept_capture_ == job.capture_optimizer_log;
   }
 
   void Keep(const RunnerJob& job, ort::Session session) {
@@ -79,12 +80,15 @@ class SessionRunner final : public Runner {
     kept_loaded_ = job.loaded;
     kept_names_ = job.names;
     kept_arena_ = job.cpu_mem_arena;
+    kept_capture_ = job.capture_optimizer_log;
   }
 
   // A session of job.model with job.names as outputs (a plan job: ORT saves
   // its optimized model, weights dropped).
   Result<ort::Session> Create(const RunnerJob& job) {
     const std::string label = Label(job);
+    const ort::SessionExtras extras{.capture_optimizer_log = job.capture_optimizer_log,
+                                    .cpu_mem_arena = job.cpu_mem_arena};
     std::optional<Model> loaded;
     if (job.loaded == nullptr) {
       PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(job.model));
@@ -109,10 +113,10 @@ class SessionRunner final : public Runner {
       PARITY_ASSIGN_OR_RETURN(ort::ModelSource plain, SourceOf(model, label));
       PARITY_ASSIGN_OR_RETURN(ort::ModelSource exposed, ExposedSource(model, plain, extra, label));
       loaded.reset();  // one copy of the weights at a time
-      return WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = job.cpu_mem_arena}),
+      return WithContext(ort::Session::Create(exposed, config, extras),
                          fmt::format("{} [{}]", label, config.Label()));
     }
-    PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, {.cpu_mem_arena = job.cpu_mem_arena}));
+    PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, extras));
     if (!job.save_plan.empty()) {
       std::error_code ec;  // the weights' side file: a link to /dev/null
       std::filesystem::remove(job.save_plan.string() + ".data", ec);
@@ -126,6 +130,7 @@ class SessionRunner final : public Runner {
   const Model* kept_loaded_ = nullptr;
   std::vector<std::string> kept_names_;
   bool kept_arena_ = false;
+  bool kept_capture_ = false;
 };
 
 class StoredRunner final : public Runner {
