@@ -1,23 +1,20 @@
 #include "engine/ray/driver_python.h"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <algorithm>
 #include <chrono>
-#include <thread>
-#include <vector>
-
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
+
+#include "core/child_process.h"
 
 namespace parity {
 namespace {
@@ -96,62 +93,32 @@ Result<DriverPython> CheckDriverPython(const std::string& ray_python) {
       "import importlib.util, sys\n"
       "missing = [m for m in ('parity', 'ray') if importlib.util.find_spec(m) is None]\n"
       "sys.stdout.write(' and '.join(missing)); sys.exit(3 if missing else 0)\n";
-  std::vector<std::string> env_text;
-  for (char** e = ::environ; *e != nullptr; ++e)
-    if (py.pythonpath.empty() || !std::string_view(*e).starts_with("PYTHONPATH=")) env_text.emplace_back(*e);
+  // The one spawner (core/child_process.h); env finds a Python given by name
+  // on PATH, as FindDriverPython did, and puts the checkout's python/ first.
+  std::vector<std::string> argv = {"/usr/bin/env"};
   if (!py.pythonpath.empty()) {
     const char* old = std::getenv("PYTHONPATH");
-    env_text.push_back("PYTHONPATH=" + py.pythonpath + (old != nullptr && *old ? ":" + std::string(old) : ""));
+    argv.push_back("PYTHONPATH=" + py.pythonpath + (old != nullptr && *old ? ":" + std::string(old) : ""));
   }
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_text = {py.python, "-c", script};
-  std::vector<char*> argv;
-  for (auto& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return RuntimeError("--engine ray: pipe failed");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out[1]);
-  std::string said;
-  int status = 0;
-  if (spawned == 0) {
-    // Bounded: what it prints (a name or two) and how long it takes.
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-    pid_t done = 0;
-    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
-      char buf[256];
-      const ssize_t n = ::read(out[0], buf, sizeof buf);
-      if (n > 0 && said.size() < 256) said.append(buf, static_cast<size_t>(n));
-      std::this_thread::sleep_for(std::chrono::milliseconds(n > 0 ? 0 : 20));
-    }
-    if (done == 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      ::close(out[0]);
-      return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) did not answer in 60 s",
-                                         py.python, py.origin));
-    }
-    char buf[256];
-    for (ssize_t n; said.size() < 256 && (n = ::read(out[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<size_t>(n));
-  }
-  ::close(out[0]);
-  if (spawned != 0)
-    return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot be run: {}", py.python,
-                                       py.origin, std::generic_category().message(spawned)));
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  argv.insert(argv.end(), {py.python, "-c", script});
+  PARITY_ASSIGN_OR_RETURN(ChildProcess child, WithContext(ChildProcess::Start(argv), "--engine ray"));
+  // Bounded: what it prints (a name or two) and how long it takes.
+  const auto deadline = ChildProcess::Clock::now() + std::chrono::seconds(60);
+  std::string said, line;
+  ChildProcess::Got got;
+  while ((got = child.ReadLine(line, 256, deadline)) == ChildProcess::Got::kLine)
+    if (said.size() < 256) said += line;
+  if (got == ChildProcess::Got::kTimeout)
+    return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) did not answer in 60 s",
+                                       py.python, py.origin));
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - ChildProcess::Clock::now());
+  const int status = child.Stop(std::max(left, std::chrono::milliseconds(0)));
+  const int rc = status < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (rc == 0) return py;
   const std::string how = "give one with both (--ray-python PY or PARITY_PYTHON=PY)";
+  if (rc == 127 || rc == 126)  // env could not run it
+    return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot be run; {}", py.python,
+                                       py.origin, how));
   if (rc == 3 && !said.empty() && said.size() < 32)
     return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot import {}; {}", py.python,
                                        py.origin, said, how));
