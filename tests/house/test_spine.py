@@ -28,7 +28,6 @@ SESSION_HOME = ("src/ort/", "src/engine/runner/")
 # file from this list when it asks a Runner instead; never add one.
 SESSIONS_OUTSIDE_THE_RUNNER = {
     "src/engine/generate/corpus_check.cc",
-    "src/engine/run/observe.cc",
     "src/engine/run/optimized_plan.cc",
 }
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <optional>
 
-#include "core/regular_file.h"
+#include "engine/runner/runner.h"
 #include "engine/runner/session_run.h"
 #include "onnx/edit.h"
 #include "onnx/layout_reorder.h"
@@ -33,15 +33,26 @@ std::vector<std::string> Signatures(const std::vector<ort::EpAssignment>& assign
   return s;
 }
 
-// The observed session and whether ORT planned it as it planned the
-// untouched one. Where ORT says which EP took which node (ORT >= 1.24, both
-// sessions), the plans are compared by that assignment, and the observed
-// session saves no optimized model: saving it costs a 500 MB model ~100-300
-// MB more at its peak and a pass over its weights (issue 26). Otherwise by
-// the fused regions of the optimized model each saved.
+// The observed run and whether ORT planned it as it planned the untouched
+// one. Where ORT says which EP took which node (ORT >= 1.24, both
+// sessions), the plans are compared by that assignment: the exposed model
+// on a runner that keeps its session and records the assignment, saving no
+// optimized model (saving it costs a 500 MB model ~100-300 MB more at its
+// peak and a pass over its weights, issue 26). Otherwise by the fused
+// regions of the optimized model each saved (a planned session,
+// optimized_plan.h).
 struct ObservedSession {
-  ort::Session session;
+  std::unique_ptr<Runner> runner;  // by assignment: its kept session
+  RunnerJob job;
+  std::optional<ort::Session> planned;  // by fused regions
   bool same_plan = false;
+
+  Result<TensorSet> Run(const Sample& sample, const std::string& label) {
+    if (!runner) return RunSample(*planned, sample, label);
+    RunnerJob of_sample = job;
+    of_sample.sample = sample.name;
+    return runner->Run(of_sample, sample.tensors);
+  }
 };
 
 Result<ObservedSession> CreateObservedSession(const TargetToObserve& target) {
@@ -51,20 +62,23 @@ Result<ObservedSession> CreateObservedSession(const TargetToObserve& target) {
   if (!plan.ep_assignment.empty()) {
     RunConfig plain = config;
     plain.optimized_model_path.clear();
-    PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                            WithContext(ort::Session::Create(target.exposed, plain,
-                                                             {.cpu_mem_arena = false, .record_assignment = true}),
-                                        fmt::format("{} (observed) [{}]", label, config.Label())));
-    if (!session.ep_assignment().empty()) {
-      const bool same = Signatures(session.ep_assignment()) == Signatures(plan.ep_assignment);
-      return ObservedSession{std::move(session), same};
+    ObservedSession observed{.runner = MakeSessionRunner(plain),
+                             .job = {.model = label + " (observed)",
+                                     .keep_session = true,
+                                     .source = &target.exposed,
+                                     .record_assignment = true}};
+    PARITY_RETURN_IF_ERROR(observed.runner->Prepare(observed.job));
+    const auto& assignment = observed.runner->kept_session()->ep_assignment();
+    if (!assignment.empty()) {
+      observed.same_plan = Signatures(assignment) == Signatures(plan.ep_assignment);
+      return observed;
     }
-  }
-  PARITY_ASSIGN_OR_RETURN(PlannedSession observed,
+  }  // released: the planned session below is made with no other alive
+  PARITY_ASSIGN_OR_RETURN(PlannedSession planned,
                           CreatePlannedSession(target.exposed, target.view, config, label + " (observed)",
                                                target.scratch / "observed_optimized.onnx"));
-  const bool same = Signatures(observed.map) == Signatures(plan.map);
-  return ObservedSession{std::move(*observed.session), same};
+  const bool same = Signatures(planned.map) == Signatures(plan.map);
+  return ObservedSession{.planned = std::move(*planned.session), .same_plan = same};
 }
 
 // Names of final outputs whose bytes differ from the untouched run's.
@@ -157,7 +171,7 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
     PARITY_ASSIGN_OR_RETURN(ObservedSession observed, CreateObservedSession(target));
     ++obs.sessions;
     same_plan = observed.same_plan;
-    PARITY_ASSIGN_OR_RETURN(outputs, RunSample(observed.session, sample, label + " (observed)"));
+    PARITY_ASSIGN_OR_RETURN(outputs, observed.Run(sample, label + " (observed)"));
   }  // released: the fallback creates sessions of its own
   const auto differ = DifferingOutputs(obs.untouched_outputs, outputs);
   if (!differ.empty())
@@ -195,10 +209,11 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
   frozen.opt_level = OptLevel::kDisable;
   frozen.disabled_optimizers.clear();
   frozen.optimized_model_path.clear();
-  PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(fallback, frozen, label + " (optimized model)",
-                                                              {.cpu_mem_arena = false}));
+  PARITY_ASSIGN_OR_RETURN(outputs, MakeSessionRunner(frozen)->Run({.model = label + " (optimized model)",
+                                                                    .loaded = &fallback,
+                                                                    .sample = sample.name},
+                                                                   sample.tensors));
   ++obs.sessions;
-  PARITY_ASSIGN_OR_RETURN(outputs, RunSample(session, sample, label + " (optimized model)"));
   auto fallback_differ = DifferingOutputs(obs.untouched_outputs, outputs);
   if (options.simulate_fallback_mismatch && fallback_differ.empty())
     fallback_differ.push_back(output_names.empty() ? "?" : output_names.front() + " (simulated)");
@@ -218,11 +233,10 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
 Result<TensorSet> ObserveUnoptimized(const ort::ModelSource& exposed, const RunConfig& config,
                                      const std::vector<std::string>& tensors, const Sample& sample,
                                      const std::string& label, const ObservedSink& sink, int* sessions) {
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(exposed, config, {.cpu_mem_arena = false}),
-                                      fmt::format("{} [{}]", label, config.Label())));
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs,
+                          MakeSessionRunner(config)->Run({.model = label, .sample = sample.name, .source = &exposed},
+                                                         sample.tensors));
   if (sessions) ++*sessions;
-  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(session, sample, label));
   PARITY_RETURN_IF_ERROR(Deliver(outputs, tensors, sink));
   return outputs;
 }

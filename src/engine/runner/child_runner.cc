@@ -100,6 +100,10 @@ class ChildRunner final : public Runner {
   }
 
   Result<TensorSet> Run(const RunnerJob& job, const TensorSet& inputs) override {
+    if (job.source != nullptr)
+      return InvalidArgument(fmt::format("{}: a runner in a child process runs model files, not ORT's own input "
+                                         "given in memory (RunnerJob::source)",
+                                         job.model.string()));
     if (!child_)
       return RuntimeError(fmt::format("onnxruntime {} {} earlier; nothing more runs there", ran_.ort.version,
                                       kRunnerDied));

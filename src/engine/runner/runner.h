@@ -74,6 +74,18 @@ struct RunnerJob {
   // times; the arena keeps what it grew, issue 26); on for a kept session
   // run many times and timed (locate's latency, ablation.h).
   bool cpu_mem_arena = false;
+  // ORT's own input instead of `model` / `loaded` (which then only name it
+  // in errors): a file or bytes parsed as they are (session_run.h
+  // ExposedSource: a model with its tensors exposed, serialized once and
+  // shared by the sessions that observe them); `names` must be its outputs,
+  // and it saves no plan. The caller keeps it alive, unchanged, while the
+  // runner runs it (known by its address). In process only: a child runner
+  // refuses such a job (kInvalidArgument), as it runs model files.
+  const ort::ModelSource* source = nullptr;
+  // In process: ORT says which EP took which node even for the CPU alone
+  // (ort::SessionExtras::record_assignment), read through kept_session()
+  // (observe.h compares two plans by it). A child's runs record nothing more.
+  bool record_assignment = false;
   // In process: ORT's log of the session's creation kept
   // (ort::SessionExtras::capture_optimizer_log), read through kept_session()
   // (modified_optimizers: bench --fusions). A child runner keeps none.

@@ -69,6 +69,7 @@ class SessionRunner final : public Runner {
 
  private:
   bool IsKept(const RunnerJob& job) const {
+    if (kept_source_ != job.source || kept_record_ != job.record_assignment) return false;
     return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
            kept_loaded_ == job.loaded && kept_names_ == job.names && kept_arena_ == job.cpu_mem_arena &&
            kept_capture_ == job.capture_optimizer_log;
@@ -79,16 +80,29 @@ class SessionRunner final : public Runner {
     kept_model_ = job.model;
     kept_loaded_ = job.loaded;
     kept_names_ = job.names;
+    kept_source_ = job.source;
+    kept_record_ = job.record_assignment;
     kept_arena_ = job.cpu_mem_arena;
     kept_capture_ = job.capture_optimizer_log;
+  }
+
+  // A session of ORT's own input (RunnerJob::source), parsed as it is.
+  Result<ort::Session> CreateFromSource(const RunnerJob& job, const std::string& label) {
+    if (!job.save_plan.empty()) return InvalidArgument(fmt::format("{}: a job of ORT's own input saves no plan", label));
+    return WithContext(ort::Session::Create(*job.source, ran_.config,
+                                            {.cpu_mem_arena = job.cpu_mem_arena,
+                                             .record_assignment = job.record_assignment}),
+                       fmt::format("{} [{}]", label, ran_.config.Label()));
   }
 
   // A session of job.model with job.names as outputs (a plan job: ORT saves
   // its optimized model, weights dropped).
   Result<ort::Session> Create(const RunnerJob& job) {
     const std::string label = Label(job);
+    if (job.source != nullptr) return CreateFromSource(job, label);
     const ort::SessionExtras extras{.capture_optimizer_log = job.capture_optimizer_log,
-                                    .cpu_mem_arena = job.cpu_mem_arena};
+                                    .cpu_mem_arena = job.cpu_mem_arena,
+                                    .record_assignment = job.record_assignment};
     std::optional<Model> loaded;
     if (job.loaded == nullptr) {
       PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(job.model));
@@ -130,6 +144,8 @@ class SessionRunner final : public Runner {
   const Model* kept_loaded_ = nullptr;
   std::vector<std::string> kept_names_;
   bool kept_arena_ = false;
+  const ort::ModelSource* kept_source_ = nullptr;
+  bool kept_record_ = false;
   bool kept_capture_ = false;
 };
 

@@ -105,6 +105,38 @@ TEST(SessionRunner, ARunsErrorNamesTheSampleTheJobSays) {
   EXPECT_EQ(unnamed.error().message().find("sample"), std::string::npos) << unnamed.error().message();
 }
 
+// ORT's own input (RunnerJob::source): the model with tensors exposed as
+// bytes ORT parses, run as it is, gives what the same job of the model in
+// memory gives; its kept session says which EP took which node on the CPU
+// alone when asked (record_assignment); a plan of it is refused.
+TEST(SessionRunner, RunsORTsOwnInputAsItIsAndRecordsItsAssignment) {
+  const Model m = TransformerBlock();
+  const TensorSet inputs = RandomInput("input", {1, 16, 64});
+  const std::vector<std::string> names = Intermediates(m);
+  auto plain = SourceOf(m, "block");
+  ASSERT_TRUE(plain) << plain.error().message();
+  auto exposed = ExposedSource(m, *plain, names, "block");
+  ASSERT_TRUE(exposed) << exposed.error().message();
+  auto runner = MakeSessionRunner({});
+  const RunnerJob job{.model = "block (exposed)", .keep_session = true, .source = &*exposed,
+                      .record_assignment = true};
+  ASSERT_TRUE(runner->Prepare(job));
+  ASSERT_NE(runner->kept_session(), nullptr);
+  EXPECT_FALSE(runner->kept_session()->ep_assignment().empty());
+  RunnerJob asked = job;
+  asked.names = names;
+  auto got = runner->Run(asked, inputs);
+  ASSERT_TRUE(got) << got.error().message();
+  ExpectBitwiseEqual(Exposed(m, names, inputs), *got);
+  // Its twin without the assignment asked: a CPU-only session records none.
+  auto unrecorded = MakeSessionRunner({});
+  ASSERT_TRUE(unrecorded->Prepare({.model = "block", .keep_session = true, .source = &*exposed}));
+  EXPECT_TRUE(unrecorded->kept_session()->ep_assignment().empty());
+  auto plan = runner->Run({.model = "block", .save_plan = "/nonexistent/plan.onnx", .source = &*exposed}, inputs);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.error().message().find("saves no plan"), std::string::npos) << plan.error().message();
+}
+
 // ONNX's Loop node test with a trip count of 2^40: stopped at the job's
 // time limit; the same job without one, at a trip count of 5, runs.
 TEST(SessionRunner, AJobsTimeLimitStopsItsRun) {

@@ -221,9 +221,10 @@ Status UnalignRuntimeAbsorbed(const Model& model, const TorchDump& dump, const T
 
 // The job of `model` (graph `graph`) with every tensor returned: its outputs,
 // then every other node output. The Runner exposes them on bytes ORT parses
-// (the model's own file or serialization with the outputs appended, observe.h),
-// not on a clone serialized again (one copy of the weights fewer: 500 MB for
-// gpt2_small in `check --torch`). Its session is kept for LayerSpread's runs.
+// (the model's own file or serialization with the outputs appended:
+// session_run.h ExposedSource), not on a clone serialized again (one copy of
+// the weights fewer: 500 MB for gpt2_small in `check --torch`). Its session
+// is kept for LayerSpread's runs.
 RunnerJob ObservingJob(const Model& model, const GraphView& graph, const std::string& label) {
   RunnerJob job{.model = label, .loaded = &model, .names = graph.outputs, .keep_session = true, .sample = "torch"};
   // Constants (a weight's Transpose: 150 MB for gpt2_small's tied
