@@ -94,15 +94,16 @@ class BoundLoop {
   // The pasts fed as the shared buffers of the maximum length; a buffer
   // sized wrong is the error (the check cache_form's text).
   Status PrepareShared(TensorSet& fed, int64_t steps, int64_t prompt_tokens) {
+    // The prompt's positions (its position input, else 0 .. tokens - 1).
     const Tensor* pos = fed.Find(r_.positions_input);
-    int64_t first = 0;
+    int64_t first = 0, last = prompt_tokens - 1;
     if (pos != nullptr && pos->size() > 0) {
-      first = pos->GetAsDouble(0);
-      for (int64_t i = 0; i < pos->size(); ++i) first = std::min<int64_t>(first, pos->GetAsDouble(i));
+      first = last = static_cast<int64_t>(pos->GetAsDouble(0));
+      for (int64_t i = 1; i < pos->size(); ++i) {
+        const auto p = static_cast<int64_t>(pos->GetAsDouble(i));
+        first = std::min(first, p), last = std::max(last, p);
+      }
     }
-    int64_t last = pos != nullptr && pos->size() > 0 ? static_cast<int64_t>(pos->GetAsDouble(pos->size() - 1))
-                                                     : prompt_tokens - 1;
-    for (int64_t i = 0; pos && i < pos->size(); ++i) last = std::max<int64_t>(last, pos->GetAsDouble(i));
     const int64_t need = last + steps;  // the last step writes at last + steps - 1
     written_ = first;
     for (const KvPair& kv : r_.kv) {
