@@ -2,7 +2,7 @@
 `past_present_share_buffer`; issue 52 item 3, docs/generation.md "Deployed
 cache forms"), with seeded weights: nothing is downloaded.
 
-shared_step()   the PyTorch step: input_ids [1, S], position_ids [1, S] and
+shared_step()   the PyTorch step (small_shared_step(): buffers of 8 positions): input_ids [1, S], position_ids [1, S] and
                 past_key_L/past_value_L [1, HEADS, MAX, HEAD] -> logits
                 [1, S, VOCAB] and present_key_L/present_value_L of the
                 past's shape: each layer writes its keys and values at the
@@ -33,8 +33,9 @@ FAULTS = ("offby1", "readbeyond", "short")
 
 
 class SharedStep(torch.nn.Module):
-    def __init__(self, seed=0):
+    def __init__(self, seed=0, max_len=MAX):
         super().__init__()
+        self.max_len = max_len
         g = torch.Generator().manual_seed(seed)
 
         def w(*shape, scale=1.0):
@@ -53,13 +54,15 @@ class SharedStep(torch.nn.Module):
         x = self.embed[input_ids]
         seq = input_ids.shape[1]
         pos4 = position_ids[:, None, :, None]
-        visible = torch.arange(MAX)[None, None, None, :] <= pos4
+        visible = torch.arange(self.max_len)[None, None, None, :] <= pos4
         presents = []
         for layer, (pk, pv) in enumerate(pasts):
             def heads(t):
                 return t.view(1, seq, HEADS, HEAD).transpose(1, 2)
             q, k, v = heads(x @ self.wq[layer]), heads(x @ self.wk[layer]), heads(x @ self.wv[layer])
-            idx = pos4.expand(-1, HEADS, -1, HEAD)
+            # past the buffer's end the last position is written again (the
+            # "fix" that trades a crash for wrong output; small_shared_step)
+            idx = pos4.clamp(max=self.max_len - 1).expand(-1, HEADS, -1, HEAD)
             key, value = pk.scatter(2, idx, k), pv.scatter(2, idx, v)
             scores = (q @ key.transpose(-1, -2)) / math.sqrt(HEAD)
             scores = scores.masked_fill(~visible, torch.finfo(scores.dtype).min)
@@ -72,11 +75,16 @@ class SharedStep(torch.nn.Module):
         g = torch.Generator().manual_seed(seed)
         ids = torch.randint(0, VOCAB, (1, seq), generator=g)
         pos = torch.arange(seq).view(1, seq)
-        return (ids, pos, *[torch.zeros(1, HEADS, MAX, HEAD) for _ in range(2 * LAYERS)])
+        return (ids, pos, *[torch.zeros(1, HEADS, self.max_len, HEAD) for _ in range(2 * LAYERS)])
 
 
 def shared_step():
     return SharedStep(0).eval()
+
+
+def small_shared_step():
+    """The step with buffers of 8 positions: a prompt of 5 and 8 steps need 12."""
+    return SharedStep(0, max_len=8).eval()
 
 
 def _np(t):
@@ -103,7 +111,8 @@ def build_onnx(model, path, fault=None):
     const("lm", _np(model.lm))
     const("one", np.array(1, dtype=np.int64))
     const("axes13", np.array([1, 3], dtype=np.int64))
-    const("slots", np.arange(MAX, dtype=np.int64).reshape(1, 1, 1, MAX))
+    max_len = model.max_len
+    const("slots", np.arange(max_len, dtype=np.int64).reshape(1, 1, 1, max_len))
     const("heads_shape", np.array([1, -1, HEADS, HEAD], dtype=np.int64))
     const("flat_shape", np.array([1, -1, HEADS * HEAD], dtype=np.int64))
     const("scale", np.array(1 / math.sqrt(HEAD), dtype=np.float32))
@@ -114,7 +123,7 @@ def build_onnx(model, path, fault=None):
     visible = node("LessOrEqual", ["slots", pos4], "visible")
     visible_beyond = node("LessOrEqual", ["slots", pos4_next], "visible_beyond")
     outputs = [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, "seq", VOCAB])]
-    cache = [1, HEADS, MAX, HEAD]
+    cache = [1, HEADS, max_len, HEAD]
     for layer in range(LAYERS):
         proj = {}
         for name in ("q", "k", "v"):
@@ -138,7 +147,7 @@ def build_onnx(model, path, fault=None):
         x = node("Add", [x, node("MatMul", [flat, wo], f"o{layer}")], f"x{layer + 1}")
         key_shape = list(cache)
         if fault == "short" and layer == 0:
-            const("short_end", np.array([MAX - 1], dtype=np.int64))
+            const("short_end", np.array([max_len - 1], dtype=np.int64))
             const("zero", np.array([0], dtype=np.int64))
             const("axis2", np.array([2], dtype=np.int64))
             node("Slice", [key, "zero", "short_end", "axis2"], f"present_key_{layer}")

@@ -38,7 +38,8 @@ def shared(tmp_path_factory):
     gqa = scm.gqa_step()
     scm.build_gqa_onnx(gqa, str(out / "step_gqa.onnx"))
     scm.build_gqa_onnx(gqa, str(out / "step_gqa_seqlens.onnx"), "seqlens")
-    for factory, dump in (("shared_step", "dump"), ("gqa_step", "gqa_dump")):
+    scm.build_onnx(scm.small_shared_step(), str(out / "step_small.onnx"))
+    for factory, dump in (("shared_step", "dump"), ("gqa_step", "gqa_dump"), ("small_shared_step", "small_dump")):
         subprocess.run([sys.executable, "-m", "parity.torch", "dump", f"shared_cache_models:{factory}", "--generate",
                         str(STEPS), "--sizes", "none", "-o", str(out / dump), "--force", "--output-names",
                         ",".join(scm.OUTPUTS)], check=True, capture_output=True, text=True, env=CHILD_ENV)
@@ -46,7 +47,7 @@ def shared(tmp_path_factory):
 
 
 def _check(out, which, report, *argv):
-    dump = out / ("gqa_dump" if which.startswith("gqa") else "dump")
+    dump = out / ("gqa_dump" if which.startswith("gqa") else "small_dump" if which == "small" else "dump")
     p = subprocess.run([PARITY, "check", str(out / f"step_{which}.onnx"), "--torch", str(dump), "--report",
                         str(report), "--no-locate", *argv], capture_output=True, text=True)
     assert p.returncode in (0, 1), p.stdout + p.stderr  # a verdict, never a crash or bad input
@@ -114,6 +115,11 @@ def test_a_buffer_sized_wrong_is_a_finding_not_a_crash(shared, tmp_path):
     assert p.returncode == 1 and checks["cache_form"]["status"] == "FAIL", p.stdout
     assert checks["cache_form"]["message"].startswith(
         "present_key_0 is declared [1, 2, 15, 16] where the shared cache form needs past_key_0's [1, 2, 16, 16]")
+    # buffers of 8 positions for a loop that writes 12: refused before any step
+    p, g, checks = _check(shared, "small", tmp_path / "small")
+    assert p.returncode == 1 and checks["cache_form"]["message"] == (
+        "the loop writes positions up to 11 (8 steps after position 4) but past_key_0's shared buffer holds 8 "
+        "positions: it is sized too small for this generation"), checks
     # the shared step bound with presents one step longer than their pasts: ORT cannot write them
     p, g, checks = _check(shared, "healthy", tmp_path / "bound", "--cache-form", "bound")
     assert p.returncode == 1 and checks["cache_form"]["status"] == "FAIL", p.stdout
