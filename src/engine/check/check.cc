@@ -314,7 +314,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o,
-              .subject = {.model = std::move(model), .label = o.model_path},
+              .subject = {.model = std::move(model), .label = o.model_path, .reference_label = o.model_path},
               .reference = {.results = RunResults("reference", o.reference_outputs_in_memory)}};
   ctx.subject.info = Inspect(ctx.subject.model);
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
@@ -322,6 +322,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
     if (o.torch) reference_sha.emplace(*file);
     PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
     ctx.subject.reference_model.emplace(std::move(reference));
+    ctx.subject.reference_label = file->string();
   }
   PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
   PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx.subject));

@@ -45,9 +45,14 @@ struct Subject {
   std::optional<Model> reference_model;  // --reference-model; absent: `model`
   ModelInfo info;
   std::string label;  // the model's path, for messages
+  // The ORT reference's model's path, for messages: --reference-model's, else `label`.
+  std::string reference_label;
   std::vector<Sample> samples;
 
   const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
+  // MODEL as the target derived from --reference-model that locate compares
+  // with it; null when MODEL is judged against itself at another config.
+  const Model* Derived() const { return reference_model ? &model : nullptr; }
 };
 
 // The ORT reference. One session alive at a time (issue 26: each holds a

@@ -119,8 +119,8 @@ void Localize(Context& ctx) {
   options.reference = ctx.options.reference.config;
   options.target = ctx.options.target;
   options.policy = ctx.judging.policy;
-  options.model_label = ctx.subject.reference_model ? ctx.options.reference.path.string() : ctx.subject.label;
-  options.target_label = ctx.subject.reference_model ? ctx.subject.label : "";
+  options.model_label = ctx.subject.reference_label;
+  options.target_label = ctx.subject.Derived() ? ctx.subject.label : "";
   options.ablation = failed;
   // A passing check's curve keeps the exposed observation where exposing
   // changes ORT's plan (said in a note); a failing one observes the deployed plan.
@@ -129,8 +129,7 @@ void Localize(Context& ctx) {
   // With --reference-model the reference is that model and MODEL is the
   // derived target; otherwise MODEL is both.
   auto report = ctx.reference.ort ? LocateOnTwoRuntimes(ctx.options, ctx.subject.model, ctx.judging.policy, *sample)
-                : ctx.subject.reference_model   ? Locate(*ctx.subject.reference_model, &ctx.subject.model, *sample, options)
-                                        : Locate(ctx.subject.model, nullptr, *sample, options);
+                                  : Locate(ctx.subject.ReferenceModel(), ctx.subject.Derived(), *sample, options);
   StageResult* numerics = nullptr;
   for (auto& stage : ctx.report.stages)
     if (stage.name == "numerics") numerics = &stage;
@@ -159,7 +158,7 @@ void Localize(Context& ctx) {
                          "covering [{}]",
                          sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
   }
-  if (ctx.subject.reference_model && report->first_divergence && report->first_divergence->covers.size() > 1) {
+  if (ctx.subject.Derived() && report->first_divergence && report->first_divergence->covers.size() > 1) {
     // A derived model differs from its reference in the model itself, not
     // only in a fusion: with every optimization off every tensor survives,
     // so the first differing tensor names the original node exactly.
@@ -167,7 +166,7 @@ void Localize(Context& ctx) {
     unfused.target = ctx.options.reference.config;
     unfused.ablation = false;
     unfused.precision = false;  // the per-layer report was made by the first run
-    auto fine = Locate(*ctx.subject.reference_model, &ctx.subject.model, *sample, unfused);
+    auto fine = Locate(ctx.subject.ReferenceModel(), ctx.subject.Derived(), *sample, unfused);
     if (fine && fine->first_divergence) {
       const auto& d = *fine->first_divergence;
       numerics->findings.push_back(

@@ -187,11 +187,11 @@ void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
   LocateOptions options{.reference = ctx.options.reference.config,
                         .target = ctx.options.reference.config,
                         .policy = ctx.judging.policy,
-                        .model_label = ctx.options.reference.path.string(),
+                        .model_label = ctx.subject.reference_label,
                         .target_label = ctx.subject.label,
                         .ablation = false,
                         .drilldown = false};
-  auto report = Locate(*ctx.subject.reference_model, &ctx.subject.model, *sample, options);
+  auto report = Locate(ctx.subject.ReferenceModel(), ctx.subject.Derived(), *sample, options);
   if (!report) {
     f.push_back(Skip(id, "the shared tensors could not be compared: " + report.error().message()));
     return;

@@ -39,12 +39,9 @@ std::string LimitWhy(double timeout_s, const Error& e) {
 }  // namespace
 
 const Sample* TimingSample(const Context& ctx) {
-  if (ctx.torch.traced_sample && !ctx.bounds.stopped.contains(ctx.torch.traced_sample->name)) return &*ctx.torch.traced_sample;
-  for (const auto& s : ctx.subject.samples) {
-    if (SampleKindOf(s.name) == SampleKind::kAnomaly || ctx.bounds.stopped.contains(s.name)) continue;
-    if (!ctx.reference.results.Failed(s.name)) return &s;  // spilled, or run
-  }
-  return nullptr;
+  const std::optional<Sample>& traced = ctx.torch.traced_sample;
+  if (traced && !ctx.bounds.stopped.contains(traced->name)) return &*traced;
+  return FirstOrdinarySample(ctx);
 }
 
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
