@@ -186,10 +186,10 @@ Result<CorpusPrompt> RunCorpusPrompt(const ort::Session& session, const CorpusRe
 
 Result<CorpusSession> CorpusSession::Open(const std::string& model_path, const RunConfig& config,
                                           const CorpusRecord& r) {
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(ort::ModelSource::FromFile(model_path), config), model_path));
-  PARITY_RETURN_IF_ERROR(CorpusFitsModel(r, session, model_path));
-  return CorpusSession(std::move(session), &r);
+  PARITY_ASSIGN_OR_RETURN(StepSession step,
+                          WithContext(StepSession::Open(model_path, config, CacheForm::kFresh, {}), model_path));
+  PARITY_RETURN_IF_ERROR(CorpusFitsModel(r, *step.plain(), model_path));
+  return CorpusSession(std::move(step), &r);
 }
 
 Result<std::vector<CorpusPrompt>> RunCorpusPrompts(const ort::Session& session, const CorpusRecord& r,

@@ -28,6 +28,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/generate/corpus_record.h"
+#include "engine/runner/step_session.h"
 #include "ort/session.h"
 
 namespace parity {
@@ -82,17 +83,18 @@ Result<CorpusPrompt> RunCorpusPrompt(const ort::Session& session, const CorpusRe
 // The model's session for a whole corpus (one per process or Ray actor):
 // made once, checked against the record (CorpusFitsModel), then every prompt
 // runs on it. The decode loop feeds ORT's own output buffers back as the
-// next step's pasts, which is why it holds its session (as generation.cc
-// does) rather than asking a Runner for values.
+// next step's pasts, which is why it holds a step session (the fresh form of
+// engine/runner/step_session.h, as the generation loop does) rather than
+// asking a Runner for values.
 class CorpusSession {
  public:
   static Result<CorpusSession> Open(const std::string& model_path, const RunConfig& config, const CorpusRecord& r);
-  Result<CorpusPrompt> Run(int64_t p) const { return RunCorpusPrompt(session_, *record_, p); }
-  const ort::Session& session() const { return session_; }
+  Result<CorpusPrompt> Run(int64_t p) const { return RunCorpusPrompt(session(), *record_, p); }
+  const ort::Session& session() const { return *step_.plain(); }
 
  private:
-  CorpusSession(ort::Session s, const CorpusRecord* r) : session_(std::move(s)), record_(r) {}
-  ort::Session session_;
+  CorpusSession(StepSession s, const CorpusRecord* r) : step_(std::move(s)), record_(r) {}
+  StepSession step_;  // the fresh form: each step's presents fed back as the next pasts
   const CorpusRecord* record_;
 };
 
