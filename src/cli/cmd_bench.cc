@@ -11,8 +11,7 @@
 #include "core/json_out.h"
 #include "engine/bench/bench.h"
 #include "engine/inputs/input_check.h"
-#include "engine/inputs/sample_gen.h"
-#include "engine/load/samples.h"
+#include "engine/load/pick_sample.h"
 #include "engine/run/tensor_source.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -40,18 +39,6 @@ struct BenchCliOptions {
   std::vector<std::string> ep_libraries;
   std::string ort_library;
 };
-
-Result<Sample> PickSample(const BenchCliOptions& o, const Model& model) {
-  if (!o.inputs.empty()) {
-    PARITY_ASSIGN_OR_RETURN(auto samples,
-                            LoadSamplesFor(model, o.inputs, {.model_label = o.model, .sample = o.sample}));
-    return std::move(samples.front());
-  }
-  SampleGenOptions gen;
-  gen.seed = o.seed;
-  PARITY_RETURN_IF_ERROR(ResolveSampleFlags(o.samples, gen));
-  return WithContext(GenerateTypicalSample(model, gen), o.model);
-}
 
 int RunBenchCommand(const BenchCliOptions& o) {
   BenchOptions options;
@@ -87,7 +74,8 @@ int RunBenchCommand(const BenchCliOptions& o) {
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  auto sample = PickSample(o, *model);
+  auto sample = PickSample(*model, {.inputs = o.inputs, .sample = o.sample, .model_label = o.model,
+                                    .seed = static_cast<int64_t>(o.seed), .gen = ResolvedSampleFlags(o.samples)});
   if (!sample) return ReportError(sample.error());
   auto report = RunBench(*model, o.model, *sample, options);
   if (!report) return ReportError(report.error());

@@ -13,19 +13,8 @@
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
-#include "core/output_dir.h"
-#include "engine/inputs/input_check.h"
-#include "engine/inputs/sample_gen.h"
-#include "engine/load/reference.h"
-#include "engine/load/samples.h"
-#include "engine/locate/locate.h"
+#include "engine/commands/locate_command.h"
 #include "engine/locate/repro.h"
-#include "engine/locate/runtime_diff.h"
-#include "engine/run/tensor_source.h"
-#include "engine/torch/dump_check.h"
-#include "engine/torch/locate_torch.h"
-#include "onnx/inspect.h"
-#include "onnx/model.h"
 #include "report/locate_report.h"
 #include "report/json/torch_json.h"
 #include "report/report_writer.h"
@@ -54,86 +43,52 @@ struct LocateCliOptions {
   ToleranceOptions tolerance;
 };
 
-Result<Sample> PickSample(const LocateCliOptions& o, const Model& model) {
-  if (o.inputs.empty()) {
-    std::fprintf(stderr, "parity: no --inputs: using the generated typical sample (seed %d; docs/inputs.md)\n",
-                 o.seed);
-    SampleGenOptions gen;
-    gen.seed = static_cast<uint64_t>(o.seed);
-    PARITY_RETURN_IF_ERROR(ResolveSampleFlags(o.samples, gen));
-    return WithContext(GenerateTypicalSample(model, gen), o.model);
-  }
-  // The same loader as every other command (engine/load/samples.h).
-  PARITY_ASSIGN_OR_RETURN(auto samples,
-                          LoadSamplesFor(model, o.inputs, {.model_label = o.model, .sample = o.sample}));
-  if (samples.size() > 1)
-    std::fprintf(stderr, "parity: %zu samples in %s; locating with the first, '%s' (choose with --sample)\n",
-                 samples.size(), o.inputs.c_str(), samples.front().name.c_str());
-  return std::move(samples.front());
-}
+// "parity: ..." on stderr, as the engine's notes arise.
+void PrintNote(std::string_view line) { std::fprintf(stderr, "parity: %.*s\n", static_cast<int>(line.size()), line.data()); }
 
-// --reference torch:DIR: the export against PyTorch layer by layer, then
-// the deployed config's outputs; a fusion problem is localized as usual.
-int RunLocateTorch(const LocateCliOptions& o, const Reference& reference, const Model& model, const Model* derived,
-                   const LocateOptions& options) {
-  std::string note;
-  auto dump = LoadFittingDump(reference.path, Inspect(model), o.model, o.allow_symlinks, {o.model}, &note);
-  if (!dump) return ReportError(dump.error());
-  if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
-  auto result = LocateAgainstTorch(model, derived, *dump, options);
-  if (!result) return ReportError(result.error());
-  const auto& e = result->exported;
-  if (auto s = CheckSomeLayerAligned(*dump, e.layers.size() - e.Count(AlignHow::kNone), o.model); !s)
-    return ReportError(s.error());
+// The export against PyTorch, then the deployed config (report for --reference torch:DIR).
+void PrintTorchLocate(const TorchLocateResult& result, const LocateOptions& options) {
+  const auto& e = result.exported;
   fmt::print("export vs PyTorch ({})\n", e.AlignmentLine());
   fmt::print("  {}\n", e.VerdictLine());
   fmt::print("deployed [{}] outputs vs PyTorch: {}\n", options.target.Label(),
-             result->deployed.passed() ? "pass" : "FAIL");
-  for (const auto& t : result->deployed.tensors)
+             result.deployed.passed() ? "pass" : "FAIL");
+  for (const auto& t : result.deployed.tensors)
     if (t.status == Verdict::kFail) fmt::print("  '{}': {}\n", t.name, t.reason);
-  if (result->fusion) {
+  if (result.fusion) {
     fmt::print("the export agrees with PyTorch but the deployed config does not: localizing the fusion\n");
-    PrintLocateSummary(*result->fusion, stdout);
-  } else if (!o.repro.empty()) {
-    // A repro isolates a fused culprit; without one there is nothing to cut out.
-    std::fprintf(stderr, "parity: --repro %s not written: %s\n", o.repro.c_str(),
-                 result->passed() ? "nothing diverges"
-                                  : "the export itself departs from PyTorch (see the first divergent layer), not a "
-                                    "fusion of the deployed config");
+    PrintLocateSummary(*result.fusion, stdout);
   }
-  if (!o.json.empty())
-    if (auto s = WriteReportJson(o.json, WithPeakRss(TorchLocateResultToJson(*result, reference.path.string(), options))); !s)
-      return ReportError(s.error());
-  const ModelExplorerInput overlays{.model = o.model,
-                                    .locate = result->fusion ? &*result->fusion : nullptr,
-                                    .torch = &result->exported};
-  if (auto s = WriteModelExplorerOption(o.model_explorer, overlays); !s) return ReportError(s.error());
-  return result->passed() ? 0 : 1;
 }
 
-// Two runtime libraries at one config (docs/locate.md, "Two runtimes").
-int RunLocateRuntimes(const LocateCliOptions& o, const LocateOptions& options, const Model& model) {
-  if (!o.target_model.empty())
-    return ReportError(InvalidArgument("--target-model: two runtimes compare one model; drop --target-model or the "
-                                       "--reference-ort-library/--target-ort-library flags").error());
-  RuntimeLocateOptions ro{.reference = o.reference_given ? options.reference : options.target,
-                          .target = options.target, .policy = options.policy, .model_label = o.model,
-                          .repro_dir = options.repro_dir};
-  if (!o.reference_ort_library.empty()) ro.reference.ort_library = o.reference_ort_library;
-  if (!o.target_ort_library.empty()) ro.target.ort_library = o.target_ort_library;
-  auto sample = PickSample(o, model);
-  if (!sample) return ReportError(sample.error());
-  auto report = LocateAcrossRuntimes(model, *sample, ro);
-  if (!report) return ReportError(report.error());
-  PrintLocateSummary(*report, stdout);
+// The outcome to its writers: console, --json, --model-explorer.
+int WriteLocate(const LocateCliOptions& o, const LocateRequest& request, const LocateOutcome& out) {
+  if (out.torch) {
+    PrintTorchLocate(*out.torch, request.options);
+    if (!out.repro_not_written.empty())
+      std::fprintf(stderr, "parity: --repro %s not written: %s\n", o.repro.c_str(), out.repro_not_written.c_str());
+    if (!o.json.empty())
+      if (auto s = WriteReportJson(o.json, WithPeakRss(TorchLocateResultToJson(*out.torch, request.reference.path.string(),
+                                                                                request.options)));
+          !s)
+        return ReportError(s.error());
+    const ModelExplorerInput overlays{.model = o.model,
+                                      .locate = out.torch->fusion ? &*out.torch->fusion : nullptr,
+                                      .torch = &out.torch->exported};
+    if (auto s = WriteModelExplorerOption(o.model_explorer, overlays); !s) return ReportError(s.error());
+    return out.passed() ? 0 : 1;
+  }
+  PrintLocateSummary(*out.report, stdout);
   PrintPeakRss();
   if (!o.json.empty())
-    if (auto s = WriteReportJson(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
-  return report->diverged() ? 1 : 0;
+    if (auto s = WriteReportJson(o.json, WithPeakRss(LocateReportToJson(*out.report))); !s) return ReportError(s.error());
+  if (!out.across_runtimes)
+    if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .locate = &*out.report}); !s)
+      return ReportError(s.error());
+  return out.passed() ? 0 : 1;
 }
 
 int RunLocate(const LocateCliOptions& o) {
-  LocateOptions options;
   // The outputs are checked before anything runs (docs/security.md).
   if (auto s = CheckOutputsApart({{"--repro", o.repro}, {"--json", o.json}, {"--model-explorer", o.model_explorer}}); !s)
     return ReportError(s.error());
@@ -146,50 +101,32 @@ int RunLocate(const LocateCliOptions& o) {
   }
   auto target = ResolveConfig(config, "all");
   if (!target) return ReportError(target.error());
-  options.target = *target;
   auto reference = ParseReference(o.reference);
   if (!reference) return ReportError(reference.error());
-  options.reference = reference->config;
   auto policy = ResolveTolerance(o.tolerance);
   if (!policy) return ReportError(policy.error());
-  options.policy = *policy;
-  options.model_label = o.model;
-  options.target_label = o.target_model;
-  options.ablation = !o.no_ablation;
-  options.drilldown = !o.no_drilldown;
-  options.repro_dir = o.repro;
+  LocateRequest r{.model = o.model, .target_model = o.target_model, .reference = *reference,
+                  .reference_given = o.reference_given, .reference_ort_library = o.reference_ort_library,
+                  .target_ort_library = o.target_ort_library, .allow_symlinks = o.allow_symlinks};
+  r.options.target = *target;
+  r.options.reference = reference->config;
+  r.options.policy = *policy;
+  r.options.model_label = o.model;
+  r.options.target_label = o.target_model;
+  r.options.ablation = !o.no_ablation;
+  r.options.drilldown = !o.no_drilldown;
+  r.options.repro_dir = o.repro;
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (auto s = CheckOutputPath(o.repro, "--repro", /*directory=*/true); !s) return ReportError(s.error());
   if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
-
-  auto model = Model::Load(o.model);
-  if (!model) return ReportError(model.error());
-  std::optional<Model> derived;
-  if (!o.target_model.empty()) {
-    auto m = Model::Load(o.target_model);
-    if (!m) return ReportError(m.error());
-    derived = std::move(*m);
-  }
-  const bool two_runtimes = !o.reference_ort_library.empty() || !o.target_ort_library.empty();
-  if (two_runtimes && reference->torch_dump() != nullptr)
-    return ReportError(InvalidArgument("--reference torch:DIR runs no ONNX Runtime to compare with "
-                                       "--reference-ort-library").error());
-  if (two_runtimes) return RunLocateRuntimes(o, options, *model);
-  if (reference->torch_dump() != nullptr) return RunLocateTorch(o, *reference, *model, derived ? &*derived : nullptr, options);
-  auto sample = PickSample(o, *model);
-  if (!sample) return ReportError(sample.error());
-  auto report = [&] {
-    TerminalProgress progress;  // the drill-down's; erased before anything else is printed
-    return Locate(*model, derived ? &*derived : nullptr, *sample, options);
+  r.sample = {.inputs = o.inputs, .sample = o.sample, .model_label = o.model, .seed = o.seed,
+              .gen = ResolvedSampleFlags(o.samples)};
+  auto outcome = [&] {
+    TerminalProgress progress;  // the engine's; erased before anything else is printed
+    return LocateAny(r, PrintNote);
   }();
-  if (!report) return ReportError(report.error());
-  PrintLocateSummary(*report, stdout);
-  PrintPeakRss();
-  if (!o.json.empty())
-    if (auto s = WriteReportJson(o.json, WithPeakRss(LocateReportToJson(*report))); !s) return ReportError(s.error());
-  if (auto s = WriteModelExplorerOption(o.model_explorer, {.model = o.model, .locate = &*report}); !s)
-    return ReportError(s.error());
-  return report->diverged() ? 1 : 0;
+  if (!outcome) return ReportError(outcome.error());
+  return WriteLocate(o, r, *outcome);
 }
 
 }  // namespace

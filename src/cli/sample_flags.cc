@@ -51,4 +51,10 @@ Status ResolveSampleFlags(const SampleFlags& flags, SampleGenOptions& gen) {
   return {};
 }
 
+Result<SampleGenOptions> ResolvedSampleFlags(const SampleFlags& flags) {
+  SampleGenOptions gen;
+  PARITY_RETURN_IF_ERROR(ResolveSampleFlags(flags, gen));
+  return gen;
+}
+
 }  // namespace parity::cli

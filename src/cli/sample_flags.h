@@ -28,5 +28,8 @@ void AddSampleFlags(CLI::App* app, SampleFlags* flags);
 
 // The flags into `gen` (its kinds and seed are left as they are).
 Status ResolveSampleFlags(const SampleFlags& flags, SampleGenOptions& gen);
+// The same, as a value or the error (engine/load/pick_sample.h reports it
+// only when it generates a sample).
+Result<SampleGenOptions> ResolvedSampleFlags(const SampleFlags& flags);
 
 }  // namespace parity::cli
