@@ -40,6 +40,15 @@ struct BenchCliOptions {
   std::string ort_library;
 };
 
+// --providers with their --provider-option EP:KEY=VALUE (read only when there are providers).
+Result<RunConfig> ParseProviders(const BenchCliOptions& o) {
+  RunConfig overlay;
+  overlay.providers = o.providers;
+  if (o.providers.empty()) return overlay;
+  for (const auto& spec : o.provider_options) PARITY_RETURN_IF_ERROR(AddProviderOption(spec, overlay));
+  return overlay;
+}
+
 int RunBenchCommand(const BenchCliOptions& o) {
   BenchOptions options;
   if (o.runs < 1 || o.warmup < 0 || !(o.max_seconds > 0))
@@ -47,23 +56,9 @@ int RunBenchCommand(const BenchCliOptions& o) {
         Error(ErrorCode::kInvalidArgument, "--runs must be >= 1, --warmup >= 0, --max-seconds > 0"));
   options.latency = {.warmup = o.warmup, .runs = o.runs, .max_seconds = o.max_seconds};
   options.fusions = o.fusions;
-  if (!o.configs.empty()) {
-    auto levels = ConfigsFromLevels(o.configs);
-    if (!levels) return ReportError(levels.error());
-    options.configs = std::move(*levels);
-  }
-  // --providers: each level again on those providers, beside the CPU ones
-  // (the CPU `disable` stays the reference every output is compared with).
-  if (!o.providers.empty()) {
-    const size_t levels = options.configs.size();
-    for (size_t i = 0; i < levels; ++i) {
-      RunConfig config = options.configs[i].config;
-      config.providers = o.providers;
-      for (const auto& spec : o.provider_options)
-        if (auto s = AddProviderOption(spec, config); !s) return ReportError(s.error());
-      options.configs.push_back({config.Label(), config});
-    }
-  }
+  auto configs = BenchConfigSet(o.configs, ParseProviders(o));
+  if (!configs) return ReportError(configs.error());
+  options.configs = std::move(*configs);
   if (auto s = UseEpLibraries(o.ep_libraries, o.ort_library); !s) return ReportError(s.error());
   for (const auto& file : o.config_files) {
     auto config = LoadRunConfig(file);
@@ -85,16 +80,7 @@ int RunBenchCommand(const BenchCliOptions& o) {
     if (auto s = WriteReportJson(o.json, WithPeakRss(BenchReportToJson(*report))); !s)
       return ReportError(s.error());
   }
-  // A model no config can load for what it is (an opset newer than ORT) is
-  // bad input: one line, exit 2, as in every command (docs/errors.md); the
-  // error names the model and the config ("MODEL [CONFIG]: ...").
-  for (const auto& c : report->configs)
-    if (!c.error.empty() && c.bad_input) return ReportError(Error(ErrorCode::kInvalidArgument, c.error));
-  for (const auto& c : report->configs)
-    if (!c.error.empty()) {
-      std::fprintf(stderr, "parity: error: config '%s' failed (see the table above)\n", c.label.c_str());
-      return 3;
-    }
+  if (auto s = BenchStatus(*report); !s) return ReportError(s.error());
   return 0;
 }
 

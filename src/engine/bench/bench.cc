@@ -120,6 +120,31 @@ Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_sepa
   return configs;
 }
 
+Result<std::vector<BenchConfig>> BenchConfigSet(const std::string& levels, const Result<RunConfig>& on_providers) {
+  std::vector<BenchConfig> configs;
+  if (!levels.empty()) {
+    PARITY_ASSIGN_OR_RETURN(configs, ConfigsFromLevels(levels));
+  }
+  if (configs.empty() || (on_providers && on_providers->providers.empty())) return configs;
+  if (!on_providers) return std::unexpected(on_providers.error());
+  const size_t count = configs.size();
+  for (size_t i = 0; i < count; ++i) {
+    RunConfig config = configs[i].config;
+    config.providers = on_providers->providers;
+    config.provider_options = on_providers->provider_options;
+    configs.push_back({config.Label(), config});
+  }
+  return configs;
+}
+
+Status BenchStatus(const BenchReport& report) {
+  for (const auto& c : report.configs)
+    if (!c.error.empty() && c.bad_input) return InvalidArgument(c.error);
+  for (const auto& c : report.configs)
+    if (!c.error.empty()) return RuntimeError(fmt::format("config '{}' failed (see the table above)", c.label));
+  return {};
+}
+
 namespace {
 
 // The reference: the config named by options.reference, else the first plain

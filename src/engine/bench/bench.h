@@ -42,6 +42,20 @@ struct BenchOptions {
 // naming an unknown level).
 Result<std::vector<BenchConfig>> ConfigsFromLevels(const std::string& comma_separated);
 
+// bench's config set: the levels `levels` ("disable,all"; "" for none), then,
+// when `on_providers` names providers, each level again on them beside the
+// CPU ones (the CPU `disable` stays the reference every output is compared
+// with). `on_providers` is the --providers/--provider-option overlay as the
+// CLI parsed it, or its error, reported only when a level takes it.
+// Errors: ConfigsFromLevels's, the overlay's.
+Result<std::vector<BenchConfig>> BenchConfigSet(const std::string& levels, const Result<RunConfig>& on_providers);
+
+// What a measured report means for the exit: OK when every config ran; a
+// config whose model is bad input for it (an opset newer than ORT) is
+// kInvalidArgument with its error ("MODEL [CONFIG]: ..."), any other failed
+// config kRuntime naming it (its error is in the report's table).
+Status BenchStatus(const BenchReport& report);
+
 // Measures every config on `sample`. A config whose session cannot be
 // created or whose run fails is reported with its error and the others
 // still run. Errors: kInvalidArgument when there is no config, the
