@@ -9,11 +9,7 @@
 #include "cli/output.h"
 #include "cli/peak_rss.h"
 #include "core/json_out.h"
-#include "engine/inputs/input_check.h"
-#include "engine/torch/dump_check.h"
-#include "engine/torch/torch_compare.h"
-#include "engine/torch/torch_dump.h"
-#include "onnx/inspect.h"
+#include "engine/torch/dump_for_model.h"
 #include "onnx/model.h"
 #include "report/console/torch_console.h"
 #include "report/json/torch_json.h"
@@ -40,10 +36,8 @@ int RunAlign(const AlignCmdOptions& o) {
   if (!config) return ReportError(config.error());
   auto model = Model::Load(o.model);
   if (!model) return ReportError(model.error());
-  std::string note;
-  auto dump = LoadFittingDump(o.torch_dir, Inspect(*model), o.model, o.allow_symlinks, {o.model}, &note);
+  auto dump = LoadDumpForModel(o.torch_dir, *model, o.model, o.allow_symlinks, PrintNote);
   if (!dump) return ReportError(dump.error());
-  if (!note.empty()) std::fprintf(stderr, "parity: note: %s\n", note.c_str());
   if (auto s = CheckOutputPath(o.json, "--json"); !s) return ReportError(s.error());
   if (auto s = CheckModelExplorerOption(o.model_explorer); !s) return ReportError(s.error());
 
@@ -52,10 +46,8 @@ int RunAlign(const AlignCmdOptions& o) {
   TorchCompareOptions options;
   options.label = o.model;
   options.policy = std::move(*policy);
-  auto result = CompareWithTorch(*model, *dump, *config, options);
+  auto result = AlignWithDump(*model, *dump, *config, options);
   if (!result) return ReportError(result.error());
-  if (auto s = CheckSomeLayerAligned(*dump, result->layers.size() - result->Count(AlignHow::kNone), o.model); !s)
-    return ReportError(s.error());
 
   fmt::print("{}{}", FormatAlignTable(*result, o.all_layers), FormatAlignSummary(*result));
   PrintPeakRss();

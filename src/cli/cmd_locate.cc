@@ -43,9 +43,6 @@ struct LocateCliOptions {
   ToleranceOptions tolerance;
 };
 
-// "parity: ..." on stderr, as the engine's notes arise.
-void PrintNote(std::string_view line) { std::fprintf(stderr, "parity: %.*s\n", static_cast<int>(line.size()), line.data()); }
-
 // The export against PyTorch, then the deployed config (report for --reference torch:DIR).
 void PrintTorchLocate(const TorchLocateResult& result, const LocateOptions& options) {
   const auto& e = result.exported;

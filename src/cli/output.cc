@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include <filesystem>
 #include <system_error>
@@ -91,6 +92,10 @@ Status CheckOutputsApart(std::initializer_list<NamedOutput> outputs) {
       }
     }
   return {};
+}
+
+void PrintNote(std::string_view line) {
+  std::fprintf(stderr, "parity: %.*s\n", static_cast<int>(line.size()), line.data());
 }
 
 }  // namespace parity::cli

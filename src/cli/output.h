@@ -33,4 +33,8 @@ struct NamedOutput {
 // argument naming both options and paths; empty paths are skipped.
 Status CheckOutputsApart(std::initializer_list<NamedOutput> outputs);
 
+// An engine note (engine/load/pick_sample.h NoteSink) on stderr as
+// "parity: LINE", when it arises.
+void PrintNote(std::string_view line);
+
 }  // namespace parity::cli

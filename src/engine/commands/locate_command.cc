@@ -3,8 +3,7 @@
 #include <utility>
 
 #include "engine/locate/runtime_diff.h"
-#include "engine/torch/dump_check.h"
-#include "onnx/inspect.h"
+#include "engine/torch/dump_for_model.h"
 #include "onnx/model.h"
 
 namespace parity {
@@ -14,13 +13,9 @@ namespace {
 // the deployed config's outputs; a fusion problem is localized as usual.
 Result<LocateOutcome> LocateTorch(const LocateRequest& r, const Model& model, const Model* derived,
                                   const NoteSink& note) {
-  std::string provenance;
-  PARITY_ASSIGN_OR_RETURN(auto dump, LoadFittingDump(r.reference.path, Inspect(model), r.model, r.allow_symlinks,
-                                                     {r.model}, &provenance));
-  if (!provenance.empty()) note("note: " + provenance);
+  PARITY_ASSIGN_OR_RETURN(auto dump, LoadDumpForModel(r.reference.path, model, r.model, r.allow_symlinks, note));
   PARITY_ASSIGN_OR_RETURN(auto result, LocateAgainstTorch(model, derived, dump, r.options));
-  const auto& e = result.exported;
-  PARITY_RETURN_IF_ERROR(CheckSomeLayerAligned(dump, e.layers.size() - e.Count(AlignHow::kNone), r.model));
+  PARITY_RETURN_IF_ERROR(CheckSomeLayerAligned(dump, result.exported, r.model));
   LocateOutcome out;
   // A repro isolates a fused culprit; without one there is nothing to cut out.
   if (!result.fusion && !r.options.repro_dir.empty())
