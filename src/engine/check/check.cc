@@ -331,6 +331,8 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.subject.reference_model) {
     ctx.judging.output_rules = DeriveOutputRules(*ctx.subject.reference_model, ctx.subject.model, o.policy);
     ctx.judging.policy = WithOutputRules(o.policy, ctx.judging.output_rules);
+    ctx.judging.slice_bands = true;
+    ctx.judging.conditioning = false;
   }
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;

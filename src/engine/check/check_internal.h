@@ -142,6 +142,14 @@ struct TorchSide {
 struct Judging {
   TolerancePolicy policy;
   std::vector<QuantOutputRule> output_rules;
+  // Decided once where the reference is read (RunCheck). Against a float
+  // --reference-model each part of an output has a scale of its own (slice
+  // bands, compare/slice_bands.h); between two configs of MODEL every part's
+  // error follows the scale of the computation that made it. Against MODEL
+  // itself a failing sample is judged again with its conditioning floor; a
+  // derived model's bands come from its own grid (input_range.h).
+  bool slice_bands = false;
+  bool conditioning = true;
 };
 
 // What the stages decided for the steps after them.

@@ -136,7 +136,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   // the model against itself at another config is judged again with each
   // band floored by how far float32 moves that output on this sample. A
   // derived model's bands come from its own grid (input_range.h).
-  if (cmp && !cmp->passed() && !ctx.subject.reference_model)
+  if (cmp && !cmp->passed() && ctx.judging.conditioning)
     if (auto spread = ConditioningSpread(ctx, sample, *test)) {
       CompareOptions conditioned = compare;
       conditioned.conditioning = &*spread;
@@ -258,10 +258,10 @@ void StageNumerics(Context& ctx) {
   compare.policy = ctx.judging.policy;
   compare.set_groups = SetValuedOutputs(ctx.subject.model);  // NMS detections, TopK indices: judged as sets
   // Slice bands need a scale of each part's own (compare/slice_bands.h): a
-  // float reference model, or PyTorch's fp64 run. Between two configs of one
-  // model every part's error follows the scale of the computation that made
-  // it: a near-dead channel of a raw YOLOv8n map failed its own band on 1e-6.
-  compare.slice_bands = ctx.subject.reference_model.has_value();
+  // float reference model (Judging::slice_bands), or PyTorch's fp64 run.
+  // Between two configs of one model a near-dead channel of a raw YOLOv8n
+  // map failed its own band on 1e-6.
+  compare.slice_bands = ctx.judging.slice_bands;
   CompareOptions against_torch = compare;
   against_torch.slice_bands = true;
   // A derived (int8, fp16) model's numbers are judged inside its inputs'
