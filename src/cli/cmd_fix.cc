@@ -4,12 +4,9 @@
 // found and verified; 1: no fix within the budget; 2: bad input; 3: the
 // runtime failed.
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
-
-#include <unistd.h>
 
 #include "cli/command.h"
 #include "cli/fix_cli.h"
@@ -58,17 +55,8 @@ Status ResolvePython(const FixCmdOptions& o, FixOptions& options) {
       if (auto at = m.find(from); at != std::string::npos) m.replace(at, std::string_view(from).size(), to);
     return InvalidArgument(m);
   }
-  DriverPython py = *found;
-  options.python = py.python;
-  options.pythonpath = py.pythonpath;
-  if (options.python.find('/') == std::string::npos)
-    if (const char* path = std::getenv("PATH"))
-      for (std::string_view rest = path; !rest.empty();) {
-        const auto colon = rest.find(':');
-        const std::filesystem::path candidate = std::filesystem::path(rest.substr(0, colon)) / options.python;
-        if (::access(candidate.c_str(), X_OK) == 0) { options.python = candidate.string(); break; }
-        rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
-      }
+  options.python = PythonPath(found->python);
+  options.pythonpath = found->pythonpath;
   return {};
 }
 

@@ -26,16 +26,17 @@ bool Executable(const fs::path& p) {
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
 }
 
-bool OnPath(std::string_view name) {
+// The first executable file `name` in a PATH folder, if any.
+std::optional<fs::path> OnPath(std::string_view name) {
   const char* path = std::getenv("PATH");
   std::string_view rest = path != nullptr ? path : "";
   while (!rest.empty()) {
     const size_t colon = rest.find(':');
     const std::string_view dir = rest.substr(0, colon);
-    if (!dir.empty() && Executable(fs::path(dir) / name)) return true;
+    if (!dir.empty() && Executable(fs::path(dir) / name)) return fs::path(dir) / name;
     rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
   }
-  return false;
+  return std::nullopt;
 }
 
 // The package's own Python for a binary at `exe`, if it has one.
@@ -59,6 +60,12 @@ std::optional<DriverPython> PackagePython(const fs::path& exe) {
 
 }  // namespace
 
+std::string PythonPath(const std::string& python) {
+  if (python.find('/') != std::string::npos) return python;
+  auto found = OnPath(python);
+  return found ? found->string() : python;
+}
+
 Result<DriverPython> FindDriverPython(const std::string& ray_python, const std::string& exe) {
   DriverPython py;
   const char* env = std::getenv("PARITY_PYTHON");
@@ -71,7 +78,7 @@ Result<DriverPython> FindDriverPython(const std::string& ray_python, const std::
   } else {
     py = {"python3", "", "the default"};
   }
-  const bool found = py.python.find('/') != std::string::npos ? Executable(py.python) : OnPath(py.python);
+  const bool found = py.python.find('/') != std::string::npos ? Executable(py.python) : OnPath(py.python).has_value();
   if (!found)
     return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) is not an executable file{}",
                                        py.python, py.origin,

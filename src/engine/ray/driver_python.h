@@ -25,6 +25,11 @@ struct DriverPython {
 Result<DriverPython> FindDriverPython(const std::string& ray_python, const std::string& exe);
 Result<DriverPython> FindDriverPython(const std::string& ray_python);  // exe: /proc/self/exe
 
+// `python` as a path to run: itself when it has a '/', else the first
+// executable file of that name in a PATH folder (FindDriverPython's
+// search), else itself.
+std::string PythonPath(const std::string& python);
+
 // The driver's Python found and asked, before anything runs, whether it can
 // import parity and ray (importlib's find_spec: neither is imported; 60 s at
 // most). kInvalidArgument, one line naming the Python, where it came from
