@@ -71,10 +71,11 @@ RunConfig WithoutTf32(RunConfig config) {
 Result<TensorSet> RunWithoutTf32(const Subject& subject, const Model& model, const RunConfig& config,
                                  const Sample& sample) {
   std::unique_ptr<Runner> runner = MakeSessionRunner(WithoutTf32(config));
-  const RunnerJob job{.model = subject.label, .loaded = &model};
-  if (!subject.reference_model) return WithContext(runner->Run(job, sample.tensors), "sample '" + sample.name + "'");
+  // The run's errors name the model and the sample, as RunOn's do.
+  const RunnerJob job{.model = subject.label, .loaded = &model, .sample = sample.name};
+  if (!subject.reference_model) return runner->Run(job, sample.tensors);
   PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(model, {.infer_shapes = false}));
-  return WithContext(runner->Run(job, FitToGraph(view, sample).tensors), "sample '" + sample.name + "'");
+  return runner->Run(job, FitToGraph(view, sample).tensors);
 }
 
 // What the reference gives for `sample` with TF32 off: its kept outputs when
