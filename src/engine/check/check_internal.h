@@ -82,10 +82,9 @@ struct DeclaredShapes {
 // The target. Its session is released before the steps that build sessions
 // of their own (the layers against PyTorch, the shared tensors, locate).
 struct TargetSide {
-  // Its session: the planned one (LoadTargetWithPlan), else the one a
-  // Runner of the target's config keeps; session() is null when ORT could
+  // The Runner keeping its session: the planned one's (LoadTargetWithPlan),
+  // else a Runner of the target's config; session() is null when ORT could
   // not load the model, or once released.
-  std::optional<ort::Session> planned_session;
   std::unique_ptr<Runner> runner;
   // The plan ORT made for the target (its optimized model saved as the
   // deployed session was created, TargetPlanWanted), kept after the session
@@ -101,11 +100,10 @@ struct TargetSide {
   DeclaredShapes declared;
 
   const ort::Session* session() const {
-    return planned_session ? &*planned_session : runner ? runner->kept_session() : nullptr;
+    return runner ? runner->kept_session() : nullptr;
   }
   // Before the steps that build sessions of their own: one copy of the weights at a time.
   void Release() {
-    planned_session.reset();
     runner.reset();
   }
 };

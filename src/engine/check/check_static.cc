@@ -144,13 +144,12 @@ bool LoadTargetWithPlan(Context& ctx, std::vector<CheckFinding>& f) {
   const RunConfig& config = ctx.options.target;
   auto plan = CreatePlannedSession(ctx.subject.model, *view, config, ctx.subject.label, *scratch / "target_optimized.onnx",
                                    ort::SessionExtras{});
-  if (!plan || !plan->session) return false;
+  if (!plan || !plan->session()) return false;
   f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms",
                                                           ort::OrtVersion(), config.Label(),
-                                                          plan->session->creation_ms())));
-  plan->output_names = plan->session->output_names();
-  ctx.target.planned_session.emplace(std::move(*plan->session));
-  plan->session.reset();
+                                                          plan->session()->creation_ms())));
+  plan->output_names = plan->session()->output_names();
+  ctx.target.runner = std::move(plan->runner);  // keeps the deployed session; the plan keeps its map
   ctx.target.scratch.emplace(std::move(*scratch));
   ctx.target.plan.emplace(std::move(*plan));
   return true;

@@ -98,7 +98,7 @@ Result<LocatePlan> PlanLocate(const NamedModels& m, const LocateOptions& o, cons
   // it can stand for the one made here: same names, no optimizer log needed.
   const bool named_as_given = m.target_model ? !m.target_copy.valid() : !m.reference_copy.valid();
   const bool callers_plan = o.target_plan != nullptr && !o.ablation && named_as_given &&
-                            (o.target_plan->session || o.target_plan->untouched);
+                            (o.target_plan->session() != nullptr || o.target_plan->untouched);
   PlannedSession target_plan;
   if (callers_plan) {
     target_plan = std::move(*o.target_plan);

@@ -44,11 +44,11 @@ std::vector<std::string> Signatures(const std::vector<ort::EpAssignment>& assign
 struct ObservedSession {
   std::unique_ptr<Runner> runner;  // by assignment: its kept session
   RunnerJob job;
-  std::optional<ort::Session> planned;  // by fused regions
+  std::unique_ptr<Runner> planned;  // by fused regions: the Runner keeping the planned session
   bool same_plan = false;
 
   Result<TensorSet> Run(const Sample& sample, const std::string& label) {
-    if (!runner) return RunSample(*planned, sample, label);
+    if (!runner) return RunSample(*planned->kept_session(), sample, label);
     RunnerJob of_sample = job;
     of_sample.sample = sample.name;
     return runner->Run(of_sample, sample.tensors);
@@ -78,7 +78,7 @@ Result<ObservedSession> CreateObservedSession(const TargetToObserve& target) {
                           CreatePlannedSession(target.exposed, target.view, config, label + " (observed)",
                                                target.scratch / "observed_optimized.onnx"));
   const bool same = Signatures(planned.map) == Signatures(plan.map);
-  return ObservedSession{.planned = std::move(*planned.session), .same_plan = same};
+  return ObservedSession{.planned = std::move(planned.runner), .same_plan = same};
 }
 
 // Names of final outputs whose bytes differ from the untouched run's.
@@ -156,13 +156,13 @@ Result<Observation> ObserveTarget(const TargetToObserve& target, const Sample& s
     obs.untouched_outputs = *plan.untouched;
     obs.untouched_run_ms = plan.untouched_run_ms;
   } else {
-    if (!plan.session) return InternalError(fmt::format("{}: no untouched session nor its outputs", label));
+    if (!plan.session()) return InternalError(fmt::format("{}: no untouched session nor its outputs", label));
     const auto start = std::chrono::steady_clock::now();
-    PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(*plan.session, sample, label));
+    PARITY_ASSIGN_OR_RETURN(obs.untouched_outputs, RunSample(*plan.session(), sample, label));
     obs.untouched_run_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
-  const auto output_names = plan.session ? plan.session->output_names() : plan.output_names;
+  const auto output_names = plan.session() ? plan.session()->output_names() : plan.output_names;
 
   // 1. The original model with the surviving tensors exposed, same config.
   TensorSet outputs;

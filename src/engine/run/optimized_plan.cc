@@ -15,23 +15,41 @@ namespace {
 
 // A compiling EP: no optimized model to save; the plan is ORT's node
 // assignment (compiled_plan.h), and `optimized` stays empty.
+// An in-process Runner keeping the session of `model` under `config`, made
+// with ORT's node assignment recorded (the plan's identity for observe.h's
+// comparison) and, for `plan` non-empty, its optimized model saved there.
+Result<std::unique_ptr<Runner>> KeptPlanRunner(const ort::ModelSource& model, const RunConfig& config,
+                                               const std::string& label, const ort::SessionExtras& extras,
+                                               const std::filesystem::path& plan,
+                                               PlanWeights weights = PlanWeights::kDropped) {
+  std::unique_ptr<Runner> runner = MakeSessionRunner(config);
+  const RunnerJob job{.model = label,
+                      .save_plan = plan,
+                      .plan_weights = weights,
+                      .keep_session = true,
+                      .cpu_mem_arena = extras.cpu_mem_arena,
+                      .source = &model,
+                      .record_assignment = true,
+                      .capture_optimizer_log = extras.capture_optimizer_log};
+  PARITY_RETURN_IF_ERROR(runner->Prepare(job));
+  return runner;
+}
+
 Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
                                              RunConfig config, const std::string& label,
                                              const ort::SessionExtras& extras) {
-  const std::string config_label = config.Label();
   config.optimized_model_path.clear();
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(model, config, extras),
-                                      fmt::format("{} [{}]", label, config_label)));
+  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> runner, KeptPlanRunner(model, config, label, extras, {}));
+  const ort::Session& session = *runner->kept_session();
   if (session.ep_assignment().empty())
     return Unsupported(fmt::format("{} [{}]: this ONNX Runtime does not say which EP took which node "
                                    "(Session_GetEpGraphAssignmentInfo, ORT >= 1.24)",
-                                   label, config_label));
+                                   label, config.Label()));
   GraphView view = AssignedView(original, session.ep_assignment());
   FusionMap map = BuildFusionMap(original, view);
   std::vector<std::string> modified = session.modified_optimizers();
   std::vector<ort::EpAssignment> assignment = session.ep_assignment();
-  return PlannedSession{.session = std::move(session),
+  return PlannedSession{.runner = std::move(runner),
                         .optimized_view = std::move(view),
                         .map = std::move(map),
                         .modified_optimizers = std::move(modified),
@@ -62,13 +80,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   // every plan; issue 26).
   // A source whose large tensors are all references keeps them so (kReferenced).
   const bool references = !model.is_file() && !model.external_data_dir().empty();
-  PARITY_RETURN_IF_ERROR(
-      AskForOptimizedModel(config, optimized_path, references ? PlanWeights::kReferenced : PlanWeights::kDropped));
-  ort::SessionExtras recording = extras;
-  recording.record_assignment = true;  // the plan's identity for observe.h's comparison
-  PARITY_ASSIGN_OR_RETURN(ort::Session session,
-                          WithContext(ort::Session::Create(model, config, recording),
-                                      fmt::format("{} [{}]", label, config_label)));
+  PARITY_ASSIGN_OR_RETURN(
+      std::unique_ptr<Runner> runner,
+      KeptPlanRunner(model, config, label, extras, optimized_path,
+                     references ? PlanWeights::kReferenced : PlanWeights::kDropped));
   std::error_code ec;
   std::filesystem::remove(PlanWeightsFile(optimized_path), ec);
   auto optimized = Model::Load(optimized_path, {.external_data = false});
@@ -78,9 +93,10 @@ Result<PlannedSession> CreatePlannedSession(const ort::ModelSource& model, const
   PARITY_ASSIGN_OR_RETURN(GraphView view, WithContext(BuildGraphView(*optimized, {.infer_shapes = false}),
                                                       "the optimized model ORT saved"));
   FusionMap map = BuildFusionMap(original, view);
+  const ort::Session& session = *runner->kept_session();
   std::vector<std::string> modified = session.modified_optimizers();
   std::vector<ort::EpAssignment> assignment = session.ep_assignment();
-  return PlannedSession{.session = std::move(session),
+  return PlannedSession{.runner = std::move(runner),
                         .optimized = std::move(*optimized),
                         .optimized_path = optimized_path,
                         .optimized_view = std::move(view),
@@ -98,11 +114,10 @@ Result<Model> LoadOptimizedWithWeights(const PlannedSession& plan, const std::st
                                    label));
   std::filesystem::path path = plan.optimized_path;
   path.replace_filename(plan.optimized_path.stem().string() + "_weights.onnx");
-  RunConfig config = plan.config;
-  PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, path, PlanWeights::kWritten));
   {
-    auto saved = ort::Session::Create(*plan.source, config);  // released at once: only its file is read
-    if (!saved) return std::unexpected(std::move(saved.error()).With(fmt::format("{} [{}]", label, plan.config.Label())));
+    // Released at once: only the file it saved is read.
+    auto saved = KeptPlanRunner(*plan.source, plan.config, label, {.cpu_mem_arena = false}, path, PlanWeights::kWritten);
+    if (!saved) return std::unexpected(std::move(saved.error()));
   }
   auto m = Model::Load(path);
   if (!m)
@@ -119,15 +134,15 @@ Result<FusionMap> PlanOf(const Model& model, const GraphView& original, const Ru
 }
 
 Status KeepUntouched(PlannedSession& plan, const Sample& sample, const std::string& label) {
-  if (!plan.session && plan.untouched) return {};  // run by the plan's maker (check's target pass)
-  if (!plan.session) return InternalError(fmt::format("{}: the untouched session was already released", label));
+  if (!plan.session() && plan.untouched) return {};  // run by the plan's maker (check's target pass)
+  if (!plan.session()) return InternalError(fmt::format("{}: the untouched session was already released", label));
   const auto start = std::chrono::steady_clock::now();
-  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*plan.session, sample, label));
+  PARITY_ASSIGN_OR_RETURN(TensorSet outputs, RunSample(*plan.session(), sample, label));
   plan.untouched_run_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   plan.untouched = std::move(outputs);
-  plan.output_names = plan.session->output_names();
-  plan.session.reset();
+  plan.output_names = plan.session()->output_names();
+  plan.runner.reset();
   return {};
 }
 

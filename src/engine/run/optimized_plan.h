@@ -1,6 +1,8 @@
 // A target session together with the plan ORT made for it: the optimized
 // model ORT saved while creating the session, its graph view, and the fusion
 // map against the original graph (its files in a ScratchDir, core/scratch_dir.h).
+// The session is the one a Runner keeps (engine/runner/runner.h: a plan job
+// with keep_session), so no session is made outside the Runner.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/run/fusion_map.h"
+#include "engine/runner/runner.h"
 #include "engine/runner/session_run.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
@@ -23,8 +26,10 @@ namespace parity {
 // PlanWeights, AskForOptimizedModel: engine/runner/session_run.h.
 
 struct PlannedSession {
-  // Empty once KeepUntouched released it (one session alive at a time).
-  std::optional<ort::Session> session;
+  // The in-process Runner keeping the session of the plan's job; null once
+  // KeepUntouched released it (one session alive at a time).
+  std::unique_ptr<Runner> runner;
+  const ort::Session* session() const { return runner ? runner->kept_session() : nullptr; }
   // What ORT saved, structure only: ORT writes the initializers to
   // `<optimized_path>.data`, a link to /dev/null (they are never on disk);
   // LoadOptimizedWithWeights saves them again when a fallback needs them.
@@ -45,7 +50,7 @@ struct PlannedSession {
   std::vector<std::string> output_names;
 };
 
-// Runs `sample` on plan.session, keeps its outputs in `plan` and releases the
+// Runs `sample` on plan.session(), keeps its outputs in `plan` and releases the
 // session, so that the sessions observing it (each holding its own copy of
 // the weights) are created with no other alive (issue 26). ObserveTarget then
 // reads the kept outputs; the plan's map and optimized view stay. A plan

@@ -23,6 +23,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "engine/runner/ort_fact.h"
+#include "engine/runner/session_run.h"
 #include "onnx/model.h"
 #include "ort/session.h"
 
@@ -52,9 +53,12 @@ struct RunnerJob {
   const Model* loaded = nullptr;
   std::vector<std::string> names;  // tensors to return; empty: the model's outputs
   // ORT runners: non-empty asks ORT to save its optimized model of `model`
-  // (structure only, weights to /dev/null) here; the outputs are then the
-  // untouched model's (names must be empty: exposing tensors may re-plan).
+  // here, its weights as plan_weights says (by default structure only, the
+  // weights to /dev/null); the outputs are then the untouched model's (names
+  // must be empty: exposing tensors may re-plan). A plan job may keep its
+  // session too (optimized_plan.h: the deployed session and its plan).
   std::filesystem::path save_plan;
+  PlanWeights plan_weights = PlanWeights::kDropped;
   // Keep the session for the next job of the same model and names (check's
   // reference pass runs every sample on one session); any other job, or one
   // without it, releases it first: one session alive at a time.

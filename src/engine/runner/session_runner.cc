@@ -30,7 +30,8 @@ namespace {
 
 // A model's name in errors: its file's name, or what a model in memory is called.
 std::string Label(const RunnerJob& job) {
-  return job.loaded != nullptr ? job.model.string() : job.model.filename().string();
+  // A model in memory or ORT's own input: `model` only names it, whole.
+  return job.loaded != nullptr || job.source != nullptr ? job.model.string() : job.model.filename().string();
 }
 
 // What a run's errors name: the model, and the sample when the job says it.
@@ -53,14 +54,14 @@ class SessionRunner final : public Runner {
     PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
     // A borrowed value holds the session's ORT objects itself (ort::OutputBuffers).
     auto values = WithContext(session.Run(inputs, job.names, job.buffers, job.timeout_s), label);
-    if (job.keep_session && job.save_plan.empty()) Keep(job, std::move(session));
+    if (job.keep_session) Keep(job, std::move(session));
     return values;
   }
 
   const ort::Session* kept_session() const override { return kept_ ? &*kept_ : nullptr; }
 
   Status Prepare(const RunnerJob& job) override {
-    if (!job.keep_session || !job.save_plan.empty() || IsKept(job)) return {};
+    if (!job.keep_session || IsKept(job)) return {};
     kept_.reset();
     PARITY_ASSIGN_OR_RETURN(ort::Session session, Create(job));
     Keep(job, std::move(session));
@@ -70,7 +71,7 @@ class SessionRunner final : public Runner {
  private:
   bool IsKept(const RunnerJob& job) const {
     if (kept_source_ != job.source || kept_record_ != job.record_assignment) return false;
-    return kept_ && job.keep_session && job.save_plan.empty() && kept_model_ == job.model &&
+    return kept_ && job.keep_session && kept_plan_ == job.save_plan && kept_model_ == job.model &&
            kept_loaded_ == job.loaded && kept_names_ == job.names && kept_arena_ == job.cpu_mem_arena &&
            kept_capture_ == job.capture_optimizer_log;
   }
@@ -78,6 +79,7 @@ class SessionRunner final : public Runner {
   void Keep(const RunnerJob& job, ort::Session session) {
     kept_.emplace(std::move(session));
     kept_model_ = job.model;
+    kept_plan_ = job.save_plan;
     kept_loaded_ = job.loaded;
     kept_names_ = job.names;
     kept_source_ = job.source;
@@ -88,11 +90,15 @@ class SessionRunner final : public Runner {
 
   // A session of ORT's own input (RunnerJob::source), parsed as it is.
   Result<ort::Session> CreateFromSource(const RunnerJob& job, const std::string& label) {
-    if (!job.save_plan.empty()) return InvalidArgument(fmt::format("{}: a job of ORT's own input saves no plan", label));
-    return WithContext(ort::Session::Create(*job.source, ran_.config,
-                                            {.cpu_mem_arena = job.cpu_mem_arena,
-                                             .record_assignment = job.record_assignment}),
-                       fmt::format("{} [{}]", label, ran_.config.Label()));
+    RunConfig config = ran_.config;
+    if (!job.save_plan.empty()) PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, job.plan_weights));
+    auto session = WithContext(ort::Session::Create(*job.source, config,
+                                                    {.capture_optimizer_log = job.capture_optimizer_log,
+                                                     .cpu_mem_arena = job.cpu_mem_arena,
+                                                     .record_assignment = job.record_assignment}),
+                               fmt::format("{} [{}]", label, ran_.config.Label()));
+    DropPlanWeightsLink(job);
+    return session;
   }
 
   // A session of job.model with job.names as outputs (a plan job: ORT saves
@@ -112,7 +118,7 @@ class SessionRunner final : public Runner {
     RunConfig config = ran_.config;
     if (!job.save_plan.empty()) {
       if (!job.names.empty()) return InvalidArgument(fmt::format("{}: a plan job returns the outputs only", label));
-      PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, PlanWeights::kDropped));
+      PARITY_RETURN_IF_ERROR(AskForOptimizedModel(config, job.save_plan, job.plan_weights));
     }
     std::vector<std::string> extra;
     if (!job.names.empty()) {
@@ -131,16 +137,21 @@ class SessionRunner final : public Runner {
                          fmt::format("{} [{}]", label, config.Label()));
     }
     PARITY_ASSIGN_OR_RETURN(ort::Session session, CreateSession(model, config, label, extras));
-    if (!job.save_plan.empty()) {
-      std::error_code ec;  // the weights' side file: a link to /dev/null
-      std::filesystem::remove(job.save_plan.string() + ".data", ec);
-    }
+    DropPlanWeightsLink(job);
     return session;
+  }
+
+  // A plan whose weights went to /dev/null: the link goes once ORT wrote.
+  static void DropPlanWeightsLink(const RunnerJob& job) {
+    if (job.save_plan.empty() || job.plan_weights != PlanWeights::kDropped) return;
+    std::error_code ec;
+    std::filesystem::remove(PlanWeightsFile(job.save_plan), ec);
   }
 
   RanWhat ran_;
   std::optional<ort::Session> kept_;
   std::filesystem::path kept_model_;
+  std::filesystem::path kept_plan_;
   const Model* kept_loaded_ = nullptr;
   std::vector<std::string> kept_names_;
   bool kept_arena_ = false;

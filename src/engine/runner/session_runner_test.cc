@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "core/scratch_dir.h"
 #include "engine/runner/session_run.h"
 #include "engine/runner/runner.h"
 #include "onnx/builtin_models.h"
@@ -108,7 +109,7 @@ TEST(SessionRunner, ARunsErrorNamesTheSampleTheJobSays) {
 // ORT's own input (RunnerJob::source): the model with tensors exposed as
 // bytes ORT parses, run as it is, gives what the same job of the model in
 // memory gives; its kept session says which EP took which node on the CPU
-// alone when asked (record_assignment); a plan of it is refused.
+// alone when asked (record_assignment); a plan of it is saved and kept.
 TEST(SessionRunner, RunsORTsOwnInputAsItIsAndRecordsItsAssignment) {
   const Model m = TransformerBlock();
   const TensorSet inputs = RandomInput("input", {1, 16, 64});
@@ -132,9 +133,24 @@ TEST(SessionRunner, RunsORTsOwnInputAsItIsAndRecordsItsAssignment) {
   auto unrecorded = MakeSessionRunner({});
   ASSERT_TRUE(unrecorded->Prepare({.model = "block", .keep_session = true, .source = &*exposed}));
   EXPECT_TRUE(unrecorded->kept_session()->ep_assignment().empty());
-  auto plan = runner->Run({.model = "block", .save_plan = "/nonexistent/plan.onnx", .source = &*exposed}, inputs);
-  ASSERT_FALSE(plan);
-  EXPECT_NE(plan.error().message().find("saves no plan"), std::string::npos) << plan.error().message();
+  // A plan of it: ORT saves its optimized model (structure only, the
+  // weights' side file gone) and the session is kept, as a planned session's.
+  auto scratch = ScratchDir::Create("runner_plan");
+  ASSERT_TRUE(scratch) << scratch.error().message();
+  const RunnerJob plan_job{.model = "block", .save_plan = *scratch / "plan.onnx", .keep_session = true,
+                           .source = &*plain};
+  ASSERT_TRUE(runner->Prepare(plan_job));
+  ASSERT_NE(runner->kept_session(), nullptr);
+  EXPECT_TRUE(std::filesystem::is_regular_file(*scratch / "plan.onnx"));
+  EXPECT_FALSE(std::filesystem::exists(*scratch / "plan.onnx.data"));
+  const ort::Session* kept = runner->kept_session();
+  auto planned = runner->Run(plan_job, inputs);
+  ASSERT_TRUE(planned) << planned.error().message();
+  EXPECT_EQ(runner->kept_session(), kept);  // the same session ran it
+  auto bad = MakeSessionRunner({})->Run({.model = "block", .save_plan = "/nonexistent/plan.onnx", .source = &*plain},
+                                        inputs);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("/nonexistent/plan.onnx"), std::string::npos) << bad.error().message();
 }
 
 // ONNX's Loop node test with a trip count of 2^40: stopped at the job's
