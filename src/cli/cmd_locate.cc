@@ -2,8 +2,6 @@
 // optionally a derived --target-model) depart from the reference, fused node
 // by fused node. Exit 0: no failing tensor; 1: a divergence; 2: bad input;
 // 3: the runtime failed.
-#include <fmt/format.h>
-
 #include <cstdio>
 
 #include "cli/command.h"
@@ -15,6 +13,7 @@
 #include "core/json_out.h"
 #include "engine/commands/locate_command.h"
 #include "engine/locate/repro.h"
+#include "report/console/torch_console.h"
 #include "report/locate_report.h"
 #include "report/json/torch_json.h"
 #include "report/report_writer.h"
@@ -43,25 +42,10 @@ struct LocateCliOptions {
   ToleranceOptions tolerance;
 };
 
-// The export against PyTorch, then the deployed config (report for --reference torch:DIR).
-void PrintTorchLocate(const TorchLocateResult& result, const LocateOptions& options) {
-  const auto& e = result.exported;
-  fmt::print("export vs PyTorch ({})\n", e.AlignmentLine());
-  fmt::print("  {}\n", e.VerdictLine());
-  fmt::print("deployed [{}] outputs vs PyTorch: {}\n", options.target.Label(),
-             result.deployed.passed() ? "pass" : "FAIL");
-  for (const auto& t : result.deployed.tensors)
-    if (t.status == Verdict::kFail) fmt::print("  '{}': {}\n", t.name, t.reason);
-  if (result.fusion) {
-    fmt::print("the export agrees with PyTorch but the deployed config does not: localizing the fusion\n");
-    PrintLocateSummary(*result.fusion, stdout);
-  }
-}
-
 // The outcome to its writers: console, --json, --model-explorer.
 int WriteLocate(const LocateCliOptions& o, const LocateRequest& request, const LocateOutcome& out) {
   if (out.torch) {
-    PrintTorchLocate(*out.torch, request.options);
+    PrintTorchLocate(*out.torch, request.options.target.Label(), stdout);
     if (!out.repro_not_written.empty())
       std::fprintf(stderr, "parity: --repro %s not written: %s\n", o.repro.c_str(), out.repro_not_written.c_str());
     if (!o.json.empty())

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/torch/torch_dump.h"
+#include "report/locate_report.h"
 #include "report/text_escape.h"
 
 namespace parity {
@@ -105,6 +106,19 @@ std::string FormatAlignSummary(const TorchComparison& c) {
     out += fmt::format("output '{}': {} (PyTorch {}, ONNX {})\n", ConsoleName(f.name), FindingKindName(f.kind), f.reference,
                        f.test);
   return out;
+}
+
+void PrintTorchLocate(const TorchLocateResult& result, const std::string& target_label, std::FILE* out) {
+  const auto& e = result.exported;
+  fmt::print(out, "export vs PyTorch ({})\n", e.AlignmentLine());
+  fmt::print(out, "  {}\n", e.VerdictLine());
+  fmt::print(out, "deployed [{}] outputs vs PyTorch: {}\n", target_label, result.deployed.passed() ? "pass" : "FAIL");
+  for (const auto& t : result.deployed.tensors)
+    if (t.status == Verdict::kFail) fmt::print(out, "  '{}': {}\n", t.name, t.reason);
+  if (result.fusion) {
+    fmt::print(out, "the export agrees with PyTorch but the deployed config does not: localizing the fusion\n");
+    PrintLocateSummary(*result.fusion, out);
+  }
 }
 
 }  // namespace parity

@@ -2,8 +2,10 @@
 // and the summary lines under it. Its JSON is report/json/torch_json.h.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
+#include "engine/torch/locate_torch.h"
 #include "engine/torch/torch_compare.h"
 
 namespace parity {
@@ -15,5 +17,10 @@ std::string FormatAlignTable(const TorchComparison& c, bool all_layers);
 // The alignment line with pass/fail counts, the verdict line, then each
 // failing output and each output finding.
 std::string FormatAlignSummary(const TorchComparison& c);
+
+// `locate --reference torch:DIR`'s console: the export against PyTorch,
+// the deployed config `target_label`'s outputs against PyTorch, and the
+// fusion localized when only the deployed config departs.
+void PrintTorchLocate(const TorchLocateResult& result, const std::string& target_label, std::FILE* out);
 
 }  // namespace parity
