@@ -13,8 +13,6 @@ namespace parity {
 
 namespace {
 
-// A compiling EP: no optimized model to save; the plan is ORT's node
-// assignment (compiled_plan.h), and `optimized` stays empty.
 // An in-process Runner keeping the session of `model` under `config`, made
 // with ORT's node assignment recorded (the plan's identity for observe.h's
 // comparison) and, for `plan` non-empty, its optimized model saved there.
@@ -35,6 +33,8 @@ Result<std::unique_ptr<Runner>> KeptPlanRunner(const ort::ModelSource& model, co
   return runner;
 }
 
+// A compiling EP: no optimized model to save; the plan is ORT's node
+// assignment (compiled_plan.h), and `optimized` stays empty.
 Result<PlannedSession> CreateAssignedSession(const ort::ModelSource& model, const GraphView& original,
                                              RunConfig config, const std::string& label,
                                              const ort::SessionExtras& extras) {
