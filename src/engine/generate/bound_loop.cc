@@ -71,15 +71,7 @@ class BoundLoop {
       DecodeStepOutput step{.step = k};
       TensorSet as_fed = fed, outputs;
       PARITY_ASSIGN_OR_RETURN(outputs, WithContext(Step(k, fed, as_fed, step.ms), fmt::format("step {}", k)));
-      const Tensor* logits = outputs.Find(r_.logits_output);
-      if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", r_.logits_output));
-      PARITY_ASSIGN_OR_RETURN(step.logits, WithContext(LastPositionLogits(*logits), fmt::format("step {}", k)));
-      if (chooser != nullptr) {
-        PARITY_ASSIGN_OR_RETURN(TokenChoice c, chooser->Choose(k, step.logits));
-        step.tokens = std::move(c.tokens), step.origins = std::move(c.origins);
-      } else {
-        step.tokens = GreedyTokens(step.logits);
-      }
+      PARITY_RETURN_IF_ERROR(ReadStep(r_, outputs, chooser, step));
       step.fed = &as_fed;
       step.outputs = &outputs;
       PARITY_RETURN_IF_ERROR(visit(step));

@@ -100,6 +100,19 @@ Result<TensorSet> TimedRun(const ort::Session& session, const TensorSet& inputs,
 
 }  // namespace
 
+Status ReadStep(const GenerationRecord& r, const TensorSet& outputs, TokenChooser* chooser, DecodeStepOutput& step) {
+  const Tensor* logits = outputs.Find(r.logits_output);
+  if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", r.logits_output));
+  PARITY_ASSIGN_OR_RETURN(step.logits, WithContext(LastPositionLogits(*logits), fmt::format("step {}", step.step)));
+  if (chooser != nullptr) {
+    PARITY_ASSIGN_OR_RETURN(TokenChoice c, chooser->Choose(step.step, step.logits));
+    step.tokens = std::move(c.tokens), step.origins = std::move(c.origins);
+  } else {
+    step.tokens = GreedyTokens(step.logits);
+  }
+  return {};
+}
+
 Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record, const TensorSet& prompt,
                      int64_t steps, const DecodeVisitor& visit, TokenChooser* chooser) {
   TensorSet fed = InputsFor(session.input_names(), prompt);
@@ -107,15 +120,7 @@ Status RunDecodeLoop(const ort::Session& session, const GenerationRecord& record
     DecodeStepOutput step{.step = k};
     PARITY_ASSIGN_OR_RETURN(TensorSet outputs,
                             WithContext(TimedRun(session, fed, &step.ms), fmt::format("step {}", k)));
-    const Tensor* logits = outputs.Find(record.logits_output);
-    if (!logits) return InvalidArgument(fmt::format("the model has no output '{}' (the logits)", record.logits_output));
-    PARITY_ASSIGN_OR_RETURN(step.logits, WithContext(LastPositionLogits(*logits), fmt::format("step {}", k)));
-    if (chooser != nullptr) {
-      PARITY_ASSIGN_OR_RETURN(TokenChoice c, chooser->Choose(k, step.logits));
-      step.tokens = std::move(c.tokens), step.origins = std::move(c.origins);
-    } else {
-      step.tokens = GreedyTokens(step.logits);
-    }
+    PARITY_RETURN_IF_ERROR(ReadStep(record, outputs, chooser, step));
     step.fed = &fed;
     step.outputs = &outputs;
     PARITY_RETURN_IF_ERROR(visit(step));

@@ -56,6 +56,11 @@ Result<TensorSet> RunStepwise(const StepSession& session, const GenerationRecord
 // `all` restricted to `names` (the prompt's tensors a session takes).
 TensorSet InputsFor(const std::vector<std::string>& names, const TensorSet& all);
 
+// What step `step.step` gave in `outputs`: its last position's logits (the
+// record's logits output) and its tokens, the chooser's or greedy. Errors:
+// no logits output, logits of another rank, the chooser's.
+Status ReadStep(const GenerationRecord& r, const TensorSet& outputs, TokenChooser* chooser, DecodeStepOutput& step);
+
 // The next step's inputs after `fed` gave `outputs` and the step chose
 // `tokens` (and, beam search, `origins`): the tokens, the mask one longer,
 // the positions one on, the cache branch taken, each past its present as it
