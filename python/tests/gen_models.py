@@ -27,11 +27,12 @@ LLAMA_DYNAMIC = {"input_ids": {1: "seq"}, "attention_mask": {1: "total"}, "posit
 LLAMA_FAULT = "model.layers.1.self_attn.v_proj"
 
 
-def _llama_class():
-    from transformers import LlamaForCausalLM
+def step_class(base):
+    """`base` (a transformers CausalLM class) with the step signature: ids, mask, positions and
+    one past per cache in, logits and the presents out (LLAMA_OUTPUTS), for 2 layers."""
     from transformers.cache_utils import DynamicCache
 
-    class LlamaStep(LlamaForCausalLM):
+    class Step(base):
         def forward(self, input_ids, attention_mask, position_ids, past_key_0, past_value_0, past_key_1,
                     past_value_1):
             cache = DynamicCache(config=self.config)
@@ -51,7 +52,13 @@ def _llama_class():
             cache = [torch.randn(1, KV_HEADS, past, head, generator=g) * 0.5 for _ in range(2 * LAYERS)]
             return (ids, mask, pos, *cache)
 
-    return LlamaStep
+    Step.__name__ = Step.__qualname__ = base.__name__.replace("ForCausalLM", "Step")
+    return Step
+
+
+def _llama_class():
+    from transformers import LlamaForCausalLM
+    return step_class(LlamaForCausalLM)
 
 
 def llama_step(fault=None):
