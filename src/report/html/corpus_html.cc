@@ -9,8 +9,6 @@
 #include "report/corpus_report.h"
 #include "report/html/html_internal.h"
 #include "report/json/json_helpers.h"
-#include "report/report_assets.h"
-#include "report/text_escape.h"
 
 namespace parity {
 namespace {
@@ -18,8 +16,6 @@ namespace {
 using html::Esc;
 using html::Num;
 using json = nlohmann::json;
-
-std::string_view Asset(const unsigned char* data, size_t size) { return {reinterpret_cast<const char*>(data), size}; }
 
 std::string Text(const CorpusResult& r, int64_t index) {
   return index < static_cast<int64_t>(r.texts.size()) ? r.texts[index] : std::string();
@@ -93,33 +89,6 @@ json ChartData(const CorpusResult& r) {
   return {{"corpus_steps", steps}, {"corpus_prompts", prompts}};
 }
 
-std::string FillTemplate(const std::pair<std::string_view, std::string> (&values)[7]) {
-  const std::string_view tpl = Asset(report_assets::kReportHtml, report_assets::kReportHtmlSize);
-  std::string out;
-  size_t pos = 0;
-  while (pos < tpl.size()) {
-    const size_t open = tpl.find("{{", pos), close = open == std::string_view::npos ? open : tpl.find("}}", open + 2);
-    if (close == std::string_view::npos) break;
-    out.append(tpl.substr(pos, open - pos));
-    const std::string_view key = tpl.substr(open + 2, close - open - 2);
-    bool found = false;
-    for (const auto& [name, value] : values)
-      if (key == name) out += value, found = true;
-    if (!found) out.append(tpl.substr(open, close + 2 - open));
-    pos = close + 2;
-  }
-  out.append(tpl.substr(pos));
-  return out;
-}
-
-// Script text may not contain "</script".
-std::string ScriptSafe(std::string_view js) {
-  std::string out(js);
-  for (size_t at = 0; (at = out.find("</", at)) != std::string::npos; at += 3)
-    if (out.compare(at + 2, 6, "script") == 0 || out.compare(at + 2, 6, "SCRIPT") == 0) out.replace(at, 2, "<\\/");
-  return out;
-}
-
 }  // namespace
 
 std::string CorpusResultToHtml(const CorpusResult& r) {
@@ -140,15 +109,7 @@ std::string CorpusResultToHtml(const CorpusResult& r) {
                                         : std::string("not judged (the search is not greedy)"));
   body += SummaryTable(r) + Charts() + WorstTable(r);
   body += fmt::format("<footer>Written by parity {}. Charts: uPlot (MIT), embedded.</footer>\n</main>", PARITY_VERSION);
-  const std::pair<std::string_view, std::string> values[7] = {
-      {"TITLE", Esc(verdict + " \xC2\xB7 parity check --corpus \xC2\xB7 " + r.model_path)},
-      {"UPLOT_CSS", std::string(Asset(report_assets::kUplotCss, report_assets::kUplotCssSize))},
-      {"REPORT_CSS", std::string(Asset(report_assets::kReportCss, report_assets::kReportCssSize))},
-      {"BODY", body},
-      {"DATA", JsonForScript(ChartData(r))},
-      {"UPLOT_JS", ScriptSafe(Asset(report_assets::kUplotJs, report_assets::kUplotJsSize))},
-      {"REPORT_JS", ScriptSafe(Asset(report_assets::kReportJs, report_assets::kReportJsSize))}};
-  return FillTemplate(values);
+  return html::ReportPage(verdict + " \xC2\xB7 parity check --corpus \xC2\xB7 " + r.model_path, body, ChartData(r));
 }
 
 }  // namespace parity

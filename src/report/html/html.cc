@@ -202,16 +202,21 @@ std::string CheckReportToHtml(const CheckReport& r) {
   body += fmt::format("<footer>Written by parity {}. Charts: uPlot (MIT), embedded.</footer>\n</main>",
                       Esc(r.tool_version));
 
-  const std::string values[][2] = {
-      {"TITLE", Esc(verdict + " \xC2\xB7 parity check \xC2\xB7 " + model)},
+  return ReportPage(verdict + " \xC2\xB7 parity check \xC2\xB7 " + model, body, ChartData(r));
+}
+
+namespace html {
+
+std::string ReportPage(std::string_view title, const std::string& body, const nlohmann::json& data) {
+  const std::pair<std::string_view, std::string> values[] = {
+      {"TITLE", Esc(title)},
       {"UPLOT_CSS", std::string(Asset(report_assets::kUplotCss, report_assets::kUplotCssSize))},
       {"REPORT_CSS", std::string(Asset(report_assets::kReportCss, report_assets::kReportCssSize))},
       {"BODY", body},
-      {"DATA", JsonForScript(ChartData(r))},
+      {"DATA", JsonForScript(data)},
       {"UPLOT_JS", ScriptSafe(Asset(report_assets::kUplotJs, report_assets::kUplotJsSize))},
       {"REPORT_JS", ScriptSafe(Asset(report_assets::kReportJs, report_assets::kReportJsSize))},
   };
-  // One pass over the template: text substituted in is never scanned again.
   const std::string_view tpl = Asset(report_assets::kReportHtml, report_assets::kReportHtmlSize);
   std::string out;
   out.reserve(tpl.size() + body.size() + report_assets::kUplotJsSize + 4096);
@@ -233,4 +238,5 @@ std::string CheckReportToHtml(const CheckReport& r) {
   return out;
 }
 
+}  // namespace html
 }  // namespace parity

@@ -24,6 +24,12 @@ std::string Pill(std::string_view status);
 // A JSON value as short text: strings unquoted, numbers as written, others dumped.
 std::string JsonText(const nlohmann::json& j);
 
+// The page every report writes: the report template with `title` (escaped
+// here), the embedded uPlot and report CSS/JS, `body` (HTML) and `data`
+// (what the page's script draws) filled in, in one pass: text substituted in
+// is never scanned again.
+std::string ReportPage(std::string_view title, const std::string& body, const nlohmann::json& data);
+
 // The outputs worth a histogram: failing first, then the rest, at most `max`;
 // as (sample index, output index).
 std::vector<std::pair<size_t, size_t>> HistogramOutputs(const CheckReport& r, size_t max);
