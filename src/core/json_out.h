@@ -7,7 +7,7 @@
 //   serializer never throws on them (nlohmann's error_handler_t::replace).
 // - Non-finite doubles become null, as nlohmann writes them; writers that
 //   must keep them put "inf"/"-inf"/"nan" strings (JsonNumber,
-//   report/json_helpers.h) before calling this.
+//   report/json/json_helpers.h) before calling this.
 #pragma once
 
 #include <filesystem>

@@ -12,7 +12,7 @@
 // The copy computes what the model computes on that sample, and every body
 // tensor is a top-level tensor that can be exposed, compared and located.
 // Bodies nested in bodies come to the top level one round at a time
-// (engine/run/control_flow.h repeats the two steps). Scan bodies are not
+// (engine/run/flatten_control_flow.h repeats the two steps). Scan bodies are not
 // inlined (a note says so).
 #pragma once
 

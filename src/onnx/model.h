@@ -126,7 +126,7 @@ class Model {
   // edit has reached it, nor a clone of it); empty otherwise, and empty
   // when its weights were left in the file (weights_in_file()). A runtime
   // can then read the file itself instead of a serialized copy held in
-  // memory (engine/run/runner.h: SourceOf).
+  // memory (engine/runner/session_run.h: SourceOf).
   const std::filesystem::path& unmodified_file() const {
     static const std::filesystem::path kNone;
     return unmodified_ ? path_ : kNone;

@@ -157,7 +157,7 @@ struct BaselineResult {
   int64_t resident_bytes = 0;  // when tracing started
   int64_t reserved_bytes = 0;  // for one run besides the observed tensors
   // A model with If/Loop/Scan: each sample's layers are those of its
-  // observation copy (engine/run/control_flow.h), body tensors included;
+  // observation copy (engine/run/flatten_control_flow.h), body tensors included;
   // the branches the samples took and the bodies left unobserved.
   ControlFlowReport control_flow;
   bool deterministic() const;

@@ -126,7 +126,7 @@ struct CheckConfig {
   std::vector<std::string> more_torch;  // more dumps (--torch given again)
 };
 
-// --model-explorer DIR (report/model_explorer.h): where the node-data files
+// --model-explorer DIR (report/overlays/model_explorer.h): where the node-data files
 // went and how to open them, for the HTML report's links.
 struct ModelExplorerLinks {
   std::string dir;       // as given

@@ -1,6 +1,6 @@
 // Which PyTorch modules a model's nodes belong to, summarized for `parity
-// inspect`. Its console text is report/inspect_console.h, its JSON
-// report/inspect_json.h.
+// inspect`. Its console text is report/console/inspect_console.h, its JSON
+// report/json/inspect_json.h.
 #pragma once
 
 #include <string>

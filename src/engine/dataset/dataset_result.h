@@ -53,7 +53,7 @@ struct DatasetOutputSummary {
   // log10(max_abs) histogram: bin 0 counts exact zeros, then decades
   // [1e-9, 1e-8), ..., [1e2, 1e3), the last one everything from 1e3 (and NaN/inf).
   std::vector<int64_t> histogram;
-  // Classifier-like outputs (quant/top1.h): rows counted and agreeing.
+  // Classifier-like outputs (engine/quant/top1.h): rows counted and agreeing.
   bool classifier = false;
   int64_t top1_rows = 0, top1_agree = 0;
   std::vector<std::string> flipped;  // ids of samples with a flipped row, in stream order

@@ -2,7 +2,7 @@
 //   DIR            its .npz and .npy files, and its sub-folders (each one
 //                  sample: a folder of .npy or ONNX .pb files), sorted by name;
 //   PATTERN        a glob(3) pattern ("data/*.npz"), matches sorted.
-// Each entry is read with the one loader (load/samples.h), one at a time:
+// Each entry is read with the one loader (engine/load/samples.h), one at a time:
 // an .npz may hold one sample (keys INPUT) or several (keys SAMPLE/INPUT).
 #pragma once
 

@@ -43,7 +43,7 @@ struct LocateOptions {
   std::string model_label = "model";
   std::string target_label;  // the --target-model path, if any
   bool ablation = true;
-  bool precision = true;  // a QDQ / float16 target model: the per-layer precision report (quant/quant_layers.h)
+  bool precision = true;  // a QDQ / float16 target model: the per-layer precision report (engine/quant/quant_layers.h)
   bool drilldown = true;  // narrow a top culprit that covers several fused groups (drilldown.h)
   int latency_runs = 5;
   size_t max_suspects = 6;  // regions whose local error is measured

@@ -71,7 +71,7 @@ struct FirstDivergence {
   std::string op_type;
   std::vector<std::string> covers;
   // The producer came from an If/Loop body: "node 'Mul' in Loop 'loop'
-  // iteration 2" (engine/run/control_flow.h); empty otherwise.
+  // iteration 2" (engine/run/flatten_control_flow.h); empty otherwise.
   std::string body;
 };
 
@@ -150,7 +150,7 @@ struct LocateReport {
   std::string repro;                    // directory, when written
   // ORT's optimized model of the target, structure only (its initializers
   // are references to a data file that does not exist): what a graph viewer
-  // shows as the deployed graph (report/model_explorer.h). Empty when ORT
+  // shows as the deployed graph (report/overlays/model_explorer.h). Empty when ORT
   // saved none (a compiling EP) or it could not be serialized.
   std::string optimized_graph;
   // A target derived by a quantizer or a float16 converter: its per-layer
@@ -165,7 +165,7 @@ struct LocateReport {
   std::vector<ort::EpAssignment> target_assignment;
   std::optional<ArithmeticVerdict> arithmetic;
   // The model's If/Loop bodies, observed on this sample through an
-  // observation copy (engine/run/control_flow.h): the branches taken, the
+  // observation copy (engine/run/flatten_control_flow.h): the branches taken, the
   // bodies left unobserved. `present` false for a model without control flow.
   ControlFlowReport control_flow;
   // Two runtimes at one config (runtime_diff.h): both, and their plans compared.

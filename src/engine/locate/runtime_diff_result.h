@@ -1,6 +1,6 @@
 // What LocateAcrossRuntimes (runtime_diff.h) adds to a locate report: the two
 // runtimes that ran, as typed facts, and how their fused plans differ.
-// Plain data, no JSON (report/locate_json.cc writes it as `runtimes`).
+// Plain data, no JSON (report/json/locate_json.cc writes it as `runtimes`).
 #pragma once
 
 #include <string>

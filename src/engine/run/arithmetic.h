@@ -14,7 +14,7 @@
 //     CUDA EP without use_tf32=0 (tf32);
 //   - the reference re-run with that rounding emulated reproduces the
 //     target's per-tensor errors across many tensors (EmulationEvidence,
-//     engine/locate/emulate.h);
+//     engine/locate/arithmetic_evidence.cc);
 // else an error that starts at one node, with every tensor before it at
 // float32's own level, is a local fault of that node; else nothing is said.
 // Pure functions over parity's own types; thread-safe.

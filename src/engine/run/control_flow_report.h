@@ -1,5 +1,5 @@
 // The control-flow part of a report (check, locate): plain data, filled by
-// engine/run/control_flow.h, written by report/control_flow_json.cc and the
+// engine/run/flatten_control_flow.h, written by report/control_flow_writer.h and the
 // console writers.
 #pragma once
 

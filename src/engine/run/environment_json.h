@@ -3,7 +3,7 @@
 // engine's own data file needs it: the baseline manifest records it and
 // `baseline verify` compares it field by field (engine/baseline/). Every
 // report's "env" and `parity env --json` are this object too
-// (report/env_json.h).
+// (report/json/env_json.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
