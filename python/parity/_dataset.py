@@ -92,7 +92,7 @@ def module_reference_args(module: Any, dataset: Any, input_names: List[str], out
 
 
 def _run_batch(module, batch, first, input_names, output_names, folder, ref):
-    from .torch.dumper import _run_context
+    from .torch.run_context import run_context
     from .torch.flatten import flatten
     import torch
     for i, sample in enumerate(batch):
@@ -102,7 +102,7 @@ def _run_batch(module, batch, first, input_names, output_names, folder, ref):
     same = all(s[k].ndim >= 1 and s[k].shape[1:] == batch[0][k].shape[1:] for s in batch for k in input_names)
     groups = [batch] if same else [[s] for s in batch]
     outputs = []
-    with _run_context(module, 0, False):
+    with run_context(module, 0, False):
         for group in groups:
             args = [torch.from_numpy(np.concatenate([s[k] for s in group])) for k in input_names]
             flat = [t.detach().cpu().numpy() for t in flatten(module(*args))]

@@ -9,9 +9,11 @@ import warnings
 
 import torch
 
-from .dumper import dump, eval_mode, fastpath_disabled, refuse_existing_dump
+from .dump_folder import refuse_existing_dump
+from .dumper import dump
 from .dynamic import dims_in_file, normalize_dynamic_axes, to_dynamic_shapes
 from .errors import ExportError
+from .run_context import eval_mode, fastpath_disabled
 from .signature import split_args
 from .sizes import parse_sizes, plan_sizes, sized_args
 

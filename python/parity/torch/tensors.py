@@ -1,4 +1,4 @@
-"""Tensor -> .npy conversion, atomic file writes, and summary statistics."""
+"""Tensor -> .npy conversion, atomic file writes, a dump's tensor files, and summary statistics."""
 
 import json
 import os
@@ -101,3 +101,13 @@ def save_json(path, obj):
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+
+
+def write_tensor(out_dir, fname, tensor, written):
+    """Saves one tensor as out_dir/fname and adds fname (with '/') to the set
+    `written`; returns its manifest entry {file, dtype, shape, stats...}."""
+    array, dtype = to_numpy(tensor)
+    rel = fname.replace(os.sep, "/")
+    save_npy(os.path.join(out_dir, fname), array)
+    written.add(rel)
+    return {"file": rel, "dtype": dtype, "shape": list(tensor.shape), **stats(tensor)}
