@@ -4,12 +4,13 @@
 [--address ADDR] [--cpus-per-actor C] -- WORKER...`` is what the C++ command
 line runs: FILE lists the dataset's entries, one JSON record a line
 (``{"index": N, "path_hex": "..."}``: the path's bytes in hex, so that no file
-name can split a line; src/engine/dataset/entry_record.h); Ray Data maps
+name can split a line); Ray Data maps
 them in batches (``map_batches``) over a pool of N actors. Each actor starts
 WORKER (``parity dataset-worker MODEL ...``) once, in the actor, with its ORT
 sessions' intra-op threads set to the CPUs Ray gave the actor, and sends it
 the batch's records unchanged; the worker answers with the rows, computed by the local
-engine's own C++ code. The rows are written to --out in entry order, so the
+engine's own C++ code. Records and answers are parity's one worker protocol
+(src/core/worker_protocol.h), read here by parity._worker_protocol. The rows are written to --out in entry order, so the
 report the command line builds from them is the local engine's, bit for bit.
 
 Without --address a local cluster is started (and stopped) with its session
@@ -35,7 +36,6 @@ Exit codes: 0 done, 2 bad input (Ray missing, an unreadable or malformed entries
 3 a failure of Ray or of a worker, 130/143 interrupted.
 """
 import argparse
-import json
 import os
 import shutil
 import signal
@@ -45,6 +45,8 @@ import time
 from typing import Dict, List, Optional
 
 import numpy as np
+
+from parity import _worker_protocol as wire
 
 _DIE_KNOB = "PARITY_TEST_RAY_ACTOR_DIES"  # test only: see the module's docstring
 
@@ -73,9 +75,11 @@ class _Worker:
         # may be any bytes (not UTF-8); they reach the rows file unchanged.
         self._proc = subprocess.Popen([*worker, "--threads", str(cpus)], stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE, bufsize=0)
-        ready = self._proc.stdout.readline()
-        if not ready.startswith(b"O\t"):
-            raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()})")
+        try:
+            wire.read_ready(self._proc.stdout)
+        except (wire.WorkerGone, wire.ProtocolError) as e:
+            why = f": {e}" if str(e) else ""
+            raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()}){why}") from None
 
     def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
         import ray
@@ -90,16 +94,13 @@ class _Worker:
         for index, record in zip(batch["index"], batch["record"]):
             self._proc.stdin.write(f"{record}\n".encode("ascii"))  # the command's own record, forwarded unchanged
             self._proc.stdin.flush()
-            rows = []
-            while True:
-                line = self._proc.stdout.readline()
-                if not line:  # the worker died: the actor goes too, so Ray retries the batch
-                    print(f"parity: ray: parity dataset-worker died on entry {int(index)} ({_shown(record)})",
-                          file=sys.stderr, flush=True)
-                    os._exit(1)
-                if line.startswith(b"E\t"):
-                    break
-                rows.append(line.rstrip(b"\n"))
+            try:
+                rows = wire.read_answer(self._proc.stdout, int(index))
+            except (wire.WorkerGone, wire.ProtocolError) as e:  # the actor goes too, so Ray retries the batch
+                how = "died" if isinstance(e, wire.WorkerGone) else f"broke the protocol ({e})"
+                print(f"parity: ray: parity dataset-worker {how} on entry {int(index)} ({_shown(record)})",
+                      file=sys.stderr, flush=True)
+                os._exit(1)
             lines.append(b"\n".join(rows))
         return {"index": np.asarray(batch["index"], dtype=np.int64), "lines": np.asarray(lines, dtype=object)}
 
@@ -122,11 +123,6 @@ def _parse(argv: List[str]) -> argparse.Namespace:
     return args
 
 
-_MAX_INDEX = 1 << 53
-_MAX_RECORD = 16 * 1024  # kMaxEntryRecordBytes (src/engine/dataset/entry_record.h)
-_HEX = frozenset("0123456789abcdef")
-
-
 class BadEntries(ValueError):
     """The entries file is not a list of records (exit 2, one line)."""
 
@@ -134,31 +130,18 @@ class BadEntries(ValueError):
 def _shown(record: str) -> str:
     """A record's path for a message: its bytes decoded, controls escaped."""
     try:
-        raw = bytes.fromhex(json.loads(record)["path_hex"])
-    except (ValueError, KeyError, TypeError):
+        raw = wire.parse_record(record.encode("ascii"))[1]
+    except (wire.ProtocolError, UnicodeEncodeError):
         return "?"
     return repr(os.fsdecode(raw))[1:-1]
 
 
 def _record(line: bytes, number: int) -> Dict[str, object]:
-    where = f"entries line {number}"
-    if len(line) > _MAX_RECORD:
-        raise BadEntries(f"{where}: longer than {_MAX_RECORD} bytes")
     try:
-        text = line.decode("ascii")
-        obj = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as e:
-        raise BadEntries(f"{where}: not a JSON record ({e.__class__.__name__})") from None
-    if not isinstance(obj, dict) or set(obj) != {"index", "path_hex"}:
-        raise BadEntries(f"{where}: not an object of exactly index and path_hex")
-    index, digits = obj["index"], obj["path_hex"]
-    if type(index) is not int or not 0 <= index <= _MAX_INDEX:
-        raise BadEntries(f"{where}: the index is not an integer from 0 to 2^53")
-    if not isinstance(digits, str) or not digits or len(digits) % 2 or not set(digits) <= _HEX:
-        raise BadEntries(f"{where}: path_hex is not lowercase hex of whole bytes")
-    if b"\0" in bytes.fromhex(digits):
-        raise BadEntries(f"{where}: the path holds a NUL byte")
-    return {"index": index, "record": text}
+        index = wire.parse_record(line)[0]
+    except wire.ProtocolError as e:
+        raise BadEntries(f"entries line {number}: {e}") from None
+    return {"index": index, "record": line.decode("ascii")}
 
 
 def _entries(path: str) -> List[Dict[str, object]]:

@@ -2,7 +2,7 @@
 
 The command line hands the driver (python/parity/_ray_engine.py) its entries
 as framed records, one JSON object a line with the path's bytes in hex
-(src/engine/dataset/entry_record.h): a file name holding a newline once added
+(src/core/worker_protocol.h): a file name holding a newline once added
 an entry that read a file outside the dataset, and `\\r` or bytes that are not
 UTF-8 gave a traceback. The driver refuses anything but such records (exit 2,
 one line); a local cluster listens on 127.0.0.1 with its token in the
