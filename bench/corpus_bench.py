@@ -2,9 +2,13 @@
 corpus"): `parity check STEP.onnx --corpus DIR` (the teacher-forced replay on
 ORT with KL, agreement and rank per step) against a plain onnxruntime Python
 loop over the same tokens (the peer: one session, PyTorch's tokens fed back,
-each past its present, nothing judged), and the Ray engine with 2 actors
-against the local engine on the same 2 cores. Prints the ratios; nothing
-gates on them (not a timed test).
+each past its present, nothing judged), and the Ray engine with 2 actors of 1
+CPU each against the local engine on the same 2 cores (its ORT default: 2
+intra-op threads; also shown at --threads 1). Each repeat runs them all in
+turn (the machine's load moves; its load average is printed); the Ray run's
+time is split as its driver says: the cluster's start, then the prompts (the
+actors' start and model load, their busy time, the rest Ray's scheduling and
+transfers). Prints the ratios; nothing gates on them (not a timed test).
 
     PYTHONPATH=python:python/tests .venv/bin/python bench/corpus_bench.py OUT [PROMPTS [STEPS [REPEATS]]]
 
@@ -77,25 +81,54 @@ def main(argv):
     m = json.load(open(os.path.join(corpus_dir, "corpus.json")))
     print(f"corpus: {m['prompts']} prompts x {m['steps']} steps, top-{m['top_k']} of {m['vocab']} "
           f"({m['top_k'] * 8 + 16} bytes a step, {(m['top_k'] * 8 + 16) * m['prompts'] * m['steps'] / 2**20:.1f} MiB)")
-    plain, local, rss, ort_ms = [], [], [], []
-    for _ in range(repeats):  # alternated: the machine's load moves
-        plain.append(plain_ort_loop(model, corpus_dir))
-        w, r, o, _ = parity_check(model, corpus_dir)
-        local.append(w), rss.append(r), ort_ms.append(o / 1000)
-    p, lo = statistics.median(plain), statistics.median(local)
-    print(f"plain onnxruntime Python loop: {p:.2f} s (runs: {', '.join(f'{x:.2f}' for x in plain)})")
-    print(f"parity check --corpus (local): {lo:.2f} s whole command, ORT calls {statistics.median(ort_ms):.2f} s, "
-          f"peak RSS {max(rss):.0f} MiB (runs: {', '.join(f'{x:.2f}' for x in local)})")
+    ray = os.environ.get("CORPUS_BENCH_RAY", "1") != "0"
+    runs = [one_round(model, corpus_dir, ray) for _ in range(repeats)]  # alternated: the machine's load moves
+    report(runs, ray)
+    if ray:
+        running_cluster(model, corpus_dir, statistics.median(r["local"] for r in runs))
+
+
+def one_round(model, corpus_dir, ray):
+    """One alternation: the plain loop, the local engine, the local engine at one
+    intra-op thread, the Ray engine (2 actors, 1 CPU each); the load average before."""
+    r = {"load": os.getloadavg()[0], "plain": plain_ort_loop(model, corpus_dir)}
+    r["local"], r["rss"], ort_ms, _ = parity_check(model, corpus_dir)
+    r["ort"] = ort_ms / 1000
+    r["local1"] = parity_check(model, corpus_dir, "--threads", "1")[0]
+    if ray:
+        r["ray"], _, _, err = parity_check(model, corpus_dir, "--engine", "ray", "--ray-actors", "2")
+        up = re.search(r"cluster up in ([\d.]+) s; .* in ([\d.]+) s", err)
+        busy = re.search(r"actors ready after ([\d.]+) s .* busy ([\d.]+) s", err)
+        r["up"], r["prompts"] = (float(up.group(1)), float(up.group(2))) if up else (float("nan"),) * 2
+        r["ready"], r["busy"] = (float(busy.group(1)), float(busy.group(2))) if busy else (float("nan"),) * 2
+    print("  run: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()), flush=True)
+    return r
+
+
+def report(runs, ray):
+    def med(key):
+        return statistics.median(r[key] for r in runs)
+
+    def each(key):
+        return ", ".join(f"{r[key]:.2f}" for r in runs)
+
+    p, lo = med("plain"), med("local")
+    print(f"load average (1 min) before each run: {each('load')}")
+    print(f"plain onnxruntime Python loop: {p:.2f} s (runs: {each('plain')})")
+    print(f"parity check --corpus (local): {lo:.2f} s whole command, ORT calls {med('ort'):.2f} s, "
+          f"peak RSS {max(r['rss'] for r in runs):.0f} MiB (runs: {each('local')}); "
+          f"at --threads 1: {med('local1'):.2f} s (runs: {each('local1')})")
     print(f"ratio parity / plain loop: {lo / p:.2f} (goal: at most 1.5)")
-    if os.environ.get("CORPUS_BENCH_RAY", "1") != "0":
-        w, _, _, err = parity_check(model, corpus_dir, "--engine", "ray", "--ray-actors", "2")
-        mapped = re.search(r"cluster up in ([\d.]+) s; .* in ([\d.]+) s", err)
-        up, work = (float(mapped.group(1)), float(mapped.group(2))) if mapped else (float("nan"), float("nan"))
-        print(f"parity check --corpus --engine ray (2 actors, 1 CPU each): {w:.2f} s whole command "
-              f"(cluster up {up:.2f} s, prompts {work:.2f} s)")
-        print(f"ratio ray / local at 2 cores: {w / lo:.2f} whole command, {work / lo:.2f} without the cluster's "
-              "start (goal: at most 1.0)")
-        running_cluster(model, corpus_dir, lo)
+    if not ray:
+        return
+    print(f"parity check --corpus --engine ray (2 actors, 1 CPU each): {med('ray'):.2f} s whole command "
+          f"(runs: {each('ray')}); cluster up {med('up'):.2f} s, prompts {med('prompts'):.2f} s "
+          f"(runs: {each('prompts')}): actors ready after {med('ready'):.2f} s, then each busy {med('busy'):.2f} s")
+    ratios = [r["prompts"] / r["local"] for r in runs]
+    whole = ", ".join(f"{r['ray'] / r['local']:.2f}" for r in runs)
+    print(f"ratio ray / local at 2 cores, each run against the local run beside it: prompts "
+          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f}; goal: at most 1.0); "
+          f"whole command {whole}")
 
 
 def running_cluster(model, corpus_dir, local_s):

@@ -4,14 +4,19 @@
 [--address ADDR] [--cpus-per-actor C] -- WORKER...`` is what the C++ command
 line runs: FILE lists the dataset's entries, one JSON record a line
 (``{"index": N, "path_hex": "..."}``: the path's bytes in hex, so that no file
-name can split a line); Ray Data maps
-them in batches (``map_batches``) over a pool of N actors. Each actor starts
-WORKER (``parity dataset-worker MODEL ...``) once, in the actor, with its ORT
-sessions' intra-op threads set to the CPUs Ray gave the actor, and sends it
-the batch's records unchanged; the worker answers with the rows, computed by the local
+name can split a line); they are mapped in
+chunks over a pool of N Ray actors (plain actors: Ray Data's executor, its
+imports and its actor start cost seconds on a small machine, docs/generation.md
+"A prompt corpus"). Each actor starts WORKER (``parity dataset-worker MODEL ...``
+or ``parity corpus-worker ...``) once, in the actor, with its ORT sessions'
+intra-op threads set to the CPUs Ray gave the actor, and sends it the chunk's
+records unchanged; the worker answers with the rows, computed by the local
 engine's own C++ code. Records and answers are parity's one worker protocol
-(src/core/worker_protocol.h), read here by parity._worker_protocol. The rows are written to --out in entry order, so the
-report the command line builds from them is the local engine's, bit for bit.
+(src/core/worker_protocol.h), read here by parity._worker_protocol. Two
+chunks are in flight per actor, sized to what is left (guided: large first,
+small at the end so that the actors finish together). The rows are written
+to --out in entry order, so the report the command line builds from them is
+the local engine's, bit for bit.
 
 Without --address a local cluster is started (and stopped) with its session
 files under --temp-dir (removed on exit and on SIGINT/SIGTERM: an interrupted
@@ -19,13 +24,13 @@ run writes no rows and leaves no folder of ours); with one, the driver joins
 it: every node then needs the same paths (the dataset, the models, the parity
 binary) -- a shared file system or the same image.
 
-An actor that dies is restarted by Ray and its tasks retried (Ray Data's
-actor-pool defaults); a ledger actor counts how often each entry was started,
-so the entries run more than once are counted and written to OUT.retried
-("ENTRIES<TAB>SAMPLES") for the report. A ``parity dataset-worker`` that dies
-takes its actor down with it (os._exit), so it is retried the same way.
+An actor that dies is restarted by Ray (max_restarts=-1) and the driver sends
+its chunk again (a chunk that took its actor down ``_MAX_TRIES`` times fails
+the run, exit 3), so the entries run more than once are known and written to
+OUT.retried ("ENTRIES<TAB>SAMPLES") for the report. A ``parity dataset-worker``
+that dies takes its actor down with it (os._exit), so it is retried the same way.
 Test-only knob: PARITY_TEST_RAY_ACTOR_DIES=FILE makes the first actor to
-start a batch while FILE does not exist create FILE and die (os._exit), once
+start a chunk while FILE does not exist create FILE and die (os._exit), once
 per FILE (python/tests/test_dataset_ray.py).
 
 A local cluster is advertised on 127.0.0.1, its state and its authentication
@@ -42,35 +47,25 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
-import numpy as np
 
 from parity import _worker_protocol as wire
 
 _DIE_KNOB = "PARITY_TEST_RAY_ACTOR_DIES"  # test only: see the module's docstring
 
 
-class _Ledger:
-    """How many times each entry was started (a Ray actor; one per run)."""
-
-    def __init__(self):
-        self._starts: Dict[int, int] = {}
-
-    def start(self, indices: List[int]) -> None:
-        for i in indices:
-            self._starts[i] = self._starts.get(i, 0) + 1
-
-    def repeated(self) -> List[int]:
-        return sorted(i for i, n in self._starts.items() if n > 1)
+_DEPTH = 2  # chunks in flight per actor
+_MAX_TRIES = 3  # sends of one chunk whose actor died each time, before the run fails
 
 
 class _Worker:
-    """One actor: its own ``parity dataset-worker`` with its own two sessions."""
+    """One actor: its own worker process (``parity dataset-worker`` with its two
+    sessions, or ``parity corpus-worker`` with its one)."""
 
-    def __init__(self, worker: List[str], cpus: int, ledger, die_once: Optional[str]):
-        self._ledger = ledger
+    def __init__(self, worker: List[str], cpus: int, die_once: Optional[str]):
         self._die_once = die_once
+        start = time.time()
         # Bytes, not text: a row names its sample by the file's name, which
         # may be any bytes (not UTF-8); they reach the rows file unchanged.
         self._proc = subprocess.Popen([*worker, "--threads", str(cpus)], stdin=subprocess.PIPE,
@@ -79,30 +74,34 @@ class _Worker:
             wire.read_ready(self._proc.stdout)
         except (wire.WorkerGone, wire.ProtocolError) as e:
             why = f": {e}" if str(e) else ""
-            raise RuntimeError(f"parity dataset-worker did not start (exit {self._proc.poll()}){why}") from None
+            raise RuntimeError(f"parity {worker[1] if len(worker) > 1 else 'worker'} did not start "
+                               f"(exit {self._proc.poll()}){why}") from None
+        self._ready, self._load = time.time(), time.time() - start  # when, and its model load's seconds
 
-    def __call__(self, batch: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
-        import ray
-        ray.get(self._ledger.start.remote([int(i) for i in batch["index"]]))
+    def run(self, chunk: List[Dict[str, object]]) -> Tuple[List[Tuple[int, bytes]], Tuple[float, float, float]]:
+        """Each entry's index and its rows (the worker's lines, joined by newlines),
+        and (when the worker was ready, its load's seconds, this chunk's seconds)."""
+        start = time.perf_counter()
         if self._die_once:
             try:
                 os.close(os.open(self._die_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-                os._exit(1)  # the actor dies mid-batch, once: Ray restarts it and retries the batch
+                os._exit(1)  # the actor dies mid-chunk, once: Ray restarts it and the driver sends the chunk again
             except FileExistsError:
                 pass
-        lines = []
-        for index, record in zip(batch["index"], batch["record"]):
+        out = []
+        for item in chunk:
+            record = item["record"]
             self._proc.stdin.write(f"{record}\n".encode("ascii"))  # the command's own record, forwarded unchanged
             self._proc.stdin.flush()
             try:
-                rows = wire.read_answer(self._proc.stdout, int(index))
-            except (wire.WorkerGone, wire.ProtocolError) as e:  # the actor goes too, so Ray retries the batch
+                rows = wire.read_answer(self._proc.stdout, item["index"])
+            except (wire.WorkerGone, wire.ProtocolError) as e:  # the actor goes too: the driver sends the chunk again
                 how = "died" if isinstance(e, wire.WorkerGone) else f"broke the protocol ({e})"
-                print(f"parity: ray: parity dataset-worker {how} on entry {int(index)} ({_shown(record)})",
+                print(f"parity: ray: the parity worker {how} on entry {item['index']} ({_shown(record)})",
                       file=sys.stderr, flush=True)
                 os._exit(1)
-            lines.append(b"\n".join(rows))
-        return {"index": np.asarray(batch["index"], dtype=np.int64), "lines": np.asarray(lines, dtype=object)}
+            out.append((item["index"], b"\n".join(rows)))
+        return out, (self._ready, self._load, time.perf_counter() - start)
 
 
 def _parse(argv: List[str]) -> argparse.Namespace:
@@ -171,27 +170,99 @@ def _on_signal(sig, _frame):
     raise _Interrupted(sig)
 
 
+def _chunk_size(left: int, actors: int, most: int) -> int:
+    """Guided chunks: a quarter of each actor's share of what is left, at most
+    `most` (--batch-size, else 64) entries: few round trips while much is
+    left, small chunks at the end so that no actor waits on another's last."""
+    return max(1, min(most, -(-left // (4 * actors))))
+
+
+class _Pool:
+    """The driver's side of the actor pool: each actor has _DEPTH chunks in
+    flight (it starts the next while its rows travel back); an actor that dies
+    fails them all, and each is sent to it again once it restarts; only the
+    one it had started counts as run again."""
+
+    def __init__(self, ray, actors, items, most: int):
+        self._ray, self._items, self._most, self._actors = ray, items, most, len(actors)
+        self._next, self.repeated, self.timing = 0, [], {}
+        self._dead, self._ran = set(), set()  # calls of an actor's dead incarnation; those it had started
+        self._pending: Dict[object, Tuple[object, list, int]] = {}  # ref -> (actor, chunk, tries)
+        self._flight: Dict[object, List[object]] = {a: [] for a in actors}  # actor -> its refs, oldest first
+        for actor in actors:
+            for _ in range(_DEPTH):
+                self._send_next(actor)
+
+    def _send(self, actor, chunk, tries: int = 0) -> None:
+        ref = actor.run.remote(chunk)
+        self._pending[ref] = (actor, chunk, tries)
+        self._flight[actor].append(ref)
+
+    def _send_next(self, actor) -> None:
+        if self._next < len(self._items):
+            size = _chunk_size(len(self._items) - self._next, self._actors, self._most)
+            self._send(actor, self._items[self._next:self._next + size])
+            self._next += size
+
+    def _died(self, actor, ref) -> bool:
+        """Whether failed `ref` had started (it was its actor's oldest call when
+        the death was first seen: an actor runs its calls in order)."""
+        if ref not in self._dead:  # the first of this death's failures: every call in flight went with it
+            self._ran.add(self._flight[actor][0])
+            self._dead.update(self._flight[actor])
+        self._flight[actor].remove(ref)
+        return ref in self._ran
+
+    def results(self):
+        """Yields each chunk's [(index, rows)] as it comes back."""
+        while self._pending:
+            [ref], _ = self._ray.wait(list(self._pending), num_returns=1)
+            actor, chunk, tries = self._pending.pop(ref)
+            try:
+                rows, (ready, load, busy) = self._ray.get(ref)
+            except self._ray.exceptions.RayActorError as e:
+                if tries + 1 >= _MAX_TRIES:
+                    raise RuntimeError(f"the actor running entries {chunk[0]['index']} to {chunk[-1]['index']} "
+                                       f"failed {_MAX_TRIES} times: "
+                                       f"{(str(e).strip().splitlines() or [''])[-1][:200]}") from None
+                if self._died(actor, ref):
+                    self.repeated.extend(i["index"] for i in chunk)
+                self._send(actor, chunk, tries + 1)  # to the restarted actor; the chunk waits for it
+                continue
+            self._flight[actor].remove(ref)
+            self.timing.setdefault(actor, [ready, load, 0.0])[2] += busy
+            self._send_next(actor)
+            yield rows
+
+
 def _map(ray, args, items):
-    """Runs the entries through the actor pool: ({index: lines}, cpus, repeated entries)."""
+    """Runs the entries through the actor pool: ({index: lines}, cpus, the entries run again)."""
     total = int(ray.cluster_resources().get("CPU", 1))
     cpus = args.cpus_per_actor or max(1, total // args.actors)
-    batch = args.batch_size or max(1, min(64, len(items) // (4 * args.actors) or 1))
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False
-    ledger = ray.remote(num_cpus=0)(_Ledger).remote()
+    worker = ray.remote(num_cpus=cpus, max_restarts=-1, max_task_retries=0)(_Worker)
     die_once = os.environ.get(_DIE_KNOB) or None
-    ds = ray.data.from_items(items).map_batches(
-        _Worker, fn_constructor_args=(args.worker, cpus, ledger, die_once), batch_size=batch,
-        # A fixed pool of args.actors actors; `concurrency=` is deprecated since Ray 2.5x and warned on every run.
-        compute=ray.data.ActorPoolStrategy(size=args.actors), num_cpus=cpus, batch_format="numpy")
+    begun = time.time()
+    pool = _Pool(ray, [worker.remote(args.worker, cpus, die_once) for _ in range(args.actors)], items,
+                 args.batch_size or 64)
     by_index, shown = {}, 0
-    for b in ds.iter_batches(batch_format="numpy", batch_size=None):
-        for index, lines in zip(b["index"], b["lines"]):
-            by_index[int(index)] = lines
+    for rows in pool.results():
+        by_index.update(rows)
         if args.progress and (len(by_index) - shown >= max(1, len(items) // 20) or len(by_index) == len(items)):
             shown = len(by_index)
             print(f"parity: ray: {shown}/{len(items)} entries done", file=sys.stderr, flush=True)
-    return by_index, cpus, ray.get(ledger.repeated.remote())
+    _say_timing(pool.timing.values(), begun)
+    return by_index, cpus, sorted(set(pool.repeated))
+
+
+def _say_timing(actors, begun: float) -> None:
+    """One line: how long the actors took to be ready (Ray's actor start and
+    the worker's model load) and how busy they were afterwards; the rest of
+    the map is Ray's scheduling and transfers and the actors' wait."""
+    actors = list(actors)
+    if actors:
+        ready = max(a[0] for a in actors) - begun
+        print(f"parity: ray: actors ready after {ready:.2f} s (their model loads {max(a[1] for a in actors):.2f} s), "
+              f"then busy {sum(a[2] for a in actors) / len(actors):.2f} s each on average", file=sys.stderr)
 
 
 def _local_cluster(temp_dir: Optional[str]) -> Dict[str, object]:
