@@ -30,7 +30,7 @@ void AddDatasetOptions(CLI::App* cmd, DatasetCmdOptions* o) {
       ->check(CLI::IsMember({"fail", "skip"}));
   cmd->add_option("--dataset-locate", o->locate, "with --dataset: locate the K worst samples (default 3) and the flips")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--engine", o->engine, "with --dataset: local (default) or ray (Ray Data on an actor pool)")
+  cmd->add_option("--engine", o->engine, "with --dataset: local (default) or ray (a pool of Ray actors)")
       ->check(CLI::IsMember({"local", "ray"}));
   cmd->add_option("--ray-address", o->ray_address, "with --engine ray: join this cluster (default: start a local one)");
   cmd->add_option("--ray-actors", o->ray_actors, "with --engine ray: actors in the pool (default 2)")
