@@ -54,21 +54,6 @@ namespace {
 using namespace check_internal;
 
 
-// The sizes of the dump's traced sample, by the model's dim symbols: the
-// witnesses that keep or drop a size relation (sample_gen.h).
-std::map<std::string, int64_t> TracedDims(const TorchDump& dump, const ModelInfo& info) {
-  std::map<std::string, int64_t> dims;
-  auto inputs = LoadTorchInputs(dump);
-  if (!inputs) return dims;
-  for (const auto& v : info.inputs) {
-    const Tensor* t = inputs->Find(v.name);
-    if (t == nullptr || !v.type.has_shape || t->shape().size() != v.type.dims.size()) continue;
-    for (size_t i = 0; i < v.type.dims.size(); ++i)
-      if (v.type.dims[i].kind == Dim::Kind::kSymbolic) dims.emplace(v.type.dims[i].symbol, t->shape()[i]);
-  }
-  return dims;
-}
-
 Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& model) {
   const CheckOptions& o = ctx.options;
   if (!o.inputs_path.empty()) {
@@ -76,28 +61,12 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& mod
   }
   SampleGenOptions gen = o.generate;
   gen.seed = o.seed;
-  if (const TorchDump* dump = ctx.torch.first()) gen.traced_dims = TracedDims(*dump, ctx.subject.info);
+  gen.traced_dims = ctx.torch.TracedDims(ctx.subject.info);
   SampleNotes notes;
   auto samples = GenerateSamples(model, gen, &notes);
   if (samples) ctx.report.sample_notes = std::move(notes);
   return samples;
 }
-
-// The model the samples are made for: MODEL, or the float --reference-model
-// when MODEL takes a floating input in another dtype (a float16 model
-// converted without keep_io_types): the samples are then float32 and cast
-// for MODEL when it runs (RunOn).
-const Model& SampleModel(const Subject& subject) {
-  if (!subject.reference_model) return subject.model;
-  const ModelInfo reference = Inspect(*subject.reference_model);
-  for (const auto& in : subject.info.inputs)
-    for (const auto& r : reference.inputs)
-      if (r.name == in.name && r.type.dtype && in.type.dtype && *r.type.dtype != *in.type.dtype &&
-          IsFloating(*r.type.dtype) && IsFloating(*in.type.dtype))
-        return *subject.reference_model;
-  return subject.model;
-}
-
 
 // The rule of each output's band goes into `quant`, made here when locate
 // made none (a model past the layer curve's size).
@@ -109,27 +78,6 @@ void AttachOutputRules(Context& ctx) {
     q = QuantReport{.kind = half ? "float16" : "qdq", .rule = "the outputs' verdict bands only (no per-layer report)"};
   }
   q->outputs = ctx.judging.output_rules;
-}
-
-// Reads a dump and checks that it fits the model: a dump made for another
-// model is the user's mistake, found before any run (input_check.h); the
-// reference model's export counts as this one's. What a reader should know
-// about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
-// refused) goes into the report's notes.
-// Whether the dump was made from this very file is said once the file's
-// hash is there (ProvenanceNotes): the hash runs while the check does.
-Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
-  PARITY_ASSIGN_OR_RETURN(TorchDump dump,
-                          LoadFittingDump(dir, ctx.subject.info, ctx.options.model_path, ctx.options.allow_symlinks));
-  if (dump.export_record)
-    for (const auto& w : dump.export_record->tracer_warnings)
-      ctx.report.notes.push_back(
-          fmt::format("{}: the exporter warned that the trace may be wrong for other shapes: {}", dir, w));
-  for (const auto& r : dump.sizes_refused)
-    ctx.report.notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
-  if (std::string dropped = DroppedInputsNote(dump, ctx.options.model_path); !dropped.empty())
-    ctx.report.notes.push_back(std::move(dropped));
-  return dump;
 }
 
 // The signature stage says "accepts" from the declared shapes, before any
@@ -165,25 +113,6 @@ std::optional<std::string> ModelSha(Sha256FileInBackground& hash) {
   return *sha;
 }
 
-// --torch and its further dumps, each checked against the model.
-Status LoadDumps(Context& ctx) {
-  const CheckOptions& o = ctx.options;
-  std::vector<const Reference*> given;
-  if (o.torch) given.push_back(&*o.torch);
-  if (!o.more_torch.empty() && given.empty()) return InvalidArgument("more PyTorch dumps given without a first one");
-  for (const auto& more : o.more_torch) given.push_back(&more);
-  for (const Reference* torch : given) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, torch->path.string()));
-    ctx.torch.dumps.push_back(std::move(dump));
-  }
-  // The size PyTorch ran is the deployed one: latency is measured there.
-  // Unreadable, it is said by the numerics stage.
-  if (const TorchDump* dump = ctx.torch.first())
-    if (auto inputs = LoadTorchFiles(*dump, dump->Samples().front().inputs))
-      ctx.torch.traced_sample = Sample{"torch", std::move(*inputs)};
-  return {};
-}
-
 // For each dump whose export record names another file than the model (or,
 // with --reference-model, the model it was derived from): a note, first
 // among the report's notes. Each file is hashed once per check.
@@ -199,38 +128,10 @@ void ProvenanceNotes(Context& ctx, Sha256FileInBackground& model_sha,
   ctx.report.notes.insert(ctx.report.notes.begin(), notes.begin(), notes.end());
 }
 
-CheckedModel ModelFacts(const Subject& subject, const CheckOptions& o, const std::optional<std::string>& sha256) {
+CheckedModel ModelFacts(const Subject& subject, const std::optional<std::string>& sha256) {
   CheckedModel m{.path = subject.label, .sha256 = sha256, .info = subject.info};
-  if (subject.reference_model) m.reference_model = o.reference.path.string();
+  m.reference_model = subject.reference.ReportPath();
   return m;
-}
-
-// check judges against a config or a model in ORT, and against PyTorch
-// through `torch`; a baseline directory is `baseline verify`'s.
-Status CheckReferenceKinds(const CheckOptions& o) {
-  PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check"));
-  // Two runtimes compare one model at its configs; PyTorch and a reference
-  // model are separate checks.
-  if (!o.reference.config.ort_library.empty() && (o.torch || o.reference.model_file() != nullptr))
-    return InvalidArgument(fmt::format("--reference-ort-library compares one model on two ONNX Runtime releases; "
-                                       "check against {} separately",
-                                       o.torch ? "PyTorch (--torch)" : "--reference-model"));
-  if (o.torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(*o.torch, "check", "the PyTorch reference"));
-  for (const auto& more : o.more_torch) PARITY_RETURN_IF_ERROR(RequireTorchDump(more, "check", "a further PyTorch reference"));
-  return {};
-}
-
-// What the report says the check was run with.
-CheckConfig ConfigOf(const CheckOptions& o) {
-  CheckConfig c{.reference = o.reference.config,
-                .target = o.target,
-                .tolerance = o.policy,
-                .samples = o.inputs_path.empty() ? "generated" : o.inputs_path,
-                .seed = o.seed,
-                .torch = o.torch ? o.torch->path.string() : "",
-                .more_torch = {}};
-  for (const auto& more : o.more_torch) c.more_torch.push_back(more.path.string());
-  return c;
 }
 
 }  // namespace
@@ -243,19 +144,20 @@ namespace {
 // derived model's kind or the target's config says of the failing output
 // with the lowest SNR. None when no output failed against the ORT reference
 // (a departure from PyTorch is the export's, not the config's arithmetic).
-std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target, bool reference_model) {
+std::optional<ArithmeticVerdict> WorstArithmetic(const CheckReport& r, const RunConfig& target,
+                                                 const ReferenceModel& reference, const std::string& ort) {
   if (r.locate && r.locate->first_divergence) return r.locate->arithmetic;
   const TensorComparison* worst = nullptr;
   for (const SampleResult& s : r.samples)
     for (const OutputResult& out : s.outputs)
-      if (out.against != "torch" && out.comparison.status == Verdict::kFail &&
+      if (out.against == ort && out.comparison.status == Verdict::kFail &&
           std::isfinite(out.comparison.metrics.snr_db) &&
           (worst == nullptr || out.comparison.metrics.snr_db < worst->metrics.snr_db))
         worst = &out.comparison;
   if (worst == nullptr) return std::nullopt;
   ArithmeticEvidence evidence{.snr_db = worst->metrics.snr_db};
   if (r.quant && r.quant->kind != "float") evidence.derived = r.quant->kind == "float16" ? "fp16" : "int8";
-  else evidence.model_differs = reference_model;  // another float model: the models differ
+  else evidence.model_differs = reference.ModelsDiffer();  // another float model: the models differ
   return DiagnoseArithmetic(evidence, target, CurrentEnvironment());
 }
 
@@ -296,9 +198,10 @@ ort::RunLimits RunLimitsOf(const CheckOptions& o, double seconds) {
 // r.arithmetic: TF32's own probe (check_tf32.cc, a re-run with use_tf32=0)
 // outranks the rest; when it ran and found TF32 not the cause, the config's
 // word for TF32 does not name it either.
-void NameArithmetic(CheckReport& r, const RunConfig& target, bool reference_model) {
+void NameArithmetic(CheckReport& r, const RunConfig& target, const ReferenceModel& reference,
+                    const std::string& ort) {
   if (r.arithmetic && r.arithmetic->arithmetic == "tf32") return;
-  r.arithmetic = WorstArithmetic(r, target, reference_model);
+  r.arithmetic = WorstArithmetic(r, target, reference, ort);
   if (!r.tf32_probe.empty() && r.arithmetic && r.arithmetic->arithmetic == "tf32") r.arithmetic.reset();
 }
 
@@ -314,26 +217,14 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   ort::WarmUpInBackground ort_ready;  // ORT and its plugins, while the model is parsed
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
   Context ctx{.options = o,
-              .subject = {.model = std::move(model), .label = o.model_path, .reference_label = o.model_path},
+              .subject = {.model = std::move(model), .label = o.model_path},
               .reference = {.results = RunResults("reference", o.reference_outputs_in_memory)}};
   ctx.subject.info = Inspect(ctx.subject.model);
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
-  if (const auto* file = o.reference.model_file()) {
-    if (o.torch) reference_sha.emplace(*file);
-    PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
-    ctx.subject.reference_model.emplace(std::move(reference));
-    ctx.subject.reference_label = file->string();
-  }
-  PARITY_RETURN_IF_ERROR(LoadDumps(ctx));
+  PARITY_RETURN_IF_ERROR(LoadReferences(ctx, reference_sha));
   PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx.subject));
   PARITY_ASSIGN_OR_RETURN(ctx.subject.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx.subject)));
-  ctx.judging.policy = o.policy;
-  if (ctx.subject.reference_model) {
-    ctx.judging.output_rules = DeriveOutputRules(*ctx.subject.reference_model, ctx.subject.model, o.policy);
-    ctx.judging.policy = WithOutputRules(o.policy, ctx.judging.output_rules);
-    ctx.judging.slice_bands = true;
-    ctx.judging.conditioning = false;
-  }
+  ctx.judging = JudgingOf(ctx.subject, o.policy);
   CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
@@ -364,10 +255,10 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   timed.Step("control flow", ObserveControlFlow);
   AttachOutputRules(ctx);
-  NameArithmetic(r, o.target, ctx.subject.reference_model.has_value());
+  NameArithmetic(r, o.target, ctx.subject.reference, OrtAgainst(o));
   ReconcileAccepts(r);
   r.reference_runtime = ctx.reference.ort;
-  r.model = ModelFacts(ctx.subject, o, ModelSha(model_sha));  // hashed while the check ran
+  r.model = ModelFacts(ctx.subject, ModelSha(model_sha));  // hashed while the check ran
   ProvenanceNotes(ctx, model_sha, reference_sha);
   Decide(r, o.strict);
   return std::move(ctx.report);

@@ -34,18 +34,17 @@ bool Judged(const CheckReport& report, const std::string& name) {
 // reference (ObserveControlFlow counts those as it probes them).
 std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
   std::vector<Sample> out;
-  const TorchDump* dump = ctx.torch.first();
-  if (dump == nullptr) return out;
-  for (const TorchDumpSample& s : dump->Samples()) {
-    const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
-    if (!Judged(ctx.report, name)) continue;
-    auto dumped = LoadTorchFiles(*dump, s.inputs);
-    if (!dumped) continue;
-    std::vector<std::string> names;
-    for (const auto& in : ctx.subject.info.inputs) names.push_back(in.name);
-    if (auto inputs = InputsForModel(*dumped, names, dump->dir.string()))
-      out.push_back(Sample{name, std::move(*inputs)});
-  }
+  for (const TorchDump& dump : ctx.torch.Traced())
+    for (const TorchDumpSample& s : dump.Samples()) {
+      const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
+      if (!Judged(ctx.report, name)) continue;
+      auto dumped = LoadTorchFiles(dump, s.inputs);
+      if (!dumped) continue;
+      std::vector<std::string> names;
+      for (const auto& in : ctx.subject.info.inputs) names.push_back(in.name);
+      if (auto inputs = InputsForModel(*dumped, names, dump.dir.string()))
+        out.push_back(Sample{name, std::move(*inputs)});
+    }
   // A decode step judged against PyTorch's loop is such a sample too.
   out.insert(out.end(), ctx.torch.generation_samples.begin(), ctx.torch.generation_samples.end());
   return out;
@@ -99,7 +98,7 @@ std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, boo
 // The check's samples probed for their branches within `deadline`; each
 // counts as judged when its values were (with a dump, only PyTorch's count:
 // ProbeTorchSamples).
-void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadline) {
+void ProbeCheckSamples(Context& ctx, const BranchJudge& judge, std::chrono::steady_clock::time_point deadline) {
   ControlFlowReport& cf = ctx.report.control_flow;
   std::vector<std::string> refused, stopped, unprobed;
   for (const Sample& sample : ctx.subject.samples) {
@@ -121,7 +120,8 @@ void ProbeCheckSamples(Context& ctx, std::chrono::steady_clock::time_point deadl
       refused.push_back(sample.name);
       continue;
     }
-    AddSample(cf, *flat, ctx.torch.dumps.empty() && SampleKindOf(sample.name) != SampleKind::kAnomaly && Judged(ctx.report, sample.name));
+    AddSample(cf, *flat, judge.counts_check_samples && SampleKindOf(sample.name) != SampleKind::kAnomaly &&
+                             Judged(ctx.report, sample.name));
   }
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
@@ -142,7 +142,8 @@ void ObserveControlFlow(Context& ctx) {
   if (!HasControlFlow(ctx.subject.model)) return;
   ControlFlowReport& cf = ctx.report.control_flow;
   cf.present = true;
-  cf.judged_against = ctx.torch.dumps.empty() ? "the reference" : "PyTorch";
+  const BranchJudge judge = BranchJudgeOf(ctx.torch);
+  cf.judged_against = judge.name;
   // The probes are a report on coverage, not a verdict: they get one
   // sample's time limit in all (at least kProbeBudgetSeconds), whatever the
   // number of samples and levels of nesting (issue 56 class 2: each probe is
@@ -150,7 +151,7 @@ void ObserveControlFlow(Context& ctx) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.bounds.sample_timeout_s)));
-  ProbeCheckSamples(ctx, deadline);
+  ProbeCheckSamples(ctx, judge, deadline);
   // Coverage counts only the samples whose values were judged (issues 50,
   // 51): with a dump, a branch taken by generated samples judged between two
   // ORT configs says nothing of an export's fault, which only PyTorch shows.
@@ -162,7 +163,7 @@ void ObserveControlFlow(Context& ctx) {
     if (flat) AddSample(cf, *flat, /*judged=*/true);
   }
   NoteUntakenBranches(cf);
-  cf.unjudged = Unjudged(ctx.subject.model, cf, !ctx.torch.dumps.empty());
+  cf.unjudged = Unjudged(ctx.subject.model, cf, judge.pytorch);
 }
 
 }  // namespace parity::check_internal

@@ -47,7 +47,7 @@ void JudgeForRobustness(Context& ctx, SampleResult& result, const std::string& i
     if (t.metrics.nan_mismatch + t.metrics.inf_mismatch > 0) nonfinite.push_back(t.name);
     t.status = Verdict::kUnchecked;
     t.reason = "not judged against a band: the sample lies outside the derived model's range (" + why + ")";
-    result.outputs.push_back({t.name, "onnx:" + ctx.options.reference.config.Label(), std::move(t)});
+    result.outputs.push_back({t.name, OrtAgainst(ctx.options), std::move(t)});
   }
   result.status = nonfinite.empty() ? Verdict::kPass : Verdict::kFail;
   result.behaviour = nonfinite.empty() ? "outputs finite" : "nan/inf where the reference is finite";

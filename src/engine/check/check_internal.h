@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/check/check.h"
+#include "engine/check/check_reference.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/quant/quant_result.h"
 #include "engine/run/environment.h"
@@ -32,44 +33,21 @@ struct DeclaredClash {
   std::vector<std::string> samples;  // every sample that showed it
 };
 
-// What the reference's pass cost: it runs while syntax loads the reference,
-// and is counted as numerics' (RunCheck).
-struct PassCost {
-  double seconds = 0;
-  int64_t runs = 0;  // ORT runs (ort/run_count.h)
-};
-
 // The model judged and the samples it is judged on, read once by RunCheck.
 struct Subject {
   Model model;
-  std::optional<Model> reference_model;  // --reference-model; absent: `model`
   ModelInfo info;
   std::string label;  // the model's path, for messages
-  // The ORT reference's model's path, for messages: --reference-model's, else `label`.
-  std::string reference_label;
   std::vector<Sample> samples;
+  // The model the ORT reference runs (check_reference.h): --reference-model, else `model`.
+  ::parity::ReferenceModel reference;
 
-  const Model& ReferenceModel() const { return reference_model ? *reference_model : model; }
+  const Model& ReferenceModel() const { return reference.Of(model); }
   // MODEL as the target derived from --reference-model that locate compares
   // with it; null when MODEL is judged against itself at another config.
-  const Model* Derived() const { return reference_model ? &model : nullptr; }
-};
-
-// The ORT reference. One session alive at a time (issue 26: each holds a
-// copy of the weights): the reference's session runs every sample and is
-// timed while it alone is alive (RunReferencePass), its results kept here,
-// and is released before the target's session is created.
-struct ReferenceSide {
-  bool loaded = false;                           // ORT loaded the reference
-  // What it gave per sample; past options.reference_outputs_in_memory bytes a
-  // sample's go to a scratch folder, read back when judged.
-  RunResults results;
-  std::vector<CheckFinding> runtime;             // its runtime.reference.* findings
-  std::optional<PerformanceResult> performance;  // its latency, determinism
-  PassCost pass;                                 // its time and ORT runs (a numerics cost)
-  // Its ONNX Runtime when it is not the process's (a child process,
-  // check_runtimes.cc): the check compares two releases.
-  std::optional<OrtFact> ort;
+  const Model* Derived() const { return reference.DerivedFrom(model); }
+  // The ORT reference's model's path, for messages: --reference-model's, else `label`.
+  const std::string& ReferenceLabel() const { return reference.Label(label); }
 };
 
 // Declared-shape contradictions over every sample run on the target
@@ -106,32 +84,6 @@ struct TargetSide {
   void Release() {
     runner.reset();
   }
-};
-
-// The PyTorch side: the dumps, and what the check keeps of its runs against them.
-struct TorchSide {
-  // --torch's dump, then each further one (--torch given again): every
-  // sample of each is judged by its outputs; layers on the first's traced
-  // sample only. Empty: PyTorch is not consulted.
-  std::vector<TorchDump> dumps;
-  // The first dump's traced sample's inputs (read before the stages): the
-  // sample timed (TimingSample).
-  std::optional<Sample> traced_sample;
-  // The first dump's traced sample and what the target gave for it (the
-  // numerics stage's run against PyTorch's outputs): with a dump, a passing
-  // check's curve is of this sample (check_locate.cc).
-  std::optional<Sample> curve_sample;
-  std::optional<TensorSet> target_outputs;
-  // What the every-tensor run against PyTorch gave for the plan's surviving
-  // tensors and the outputs (unfused reference config, the dump's inputs):
-  // the curve's reference when its sample is those inputs.
-  std::optional<KeptValues> kept_reference;
-  // The decode steps the generation stage judged against PyTorch (each
-  // step's inputs as fed, "generation:stepK"): judged samples for the
-  // control-flow coverage (a merged decoder's cache branch runs there only).
-  std::vector<Sample> generation_samples;
-
-  const TorchDump* first() const { return dumps.empty() ? nullptr : &dumps.front(); }
 };
 
 // The policy every judgment of the check uses: the user's, with the derived
@@ -193,12 +145,6 @@ struct Context {
 // of memory: no verdict on the model (docs/security.md: exit codes are honest).
 inline bool IsOutOfMemory(const Error& e) { return ort::IsRunOverMemory(e); }
 
-// The sample latency and determinism are measured on (check_runtime.cc): the
-// first dump's traced sample when there is a dump (the size PyTorch ran,
-// the deployed size), else the first non-anomalous sample the reference did
-// not refuse; null when there is none.
-const Sample* TimingSample(const Context& ctx);
-
 // Whether a run's error is its time limit (ort::IsRunTimeout).
 inline bool IsTimeout(const Error& e) { return ort::IsRunTimeout(e); }
 // A sample's behaviour when the reference's runtime (a child process, another
@@ -219,12 +165,6 @@ inline bool IsStopped(const Error& e) { return IsTimeout(e) || IsOutOfMemory(e);
 bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, const Result<TensorSet>& ref,
                    const Result<TensorSet>& test, std::vector<CheckFinding>& f);
 
-// Why a passing check of this model should not compute its layer curve: too
-// many nodes, or its sessions estimated over options.curve_seconds from the
-// reference's timing; empty when it should (check_static.cc).
-std::string CurveSkipReason(const ModelInfo& info, const ReferenceSide& reference, double curve_seconds,
-                            bool torch);
-
 // The first sample that is not an anomaly, nor refused by the reference, nor
 // stopped at a limit: the one a passing check's layer curve and the
 // shared-tensor comparison observe; null when there is none.
@@ -233,29 +173,11 @@ const Sample* FirstOrdinarySample(const Context& ctx);
 // Whether two sets hold the same names with bitwise equal tensors.
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b);
 
-// `sample` as one of the check's sessions takes it: with --reference-model
-// its floating inputs cast to the dtypes the session declares; else as it is.
-Sample FedTo(const Subject& subject, const ort::Session& session, const Sample& sample);
-// The target's outputs in the reference's dtypes: with --reference-model a
-// float16 model's outputs are compared in the float model's dtype.
-TensorSet AsReference(const Subject& subject, const TensorSet& test, const TensorSet& ref);
-
 // Runs `sample` on one of the check's sessions. With --reference-model the
 // floating inputs are first cast to the dtypes the session declares (a
 // float16 model converted without keep_io_types takes float16 inputs, its
 // float model float32).
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
-
-// The reference (check_reference.cc): which runtime runs it is decided
-// once, from its config (MakeOrtRunner): ORT in this process, its one
-// session created now (its load finding into `f`; null when ORT refuses the
-// model), or another release in a child (ctx.reference.ort set; null when
-// the library cannot be loaded: ctx.input_error, the user's mistake).
-std::unique_ptr<Runner> LoadReference(Context& ctx, std::vector<CheckFinding>& f);
-// Every sample on that runner's one kept session, into ctx.reference.results;
-// in this process the session is also timed (its runtime findings and
-// performance; a child's latency is another process's).
-void PassReference(Context& ctx, Runner& reference);
 
 // Two runtimes (check_runtimes.cc): a failing sample localized across both
 // runtimes (LocateAcrossRuntimes).
@@ -332,6 +254,9 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
 // Layer by layer against the first dump through the unfused reference
 // (FinishNumerics, after the target's release).
 void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f);
+// With --reference-model: every tensor the two models share, both unfused,
+// on the first non-anomalous sample (FinishNumerics; check_numerics.cc).
+void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f);
 // Each compared tensor into `result` as an output judged `against`; a
 // failing one fails the sample.
 void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against);

@@ -83,28 +83,6 @@ void AddLayerCurve(const Model& graph_model, const LocateReport& report, std::ve
   }
 }
 
-// A passing check's curve from what the check already holds (issue 26: each
-// session of a 500 MB model costs about a second here): the deployed
-// session's plan (made as check loaded it; a failure's ablation needs ORT's
-// optimizer log, so locate plans again) with that session's outputs for the
-// sample, and, with a PyTorch dump, the reference's tensors of the run
-// against PyTorch's layers. With a dump the curve is of the dump's traced
-// sample, the one its layers are judged on, for which both are at hand;
-// else of `first`, the first non-anomalous sample. Returns the sample to
-// observe.
-const Sample* ReuseForCurve(Context& ctx, const Sample& first, LocateOptions& options) {
-  const bool torch = ctx.target.plan && ctx.torch.curve_sample && ctx.torch.target_outputs;
-  const Sample* sample = torch ? &*ctx.torch.curve_sample : &first;
-  std::optional<TensorSet>& untouched = torch ? ctx.torch.target_outputs : ctx.target.first_outputs;
-  if (ctx.target.plan && untouched) {
-    ctx.target.plan->untouched = std::move(untouched);
-    options.target_plan = &*ctx.target.plan;
-  }
-  if (ctx.torch.kept_reference && AllBitwiseEqual(ctx.torch.kept_reference->inputs, sample->tensors))
-    options.reference_values = &ctx.torch.kept_reference->values;
-  return sample;
-}
-
 }  // namespace
 
 // Runs locate on one sample: the per-layer error curve always, and, when a
@@ -115,21 +93,13 @@ void Localize(Context& ctx) {
   if (sample == nullptr || !ctx.flags.sessions_loaded) return;
   if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx.flags.curve_skipped, ctx.report.notes)) return;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
-  LocateOptions options;
-  options.reference = ctx.options.reference.config;
-  options.target = ctx.options.target;
-  options.policy = ctx.judging.policy;
-  options.model_label = ctx.subject.reference_label;
-  options.target_label = ctx.subject.Derived() ? ctx.subject.label : "";
+  LocateOptions options = ReferenceLocateOptions(ctx);
   options.ablation = failed;
   // A passing check's curve keeps the exposed observation where exposing
   // changes ORT's plan (said in a note); a failing one observes the deployed plan.
   options.observe.fallback = failed;
   if (!failed) sample = ReuseForCurve(ctx, *sample, options);
-  // With --reference-model the reference is that model and MODEL is the
-  // derived target; otherwise MODEL is both.
-  auto report = ctx.reference.ort ? LocateOnTwoRuntimes(ctx.options, ctx.subject.model, ctx.judging.policy, *sample)
-                                  : Locate(ctx.subject.ReferenceModel(), ctx.subject.Derived(), *sample, options);
+  auto report = ctx.reference.Locate(ctx, *sample, options);
   StageResult* numerics = nullptr;
   for (auto& stage : ctx.report.stages)
     if (stage.name == "numerics") numerics = &stage;
@@ -158,24 +128,7 @@ void Localize(Context& ctx) {
                          "covering [{}]",
                          sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
   }
-  if (ctx.subject.Derived() && report->first_divergence && report->first_divergence->covers.size() > 1) {
-    // A derived model differs from its reference in the model itself, not
-    // only in a fusion: with every optimization off every tensor survives,
-    // so the first differing tensor names the original node exactly.
-    LocateOptions unfused = options;
-    unfused.target = ctx.options.reference.config;
-    unfused.ablation = false;
-    unfused.precision = false;  // the per-layer report was made by the first run
-    auto fine = Locate(ctx.subject.ReferenceModel(), ctx.subject.Derived(), *sample, unfused);
-    if (fine && fine->first_divergence) {
-      const auto& d = *fine->first_divergence;
-      numerics->findings.push_back(
-          Fail("numerics.locate.model_difference",
-               fmt::format("with optimizations off the models first differ at tensor '{}', produced by node '{}' "
-                           "({}): the derived model computes this node differently",
-                           d.tensor, d.producer, d.op_type)));
-    }
-  }
+  if (auto difference = ModelDifference(ctx, *report, *sample, options)) numerics->findings.push_back(*difference);
   // A culprit without any error is no failed test (locate drops such ones).
   if (!report->culprits.empty() && report->culprits.front().HasError())
     numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));

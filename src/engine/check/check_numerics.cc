@@ -32,13 +32,6 @@ std::string RuleOf(const Judging& judging, const std::string& output) {
   return "";
 }
 
-// "[TARGET] vs [REFERENCE]", with " on onnxruntime VERSION" when the
-// reference runs another release.
-std::string Versus(const CheckOptions& o, const std::optional<OrtFact>& ort) {
-  return fmt::format("[{}] vs [{}]{}", o.target.Label(), o.reference.config.Label(),
-                     ort ? fmt::format(" on onnxruntime {}", ort->version) : std::string());
-}
-
 // One finding per output compared against the reference, and one per fatal
 // set finding (a missing output, a shape or dtype change).
 void AddReferenceFindings(const std::string& versus, const Judging& judging, const std::string& id,
@@ -154,18 +147,20 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     }
   AddTop1(*ref, *test, ctx.report.top1);
   AddDetections(*ref, *test, ctx.report.detections);
-  AddOutputs(result, *cmp, "onnx:" + ctx.options.reference.config.Label());
+  AddOutputs(result, *cmp, OrtAgainst(ctx.options));
   BindDeclaredShapes(ctx.target.declared, ctx.subject.info, sample.name, sample.tensors, *test);
   if (const std::string why = Undecidable(*cmp); !why.empty()) {
     // Every band as wide as its output: passing says nothing (coverage).
     result.status = Verdict::kUnchecked;
     f.push_back(Skip(id, why));
   } else {
-    AddReferenceFindings(Versus(ctx.options, ctx.reference.ort), ctx.judging, id, *cmp, f);
+    AddReferenceFindings(ctx.reference.Versus(ctx.options), ctx.judging, id, *cmp, f);
   }
   ctx.report.samples.push_back(std::move(result));
   return;
 }
+
+}  // namespace
 
 // With --reference-model: every tensor the two models share, both unfused
 // (as locate --target-model compares them), on the first non-anomalous
@@ -187,7 +182,7 @@ void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
   LocateOptions options{.reference = ctx.options.reference.config,
                         .target = ctx.options.reference.config,
                         .policy = ctx.judging.policy,
-                        .model_label = ctx.subject.reference_label,
+                        .model_label = ctx.subject.ReferenceLabel(),
                         .target_label = ctx.subject.label,
                         .ablation = false,
                         .drilldown = false};
@@ -216,8 +211,6 @@ void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
                                    sample->name, departing, shared, d.tensor, d.producer, d.op_type, error)));
 }
 
-}  // namespace
-
 void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against) {
   for (const auto& t : cmp.tensors) {
     result.outputs.push_back({t.name, against, t});
@@ -231,14 +224,6 @@ const Sample* FirstOrdinarySample(const Context& ctx) {
     if (!ctx.reference.results.Failed(s.name)) return &s;  // not run yet, spilled, or run
   }
   return nullptr;
-}
-
-Sample FedTo(const Subject& subject, const ort::Session& session, const Sample& sample) {
-  return subject.reference_model ? FitToSession(session, sample) : sample;
-}
-
-TensorSet AsReference(const Subject& subject, const TensorSet& test, const TensorSet& ref) {
-  return subject.reference_model ? CastLike(test, ref) : test;
 }
 
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample) {
@@ -292,8 +277,7 @@ void FinishNumerics(Context& ctx) {
   if (stage == nullptr) return;
   const auto start = std::chrono::steady_clock::now();
   std::vector<CheckFinding>& f = stage->findings;
-  if (ctx.subject.reference_model) CheckSharedTensors(ctx, f);
-  if (ctx.flags.torch_outputs_read) CheckTorchLayers(ctx, f);
+  for (DeferredStep step : DeferredNumerics(ctx)) step(ctx, f);
   stage->status = StatusOf(f);
   stage->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

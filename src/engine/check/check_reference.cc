@@ -11,7 +11,9 @@
 #include <chrono>
 
 #include "engine/check/check_internal.h"
+#include "engine/quant/cast.h"
 #include "engine/runner/runner.h"
+#include "onnx/graph.h"
 #include "ort/run_count.h"
 #include "ort/runtime.h"
 
@@ -64,6 +66,43 @@ void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session*
 }
 
 }  // namespace
+
+std::string ReferenceSide::Versus(const CheckOptions& o) const {
+  return fmt::format("[{}] vs [{}]{}", o.target.Label(), o.reference.config.Label(),
+                     ort ? fmt::format(" on onnxruntime {}", ort->version) : std::string());
+}
+
+std::string ReferenceSide::CurveUnavailable() const {
+  if (!ort) return "";
+  return "the reference runs on another ONNX Runtime (a child process); `parity locate "
+         "--reference-ort-library` compares the two node by node";
+}
+
+Sample FedTo(const Subject& subject, const ort::Session& session, const Sample& sample) {
+  return subject.reference.ModelsDiffer() ? FitToSession(session, sample) : sample;
+}
+
+Result<Sample> FedToModel(const Subject& subject, const Model& model, const Sample& sample) {
+  if (!subject.reference.ModelsDiffer()) return sample;
+  PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(model, {.infer_shapes = false}));
+  return FitToGraph(view, sample);
+}
+
+TensorSet AsReference(const Subject& subject, const TensorSet& test, const TensorSet& ref) {
+  return subject.reference.ModelsDiffer() ? CastLike(test, ref) : test;
+}
+
+const Sample* TimingSample(const Context& ctx) {
+  const std::optional<Sample>& traced = ctx.torch.traced_sample;
+  if (traced && !ctx.bounds.stopped.contains(traced->name)) return &*traced;
+  return FirstOrdinarySample(ctx);
+}
+
+const TensorSet* TargetFirstRun(const Context& ctx, const Sample& timed) {
+  if (ctx.torch.traced_sample) return ctx.torch.target_outputs ? &*ctx.torch.target_outputs : nullptr;
+  if (&timed == FirstOrdinarySample(ctx) && ctx.target.first_outputs) return &*ctx.target.first_outputs;
+  return nullptr;
+}
 
 std::unique_ptr<Runner> LoadReference(Context& ctx, std::vector<CheckFinding>& f) {
   const RunConfig& config = ctx.options.reference.config;

@@ -38,12 +38,6 @@ std::string LimitWhy(double timeout_s, const Error& e) {
 
 }  // namespace
 
-const Sample* TimingSample(const Context& ctx) {
-  const std::optional<Sample>& traced = ctx.torch.traced_sample;
-  if (traced && !ctx.bounds.stopped.contains(traced->name)) return &*traced;
-  return FirstOrdinarySample(ctx);
-}
-
 bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
   if (a.size() != b.size()) return false;
   for (const auto& [name, t] : a) {
@@ -159,11 +153,7 @@ void StageRuntime(Context& ctx) {
   if (ctx.reference.performance) ctx.report.performance.push_back(*ctx.reference.performance);
   if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
   // What the numerics stage's run of the same sample gave: determinism's first run.
-  const TensorSet* first = nullptr;
-  if (ctx.torch.traced_sample)
-    first = ctx.torch.target_outputs ? &*ctx.torch.target_outputs : nullptr;
-  else if (sample == FirstOrdinarySample(ctx) && ctx.target.first_outputs)
-    first = &*ctx.target.first_outputs;
+  const TensorSet* first = TargetFirstRun(ctx, *sample);
   if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target.session(), *sample, f, first))
     ctx.report.performance.push_back(std::move(*perf));
   stage.status = StatusOf(f);

@@ -128,7 +128,7 @@ namespace {
 // (the plan is mapped by them), judged against a config of itself (a
 // --reference-model check's locate fits the samples to each model itself).
 bool TargetPlanWanted(const Subject& subject, const StageFlags& flags) {
-  return flags.curve_skipped.empty() && !subject.reference_model && HasNodeNames(subject.model);
+  return flags.curve_skipped.empty() && !subject.reference.ModelsDiffer() && HasNodeNames(subject.model);
 }
 
 // Creates the target's session as a PlannedSession: ORT saves its optimized
@@ -185,29 +185,6 @@ CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
 
 }  // namespace
 
-std::string CurveSkipReason(const ModelInfo& info, const ReferenceSide& reference, double curve_seconds,
-                            bool torch) {
-  if (info.node_count > kMaxCurveNodes)
-    return fmt::format("the model has {} nodes, more than {}", info.node_count, kMaxCurveNodes);
-  if (reference.ort)
-    return "the reference runs on another ONNX Runtime (a child process); `parity locate "
-           "--reference-ort-library` compares the two node by node";
-  const double budget = curve_seconds;
-  if (budget <= 0) return "--curve-seconds 0";
-  if (!reference.performance) return "";
-  // The curve's sessions: the target's plan saved as it loads (TargetPlanWanted)
-  // and the observed reference and target; with a dump the reference's tensors
-  // come from the run against PyTorch's layers (check_locate.cc ReuseForCurve).
-  // Measured on a 268M-parameter model: 5.6 s of a 10.8 s check; 3 x 2.1 s estimated.
-  const int sessions = torch ? 2 : 3;
-  const PerformanceResult& p = *reference.performance;
-  const double estimate = sessions * (p.session_creation_ms + p.latency.p50_ms) / 1000;
-  if (estimate <= budget) return "";
-  return fmt::format("its {} sessions of this model are estimated at {:.1f} s from the reference's creation and run, "
-                     "over --curve-seconds {:g}",
-                     sessions, estimate, budget);
-}
-
 void StageSyntax(Context& ctx) {
   StageResult stage{.name = "syntax"};
   std::vector<CheckFinding>& f = stage.findings;
@@ -236,13 +213,18 @@ void StageSyntax(Context& ctx) {
   f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.subject.info.default_opset(),
                                                 ctx.subject.info.ir_version)));
   f.insert(f.end(), reference_load.begin(), reference_load.end());
+  std::future<void> freed;
   if (reference) {
     PassReference(ctx, *reference);
-    reference.reset();  // before the target's session holds its own copy of the weights (a child: its process ends)
+    // Freed on a thread of its own while the target's session loads (a child:
+    // its process ends): unmapping a 4 GB model's weights took 0.8 s here, and
+    // it frees faster than a load allocates, so the two copies never add up
+    // (docs/bench.md, the 1.07B model: peak RSS unchanged).
+    freed = std::async(std::launch::async, [done = std::move(reference)]() mutable { done.reset(); });
   }
-  ctx.flags.curve_skipped =
-      CurveSkipReason(ctx.subject.info, ctx.reference, ctx.options.curve_seconds, !ctx.torch.dumps.empty());
+  ctx.flags.curve_skipped = CurveSkipReason(ctx);
   if (!LoadTargetWithPlan(ctx, f)) LoadTarget(ctx, f);
+  if (freed.valid()) freed.get();
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
@@ -255,12 +237,12 @@ void StageSignature(Context& ctx) {
       f.push_back(Fail(fmt::format("signature.inputs.{}.dtype", v.name),
                        fmt::format("input '{}' has type {}, which parity cannot feed", v.name, v.type.dtype_name)));
   }
-  if (const TorchDump* dump = ctx.torch.first()) {
-    auto torch_inputs = LoadTorchInputs(*dump);
-    auto torch_outputs = LoadTorchOutputs(*dump);
-    const TorchExportRecord* record = dump->export_record ? &*dump->export_record : nullptr;
+  for (const TorchDump& dump : ctx.torch.Traced()) {
+    auto torch_inputs = LoadTorchInputs(dump);
+    auto torch_outputs = LoadTorchOutputs(dump);
+    const TorchExportRecord* record = dump.export_record ? &*dump.export_record : nullptr;
     if (torch_inputs && torch_outputs) {
-      CheckSide("inputs", ctx.subject.info.inputs, AskedInputs(*dump, f), *torch_inputs, f);
+      CheckSide("inputs", ctx.subject.info.inputs, AskedInputs(dump, f), *torch_inputs, f);
       CheckSide("outputs", ctx.subject.info.outputs, record ? record->output_names : std::vector<std::string>{},
                 *torch_outputs, f);
     } else {

@@ -41,12 +41,12 @@ struct Worst {
   const OutputResult* output = nullptr;
 };
 
-// The failing output against the ONNX reference with the lowest SNR.
-Worst WorstFailure(const CheckReport& r) {
+// The failing output against the ONNX reference (its name: `ort`) with the lowest SNR.
+Worst WorstFailure(const CheckReport& r, const std::string& ort) {
   Worst w;
   for (const SampleResult& s : r.samples)
     for (const OutputResult& out : s.outputs)
-      if (out.against != "torch" && out.comparison.status == Verdict::kFail &&
+      if (out.against == ort && out.comparison.status == Verdict::kFail &&
           std::isfinite(out.comparison.metrics.snr_db) &&
           (w.output == nullptr || out.comparison.metrics.snr_db < w.output->comparison.metrics.snr_db))
         w = {&s, &out};
@@ -73,9 +73,8 @@ Result<TensorSet> RunWithoutTf32(const Subject& subject, const Model& model, con
   std::unique_ptr<Runner> runner = MakeSessionRunner(WithoutTf32(config));
   // The run's errors name the model and the sample, as RunOn's do.
   const RunnerJob job{.model = subject.label, .loaded = &model, .sample = sample.name};
-  if (!subject.reference_model) return runner->Run(job, sample.tensors);
-  PARITY_ASSIGN_OR_RETURN(GraphView view, BuildGraphView(model, {.infer_shapes = false}));
-  return runner->Run(job, FitToGraph(view, sample).tensors);
+  PARITY_ASSIGN_OR_RETURN(Sample fed, FedToModel(subject, model, sample));
+  return runner->Run(job, fed.tensors);
 }
 
 // What the reference gives for `sample` with TF32 off: its kept outputs when
@@ -103,7 +102,7 @@ Result<double> ErrorWithoutTf32(const Context& ctx, const Sample& sample, const 
 void ProbeTf32(Context& ctx) {
   CheckReport& r = ctx.report;
   if (!TargetRunsTf32(ctx.options.target)) return;
-  const Worst worst = WorstFailure(r);
+  const Worst worst = WorstFailure(r, OrtAgainst(ctx.options));
   const Sample* sample = worst.sample ? FindSample(ctx.subject.samples, worst.sample->name) : nullptr;
   if (sample == nullptr) return;  // nothing failed against the ONNX reference: nothing to explain
   const std::string& output = worst.output->output;

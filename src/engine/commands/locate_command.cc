@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "engine/load/reference_model.h"
 #include "engine/locate/runtime_diff.h"
 #include "engine/torch/dump_for_model.h"
 #include "onnx/model.h"
@@ -51,13 +52,20 @@ Result<LocateOutcome> LocateAny(const LocateRequest& r, const NoteSink& note) {
     derived = std::move(m);
   }
   const bool two_runtimes = !r.reference_ort_library.empty() || !r.target_ort_library.empty();
-  if (two_runtimes && r.reference.torch_dump() != nullptr)
-    return InvalidArgument("--reference torch:DIR runs no ONNX Runtime to compare with --reference-ort-library");
-  if (two_runtimes) return LocateRuntimes(r, model, note);
-  if (r.reference.torch_dump() != nullptr) return LocateTorch(r, model, derived ? &*derived : nullptr, note);
-  PARITY_ASSIGN_OR_RETURN(auto sample, PickSample(model, r.sample, note));
-  PARITY_ASSIGN_OR_RETURN(auto report, Locate(model, derived ? &*derived : nullptr, sample, r.options));
-  return LocateOutcome{.report = std::move(report)};
+  const Model* target = derived ? &*derived : nullptr;
+  return ForReference(
+      r.reference,
+      [&](const std::filesystem::path&) -> Result<LocateOutcome> {
+        if (two_runtimes)
+          return InvalidArgument("--reference torch:DIR runs no ONNX Runtime to compare with --reference-ort-library");
+        return LocateTorch(r, model, target, note);
+      },
+      [&]() -> Result<LocateOutcome> {
+        if (two_runtimes) return LocateRuntimes(r, model, note);
+        PARITY_ASSIGN_OR_RETURN(auto sample, PickSample(model, r.sample, note));
+        PARITY_ASSIGN_OR_RETURN(auto report, Locate(model, target, sample, r.options));
+        return LocateOutcome{.report = std::move(report)};
+      });
 }
 
 }  // namespace parity

@@ -89,13 +89,8 @@ std::string ReferenceLabel(const Reference& r, const fs::path& outputs) {
 Result<DatasetReport> RunDataset(const DatasetOptions& o) {
   PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check --dataset"));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
-  std::optional<Model> reference_model;
-  if (!o.reference_outputs.empty() && o.reference.model_file() != nullptr)
-    return InvalidArgument("check --dataset: --reference-outputs is the reference; give no --reference-model with it");
-  if (const auto* file = o.reference.model_file()) {
-    PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(file->string()));
-    reference_model.emplace(std::move(m));
-  }
+  PARITY_RETURN_IF_ERROR(RequireOneReference(o.reference, o.reference_outputs, "check --dataset"));
+  PARITY_ASSIGN_OR_RETURN(const ReferenceModel reference, ReferenceModel::Load(o.reference));
   const ModelInfo info = Inspect(model);
   if (info.outputs.empty())
     return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", o.model_path));
@@ -106,7 +101,7 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
                        .locate_worst = o.locate_worst, .locate_flip_cap = o.locate_flip_cap};
   report.env = CurrentEnvironment();
   report.tool_version = report.env.parity_version;
-  for (const auto& v : Inspect(reference_model ? *reference_model : model).outputs) report.outputs.push_back(v.name);
+  for (const auto& v : Inspect(reference.Of(model)).outputs) report.outputs.push_back(v.name);
   const auto start = std::chrono::steady_clock::now();
   if (o.rows) {
     PARITY_RETURN_IF_ERROR(o.rows(entries, report));
@@ -114,7 +109,7 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
       return InvalidArgument(fmt::format("sample '{}': {} (--on-bad-sample skip to go on without it)",
                                          report.bad.front().id, report.bad.front().error));
   } else {
-    PARITY_RETURN_IF_ERROR(StreamLocally(o, model, reference_model ? &*reference_model : nullptr, info, entries, report));
+    PARITY_RETURN_IF_ERROR(StreamLocally(o, model, reference.Loaded(), info, entries, report));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (report.rows.empty())
@@ -128,7 +123,7 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
     report.notes.push_back("not located: the reference is stored outputs (--reference-outputs), which locate cannot run");
     return report;
   }
-  LocateDatasetSamples(o, model, reference_model ? &*reference_model : nullptr, info, entries, report);
+  LocateDatasetSamples(o, model, reference, info, entries, report);
   return report;
 }
 

@@ -23,6 +23,7 @@
 #include "engine/dataset/dataset_eval.h"
 #include "engine/dataset/dataset_result.h"
 #include "engine/load/reference.h"
+#include "engine/load/reference_model.h"
 #include "onnx/inspect.h"
 
 namespace parity {
@@ -73,7 +74,7 @@ DatasetEntryResult EvaluateDatasetEntry(const DatasetEvaluator& evaluator, const
 
 // The located samples' first divergences ranked (dataset_locate.cc): fills
 // report.located and report.ranking. Sessions of the stream are released.
-void LocateDatasetSamples(const DatasetOptions& options, const Model& model, const Model* reference_model,
+void LocateDatasetSamples(const DatasetOptions& options, const Model& model, const ReferenceModel& reference,
                           const ModelInfo& info, const std::vector<std::filesystem::path>& entries,
                           DatasetReport& report);
 

@@ -29,9 +29,9 @@ Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const Dat
 // Where one sample first diverges. With a reference model whose first
 // divergence covers several nodes, the two models are compared unfused too,
 // which names the original node that computes differently (as check does).
-void LocateOne(const DatasetOptions& o, const Model& model, const Model* reference_model, const Sample& sample,
+void LocateOne(const DatasetOptions& o, const Model& model, const ReferenceModel& reference, const Sample& sample,
                DatasetLocated& out) {
-  if (!o.reference.config.ort_library.empty() && reference_model == nullptr) {
+  if (!o.reference.config.ort_library.empty() && !reference.ModelsDiffer()) {
     // Two ORT releases: the reference runs on its own library in a child
     // process, the fused plans of both compared (engine/locate/runtime_diff.h).
     RuntimeLocateOptions across{.reference = o.reference.config, .target = o.target, .policy = o.policy,
@@ -49,15 +49,15 @@ void LocateOne(const DatasetOptions& o, const Model& model, const Model* referen
     return;
   }
   LocateOptions options{.reference = o.reference.config, .target = o.target, .policy = o.policy,
-                        .model_label = reference_model ? o.reference.path.string() : o.model_path,
-                        .target_label = reference_model ? o.model_path : "", .ablation = false, .precision = false};
-  auto report = reference_model ? Locate(*reference_model, &model, sample, options) : Locate(model, nullptr, sample, options);
+                        .model_label = reference.Label(o.model_path),
+                        .target_label = reference.TargetLabel(o.model_path), .ablation = false, .precision = false};
+  auto report = Locate(reference.Of(model), reference.DerivedFrom(model), sample, options);
   if (!report) {
     out.error = report.error().message();
     return;
   }
   out.first = report->first_divergence;
-  if (!reference_model || !out.first) return;
+  if (!reference.ModelsDiffer() || !out.first) return;
   if (out.first->covers.size() <= 1) {
     out.node = out.first->producer;
     out.node_op = out.first->op_type;
@@ -66,7 +66,7 @@ void LocateOne(const DatasetOptions& o, const Model& model, const Model* referen
   LocateOptions unfused = options;
   unfused.target = o.reference.config;
   unfused.drilldown = false;
-  auto fine = Locate(*reference_model, &model, sample, unfused);
+  auto fine = Locate(reference.Of(model), reference.DerivedFrom(model), sample, unfused);
   if (fine && fine->first_divergence) {
     out.node = fine->first_divergence->producer;
     out.node_op = fine->first_divergence->op_type;
@@ -138,7 +138,7 @@ void Rank(DatasetReport& report) {
 
 }  // namespace
 
-void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Model* reference_model,
+void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const ReferenceModel& reference,
                           const ModelInfo& info, const std::vector<fs::path>& entries, DatasetReport& report) {
   report.located.clear();
   for (const DatasetPick& p : PickSamplesToLocate(report, o.locate_worst, o.locate_flip_cap)) {
@@ -149,13 +149,12 @@ void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Mod
     if (!sample)
       located.error = sample.error().message();
     else
-      LocateOne(o, model, reference_model, *sample, located);
+      LocateOne(o, model, reference, *sample, located);
     report.located.push_back(std::move(located));
   }
   std::vector<GraphView> views;
-  for (const Model* m : {reference_model, &model})
-    if (m != nullptr)
-      if (auto g = BuildGraphView(*m)) views.push_back(std::move(*g));
+  for (const Model* m : reference.Models(model))
+    if (auto g = BuildGraphView(*m)) views.push_back(std::move(*g));
   std::vector<const GraphView*> graphs;
   for (const GraphView& g : views) graphs.push_back(&g);
   for (DatasetLocated& l : report.located) l.module = ModuleOf(l, graphs);

@@ -7,6 +7,7 @@
 
 #include "core/output_dir.h"
 #include "engine/fix/fix_internal.h"
+#include "engine/load/reference_model.h"
 
 namespace fs = std::filesystem;
 
@@ -65,15 +66,13 @@ std::vector<std::string> Top1Lines(const CheckReport& before, const CheckReport&
 std::vector<FixForm> Costs(const FixOptions& o, const CheckReport& base, const CheckReport& fixed,
                            const fix_internal::Found& found) {
   const CheckOptions& c = o.check;
-  const std::filesystem::path* float_model = c.reference.model_file();
-  const bool derived = float_model != nullptr;
-  const std::string reference_path = derived ? float_model->string() : c.model_path;
+  const std::string reference_path = ReferenceFile(c.reference, c.model_path).string();
   return {
       {.what = "fixed", .path = found.fixed_path, .config = found.verified.target.Label(),
        .latency_ms = LatencyOf(fixed, found.verified.target), .size_bytes = FileSize(found.fixed_path)},
       {.what = "deployed", .path = c.model_path, .config = c.target.Label(), .latency_ms = LatencyOf(base, c.target),
        .size_bytes = FileSize(c.model_path)},
-      {.what = derived ? "float" : "reference", .path = reference_path, .config = c.reference.config.Label(),
+      {.what = std::string(ReferenceRole(c.reference)), .path = reference_path, .config = c.reference.config.Label(),
        .latency_ms = LatencyOf(base, c.reference.config), .size_bytes = FileSize(reference_path)},
   };
 }
@@ -129,7 +128,7 @@ Result<FixResult> Fix(const FixOptions& options) {
     return result;
   }
   Result<std::optional<Found>> found =
-      options.check.reference.model_file() != nullptr ? fix_internal::FixDerived(options, base, result)
+      TargetDerivedFrom(options.check.reference) ? fix_internal::FixDerived(options, base, result)
       : EpCheck(options.check)                                ? fix_internal::FixEpOptions(options, base, result)
                                                               : fix_internal::FixOptimizers(options, base, result);
   if (!found) return std::unexpected(found.error());
