@@ -154,10 +154,7 @@ Result<SetComparison> CompareSets(const TensorSet& reference, const TensorSet& t
                                                          .conditioning = options.conditioning != nullptr
                                                                              ? options.conditioning->Find(r.name)
                                                                              : nullptr}));
-    c.metrics = std::move(j.metrics);
-    c.tolerance = std::move(j.tolerance);
-    c.reason = std::move(j.reason);
-    c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
+    TakeJudgment(c, std::move(j));
     out.tensors.push_back(std::move(c));
   }
   for (const NamedTensor& t : test) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/judge.h"
 #include "compare/metrics.h"
 #include "compare/set_valued.h"
 #include "compare/tolerance.h"
@@ -41,7 +42,20 @@ struct TensorComparison {
   std::string reason;     // why it failed or was not checked; empty on pass
   TensorMetrics metrics;  // valid unless unchecked
   ResolvedTolerance tolerance;
+  double score = 0;       // the judge's (JudgedTensor::score); the report reads it, never recomputes it
 };
+
+// A judgment into a report's row (a TensorComparison, a LayerVerdict): its
+// metrics, band, score and reason, and its verdict by the one predicate,
+// JudgedTensor::passed().
+template <class Row>
+void TakeJudgment(Row& row, JudgedTensor&& j) {
+  row.status = j.passed() ? Verdict::kPass : Verdict::kFail;
+  row.metrics = std::move(j.metrics);
+  row.tolerance = std::move(j.tolerance);
+  row.score = j.score;
+  row.reason = std::move(j.reason);
+}
 
 struct SetComparison {
   std::vector<StructuralFinding> findings;

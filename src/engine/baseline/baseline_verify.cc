@@ -1,5 +1,6 @@
 // `parity baseline verify`: file integrity against the manifest, and with a
 // model, a re-run compared at the comparison engine's default tolerance.
+#include <cmath>
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -159,15 +160,13 @@ Result<TensorComparison> CompareWithBaseline(const BaselineFile& f, const std::s
   c.test_name = name;
   if (ref.shape() != test.shape() || ref.dtype() != test.dtype()) {
     c.status = Verdict::kFail;
+    c.score = HUGE_VAL;  // as JudgeTensor scores a shape or dtype that differs
     c.reason = fmt::format("now {} {}, baseline {} {}", DTypeName(test.dtype()), ShapeToString(test.shape()),
                            DTypeName(ref.dtype()), ShapeToString(ref.shape()));
     return c;
   }
   PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(name, ref, test, policy));
-  c.metrics = std::move(j.metrics);
-  c.tolerance = std::move(j.tolerance);
-  c.reason = std::move(j.reason);
-  c.status = c.reason.empty() ? Verdict::kPass : Verdict::kFail;
+  TakeJudgment(c, std::move(j));
   return c;
 }
 

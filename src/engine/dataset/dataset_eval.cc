@@ -65,7 +65,7 @@ DatasetCell CellOf(const TensorComparison& t) {
   c.cosine = m.cosine;
   c.snr_db = m.snr_db;
   c.mismatch_share = m.count > 0 ? static_cast<double>(m.mismatches) / static_cast<double>(m.count) : 0.0;
-  c.score = ErrorScore(m, t.tolerance.tolerance);
+  c.score = t.score;  // the judge's: a mixed-scale output's is its slices'
   c.passed = t.status == Verdict::kPass;
   return c;
 }

@@ -19,7 +19,7 @@ ErrorSummary Summarize(const std::string& name, const JudgedTensor& j) {
           .max_rel = j.metrics.max_rel,
           .mismatches = j.metrics.mismatches,
           .score = j.score,
-          .pass = j.reason.empty(),
+          .pass = j.passed(),
           .snr_db = j.metrics.snr_db};
 }
 

@@ -63,7 +63,7 @@ Result<TensorSet> TraceTarget(const NamedModels& m, const LocatePlan& p, const S
       return {};
     }
     PARITY_ASSIGN_OR_RETURN(JudgedTensor j, JudgeTensor(name, *ref, test, o.policy));
-    entry.status = j.reason.empty() ? Verdict::kPass : Verdict::kFail;
+    entry.status = j.passed() ? Verdict::kPass : Verdict::kFail;
     entry.reason = j.reason;
     entry.metrics = j.metrics;
     entry.tolerance = j.tolerance.tolerance;

@@ -160,16 +160,14 @@ Result<TorchComparison> JudgeAlignment(const TorchDump& dump, Alignment alignmen
     if (ref.shape() != test->shape()) {
       v.tolerance = Resolve(al.module, ref, policy);
       v.status = Verdict::kFail;
+      v.score = HUGE_VAL;  // as JudgeTensor scores a shape that differs
       v.reason = fmt::format("shape {} in PyTorch, {} in ONNX", ShapeToString(ref.shape()),
                              ShapeToString(test->shape()));
     } else {
       const JudgeOptions judge{.conditioning = conditioning ? conditioning->Find(al.tensor) : nullptr};
       PARITY_ASSIGN_OR_RETURN(JudgedTensor j, WithContext(JudgeTensor(al.module, ref, *test, policy, judge),
                                                           fmt::format("{} vs '{}'", al.file, al.tensor)));
-      v.metrics = std::move(j.metrics);
-      v.tolerance = std::move(j.tolerance);
-      v.reason = std::move(j.reason);
-      v.status = v.reason.empty() ? Verdict::kPass : Verdict::kFail;
+      TakeJudgment(v, std::move(j));
       // Float32's noise at the edge of the band is a note, not evidence.
       if (IsIsolatedExcursion(ref, *test, v, v.note)) v.status = Verdict::kPass;
     }

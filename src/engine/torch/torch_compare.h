@@ -41,6 +41,7 @@ struct LayerVerdict {
   std::string reason;     // why it failed; for unchecked, the alignment's reason
   TensorMetrics metrics;  // valid unless unchecked (ref: PyTorch, test: ONNX)
   ResolvedTolerance tolerance;
+  double score = 0;       // the judge's (JudgedTensor::score); +inf for a shape that differs
   // Set on a layer outside its band by an isolated excursion only, which
   // then passes (layer_evidence.h); kept, and extended, when the failing
   // outputs make it the divergence after all.

@@ -45,7 +45,7 @@ bool WorseRow(const TensorComparison& a, const TensorComparison& b) {
   auto rank = [](Verdict v) { return v == Verdict::kFail ? 2 : v == Verdict::kPass ? 1 : 0; };
   if (rank(a.status) != rank(b.status)) return rank(a.status) > rank(b.status);
   if (a.status == Verdict::kUnchecked) return false;
-  return ErrorScore(a.metrics, a.tolerance.tolerance) > ErrorScore(b.metrics, b.tolerance.tolerance);
+  return a.score > b.score;
 }
 
 std::string FormatComparisonTable(const SetComparison& s, const ConsoleStyle& style) {

@@ -20,10 +20,11 @@ TensorComparison Row(Verdict status, double max_abs, double max_ref, double ref_
   c.metrics.ref_max = max_ref;
   c.metrics.ref_at_max = ref_at_max;
   c.tolerance.tolerance = {.atol = 1e-4, .rtol = 1e-3};
+  c.score = ErrorScore(c.metrics, c.tolerance.tolerance);  // as the judge scores it (TakeJudgment)
   return c;
 }
 
-// Rows are ordered as the one error score (compare/judge.h) ranks them, not by
+// Rows are ordered by the judge's error score (TensorComparison::score), not by
 // the band of the worst element: `big`'s worst element is a near-zero value
 // of a tensor that reaches 100, so against its own element's band it looks
 // worse (0.9) than `tiny` (0.45), while its error score (band at max|ref|) is

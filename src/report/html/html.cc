@@ -121,8 +121,8 @@ std::string_view Asset(const unsigned char* data, size_t size) {
 json ChartData(const CheckReport& r) {
   json curve = json::array();
   for (const auto& p : r.layer_curve) curve.push_back(LayerErrorPointToJson(p));
-  // The PyTorch layers in the dump's execution order, scored as the layer
-  // curve is (compare/judge.h's ErrorScore).
+  // The PyTorch layers in the dump's execution order, each with the judge's
+  // score (LayerVerdict::score, compare/judge.h), as the layer curve is.
   json torch_curve = json::array();
   if (r.alignment)
     for (size_t k = 0; k < r.alignment->layers.size(); ++k) {
@@ -133,8 +133,7 @@ json ChartData(const CheckReport& r) {
                              {"op_type", v.alignment.type},
                              {"status", VerdictName(v.status)},
                              // a shape mismatch has no score: drawn at the top
-                             {"error_ratio", JsonNumber(judged ? ErrorScore(v.metrics, v.tolerance.tolerance)
-                                                        : v.status == Verdict::kFail ? HUGE_VAL : 0.0)}});
+                             {"error_ratio", JsonNumber(judged ? v.score : v.status == Verdict::kFail ? HUGE_VAL : 0.0)}});
     }
   json histograms = json::array();
   for (auto [s, o] : html::HistogramOutputs(r, html::kMaxHistograms)) {

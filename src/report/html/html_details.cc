@@ -173,7 +173,7 @@ std::string AlignmentSection(const CheckReport& r) {
         "<tr class=\"{}\"><td class=\"name mono\" title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"name mono\">{}</td><td>{}</td><td class=\"reason\">{}</td></tr>\n",
         v.status == Verdict::kFail ? "fail" : "", Esc(a.file), Esc(a.module), Pill(VerdictName(v.status)),
-        judged ? Num(v.metrics.max_abs) : "", judged ? Num(ErrorScore(v.metrics, v.tolerance.tolerance)) : "",
+        judged ? Num(v.metrics.max_abs) : "", judged ? Num(v.score) : "",
         Esc(a.tensor), Esc(AlignHowName(a.how)), Esc(v.reason.empty() ? a.reason : v.reason));
   }
   s += "</tbody></table></div>\n";

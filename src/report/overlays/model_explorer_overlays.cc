@@ -143,7 +143,7 @@ void TorchOverlays(const TorchComparison& torch, const Ids* ids, std::vector<Ove
   Builder status(ids, "original_torch_status.json", "parity: against PyTorch", Scale::kText);
   for (const auto& l : torch.layers) {
     const std::string& node = l.alignment.node;
-    if (l.status != Verdict::kUnchecked) error.Max(node, ErrorScore(l.metrics, l.tolerance.tolerance));
+    if (l.status != Verdict::kUnchecked) error.Max(node, l.score);
     status.Text(node, fmt::format("{} ({})", VerdictName(l.status), l.alignment.module), Color(l.status),
                 Rank(l.status));
   }
