@@ -213,18 +213,12 @@ void StageSyntax(Context& ctx) {
   f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.subject.info.default_opset(),
                                                 ctx.subject.info.ir_version)));
   f.insert(f.end(), reference_load.begin(), reference_load.end());
-  std::future<void> freed;
   if (reference) {
     PassReference(ctx, *reference);
-    // Freed on a thread of its own while the target's session loads (a child:
-    // its process ends): unmapping a 4 GB model's weights took 0.8 s here, and
-    // it frees faster than a load allocates, so the two copies never add up
-    // (docs/bench.md, the 1.07B model: peak RSS unchanged).
-    freed = std::async(std::launch::async, [done = std::move(reference)]() mutable { done.reset(); });
+    reference.reset();  // before the target's session holds its own copy of the weights (a child: its process ends)
   }
   ctx.flags.curve_skipped = CurveSkipReason(ctx);
   if (!LoadTargetWithPlan(ctx, f)) LoadTarget(ctx, f);
-  if (freed.valid()) freed.get();
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
