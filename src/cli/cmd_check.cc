@@ -49,6 +49,7 @@ struct CheckCmdOptions {
   int runs = 20;
   int warmup = 3;
   double latency_seconds = 2.0;
+  bool time_reference = false;
   double curve_seconds = 1.0;
   std::string reference_ort_library, target_ort_library;
   bool no_locate = false;
@@ -141,6 +142,7 @@ int RunCheckCommand(const CheckCmdOptions& o) {
   options.latency_runs = o.runs;
   options.latency_warmup = o.warmup;
   options.latency_seconds = o.latency_seconds;
+  options.time_reference = o.time_reference;
   options.curve_seconds = o.curve_seconds;
   options.locate_on_failure = !o.no_locate;
   options.strict = o.strict;
@@ -244,6 +246,8 @@ void RegisterCheck(CLI::App& app) {
   cmd->add_option("--latency-seconds", o->latency_seconds,
                   "time budget of each config's warm-up and timed runs (default 2; --runs and --warmup are caps)")
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--time-reference", o->time_reference,
+                "time the reference config's latency as the target's (default: its determinism re-run alone)");
   cmd->add_option("--curve-seconds", o->curve_seconds,
                   "a passing check computes its per-layer error curve when its extra sessions are estimated at most "
                   "this many seconds (default 1; 0: never; a failing check always localizes)")

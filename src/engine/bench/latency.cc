@@ -43,6 +43,16 @@ int64_t VmHwmBytes() {
 
 }  // namespace
 
+bool LatencyStable(const std::vector<double>& samples_ms, double within) {
+  const size_t n = samples_ms.size();
+  if (within <= 0 || n < static_cast<size_t>(kMinLatencyRuns)) return false;
+  const double mean = std::accumulate(samples_ms.begin(), samples_ms.end(), 0.0) / static_cast<double>(n);
+  double squares = 0;
+  for (double v : samples_ms) squares += (v - mean) * (v - mean);
+  const double stddev = std::sqrt(squares / static_cast<double>(n - 1));
+  return stddev / std::sqrt(static_cast<double>(n)) <= within * mean;
+}
+
 LatencyStats SummarizeLatency(std::vector<double> samples_ms) {
   LatencyStats s;
   s.runs = static_cast<int>(samples_ms.size());
@@ -78,16 +88,23 @@ Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet
   using Clock = std::chrono::steady_clock;
   const int min_runs = std::min(options.runs, kMinLatencyRuns);
   const auto budget = std::chrono::duration<double>(options.max_seconds);
-  std::vector<double> samples;
-  samples.reserve(static_cast<size_t>(options.runs));
-  const auto started = Clock::now();
-  for (int i = 0; i < options.runs; ++i) {
+  std::vector<double> samples = options.earlier_ms;
+  samples.reserve(static_cast<size_t>(std::max<int>(options.runs, static_cast<int>(samples.size()))));
+  // The earlier runs count toward the budget as they counted toward the caller's.
+  const auto started =
+      Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(
+                         std::accumulate(samples.begin(), samples.end(), 0.0)));
+  auto done = [&](Clock::time_point now) {
+    const int n = static_cast<int>(samples.size());
+    return n >= options.runs || (n >= min_runs && (now - started >= budget ||
+                                                    LatencyStable(samples, options.stable_within)));
+  };
+  while (!done(Clock::now())) {
     const auto t0 = Clock::now();
     auto out = session.Run(inputs);
     const auto t1 = Clock::now();
-    if (!out) return std::unexpected(std::move(out.error()).With(fmt::format("timed run {}", i + 1)));
+    if (!out) return std::unexpected(std::move(out.error()).With(fmt::format("timed run {}", samples.size() + 1)));
     samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    if (static_cast<int>(samples.size()) >= min_runs && t1 - started >= budget) break;
   }
   return SummarizeLatency(std::move(samples));
 }

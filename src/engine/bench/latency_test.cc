@@ -60,6 +60,37 @@ TEST(MeasureLatency, StopsAtTheTimeBudgetAfterThreeRuns) {
   EXPECT_EQ(stats->runs, kMinLatencyRuns);
 }
 
+TEST(LatencyStable, NeedsThreeRunsWithASmallStandardError) {
+  EXPECT_TRUE(LatencyStable({280, 281, 279}, 0.05));      // SE 0.2% of the mean
+  EXPECT_FALSE(LatencyStable({280, 281}, 0.05));          // under kMinLatencyRuns
+  EXPECT_FALSE(LatencyStable({100, 300, 200}, 0.05));     // SE 29% of the mean
+  EXPECT_TRUE(LatencyStable({100, 300, 200}, 0.30));
+  EXPECT_FALSE(LatencyStable({280, 281, 279}, 0));        // 0: never
+  // A noisy run among steady ones keeps it timing until the mean settles.
+  EXPECT_FALSE(LatencyStable({280, 420, 279}, 0.05));
+  EXPECT_TRUE(LatencyStable({280, 420, 279, 281, 280, 282, 279, 281, 280, 281, 279, 280}, 0.05));
+}
+
+TEST(MeasureLatency, StopsOnceStableAndCountsEarlierRuns) {
+  auto session = CreateSession(ConvBnRelu(), RunConfig{}, "conv_bn_relu");
+  ASSERT_TRUE(session.has_value());
+  const TensorSet inputs = ConvBnReluSample().tensors;
+  // Any spread is "stable" within 100x the mean: the minimum of runs, then stop.
+  auto stable = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 1000, .max_seconds = 100, .stable_within = 100});
+  ASSERT_TRUE(stable.has_value());
+  EXPECT_EQ(stable->runs, kMinLatencyRuns);
+  // Never stable: the runs asked for, the earlier ones first and not re-run.
+  auto counted = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 5, .max_seconds = 100, .earlier_ms = {7.5, 8.5}});
+  ASSERT_TRUE(counted.has_value());
+  ASSERT_EQ(counted->runs, 5);
+  EXPECT_EQ(counted->samples_ms[0], 7.5);
+  EXPECT_EQ(counted->samples_ms[1], 8.5);
+  // As many earlier runs as asked for: nothing more runs.
+  auto none = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 1, .earlier_ms = {9.5}});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->samples_ms, std::vector<double>{9.5});
+}
+
 TEST(MeasureLatency, RejectsBadOptionsAndReportsRunErrors) {
   auto session = CreateSession(ConvBnRelu(), RunConfig{}, "conv_bn_relu");
   ASSERT_TRUE(session.has_value());

@@ -82,6 +82,10 @@ struct CheckOptions {
   // config fit in this many seconds, judged by the run before them; at least
   // one run is timed (determinism's second). A 6 s run is timed once, not 20 times.
   double latency_seconds = 2.0;
+  // The reference config is timed as the target (--time-reference); by
+  // default its latency is determinism's re-run alone (one run): what is
+  // deployed is the target, and a 4 GB model's run is 0.28 s.
+  bool time_reference = false;
   // A passing check's per-layer curve costs sessions of its own (the
   // target's saved plan and two observed ones; two in all with a PyTorch
   // dump) and a run each: it is computed when that is estimated, from the
