@@ -60,9 +60,21 @@ unit: build
 
 # The Python package (pyproject.toml) built as `pip install .` builds it, into
 # build-pkg/ (not into .venv): python/tests/test_api.py tests it against the CLI.
-# Its CMake build (build-py/) shares ccache with $(BUILD)/.
-python-package: deps
-	$(PY) -m pip install -q --no-build-isolation --no-deps --upgrade --target build-pkg .
+# Its CMake build (build-py/) compiles nothing of parity's a second time: it
+# links the extension to $(BUILD)/'s libraries and installs $(BUILD)/parity
+# (PARITY_PREBUILT_DIR, CMakeLists.txt), so it compiles only the extension's own
+# module.cc and nanobind (about 1 minute against about 20: docs/bench.md,
+# "CI from a clean clone"). A plain `pip install .` compiles everything itself.
+# Not under SANITIZE=1: Python cannot load the ASan objects of build-asan/.
+ifeq ($(SANITIZE),1)
+PKG_PREBUILT =
+PKG_NEEDS = deps
+else
+PKG_PREBUILT = -C cmake.define.PARITY_PREBUILT_DIR=$(abspath $(BUILD))
+PKG_NEEDS = build
+endif
+python-package: $(PKG_NEEDS)
+	$(PY) -m pip install -q --no-build-isolation --no-deps --upgrade --target build-pkg $(PKG_PREBUILT) .
 
 # The package's own tests (test_api.py, test_python_docs.py) need build-pkg/:
 # under make they fail without it (PARITY_REQUIRE_PACKAGE); a bare pytest run

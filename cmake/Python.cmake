@@ -13,13 +13,25 @@ find_package(nanobind CONFIG REQUIRED)
 # The comparison kernel only: compare needs no ONNX Runtime in-process.
 nanobind_add_module(_core NB_STATIC src/python/module.cc)
 target_link_libraries(_core PRIVATE parity_report)
-# Only what the extension links is built position-independent: the rest (the
-# parity binary's engine) compiles exactly as in the plain build.
-set_target_properties(parity_core parity_compare parity_report PROPERTIES POSITION_INDEPENDENT_CODE ON)
-
-set_target_properties(_core parity PROPERTIES INSTALL_RPATH "$ORIGIN")
+# What it links (parity_core, parity_compare, parity_report) is position-independent
+# in every build (CMakeLists.txt), so PARITY_PREBUILT_DIR's libraries link here too.
+set_target_properties(_core PROPERTIES INSTALL_RPATH "$ORIGIN")
 install(TARGETS _core LIBRARY DESTINATION parity)
-install(TARGETS parity RUNTIME DESTINATION parity)
+if(parity_prebuilt)
+  # make's build/parity, installed as CMake installs the one built here: its
+  # RUNPATH (the build's ORT folder) becomes $ORIGIN, and it is stripped with
+  # the rest (scikit-build-core's install.strip).
+  set(parity_installed "\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/parity/parity")
+  install(PROGRAMS "${PARITY_PREBUILT_DIR}/parity" DESTINATION parity)
+  install(CODE "
+    file(RPATH_SET FILE \"${parity_installed}\" NEW_RPATH \"\\$ORIGIN\")
+    if(CMAKE_INSTALL_DO_STRIP)
+      execute_process(COMMAND \"${CMAKE_STRIP}\" \"${parity_installed}\" COMMAND_ERROR_IS_FATAL ANY)
+    endif()")
+else()
+  set_target_properties(parity PROPERTIES INSTALL_RPATH "$ORIGIN")
+  install(TARGETS parity RUNTIME DESTINATION parity)
+endif()
 # The pinned ORT the build linked against, under its soname (libonnxruntime.so.1).
 file(REAL_PATH "${PARITY_ORT_LIB}" parity_ort_real)
 install(FILES "${parity_ort_real}" DESTINATION parity RENAME libonnxruntime.so.1)

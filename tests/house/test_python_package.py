@@ -53,3 +53,13 @@ def test_docs_spell_the_package_one_way():
             if "parity_torch" in line:
                 hits.append(f"{doc.relative_to(ROOT)}:{i}: {line.strip()}")
     assert not hits, "spell it parity.torch (python/parity/torch):\n" + "\n".join(hits)
+
+
+def test_a_plain_pip_install_compiles_everything():
+    # `make python-package` links build/'s libraries and installs build/parity
+    # (-C cmake.define.PARITY_PREBUILT_DIR=...); pyproject.toml passes it empty on
+    # every other build, so a plain `pip install .` after make compiles all of
+    # parity's C++ again instead of reusing whatever build-py/'s cache remembers.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert project["tool"]["scikit-build"]["cmake"]["define"]["PARITY_PREBUILT_DIR"] == ""
+    assert "PARITY_PREBUILT_DIR=$(abspath $(BUILD))" in (ROOT / "Makefile").read_text()
