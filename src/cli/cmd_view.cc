@@ -4,20 +4,14 @@
 // The work is python/parity/view.py's (Model Explorer is a Python package):
 // this command finds the Python of parity's package (engine/ray/driver_python.h) and
 // hands the process over to it.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "cli/command.h"
+#include "core/child_process.h"
 #include "engine/ray/driver_python.h"
-
-extern char** environ;
 
 namespace parity::cli {
 namespace {
@@ -49,17 +43,10 @@ int RunView(const ViewOptions& o) {
   if (o.port > 0) args.insert(args.end(), {"--port", std::to_string(o.port)});
   if (o.no_browser) args.push_back("--no-browser");
   if (o.print_url) args.push_back("--print-url");
-  if (!py->pythonpath.empty()) {
-    const char* old = std::getenv("PYTHONPATH");
-    const std::string value = py->pythonpath + (old != nullptr && *old ? ":" + std::string(old) : "");
-    setenv("PYTHONPATH", value.c_str(), 1);
-  }
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  execvpe(argv[0], argv.data(), environ);
-  fmt::print(stderr, "parity: error: view: could not run {}: {}\n", py->python, std::strerror(errno));
+  SpawnOptions options{.search_path = true};
+  if (!py->pythonpath.empty()) options.env.push_back(PrependedEnv("PYTHONPATH", py->pythonpath));
+  const Status ran = ExecInPlace(args, options);  // returns only when it could not
+  fmt::print(stderr, "parity: error: view: {}\n", ran.error().message());
   return 2;
 }
 

@@ -8,9 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <utility>
@@ -37,7 +41,152 @@ void CloseFd(int& fd) {
   fd = -1;
 }
 
+// argv and the environment as exec takes them, made before fork: the child
+// of a process with threads may only make async-signal-safe calls.
+class ExecImage {
+ public:
+  ExecImage(const std::vector<std::string>& argv, const SpawnOptions& options) : search_path_(options.search_path) {
+    for (const auto& a : argv) args_.push_back(const_cast<char*>(a.c_str()));
+    args_.push_back(nullptr);
+    if (options.env.empty()) return;  // ours, as it is
+    const auto name = [](std::string_view e) { return e.substr(0, e.find('=') + 1); };
+    for (char** e = environ; *e != nullptr; ++e) {
+      const bool replaced = std::ranges::any_of(options.env, [&](const std::string& o) { return name(o) == name(*e); });
+      if (!replaced) env_text_.emplace_back(*e);
+    }
+    env_text_.insert(env_text_.end(), options.env.begin(), options.env.end());
+    for (auto& e : env_text_) envp_.push_back(e.data());
+    envp_.push_back(nullptr);
+  }
+  const char* program() const { return args_[0]; }
+  // Returns only when exec failed (errno says why). Async-signal-safe.
+  void Exec() const {
+    char* const* envp = envp_.empty() ? environ : const_cast<char* const*>(envp_.data());
+    if (search_path_)
+      ::execvpe(args_[0], args_.data(), envp);
+    else
+      ::execve(args_[0], args_.data(), envp);
+  }
+
+ private:
+  bool search_path_;
+  std::vector<char*> args_;
+  std::vector<std::string> env_text_;
+  std::vector<char*> envp_;
+};
+
+// The child's standard descriptors: a descriptor to put there, or -1 to
+// keep ours; `out_to_err` puts our stderr on its stdout.
+struct ChildFds {
+  int in = -1, out = -1, err = -1;
+  bool out_to_err = false;
+};
+
+std::string CannotRun(const char* program, int error) {
+  return fmt::format("cannot run {}: {}", program, std::strerror(error));
+}
+
+// Forks a child that sets up `fds`, closes every other descriptor of ours,
+// puts SIGPIPE to its default, `mask` back, and execs `image`. Returns its
+// pid once exec ran; when exec failed (the child writes errno on a
+// close-on-exec pipe that exec would have closed), the child is reaped and
+// the error names the program.
+Result<pid_t> ForkExec(const ExecImage& image, const ChildFds& fds, const sigset_t& mask) {
+  int report[2] = {-1, -1};
+  if (::pipe2(report, O_CLOEXEC) != 0)
+    return RuntimeError(fmt::format("cannot start a child process ({}): no pipe", image.program()));
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // Async-signal-safe calls only: the parent may have threads.
+    if (fds.in >= 0) ::dup2(fds.in, 0);
+    if (fds.out >= 0) ::dup2(fds.out, 1);
+    if (fds.out_to_err) ::dup2(2, 1);
+    if (fds.err >= 0) ::dup2(fds.err, 2);
+    // Nothing else of ours but the report pipe (closed by exec): a
+    // descriptor our caller left inheritable (its pipe to our stdout) must
+    // not stay open in a child it never started.
+    if (report[1] > 3) ::syscall(SYS_close_range, 3, report[1] - 1, 0);
+    ::syscall(SYS_close_range, report[1] + 1, ~0U, 0);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ::sigaction(SIGPIPE, &dfl, nullptr);  // a child writing to a parent gone ends
+    ::pthread_sigmask(SIG_SETMASK, &mask, nullptr);
+    image.Exec();
+    const int error = errno;
+    [[maybe_unused]] const ssize_t n = ::write(report[1], &error, sizeof error);
+    _exit(127);
+  }
+  ::close(report[1]);
+  if (pid < 0) {
+    ::close(report[0]);
+    return RuntimeError(fmt::format("cannot start a child process ({}): fork failed", image.program()));
+  }
+  int error = 0;
+  ssize_t n;
+  while ((n = ::read(report[0], &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  if (n != static_cast<ssize_t>(sizeof error)) return pid;  // closed by exec: it runs
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return RuntimeError(CannotRun(image.program(), error));
+}
+
+// The foreground child's pid while it runs, and the first SIGINT/SIGTERM
+// that came meanwhile (written by ForwardSignal only).
+volatile sig_atomic_t g_foreground = 0;
+volatile sig_atomic_t g_signal = 0;
+
+// Async-signal-safe: kill(2). The child (the Ray driver) stops what it
+// started and exits; RunInForeground's caller then cleans up.
+extern "C" void ForwardSignal(int sig) {
+  if (g_signal == 0) g_signal = sig;
+  if (g_foreground > 0) ::kill(static_cast<pid_t>(g_foreground), sig);
+}
+
 }  // namespace
+
+std::string PrependedEnv(std::string_view name, std::string_view prefix) {
+  const char* old = std::getenv(std::string(name).c_str());
+  return fmt::format("{}={}{}{}", name, prefix, old != nullptr && *old ? ":" : "", old != nullptr ? old : "");
+}
+
+Result<ForegroundExit> RunInForeground(const std::vector<std::string>& argv, const SpawnOptions& options,
+                                       bool stdout_to_stderr) {
+  if (argv.empty()) return InternalError("RunInForeground: no program");
+  const ExecImage image(argv, options);
+  struct sigaction forward {}, old_int {}, old_term {};
+  forward.sa_handler = &ForwardSignal;
+  sigemptyset(&forward.sa_mask);
+  g_signal = 0;
+  ::sigaction(SIGINT, &forward, &old_int);
+  ::sigaction(SIGTERM, &forward, &old_term);
+  sigset_t mask;
+  ::pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  const Result<pid_t> pid = ForkExec(image, {.out_to_err = stdout_to_stderr}, mask);  // exec resets the handlers
+  g_foreground = pid ? *pid : 0;
+  if (pid && g_signal != 0) ::kill(*pid, g_signal);  // came between fork and here
+  int status = 0;
+  pid_t waited = -1;
+  while (pid && (waited = ::waitpid(*pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  g_foreground = 0;
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+  if (!pid) return std::unexpected(pid.error());
+  if (waited < 0) return RuntimeError(fmt::format("lost the child process {}", argv[0]));
+  return ForegroundExit{.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                        .interrupted = g_signal};
+}
+
+Status ExecInPlace(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  if (argv.empty()) return InternalError("ExecInPlace: no program");
+  const ExecImage image(argv, options);
+  std::fflush(nullptr);
+  image.Exec();
+  return RuntimeError(CannotRun(image.program(), errno));
+}
 
 void KillPendingChildren() {
   for (auto& slot : g_children)
@@ -48,11 +197,9 @@ void KillPendingChildren() {
       }
 }
 
-Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv) {
+Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv, const SpawnOptions& options) {
   if (argv.empty()) return InternalError("ChildProcess::Start: no program");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  const ExecImage image(argv, options);
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
     for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
@@ -66,35 +213,18 @@ Result<ChildProcess> ChildProcess::Start(const std::vector<std::string>& argv) {
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
   ::pthread_sigmask(SIG_BLOCK, &block, &old);
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // Async-signal-safe calls only: the parent may have threads.
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(err[1], 2);
-    // Nothing else of ours: a descriptor our caller left inheritable (its
-    // pipe to our stdout) must not stay open in a child it never started.
-    ::syscall(SYS_close_range, 3, ~0U, 0);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    ::sigaction(SIGPIPE, &dfl, nullptr);  // a child writing to a parent gone ends
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    ::execv(args[0], args.data());
-    _exit(127);
-  }
+  const Result<pid_t> pid = ForkExec(image, {.in = in[0], .out = out[1], .err = err[1]}, old);
   ChildProcess c;
-  c.pid_ = pid;
-  if (pid > 0) c.slot_ = RegisterChild(pid);
+  if (pid) {
+    c.pid_ = *pid;
+    c.slot_ = RegisterChild(*pid);
+  }
   ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
   ::close(in[0]);
   ::close(out[1]);
   ::close(err[1]);
   c.in_ = in[1], c.out_ = out[0], c.err_ = err[0];
-  if (pid < 0) {
-    c.pid_ = -1;
-    return RuntimeError(fmt::format("cannot start a child process ({}): fork failed", argv[0]));
-  }
+  if (!pid) return std::unexpected(pid.error());  // c closes the pipes
   return c;
 }
 

@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 
@@ -72,6 +75,69 @@ TEST(ChildProcess, PendingChildrenAreKilledAndScratchFoldersRemoved) {
   RemovePendingScratchDirs();
   EXPECT_NE(::kill(pid, 0), 0) << "the child is still there (or a zombie)";
   EXPECT_FALSE(std::filesystem::exists(scratch->path()));
+}
+
+// A program that cannot be executed is an error of the start naming it and
+// why, not a child that exits 127 later; the same in every form.
+TEST(ChildProcess, AProgramThatCannotRunIsAnErrorNamingIt) {
+  auto missing = ChildProcess::Start({"/no/such/program", "x"});
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code(), ErrorCode::kRuntime);
+  EXPECT_NE(missing.error().message().find("/no/such/program"), std::string::npos) << missing.error().message();
+  EXPECT_NE(missing.error().message().find("No such file"), std::string::npos) << missing.error().message();
+  auto not_on_path = ChildProcess::Start({"parity-no-such-program"}, {.search_path = true});
+  ASSERT_FALSE(not_on_path.has_value());
+  auto directory = RunInForeground({"/tmp"}, {}, /*stdout_to_stderr=*/false);
+  ASSERT_FALSE(directory.has_value());
+  EXPECT_NE(directory.error().message().find("/tmp"), std::string::npos) << directory.error().message();
+  auto in_place = ExecInPlace({"/no/such/program"}, {});
+  ASSERT_FALSE(in_place.has_value());
+  EXPECT_NE(in_place.error().message().find("/no/such/program"), std::string::npos);
+}
+
+// A name is found on PATH when asked; the environment is ours with the
+// given entries replaced or added; a prefix goes before the old value.
+TEST(ChildProcess, FindsProgramsOnPathAndSetsTheirEnvironment) {
+  ::setenv("PARITY_SPAWN_TEST", "old", 1);
+  ::setenv("PARITY_SPAWN_KEPT", "kept", 1);
+  auto c = ChildProcess::Start({"sh", "-c", "echo \"$PARITY_SPAWN_TEST $PARITY_SPAWN_KEPT $PARITY_SPAWN_NEW\""},
+                               {.env = {PrependedEnv("PARITY_SPAWN_TEST", "/first"), "PARITY_SPAWN_NEW=new"},
+                                .search_path = true});
+  ASSERT_TRUE(c.has_value()) << c.error().message();
+  std::string line;
+  ASSERT_EQ(c->ReadLine(line, 100, Clock::now() + std::chrono::seconds(10)), ChildProcess::Got::kLine);
+  EXPECT_EQ(line, "/first:old kept new");
+  ::unsetenv("PARITY_SPAWN_TEST");
+  EXPECT_EQ(PrependedEnv("PARITY_SPAWN_TEST", "/first"), "PARITY_SPAWN_TEST=/first");
+  ::unsetenv("PARITY_SPAWN_KEPT");
+}
+
+// Stop reaps: no zombie stays, whether the child exited or was killed.
+TEST(ChildProcess, StopLeavesNoZombie) {
+  for (const char* script : {"exit 3", "sleep 30"}) {
+    ChildProcess c = Shell(script);
+    const pid_t pid = c.pid();
+    const int status = c.Stop(std::chrono::milliseconds(200));
+    EXPECT_NE(status, -1) << script;
+    EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1) << script << ": still a child of ours";
+    EXPECT_EQ(errno, ECHILD) << script;
+  }
+}
+
+// A foreground child's exit code (128 + N for a signal), and a SIGTERM that
+// reaches parity meanwhile is forwarded to it and reported.
+TEST(ChildProcess, AForegroundChildsExitAndAForwardedSignal) {
+  auto ran = RunInForeground({"/bin/sh", "-c", "exit 5"}, {}, /*stdout_to_stderr=*/true);
+  ASSERT_TRUE(ran.has_value()) << ran.error().message();
+  EXPECT_EQ(ran->code, 5);
+  EXPECT_EQ(ran->interrupted, 0);
+  // The child signals its parent, which forwards the signal back: the
+  // child's trap exits 7 (the default would be 128 + 15).
+  auto forwarded = RunInForeground({"/bin/sh", "-c", "trap 'kill $!; exit 7' TERM; kill -TERM $PPID; sleep 10 & wait"}, {},
+                                   /*stdout_to_stderr=*/true);
+  ASSERT_TRUE(forwarded.has_value()) << forwarded.error().message();
+  EXPECT_EQ(forwarded->code, 7);
+  EXPECT_EQ(forwarded->interrupted, SIGTERM);
 }
 
 }  // namespace

@@ -13,16 +13,13 @@
 namespace parity {
 
 Status RecordTorchCorpus(const TorchCorpusRequest& r, const std::filesystem::path& dir) {
-  std::vector<std::string> argv = {"/usr/bin/env"};
-  if (!r.pythonpath.empty()) {
-    const char* old = std::getenv("PYTHONPATH");
-    argv.push_back("PYTHONPATH=" + r.pythonpath + (old && *old ? ":" + std::string(old) : ""));
-  }
-  argv.insert(argv.end(), {r.python, "-m", "parity.torch", "corpus", r.torch_model, "--prompts", r.prompts,
-                           "--generate", std::to_string(r.generate), "--top-k", std::to_string(r.top_k), "-o",
-                           dir.string(), "--quiet"});
+  SpawnOptions options{.search_path = true};  // r.python may be a name on PATH
+  if (!r.pythonpath.empty()) options.env.push_back(PrependedEnv("PYTHONPATH", r.pythonpath));
+  std::vector<std::string> argv = {r.python, "-m", "parity.torch", "corpus", r.torch_model, "--prompts", r.prompts,
+                                   "--generate", std::to_string(r.generate), "--top-k", std::to_string(r.top_k), "-o",
+                                   dir.string(), "--quiet"};
   if (!r.output_names.empty()) argv.insert(argv.end(), {"--output-names", r.output_names});
-  PARITY_ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Start(argv));
+  PARITY_ASSIGN_OR_RETURN(ChildProcess child, ChildProcess::Start(argv, options));
   std::string line;
   while (child.ReadLine(line, 1 << 16) != ChildProcess::Got::kEnd) {
   }

@@ -23,14 +23,15 @@ namespace {
 constexpr auto kLineWait = std::chrono::minutes(30);
 constexpr size_t kMaxLine = size_t{1} << 24;
 
-// The driver, started: env PYTHON -c BOOT PYTHONPATH PACKAGE CORPUS SCRATCH.
+// The driver, started: PYTHON (found on PATH) -c BOOT PYTHONPATH PACKAGE CORPUS SCRATCH.
 Result<ChildProcess> StartDriver(const GenAiPython& py, const fs::path& package, const CorpusRecord& r,
                                  const fs::path& scratch) {
   const std::string boot =
       "import sys; p = sys.argv.pop(1)\nif p: sys.path.insert(0, p)\n"
       "from parity._genai_driver import main; sys.exit(main(sys.argv[1:]))";
-  return ChildProcess::Start({"/usr/bin/env", py.python, "-c", boot, py.pythonpath, fs::absolute(package).string(),
-                              fs::absolute(r.dir).string(), scratch.string()});
+  return ChildProcess::Start({py.python, "-c", boot, py.pythonpath, fs::absolute(package).string(),
+                              fs::absolute(r.dir).string(), scratch.string()},
+                             {.search_path = true});
 }
 
 // The driver's exit as a Status: exit 2 is bad input (its last words).

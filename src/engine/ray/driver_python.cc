@@ -100,15 +100,17 @@ Result<DriverPython> CheckDriverPython(const std::string& ray_python) {
       "import importlib.util, sys\n"
       "missing = [m for m in ('parity', 'ray') if importlib.util.find_spec(m) is None]\n"
       "sys.stdout.write(' and '.join(missing)); sys.exit(3 if missing else 0)\n";
-  // The one spawner (core/child_process.h); env finds a Python given by name
-  // on PATH, as FindDriverPython did, and puts the checkout's python/ first.
-  std::vector<std::string> argv = {"/usr/bin/env"};
-  if (!py.pythonpath.empty()) {
-    const char* old = std::getenv("PYTHONPATH");
-    argv.push_back("PYTHONPATH=" + py.pythonpath + (old != nullptr && *old ? ":" + std::string(old) : ""));
-  }
-  argv.insert(argv.end(), {py.python, "-c", script});
-  PARITY_ASSIGN_OR_RETURN(ChildProcess child, WithContext(ChildProcess::Start(argv), "--engine ray"));
+  // The one spawner (core/child_process.h): a Python given by name is found
+  // on PATH, as FindDriverPython did, the checkout's python/ first on
+  // PYTHONPATH. One that cannot be executed is an error of Start.
+  SpawnOptions options{.search_path = true};
+  if (!py.pythonpath.empty()) options.env.push_back(PrependedEnv("PYTHONPATH", py.pythonpath));
+  const std::string how = "give one with both (--ray-python PY or PARITY_PYTHON=PY)";
+  auto started = ChildProcess::Start({py.python, "-c", script}, options);
+  if (!started)
+    return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot be run ({}); {}", py.python,
+                                       py.origin, started.error().message(), how));
+  ChildProcess child = std::move(*started);
   // Bounded: what it prints (a name or two) and how long it takes.
   const auto deadline = ChildProcess::Clock::now() + std::chrono::seconds(60);
   std::string said, line;
@@ -122,10 +124,6 @@ Result<DriverPython> CheckDriverPython(const std::string& ray_python) {
   const int status = child.Stop(std::max(left, std::chrono::milliseconds(0)));
   const int rc = status < 0 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (rc == 0) return py;
-  const std::string how = "give one with both (--ray-python PY or PARITY_PYTHON=PY)";
-  if (rc == 127 || rc == 126)  // env could not run it
-    return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot be run; {}", py.python,
-                                       py.origin, how));
   if (rc == 3 && !said.empty() && said.size() < 32)
     return InvalidArgument(fmt::format("--engine ray: the driver's Python '{}' ({}) cannot import {}; {}", py.python,
                                        py.origin, said, how));
