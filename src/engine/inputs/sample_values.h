@@ -1,4 +1,4 @@
-// INTERNAL to src/engine/sample_gen*: the resolved plan of one input and the
+// INTERNAL to src/engine/inputs/sample_*: the resolved plan of one input and the
 // value filling of one tensor. Portable determinism: the stream is
 // splitmix64 and the normal draw is Box-Muller, not the standard library's
 // implementation-defined distributions.
