@@ -1,5 +1,6 @@
-// Test helpers for src/onnx tests: raw file writes, the ONNX node-test data,
-// and TempDir (core/testing/temp_dir.h).
+// Test helpers for the tests of src/onnx and above: raw file writes, the
+// ONNX node-test data, a model's intermediate tensors, and TempDir
+// (core/testing/temp_dir.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,8 +10,11 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/testing/temp_dir.h"
+#include "onnx/graph.h"
+#include "onnx/model.h"
 
 namespace parity::testing {
 
@@ -25,5 +29,17 @@ inline std::string ReadRaw(const std::filesystem::path& p) {
 }
 
 inline const std::filesystem::path kOnnxNodeData = "/usr/share/libonnx-testdata/data/node";
+
+// The names of `m`'s intermediate tensors (IntermediateTensors: in
+// topological order, graph outputs included); a failed expectation when the
+// graph view cannot be built.
+inline std::vector<std::string> Intermediates(const Model& m) {
+  auto g = BuildGraphView(m);
+  EXPECT_TRUE(g.has_value());
+  std::vector<std::string> names;
+  if (g)
+    for (const auto& t : IntermediateTensors(*g)) names.push_back(t.name);
+  return names;
+}
 
 }  // namespace parity::testing

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
 #include <set>
 #include <vector>
 
@@ -12,6 +11,7 @@
 
 #include "core/npy.h"
 #include "core/npz.h"
+#include "core/testing/random_tensor.h"
 #include "engine/baseline/baseline_internal.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
@@ -27,13 +27,7 @@ using testing::ReadRaw;
 using testing::TempDir;
 using testing::WriteRaw;
 
-Tensor RandomTensor(const Shape& shape, uint32_t seed) {
-  Tensor t(DType::kFloat32, shape);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist;
-  for (float& v : t.mutable_view<float>()) v = dist(rng);
-  return t;
-}
+using testing::RandomTensor;
 
 // A model and an input file for it in a temp dir.
 struct Case {

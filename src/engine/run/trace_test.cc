@@ -4,32 +4,23 @@
 
 #include <algorithm>
 #include <optional>
-#include <random>
 
+#include "core/testing/random_tensor.h"
 #include "engine/runner/session_run.h"
 #include "onnx/builder.h"
 #include "onnx/builtin_models.h"
 #include "onnx/graph.h"
+#include "onnx/test_util.h"
 
 namespace parity {
 namespace {
 
-Sample RandomSample(const std::string& input, const Shape& shape, uint32_t seed = 1) {
-  Tensor t(DType::kFloat32, shape);
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist;
-  for (float& v : t.mutable_view<float>()) v = dist(rng);
-  Sample s{"default", {}};
-  EXPECT_TRUE(s.tensors.Add(input, t));
-  return s;
-}
+using testing::Intermediates;
 
-std::vector<std::string> Intermediates(const Model& m) {
-  auto g = BuildGraphView(m);
-  EXPECT_TRUE(g.has_value());
-  std::vector<std::string> names;
-  for (const auto& t : IntermediateTensors(*g)) names.push_back(t.name);
-  return names;
+Sample RandomSample(const std::string& input, const Shape& shape, uint32_t seed = 1) {
+  Sample s{"default", {}};
+  EXPECT_TRUE(s.tensors.Add(input, testing::RandomTensor(shape, seed)));
+  return s;
 }
 
 TraceOptions Batched(int64_t bytes) {

@@ -5,35 +5,26 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <random>
 
 #include "core/scratch_dir.h"
+#include "core/testing/random_tensor.h"
 #include "engine/runner/session_run.h"
 #include "engine/runner/runner.h"
 #include "onnx/builtin_models.h"
 #include "onnx/edit.h"
 #include "onnx/graph.h"
+#include "onnx/test_util.h"
 #include "ort/session.h"
 
 namespace parity {
 namespace {
 
-TensorSet RandomInput(const std::string& name, const Shape& shape) {
-  Tensor t(DType::kFloat32, shape);
-  std::mt19937 rng(7);
-  std::normal_distribution<float> dist;
-  for (float& v : t.mutable_view<float>()) v = dist(rng);
-  TensorSet s;
-  s.Set(name, t);
-  return s;
-}
+using testing::Intermediates;
 
-std::vector<std::string> Intermediates(const Model& m) {
-  auto g = BuildGraphView(m);
-  EXPECT_TRUE(g.has_value());
-  std::vector<std::string> names;
-  for (const auto& t : IntermediateTensors(*g)) names.push_back(t.name);
-  return names;
+TensorSet RandomInput(const std::string& name, const Shape& shape) {
+  TensorSet s;
+  s.Set(name, testing::RandomTensor(shape, 7));
+  return s;
 }
 
 // What a session of the model with `names` exposed gives (the old way: a
