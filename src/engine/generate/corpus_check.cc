@@ -123,20 +123,9 @@ namespace {
 // positions one on, each past its present (ORT's buffer, no copy).
 Result<TensorSet> TeacherForcedInputs(const CorpusRecord& r, const TensorSet& fed, const TensorSet& outputs,
                                       int64_t token) {
-  TensorSet next;
-  for (const auto& [name, tensor] : fed) {
-    if (name == r.token_input) {
-      next.Set(name, TokenTensor({token}, tensor.dtype()));
-    } else if (name == r.mask_input) {
-      PARITY_ASSIGN_OR_RETURN(Tensor mask, AppendOnes(tensor));
-      next.Set(name, std::move(mask));
-    } else if (name == r.positions_input) {
-      PARITY_ASSIGN_OR_RETURN(Tensor pos, NextPositions(tensor));
-      next.Set(name, std::move(pos));
-    } else {
-      next.Set(name, tensor);
-    }
-  }
+  PARITY_ASSIGN_OR_RETURN(
+      TensorSet next,
+      NextFeeds({.token = r.token_input, .mask = r.mask_input, .positions = r.positions_input}, fed, {token}));
   for (const KvPair& kv : r.kv)
     if (const Tensor* present = outputs.Find(kv.present); present && next.Contains(kv.past)) next.Set(kv.past, *present);
   return next;

@@ -9,21 +9,6 @@
 namespace parity {
 namespace {
 
-// The cache branch taken: `flag` (any dtype but strings) all ones.
-Result<Tensor> AllOnes(const Tensor& flag) {
-  PARITY_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(flag.dtype(), flag.shape()));
-  for (int64_t i = 0; i < out.size(); ++i) {
-    switch (out.dtype()) {
-      case DType::kBool: out.mutable_view<uint8_t>()[i] = 1; break;
-      case DType::kInt64: out.mutable_view<int64_t>()[i] = 1; break;
-      case DType::kInt32: out.mutable_view<int32_t>()[i] = 1; break;
-      case DType::kFloat32: out.mutable_view<float>()[i] = 1; break;
-      default: return Unsupported(fmt::format("a cache branch flag of dtype {}", DTypeName(out.dtype())));
-    }
-  }
-  return out;
-}
-
 // The next step's inputs: the tokens, the mask one longer, the positions
 // one on, the cache branch taken, each past its present (ORT's buffer as it
 // is); the rest as fed.
@@ -57,23 +42,11 @@ Result<TensorSet> NextStepInputs(const GenerationRecord& r, const TensorSet& fed
                                  const std::vector<int64_t>& tokens, const std::vector<int64_t>& origins) {
   TensorSet fed = fed_in, outputs = outputs_in;
   if (!origins.empty()) PARITY_RETURN_IF_ERROR(TakeBeamRows(r, origins, fed, outputs));
-  TensorSet next;
-  for (const auto& [name, tensor] : fed) {
-    if (name == r.token_input) {
-      next.Set(name, TokenTensor(tokens, tensor.dtype()));
-    } else if (name == r.mask_input) {
-      PARITY_ASSIGN_OR_RETURN(Tensor mask, AppendOnes(tensor));
-      next.Set(name, std::move(mask));
-    } else if (name == r.positions_input) {
-      PARITY_ASSIGN_OR_RETURN(Tensor pos, NextPositions(tensor));
-      next.Set(name, std::move(pos));
-    } else if (name == r.cache_branch_input) {
-      PARITY_ASSIGN_OR_RETURN(Tensor flag, AllOnes(tensor));
-      next.Set(name, std::move(flag));
-    } else {
-      next.Set(name, tensor);
-    }
-  }
+  PARITY_ASSIGN_OR_RETURN(
+      TensorSet next,
+      NextFeeds({.token = r.token_input, .mask = r.mask_input, .positions = r.positions_input,
+                 .cache_branch = r.cache_branch_input},
+                fed, tokens));
   for (const KvPair& kv : r.kv) {
     const Tensor* present = outputs.Find(kv.present);
     if (!present) return InvalidArgument(fmt::format("the model has no output '{}' (the KV map's)", kv.present));

@@ -97,6 +97,41 @@ Result<Tensor> NextPositions(const Tensor& positions) {
   return out;
 }
 
+Result<Tensor> AllOnes(const Tensor& flag) {
+  PARITY_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(flag.dtype(), flag.shape()));
+  for (int64_t i = 0; i < out.size(); ++i) {
+    switch (out.dtype()) {
+      case DType::kBool: out.mutable_view<uint8_t>()[i] = 1; break;
+      case DType::kInt64: out.mutable_view<int64_t>()[i] = 1; break;
+      case DType::kInt32: out.mutable_view<int32_t>()[i] = 1; break;
+      case DType::kFloat32: out.mutable_view<float>()[i] = 1; break;
+      default: return Unsupported(fmt::format("a cache branch flag of dtype {}", DTypeName(out.dtype())));
+    }
+  }
+  return out;
+}
+
+Result<TensorSet> NextFeeds(const StepFeedNames& names, const TensorSet& fed, const std::vector<int64_t>& tokens) {
+  TensorSet next;
+  for (const auto& [name, tensor] : fed) {
+    if (name == names.token) {
+      next.Set(name, TokenTensor(tokens, tensor.dtype()));
+    } else if (name == names.mask) {
+      PARITY_ASSIGN_OR_RETURN(Tensor mask, AppendOnes(tensor));
+      next.Set(name, std::move(mask));
+    } else if (name == names.positions) {
+      PARITY_ASSIGN_OR_RETURN(Tensor pos, NextPositions(tensor));
+      next.Set(name, std::move(pos));
+    } else if (name == names.cache_branch) {
+      PARITY_ASSIGN_OR_RETURN(Tensor flag, AllOnes(tensor));
+      next.Set(name, std::move(flag));
+    } else {
+      next.Set(name, tensor);
+    }
+  }
+  return next;
+}
+
 Result<Tensor> SliceLastAxis(const Tensor& t, int64_t begin, int64_t end) {
   if (t.rank() < 1 || begin < 0 || end < begin || end > t.shape().back() || t.dtype() == DType::kString)
     return InvalidArgument(fmt::format("slice [{}, {}) of a tensor of shape {}", begin, end, ShapeToString(t.shape())));

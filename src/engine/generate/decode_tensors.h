@@ -1,10 +1,11 @@
-// The small tensor edits of a decode loop (decode_loop.cc): the last
-// position's logits, the greedy token, the next step's ids, mask and
-// positions, a prompt's slice. Every function copies only the small tensors
+// The small tensor edits of a decode loop (decode_loop.cc, corpus_check.cc):
+// the last position's logits, the greedy token, the next step's ids, mask,
+// positions and cache-branch flag, a prompt's slice. Every function copies only the small tensors
 // it makes (ids, masks, positions, one row of logits), never a cache.
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -27,6 +28,23 @@ Result<Tensor> AppendOnes(const Tensor& mask);
 
 // Positions [..., n] -> [..., 1] holding the last + 1.
 Result<Tensor> NextPositions(const Tensor& positions);
+
+// The cache branch taken: `flag` all ones. kUnsupported for a flag that is
+// not bool, int64, int32 or float32.
+Result<Tensor> AllOnes(const Tensor& flag);
+
+// The names of the inputs a decode step advances (a GenerationRecord's or a
+// CorpusRecord's); an empty name: the model has no such input.
+struct StepFeedNames {
+  std::string_view token, mask, positions, cache_branch;
+};
+
+// The next step's inputs from the ones `fed`: the token input holding
+// `tokens` (TokenTensor), the mask one longer (AppendOnes), the positions
+// one on (NextPositions), the cache-branch flag all ones (AllOnes); every
+// other input as fed, shared, not copied (a past: the caller sets its
+// present). Errors: those of the edits.
+Result<TensorSet> NextFeeds(const StepFeedNames& names, const TensorSet& fed, const std::vector<int64_t>& tokens);
 
 // Elements [begin, end) along the last axis (a prompt's tokens, a mask's
 // prefix, any dtype but strings).
