@@ -15,7 +15,7 @@
 // every intermediate tensor of the one run at once (the value search needs
 // random access); engine/run/trace.h's batched tracer is not used here yet.
 //
-// The result is plain data; report/torch_json.h writes it (the `alignment`
+// The result is plain data; report/json/torch_json.h writes it (the `alignment`
 // entries of docs/contract.md ("Reports") and the first divergence).
 #pragma once
 
