@@ -1,6 +1,6 @@
 // Test helpers for the tests of src/onnx and above: raw file writes, the
-// ONNX node-test data, a model's intermediate tensors, and TempDir
-// (core/testing/temp_dir.h).
+// ONNX node-test data, the smallest model (Relu), a model's intermediate
+// tensors, and TempDir (core/testing/temp_dir.h).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/testing/temp_dir.h"
+#include "onnx/builder.h"
 #include "onnx/graph.h"
 #include "onnx/model.h"
 
@@ -29,6 +30,15 @@ inline std::string ReadRaw(const std::filesystem::path& p) {
 }
 
 inline const std::filesystem::path kOnnxNodeData = "/usr/share/libonnx-testdata/data/node";
+
+// y = Relu(x), x float32 [1, 2]: the smallest model that runs.
+inline Model ReluModel() {
+  ModelBuilder b;
+  b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{1, 2})), "y");
+  auto m = b.Build();
+  EXPECT_TRUE(m.has_value());
+  return std::move(*m);
+}
 
 // The names of `m`'s intermediate tensors (IntermediateTensors: in
 // topological order, graph outputs included); a failed expectation when the

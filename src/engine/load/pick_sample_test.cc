@@ -9,19 +9,14 @@
 #include "core/npz.h"
 #include "core/testing/temp_dir.h"
 #include "onnx/builder.h"
+#include "onnx/test_util.h"
 
 namespace parity {
 namespace {
 
 using ::testing::HasSubstr;
 
-Model ReluModel() {
-  ModelBuilder b;
-  b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{1, 2})), "y");
-  auto m = b.Build();
-  EXPECT_TRUE(m.has_value());
-  return std::move(*m);
-}
+using testing::ReluModel;
 
 Tensor F32(const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, Shape{1, 2}, v); }
 

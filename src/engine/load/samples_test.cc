@@ -6,6 +6,7 @@
 #include "core/npz.h"
 #include "core/testing/temp_dir.h"
 #include "onnx/builder.h"
+#include "onnx/test_util.h"
 
 namespace parity {
 namespace {
@@ -15,13 +16,7 @@ using testing::TempDir;
 
 Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
 
-Model ReluModel() {
-  ModelBuilder b;
-  b.Output(b.Relu(b.Input("x", DType::kFloat32, Shape{1, 2})), "y");
-  auto m = b.Build();
-  EXPECT_TRUE(m.has_value());
-  return std::move(*m);
-}
+using testing::ReluModel;
 
 Model NoInputModel() {
   ModelBuilder b;
