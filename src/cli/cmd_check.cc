@@ -247,7 +247,8 @@ void RegisterCheck(CLI::App& app) {
                   "time budget of each config's warm-up and timed runs (default 2; --runs and --warmup are caps)")
       ->check(CLI::PositiveNumber);
   cmd->add_flag("--time-reference", o->time_reference,
-                "time the reference config's latency as the target's (default: its determinism re-run alone)");
+                "time the reference config's latency as the target's (default: a reference whose --runs do not fit "
+                "--latency-seconds is timed by its determinism re-run alone)");
   cmd->add_option("--curve-seconds", o->curve_seconds,
                   "a passing check computes its per-layer error curve when its extra sessions are estimated at most "
                   "this many seconds (default 1; 0: never; a failing check always localizes)")

@@ -83,8 +83,9 @@ struct CheckOptions {
   // one run is timed (determinism's second). A 6 s run is timed once, not 20 times.
   double latency_seconds = 2.0;
   // The reference config is timed as the target (--time-reference); by
-  // default its latency is determinism's re-run alone (one run): what is
-  // deployed is the target, and a 4 GB model's run is 0.28 s.
+  // default a reference whose latency_runs do not fit latency_seconds is
+  // timed by determinism's re-run alone (one run): what is deployed is the
+  // target, and a 4 GB model's run is 0.28 s.
   bool time_reference = false;
   // A passing check's per-layer curve costs sessions of its own (the
   // target's saved plan and two observed ones; two in all with a PyTorch

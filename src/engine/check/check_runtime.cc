@@ -67,11 +67,13 @@ LatencyOptions BudgetedLatency(const CheckOptions& o, double run_ms) {
   return l;
 }
 
-// A config's timed runs. The reference's, unless --time-reference, are
-// determinism's re-run alone: what is deployed, and timed, is the target.
+// A config's timed runs. A costly reference's (its --runs do not fit the
+// budget), unless --time-reference, are determinism's re-run alone: what is
+// deployed, and timed, is the target; a cheap one is timed as the target.
 LatencyOptions CheckLatency(const CheckOptions& o, std::string_view which, double run_ms) {
   LatencyOptions l = BudgetedLatency(o, run_ms);
-  if (which == "reference" && !o.time_reference) l = {.warmup = 0, .runs = 1, .max_seconds = 0};
+  const bool costly = l.stable_within > 0;
+  if (which == "reference" && costly && !o.time_reference) l = {.warmup = 0, .runs = 1, .max_seconds = 0};
   // Without a warm-up asked for, determinism's second run is the first timed
   // run (a run of a 500 MB model is 0.2 s here, issue 26).
   if (l.warmup == 0) l.earlier_ms = {run_ms};
