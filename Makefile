@@ -66,14 +66,16 @@ unit: build
 # module.cc and nanobind (about 1 minute against about 20: docs/bench.md,
 # "CI from a clean clone"). A plain `pip install .` compiles everything itself.
 # Not under SANITIZE=1: Python cannot load the ASan objects of build-asan/.
+# Alone, `make python-package` builds only what the package takes from $(BUILD)/
+# (the libraries and parity, not the tests).
 ifeq ($(SANITIZE),1)
 PKG_PREBUILT =
-PKG_NEEDS = deps
+python-package: deps
 else
 PKG_PREBUILT = -C cmake.define.PARITY_PREBUILT_DIR=$(abspath $(BUILD))
-PKG_NEEDS = build
+python-package: deps $(BUILD)/CMakeCache.txt
+	@cmake --build $(BUILD) -j $(JOBS) --target parity
 endif
-python-package: $(PKG_NEEDS)
 	$(PY) -m pip install -q --no-build-isolation --no-deps --upgrade --target build-pkg $(PKG_PREBUILT) .
 
 # The package's own tests (test_api.py, test_python_docs.py) need build-pkg/:
