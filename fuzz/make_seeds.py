@@ -173,15 +173,15 @@ open('npz_directory/duplicate_names.bin', 'wb').write(bytes([2]) + entry(0) + en
 open('npz_directory/deflate_lie.bin', 'wb').write(bytes([1]) + entry(method=8, honest=0, comp=160, full=0xffffffff))
 open('npz_directory/bad_offset.bin', 'wb').write(bytes([1]) + entry(off=1))
 
-# entry_record: lines of the Ray engine's entry list (src/core/entry_record.h).
-os.makedirs('entry_record', exist_ok=True)
-open('entry_record/valid', 'w').write('{"index":0,"path_hex":"2f746d702f612e6e707a"}')
-open('entry_record/max_index_newline', 'w').write('{"index":9007199254740992,"path_hex":"610a62"}')
-open('entry_record/old_form', 'w').write('0\t/etc/passwd')
-
-# runner_protocol: the runner-worker's reply lines and request records (src/engine/runner/runner_protocol.h).
-os.makedirs('runner_protocol', exist_ok=True)
-open('runner_protocol/ready', 'w').write('O\t1.29.0\t/opt/ort/lib/libonnxruntime.so')
-open('runner_protocol/done', 'w').write('E\t12')
-open('runner_protocol/failed', 'w').write('B\t3\tjob\tnode \'x\' (Add): shape mismatch')
-open('runner_protocol/requests', 'w').write('{"index":0,"path_hex":"2f746d702f6a6f6230"}\n0\t/tmp/job0\n')
+# worker_protocol: the one worker protocol's lines (src/core/worker_protocol.h): entry
+# records (the Ray engine's entry list, every worker's requests) and every worker's replies.
+os.makedirs('worker_protocol', exist_ok=True)
+open('worker_protocol/valid', 'w').write('{"index":0,"path_hex":"2f746d702f612e6e707a"}')
+open('worker_protocol/max_index_newline', 'w').write('{"index":9007199254740992,"path_hex":"610a62"}')
+open('worker_protocol/old_form', 'w').write('0\t/etc/passwd')
+open('worker_protocol/ready', 'w').write('O\t1.29.0\t/opt/ort/lib/libonnxruntime.so')
+open('worker_protocol/done', 'w').write('E\t12')
+open('worker_protocol/failed', 'w').write('B\t3\tjob\tnode \'x\' (Add): shape mismatch')
+open('worker_protocol/requests', 'w').write('{"index":0,"path_hex":"2f746d702f6a6f6230"}\n0\t/tmp/job0\n')
+open('worker_protocol/dataset_answer', 'w').write('O\t1\nR\t0\ts.npz\ts\t0x0p+0\t0x1p+0\tinf\t0x0p+0\t0x0p+0\t1\t0\t0\n'
+                                                  'B\t0\ts2\tunreadable\nE\t0\n')

@@ -29,8 +29,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(npy npz tensor_proto model weights_in_file run_config tolerance external_data string_tensor npz_directory)
   [ -f src/engine/torch/torch_dump.cc ] && targets+=(torch_manifest)
   [ -f src/engine/baseline/baseline_manifest.cc ] && targets+=(baseline_manifest)
-  targets+=(entry_record)  # core/entry_record.cc: the entry list and both workers' requests
-  [ -f src/engine/runner/runner_protocol.cc ] && targets+=(runner_protocol)
+  targets+=(worker_protocol)  # core/worker_protocol.cc: the entry list, every worker's requests and replies
 fi
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-2}

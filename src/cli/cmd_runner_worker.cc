@@ -1,7 +1,7 @@
 // parity runner-worker (hidden): the child of an ORT runner that runs on
 // another runtime library than its parent's (engine/runner/runner.h,
 // MakeOrtRunner). It loads --ort-library, then serves the parent's jobs
-// (engine/runner/runner_worker.h: the dataset worker's framing) until its
+// (engine/runner/runner_worker.h, in the one worker protocol: core/worker_protocol.h) until its
 // stdin ends.
 #include <iostream>
 

@@ -199,7 +199,7 @@ TEST(SecurityFourthChildren, AChildThatFloodsItsStdoutOrStderrCostsTheParentABou
 }
 
 // Class 7: the runner-worker's request lines are framed records of at most
-// 16 KiB (core/entry_record.h, as the dataset-worker's): a 200 MB line is
+// 16 KiB (core/worker_protocol.h, the one worker protocol): a 200 MB line is
 // refused after 16 KiB, one line, exit 2, in bounded memory and time.
 TEST(SecurityFourthChildren, ARunnerWorkerRequestLineIsBounded) {
   TempDir dir("parity_fourth_request");

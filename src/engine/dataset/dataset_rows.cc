@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/worker_protocol.h"
+
 namespace parity {
 namespace {
 
@@ -60,16 +62,17 @@ std::string FormatDatasetRow(const DatasetRow& row) {
 }
 
 std::string FormatDatasetBad(size_t entry, std::string_view id, std::string_view error) {
-  return fmt::format("B\t{}\t{}\t{}", entry, Clean(id), Clean(error));
+  return FormatFailedLine(entry, id, error);  // the worker protocol's failure line
 }
 
 Result<DatasetLine> ParseDatasetLine(std::string_view line, size_t cells) {
-  const std::vector<std::string_view> f = Split(line);
   DatasetLine out;
-  if (f.size() == 4 && f[0] == "B" && ParseInt(f[1], &out.entry)) {
-    out.bad = {.id = std::string(f[2]), .error = std::string(f[3])};
+  if (auto failed = ParseWorkerLine(line); failed && failed->kind == WorkerLine::Kind::kFailed) {
+    out.entry = failed->index;
+    out.bad = {.id = std::move(failed->id), .error = std::move(failed->why)};
     return out;
   }
+  const std::vector<std::string_view> f = Split(line);
   if (f.size() != 4 + 8 * cells || f[0] != "R" || !ParseInt(f[1], &out.entry))
     return Corrupt(fmt::format("dataset row: expected {} fields, got {}: '{}'", 4 + 8 * cells, f.size(),
                                line.substr(0, 80)));

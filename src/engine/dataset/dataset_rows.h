@@ -4,8 +4,10 @@
 // back is bit for bit the row computed. One line per sample, tab-separated:
 //   R <entry> <sample> <id> then per cell:
 //       <max_abs> <cosine> <snr_db> <mismatch_share> <score> <passed 0|1> <top1_rows> <top1_agree>
-//   B <entry> <id> <error>          a bad sample (unreadable, mismatched, refused)
-// Names and errors have tabs and newlines replaced by spaces.
+//   B <entry> <id> <error>          a bad sample (unreadable, mismatched, refused):
+//                                   the worker protocol's failure line (core/worker_protocol.h)
+// Names and errors have tabs and newlines replaced by spaces (a bad sample's
+// id and error are cut at kMaxWorkerCellBytes).
 #pragma once
 
 #include <optional>

@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
-#include "core/entry_record.h"
 #include "core/json_out.h"
 #include "core/scratch_dir.h"
+#include "core/worker_protocol.h"
 #include "engine/generate/corpus_result.h"
 #include "engine/run/environment.h"
 

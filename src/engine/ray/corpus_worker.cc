@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/entry_record.h"
+#include "core/worker_protocol.h"
 #include "core/run_config.h"
 #include "engine/generate/corpus_check.h"
 #include "engine/generate/corpus_record.h"
@@ -18,7 +18,7 @@ Status ServeCorpusWorker(const CorpusWorkerOptions& o, std::istream& in, std::os
   PARITY_ASSIGN_OR_RETURN(RunConfig config, LoadRunConfig(o.target_config));
   if (o.threads > 0) config.intra_op_threads = o.threads;
   PARITY_ASSIGN_OR_RETURN(const CorpusSession session, CorpusSession::Open(o.model, config, record));
-  out << "O\t0" << std::endl;
+  out << FormatReadyLine({"0"}) << std::endl;
   std::string line;
   for (bool too_long = false; ReadBoundedLine(in, line, kMaxEntryRecordBytes, too_long);) {
     if (too_long) return InvalidArgument("corpus-worker: a request line too long");
@@ -27,7 +27,7 @@ Status ServeCorpusWorker(const CorpusWorkerOptions& o, std::istream& in, std::os
     if (index >= record.prompts)
       return InvalidArgument(fmt::format("corpus-worker: prompt {} is not in the corpus", index));
     PARITY_ASSIGN_OR_RETURN(const CorpusPrompt row, session.Run(index));
-    out << FormatCorpusRow(row) << '\n' << "E\t" << index << std::endl;
+    out << FormatCorpusRow(row) << '\n' << FormatDoneLine(index) << std::endl;
   }
   return {};
 }

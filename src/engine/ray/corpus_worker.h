@@ -1,7 +1,7 @@
 // The loop of one Ray actor of the corpus check (engine/ray/corpus_ray.h),
 // served by the hidden `parity corpus-worker MODEL --corpus DIR`
-// (cli/cmd_corpus_worker.cc). The protocol is the dataset worker's
-// (engine/ray/dataset_worker.h): "O<TAB>0" once the session exists, then for
+// (cli/cmd_corpus_worker.cc). The protocol is the one worker protocol
+// (core/worker_protocol.h), as the dataset worker speaks it: "O<TAB>0" once the session exists, then for
 // each entry record read (its index is a prompt's) the prompt's row
 // (FormatCorpusRow, engine/generate/corpus_result.h) and "E<TAB>INDEX".
 #pragma once

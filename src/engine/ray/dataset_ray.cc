@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
-#include "core/entry_record.h"
 #include "core/json_out.h"
 #include "core/scratch_dir.h"
+#include "core/worker_protocol.h"
 #include "engine/dataset/dataset_rows.h"
 #include "engine/run/environment.h"
 #include "ort/ep_libraries.h"
@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o) {
-  // Framed records (core/entry_record.h): a file name holding a
+  // Framed records (core/worker_protocol.h): a file name holding a
   // newline or bytes that are not UTF-8 stays one entry, exactly.
   std::string list;
   for (size_t i = 0; i < entries.size(); ++i) list += FormatEntryRecord(i, fs::absolute(entries[i]).string()) + "\n";

@@ -9,7 +9,7 @@
 namespace parity {
 
 // A row source for RunDataset (DatasetOptions::rows): writes the entries
-// (core/entry_record.h's framed records) and the resolved configs and
+// (core/worker_protocol.h's framed records) and the resolved configs and
 // tolerance policy into a scratch folder, runs the driver (RunRayDriver) with
 // `options`' model, reference, ORT library and plugin EP libraries passed to
 // every actor, and reads back the rows and bad samples it wrote

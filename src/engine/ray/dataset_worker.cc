@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/entry_record.h"
+#include "core/worker_protocol.h"
 #include "core/json_in.h"
 #include "core/regular_file.h"
 #include "engine/dataset/dataset.h"
@@ -51,7 +51,7 @@ Status ServeDatasetWorker(const DatasetWorkerOptions& o, std::istream& in, std::
   PARITY_ASSIGN_OR_RETURN(DatasetEvaluator evaluator,
                           DatasetEvaluator::Create(model, reference ? &*reference : nullptr, options));
   const ModelInfo info = Inspect(model);
-  out << "O\t" << evaluator.outputs().size() << std::endl;
+  out << FormatReadyLine({std::to_string(evaluator.outputs().size())}) << std::endl;
   std::string line;
   for (bool too_long = false; ReadBoundedLine(in, line, kMaxEntryRecordBytes, too_long);) {
     // Anything but the driver's records ends the worker with one line (the
@@ -63,7 +63,7 @@ Status ServeDatasetWorker(const DatasetWorkerOptions& o, std::istream& in, std::
     DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, record.path, index, o.model);
     for (const DatasetRow& row : r.rows) out << FormatDatasetRow(row) << '\n';
     for (const DatasetBadSample& b : r.bad) out << FormatDatasetBad(index, b.id, b.error) << '\n';
-    out << "E\t" << index << std::endl;
+    out << FormatDoneLine(index) << std::endl;
   }
   return {};
 }

@@ -1,9 +1,11 @@
 // The evaluator of one Ray actor of check --dataset (python/parity/_ray_engine.py,
 // docs/dataset.md), served by the hidden `parity dataset-worker MODEL`
-// (cli/cmd_dataset_worker.cc). The protocol, on a pipe pair:
+// (cli/cmd_dataset_worker.cc). It speaks the one worker protocol
+// (core/worker_protocol.h) on a pipe pair:
 //   worker: "O<TAB>N"            the sessions exist, N outputs are judged
-//   driver: an entry record      core/entry_record.h (the command's own list, forwarded)
-//   worker: the entry's rows     engine/dataset/dataset_rows.h (FormatDatasetRow, FormatDatasetBad)
+//   driver: an entry record      the command's own list, forwarded
+//   worker: the entry's rows     engine/dataset/dataset_rows.h (FormatDatasetRow;
+//                                FormatDatasetBad, the protocol's failure line)
 //           "E<TAB>INDEX"        the entry is done
 // Being the local engine's own code (EvaluateDatasetEntry), its rows are bit
 // for bit the local engine's.

@@ -2,8 +2,9 @@
 // CFG` (cli/cmd_runner_worker.cc) runs each job on its own ORT, the jobs and
 // their values travelling in a scratch folder (runner_worker.h). Used for a
 // runtime library other than the process's: one ORT per process. The child's
-// pipes are read with limits (core/child_process.h, runner_protocol.h): its
-// start has a deadline, its replies a length, its stderr a bounded tail.
+// pipes are read with limits (core/child_process.h, the one worker protocol
+// core/worker_protocol.h): its start has a deadline, its replies a length,
+// its stderr a bounded tail.
 #include <signal.h>
 
 #include <fmt/format.h>
@@ -13,11 +14,10 @@
 #include <optional>
 
 #include "core/child_process.h"
-#include "core/entry_record.h"
 #include "core/json_out.h"
 #include "core/scratch_dir.h"
+#include "core/worker_protocol.h"
 #include "engine/runner/runner.h"
-#include "engine/runner/runner_protocol.h"
 #include "engine/runner/runner_worker.h"
 #include "ort/ep_libraries.h"
 #include "ort/run_count.h"
@@ -35,8 +35,10 @@ std::string SelfBinary(const std::string& binary) {
   return ec ? "parity" : self.string();
 }
 
-// How long a child may take to load its library and say it is ready
-// (PARITY_RUNNER_START_TIMEOUT seconds, docs/errors.md; default 60).
+// How long a child may take from its start to its ready line (loading its
+// runtime library): PARITY_RUNNER_START_TIMEOUT seconds (docs/errors.md),
+// default 60.
+constexpr int kRunnerStartSeconds = 60;
 std::chrono::milliseconds StartTimeout() {
   if (const char* env = std::getenv("PARITY_RUNNER_START_TIMEOUT"); env != nullptr && *env != '\0') {
     char* end = nullptr;
@@ -71,7 +73,7 @@ class ChildRunner final : public Runner {
     };
     const auto timeout = StartTimeout();
     std::string ready;
-    switch (child_->ReadLine(ready, kMaxRunnerReplyBytes, ChildProcess::Clock::now() + timeout)) {
+    switch (child_->ReadLine(ready, kMaxWorkerLineBytes, ChildProcess::Clock::now() + timeout)) {
       case ChildProcess::Got::kTimeout:
         return library(fmt::format("the child process that loads it did not say it was ready within {:g} s (a "
                                    "library that hangs when loaded?); it was stopped",
@@ -79,7 +81,7 @@ class ChildRunner final : public Runner {
       case ChildProcess::Got::kTooLong:
         return library(fmt::format("the child process that loads it wrote more than {} bytes on its stdout without "
                                    "a newline before saying it was ready; it was stopped",
-                                   kMaxRunnerReplyBytes));
+                                   kMaxWorkerLineBytes));
       case ChildProcess::Got::kEnd: {
         std::string words = child_->LastWords();
         // The child names its own flag ("--ort-library LIB: ..."); the library is named here.
@@ -90,12 +92,12 @@ class ChildRunner final : public Runner {
       case ChildProcess::Got::kLine:
         break;
     }
-    auto reply = ParseRunnerReply(ready);
-    if (!reply || reply->kind != RunnerReply::Kind::kReady)
+    auto reply = ParseWorkerLine(ready);
+    if (!reply || reply->kind != WorkerLine::Kind::kReady || reply->facts.size() != 2)
       return library(fmt::format("the child process that loads it wrote something else on its stdout than that it "
                                  "is ready ({}); it was stopped",
-                                 reply ? "another reply" : reply.error().message()));
-    ran_.ort = {.version = reply->version, .library = reply->library, .origin = "ort_library"};
+                                 reply ? "another line" : reply.error().message()));
+    ran_.ort = {.version = reply->facts[0], .library = reply->facts[1], .origin = "ort_library"};
     return {};
   }
 
@@ -118,34 +120,54 @@ class ChildRunner final : public Runner {
       to_send.loaded = nullptr;
     }
     PARITY_RETURN_IF_ERROR(WriteRunnerJob(dir, to_send, inputs));
-    std::string answer;
     ort::CountOrtRuns(1);  // the child's ORT runs it for us
-    const bool sent = child_->Send(FormatEntryRecord(index, dir.string()) + "\n");
-    const ChildProcess::Got got = sent ? child_->ReadLine(answer, kMaxRunnerReplyBytes) : ChildProcess::Got::kEnd;
-    if (got != ChildProcess::Got::kLine) {
-      const std::string words = got == ChildProcess::Got::kTooLong
-                                    ? fmt::format("it wrote a reply of more than {} bytes and was stopped",
-                                                  kMaxRunnerReplyBytes)
-                                    : child_->LastWords();
-      Stop();
-      return RuntimeError(fmt::format("onnxruntime {} {}{}{}", ran_.ort.version, kRunnerDied,
-                                      words.empty() ? "" : ": ", words));
-    }
-    auto result = [&]() -> Result<TensorSet> {
-      auto reply = ParseRunnerReply(answer);
-      if (reply && reply->index == index && reply->kind == RunnerReply::Kind::kDone)
-        return ReadJobValues(dir, "outputs");
-      if (reply && reply->index == index && reply->kind == RunnerReply::Kind::kFailed)
-        return RuntimeError(reply->message);
-      return RuntimeError(fmt::format("runner: unexpected answer from the child: {}",
-                                      reply ? "another job's" : reply.error().message()));
-    }();
+    if (!child_->Send(FormatEntryRecord(index, dir.string()) + "\n")) return Died(ChildProcess::Got::kEnd);
+    PARITY_ASSIGN_OR_RETURN(const std::optional<std::string> failed, Answer(index));
+    auto result = failed ? Result<TensorSet>(RuntimeError(*failed)) : ReadJobValues(dir, "outputs");
     fs::remove_all(dir, ec);  // the values are in memory now
     if (!result) return std::unexpected(result.error().With(fmt::format("onnxruntime {}", ran_.ort.version)));
     return result;
   }
 
  private:
+  // The child's answer to job `index` (core/worker_protocol.h): nullopt once
+  // it said "E", the message of its "B ... job ..." line before that when the
+  // job failed. An error (the child stopped) when it died, wrote a line too
+  // long, or anything but these lines.
+  Result<std::optional<std::string>> Answer(size_t index) {
+    std::optional<std::string> failed;
+    for (std::string line;;) {
+      const ChildProcess::Got got = child_->ReadLine(line, kMaxWorkerLineBytes);
+      if (got != ChildProcess::Got::kLine) return Died(got);
+      auto reply = ParseWorkerLine(line);
+      if (reply && reply->index == index && reply->kind == WorkerLine::Kind::kDone) return failed;
+      if (reply && reply->index == index && reply->kind == WorkerLine::Kind::kFailed && reply->id == kWholeJob &&
+          !failed) {
+        failed = reply->why;
+        continue;
+      }
+      const std::string what = !reply                                     ? reply.error().message()
+                               : reply->kind == WorkerLine::Kind::kRow   ? std::string("a row, which it never writes")
+                               : reply->kind == WorkerLine::Kind::kReady ? std::string("a second ready line")
+                                                                         : fmt::format("a line of job {} in job {}'s "
+                                                                                       "answer", reply->index, index);
+      Stop(std::chrono::milliseconds(0));  // out of step with us: nothing more it says can be trusted
+      return RuntimeError(fmt::format("onnxruntime {}: runner: unexpected answer from the child (stopped): {}",
+                                      ran_.ort.version, what));
+    }
+  }
+
+  // The child ended, or wrote a line too long (`got`): it is stopped.
+  std::unexpected<Error> Died(ChildProcess::Got got) {
+    const std::string words = got == ChildProcess::Got::kTooLong
+                                  ? fmt::format("it wrote a reply of more than {} bytes and was stopped",
+                                                kMaxWorkerLineBytes)
+                                  : child_->LastWords();
+    Stop();
+    return RuntimeError(fmt::format("onnxruntime {} {}{}{}", ran_.ort.version, kRunnerDied, words.empty() ? "" : ": ",
+                                    words));
+  }
+
   // A model in memory, written to the scratch folder once (the child loads files).
   Result<fs::path> Written(const Model& model) {
     if (written_ == &model) return written_path_;

@@ -4,12 +4,11 @@
 
 #include <charconv>
 
-#include "core/entry_record.h"
 #include "core/json_in.h"
 #include "core/json_out.h"
 #include "core/npz.h"
 #include "core/regular_file.h"
-#include "engine/runner/runner_protocol.h"
+#include "core/worker_protocol.h"
 
 namespace parity {
 namespace fs = std::filesystem;
@@ -102,7 +101,7 @@ Result<RunnerRequest> ReadRunnerJob(const fs::path& dir) {
 
 int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner, std::string* error) {
   const OrtFact& ort = runner.ran().ort;
-  out << FormatReadyReply(ort.version, ort.library) << std::endl;
+  out << FormatReadyLine({ort.version, ort.library}) << std::endl;
   std::string line;
   for (bool too_long = false; ReadBoundedLine(in, line, kMaxEntryRecordBytes, too_long);) {
     // Anything but the parent's records ends the worker with one line.
@@ -122,8 +121,8 @@ int ServeRunnerJobs(std::istream& in, std::ostream& out, Runner& runner, std::st
       PARITY_ASSIGN_OR_RETURN(TensorSet values, runner.Run(request.job, request.inputs));
       return WriteJobValues(dir, "outputs", values);
     }();
-    out << (done ? FormatDoneReply(record->index) : FormatFailedReply(record->index, done.error().message()))
-        << std::endl;
+    if (!done) out << FormatFailedLine(record->index, kWholeJob, done.error().message()) << '\n';
+    out << FormatDoneLine(record->index) << std::endl;
   }
   return 0;
 }

@@ -1,10 +1,11 @@
 // The child side of an ORT runner in another process (`parity runner-worker`,
-// hidden) and the files a job travels in. The lines are runner_protocol.h's:
-// the child's first line says it is ready, "O<TAB>VERSION<TAB>LIBRARY" (the
-// ORT it loaded); then each request on its stdin, a framed record of the
-// job's index and folder DIR (core/entry_record.h, the dataset worker's
-// request), is answered by "E<TAB>INDEX" once DIR/outputs.npz is written, or
-// "B<TAB>INDEX<TAB>job<TAB>MESSAGE" (one line) when the job failed. A job folder holds job.json ({"model", "names",
+// hidden) and the files a job travels in. The lines are the one worker
+// protocol's (core/worker_protocol.h): the child's first line says it is
+// ready, "O<TAB>VERSION<TAB>LIBRARY" (the ORT it loaded); then each request
+// on its stdin, a framed record of the job's index and folder DIR, is
+// answered by "E<TAB>INDEX" once DIR/outputs.npz is written, or by
+// "B<TAB>INDEX<TAB>job<TAB>MESSAGE" (one line) and then "E<TAB>INDEX" when
+// the job failed. A job folder holds job.json ({"model", "names",
 // "save_plan", "keep_session", "sample", "cpu_mem_arena", "limit_seconds", "limit_memory_bytes": the
 // parent's run limits, ort/run_limits.h, the job's timeout_s in place of the
 // seconds, which bound the child's run}) and inputs.npz (keys t0, t1, ... in that

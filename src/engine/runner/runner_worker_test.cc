@@ -4,9 +4,8 @@
 
 #include <sstream>
 
-#include "core/entry_record.h"
+#include "core/worker_protocol.h"
 #include "core/testing/temp_dir.h"
-#include "engine/runner/runner_protocol.h"
 
 namespace parity {
 namespace {
@@ -64,10 +63,11 @@ TEST(RunnerWorker, AJobsOwnTimeLimitAndSampleTravel) {
   EXPECT_TRUE(job->job.cpu_mem_arena);
 }
 
-// The child's loop on a stored runner (no ORT): a ready line naming the
-// runtime, an E line for a job it answered, a B line (one line) for a name
-// it lacks, and exit 2 on a request that is not a framed record
-// (core/entry_record.h) or is longer than one may be (issue 56 class 7).
+// The child's loop on a stored runner (no ORT), in the one worker protocol
+// (core/worker_protocol.h): a ready line naming the runtime, an E line for
+// a job it answered, a B line (one line) then an E line for a name it
+// lacks, and exit 2 on a request that is not a framed record or is longer
+// than one may be (issue 56 class 7).
 TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   testing::TempDir dir("parity_runner_serve");
   std::filesystem::create_directories(dir.path() / "a");
@@ -82,19 +82,24 @@ TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   std::ostringstream out;
   EXPECT_EQ(ServeRunnerJobs(in, out, *runner), 0);
   std::istringstream lines(out.str());
-  std::string ready, first, second, extra;
+  std::string ready, first, second, third, extra;
   std::getline(lines, ready);
   std::getline(lines, first);
   std::getline(lines, second);
+  std::getline(lines, third);
   EXPECT_FALSE(std::getline(lines, extra)) << out.str();
-  auto reply = ParseRunnerReply(ready);
+  auto reply = ParseWorkerLine(ready);
   ASSERT_TRUE(reply.has_value()) << reply.error().message();
-  EXPECT_EQ(reply->kind, RunnerReply::Kind::kReady);
-  EXPECT_EQ(reply->version, "9.9");
-  EXPECT_EQ(reply->library, "/x/lib.so");
+  EXPECT_EQ(reply->kind, WorkerLine::Kind::kReady);
+  EXPECT_EQ(reply->facts, (std::vector<std::string>{"9.9", "/x/lib.so"}));
   EXPECT_EQ(first, "E\t0");
-  EXPECT_TRUE(second.starts_with("B\t1\tjob\t")) << second;
-  EXPECT_NE(second.find("no such"), std::string::npos) << "newlines flattened: " << second;
+  auto failed = ParseWorkerLine(second);
+  ASSERT_TRUE(failed.has_value()) << failed.error().message();
+  EXPECT_EQ(failed->kind, WorkerLine::Kind::kFailed);
+  EXPECT_EQ(failed->index, 1u);
+  EXPECT_EQ(failed->id, kWholeJob);
+  EXPECT_NE(failed->why.find("no such"), std::string::npos) << "newlines flattened: " << second;
+  EXPECT_EQ(third, "E\t1");
   auto values = ReadJobValues(dir.path() / "a", "outputs");
   ASSERT_TRUE(values.has_value()) << values.error().message();
   EXPECT_TRUE(values->Find("y")->BitwiseEquals(*Values().Find("y")));
@@ -108,32 +113,6 @@ TEST(RunnerWorker, ServesJobsInTheDatasetWorkersFraming) {
   EXPECT_EQ(ServeRunnerJobs(huge, out, *runner, &error), 2);
   EXPECT_NE(error.find("longer than 16384 bytes"), std::string::npos) << error;
   EXPECT_GT(huge.rdbuf()->in_avail(), (1 << 20) - 20000) << "read past the bound";
-}
-
-// Replies parse back to what was formatted; anything else is one line, never
-// a guess (fuzz/runner_protocol_fuzz.cc tries more).
-TEST(RunnerProtocol, RepliesRoundTripAndOthersAreRefused) {
-  auto ready = ParseRunnerReply(FormatReadyReply("1.2\t3", "/a\nb.so"));
-  ASSERT_TRUE(ready.has_value()) << ready.error().message();
-  EXPECT_EQ(ready->version, "1.2 3");
-  EXPECT_EQ(ready->library, "/a b.so");
-  auto done = ParseRunnerReply(FormatDoneReply(7));
-  ASSERT_TRUE(done.has_value());
-  EXPECT_EQ(done->kind, RunnerReply::Kind::kDone);
-  EXPECT_EQ(done->index, 7u);
-  auto failed = ParseRunnerReply(FormatFailedReply(3, std::string(100000, 'm')));
-  ASSERT_TRUE(failed.has_value());
-  EXPECT_EQ(failed->kind, RunnerReply::Kind::kFailed);
-  EXPECT_LE(FormatFailedReply(3, std::string(100000, 'm')).size(), kMaxRunnerReplyBytes);
-  for (const std::string& bad : {std::string("E\t-1"), std::string("E\t99999999999999999999"), std::string("X\t1"),
-                                 std::string("B\t1\tnojob"), std::string(""), std::string("O\tonly"),
-                                 std::string(kMaxRunnerReplyBytes + 1, 'E')}) {
-    auto r = ParseRunnerReply(bad);
-    EXPECT_FALSE(r.has_value()) << bad.substr(0, 40);
-    if (!r) {
-      EXPECT_EQ(r.error().message().find('\n'), std::string::npos);
-    }
-  }
 }
 
 }  // namespace
