@@ -10,6 +10,7 @@
 
 #include "core/tensor_files.h"
 #include "engine/check/check_internal.h"
+#include "engine/check/check_reference_same_plan.h"
 #include "engine/quant/cast.h"
 #include "onnx/edit.h"
 #include "onnx/validate.h"
@@ -193,15 +194,18 @@ void StageSyntax(Context& ctx) {
   // of a transformer's check here, issue 26).
   auto checked = std::async(std::launch::async, [&model = ctx.subject.model] { return Check(model); });
   std::vector<CheckFinding> reference_load;
-  std::unique_ptr<Runner> reference = LoadReference(ctx, reference_load);
+  // One session for both when the target's optimizations leave the graph as it is.
+  std::unique_ptr<Runner> shared = LoadSharedSession(ctx, reference_load);
+  std::unique_ptr<Runner> reference = shared ? nullptr : LoadReference(ctx, reference_load);
+  Runner* const reference_runner = shared ? shared.get() : reference.get();
   const auto findings = checked.get();
   int errors = 0;
   for (const auto& finding : findings) {
     const std::string id = fmt::format("syntax.{}", finding.stage);
     if (finding.runtime_decides) {
       // ONNX does not define the op; ORT, which runs it, is the authority.
-      f.push_back(RuntimeOpFinding(finding, reference != nullptr));
-      errors += !reference;
+      f.push_back(RuntimeOpFinding(finding, reference_runner != nullptr));
+      errors += reference_runner == nullptr;
     } else if (finding.severity == Severity::kError) {
       ++errors;
       f.push_back(Fail(id, finding.message));
@@ -213,12 +217,15 @@ void StageSyntax(Context& ctx) {
   f.push_back(Pass("syntax.opsets", fmt::format("default opset {}, IR version {}", ctx.subject.info.default_opset(),
                                                 ctx.subject.info.ir_version)));
   f.insert(f.end(), reference_load.begin(), reference_load.end());
-  if (reference) {
-    PassReference(ctx, *reference);
+  if (reference_runner != nullptr) {
+    PassReference(ctx, *reference_runner);
     reference.reset();  // before the target's session holds its own copy of the weights (a child: its process ends)
   }
   ctx.flags.curve_skipped = CurveSkipReason(ctx);
-  if (!LoadTargetWithPlan(ctx, f)) LoadTarget(ctx, f);
+  if (shared)
+    ctx.target.runner = std::move(shared);  // the session the reference's pass ran on (check_reference_same_plan.h)
+  else if (!LoadTargetWithPlan(ctx, f))
+    LoadTarget(ctx, f);
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
