@@ -25,8 +25,9 @@ A loop over the references (`for (const TorchDump& d : ctx.torch.dumps)`) is
 no branch: each reference does its part. Nor is an identity compare of two
 models that both exist (locate's `&ctx.reference_model != &ctx.target_model`).
 
-Home (where the references are built and asked): src/engine/load/reference.*
-(the parsed Reference), src/engine/runner/ (the runners that turn a reference
+Home (where the references are built and asked): src/engine/load/reference*
+(the parsed Reference; reference_model.*: the model an ORT reference runs,
+ForReference), src/engine/runner/ (the runners that turn a reference
 into values) and src/engine/check/check_reference* (check's references: the
 ORT reference and the PyTorch dumps, declared in check_reference.h, built
 once before the stages in check_reference_load.cc, run in
@@ -39,9 +40,11 @@ the references.
 This test counts the branches in src/engine outside the home. Not seen: the
 CLI (parsing option strings into References), src/report/ (writing a
 finished report's data), a request's option strings before they become a
-Reference (locate's `reference_ort_library`), and a config with no reference
-run on a child (bench refuses one: its runner's kind against kOrtSession). A
-failure names each file and line.
+Reference (locate's `reference_ort_library`), a config with no reference
+run on a child (bench refuses one: its runner's kind against kOrtSession),
+and a part under another name (a local alias of `traced_sample`, the dataset
+evaluator's `reference_` runner and `stored` outputs). A failure names each
+file and line.
 """
 
 import collections

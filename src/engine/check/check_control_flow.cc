@@ -51,26 +51,20 @@ std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
 }
 
 // How a user gives the check a judged sample for a branch or a Loop body
-// (docs/locate.md "Control flow"): with a dump, only PyTorch's samples
-// can show an export's fault there; else any sample of --inputs.
-std::string HowToJudge(int taken_unjudged, bool against_torch, bool loop) {
+// (docs/locate.md "Control flow"), in the judge's words.
+std::string HowToJudge(int taken_unjudged, const BranchJudge& judge, bool loop) {
   std::string others;
   if (taken_unjudged > 0)
     others = fmt::format(" ({} sample(s) {} it, judged {})", taken_unjudged, loop ? "ran" : "took",
-                         against_torch ? "between ONNX Runtime configs only: an export's fault cannot show there"
-                                       : "for robustness only or not at all");
-  if (!against_torch) return others + fmt::format("; give --inputs a sample that {} it", loop ? "runs" : "takes");
-  return others + fmt::format("; dump samples that {} it: python -m parity.torch dump ... --cover-branches N "
-                              "(torch.cond), or --sizes",
-                              loop ? "run" : "take");
+                         judge.others_judged);
+  return others + (loop ? judge.hint_loop : judge.hint_branch);
 }
 
 // Every If branch and Loop body of `cf` that no judged sample reached, but
 // branches that compute nothing of their own (BranchComputesNothing: a
 // note instead).
-std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, bool against_torch) {
+std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, const BranchJudge& judge) {
   std::vector<std::string> out;
-  const char* against = against_torch ? "PyTorch" : "the reference";
   for (const IfCoverage& c : cf.ifs) {
     for (const bool then : {true, false}) {
       const char* branch = then ? "then_branch" : "else_branch";
@@ -83,15 +77,15 @@ std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, boo
       }
       out.push_back(fmt::format("If '{}': no sample judged against {} took its {}: a difference there could not "
                                 "show{}",
-                                c.node, against, branch,
-                                HowToJudge(then ? c.then_samples : c.else_samples, against_torch, false)));
+                                c.node, judge.name, branch,
+                                HowToJudge(then ? c.then_samples : c.else_samples, judge, false)));
     }
   }
   for (const LoopCoverage& l : cf.loops)
     if (l.ran_judged == 0)
       out.push_back(fmt::format("Loop '{}': no sample judged against {} ran its body: a difference there could not "
                                 "show{}",
-                                l.node, against, HowToJudge(l.ran_samples, against_torch, true)));
+                                l.node, judge.name, HowToJudge(l.ran_samples, judge, true)));
   return out;
 }
 
@@ -163,7 +157,7 @@ void ObserveControlFlow(Context& ctx) {
     if (flat) AddSample(cf, *flat, /*judged=*/true);
   }
   NoteUntakenBranches(cf);
-  cf.unjudged = Unjudged(ctx.subject.model, cf, judge.pytorch);
+  cf.unjudged = Unjudged(ctx.subject.model, cf, judge);
 }
 
 }  // namespace parity::check_internal

@@ -110,10 +110,12 @@ struct TorchSide {
 // PyTorch dump, PyTorch's own samples (an export's fault shows nowhere else);
 // without one, the check's samples judged against the ORT reference.
 struct BranchJudge {
-  std::string name;          // "PyTorch" or "the reference"
-  bool pytorch = false;      // the wording of the hints (HowToJudge)
+  std::string name;  // "PyTorch" or "the reference"
   // Whether a check sample judged against the ORT reference counts.
   bool counts_check_samples = true;
+  // How the samples that took a branch but do not count were judged, and how
+  // a user gives a judged sample for a branch or a Loop body (HowToJudge).
+  std::string others_judged, hint_branch, hint_loop;
 };
 BranchJudge BranchJudgeOf(const TorchSide& torch);
 

@@ -76,8 +76,18 @@ std::map<std::string, int64_t> TorchSide::TracedDims(const ModelInfo& info) cons
 int TorchSide::CurveSessions() const { return dumps.empty() ? 3 : 2; }
 
 BranchJudge BranchJudgeOf(const TorchSide& torch) {
-  if (torch.dumps.empty()) return {.name = "the reference", .pytorch = false, .counts_check_samples = true};
-  return {.name = "PyTorch", .pytorch = true, .counts_check_samples = false};
+  if (torch.dumps.empty())
+    return {.name = "the reference",
+            .counts_check_samples = true,
+            .others_judged = "for robustness only or not at all",
+            .hint_branch = "; give --inputs a sample that takes it",
+            .hint_loop = "; give --inputs a sample that runs it"};
+  const std::string dump = "python -m parity.torch dump ... --cover-branches N (torch.cond), or --sizes";
+  return {.name = "PyTorch",
+          .counts_check_samples = false,
+          .others_judged = "between ONNX Runtime configs only: an export's fault cannot show there",
+          .hint_branch = "; dump samples that take it: " + dump,
+          .hint_loop = "; dump samples that run it: " + dump};
 }
 
 // check judges against a config or a model in ORT, and against PyTorch
