@@ -31,8 +31,9 @@ ForReference), src/engine/runner/ (the runners that turn a reference
 into values) and src/engine/check/check_reference* (check's references: the
 ORT reference and the PyTorch dumps, declared in check_reference.h, built
 once before the stages in check_reference_load.cc, run in
-check_reference.cc, and what they give the later steps in
-check_reference_stages.cc; one header and three files under 400 lines).
+check_reference.cc (with check_reference_same_plan.*, whether the reference's
+pass can run on the target's session), and what they give the later steps in
+check_reference_stages.cc; each file under 400 lines).
 The home is kept to these files so that a new kind of reference is added in
 one place; everything else asks the reference what it provides or loops over
 the references.
