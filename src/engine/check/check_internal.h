@@ -113,6 +113,9 @@ struct StageFlags {
   // (FinishNumerics): set when the per-sample and PyTorch-output checks ran.
   bool numerics_deferred = false;
   bool torch_outputs_read = false;  // the dump's traced sample was read (the layers can be compared)
+  // The reference's pass ran on the target's session (check_reference_same_plan.h):
+  // what it gave for a sample is the target's (TargetRun).
+  bool one_session = false;
 };
 
 // The limits every run of the check obeys, and the runs they stopped.
@@ -178,6 +181,11 @@ bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b);
 // float16 model converted without keep_io_types takes float16 inputs, its
 // float model float32).
 Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const Sample& sample);
+// The target's outputs for `sample`, whose reference gave `ref`: with one
+// session for both (StageFlags::one_session) the reference's pass ran it on
+// the target's session already, so that result, not a second run; else
+// RunOn the target's session (check_reference_same_plan.cc).
+Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref);
 
 // Two runtimes (check_runtimes.cc): a failing sample localized across both
 // runtimes (LocateAcrossRuntimes).

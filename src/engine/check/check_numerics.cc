@@ -91,7 +91,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
   auto ref = ctx.reference.results.Get(sample.name);
-  auto test = ref ? RunOn(ctx, *ctx.target.session(), sample) : ref;
+  auto test = ref ? TargetRun(ctx, sample, ref) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (ReportStopped(ctx, result, id, ref, test, f)) return;
   if (!ref && IsRunnerDied(ref.error())) return ReportReferenceDied(ctx, std::move(result), id, ref.error(), f);

@@ -97,13 +97,20 @@ std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding
   const double load_ms = runner->kept_session()->creation_ms();
   const std::string why = fmt::format(
       "the target's optimizers changed nothing in the graph (ORT's optimizer log of a probe session, prepacking "
-      "off: {}): the reference config [{}] runs the same kernels, one session served both",
+      "off: {}): the reference config [{}] runs the same kernels, one session served both "
+      "(each sample run once: its values are the reference's and the target's)",
       fmt::join(evidence, ", "), o.reference.config.Label());
   f.push_back(Pass("syntax.ort_load.reference", why));
   f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms, once",
                                                           ort::OrtVersion(), o.target.Label(), load_ms)));
   ctx.report.notes.push_back(why);
+  ctx.flags.one_session = true;
   return std::make_unique<SharedRunner>(std::move(runner));
+}
+
+Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref) {
+  if (ctx.flags.one_session) return ref;
+  return RunOn(ctx, *ctx.target.session(), sample);
 }
 
 }  // namespace parity::check_internal

@@ -34,6 +34,13 @@ bool Noted(const CheckReport& r) {
                      [](const std::string& n) { return n.find(kServedBoth) != std::string::npos; });
 }
 
+int64_t Runs(const CheckReport& r, std::string_view step) {
+  int64_t runs = 0;
+  for (const StepRuns& s : r.ort_runs)
+    if (step.empty() || s.step == step) runs += s.runs;
+  return runs;
+}
+
 struct Counted {
   CheckReport report;
   int sessions = 0;
@@ -73,7 +80,8 @@ TEST(CheckSamePlan, OnlyTheOptimizationsMayDiffer) {
 
 // Relu [1, 2]: none of ORT's transformers at `all` changes it. The reference
 // at `disable` is served by the target's session: one model load (and the
-// probe), the note, the same verdict and the same values as two sessions.
+// probe), each sample run once, the note, the same verdicts and the same
+// values as with two sessions.
 TEST(CheckSamePlan, AnUnchangedPlanRunsOneSessionForBoth) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(testing::ReluModel()).Save(dir / "m.onnx"));
@@ -86,6 +94,11 @@ TEST(CheckSamePlan, AnUnchangedPlanRunsOneSessionForBoth) {
   const Counted two = Check(o);
   EXPECT_FALSE(Noted(two.report));
   EXPECT_EQ(two.sessions, 2);  // no probe: the reference and the target
+  // Each sample ran once, on the reference's pass: the numerics and
+  // robustness stages judge its values without running the target again.
+  EXPECT_EQ(Runs(one.report, "numerics"), 0);
+  EXPECT_GT(Runs(two.report, "numerics"), 0);
+  EXPECT_LT(Runs(one.report, ""), Runs(two.report, ""));
   EXPECT_EQ(one.report.overall, Verdict::kPass);
   EXPECT_EQ(one.report.overall, two.report.overall);
   ASSERT_EQ(one.report.samples.size(), two.report.samples.size());

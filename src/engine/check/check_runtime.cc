@@ -186,7 +186,7 @@ void StageRobustness(Context& ctx) {
                         .input_summary = DescribeTensors(sample.tensors)};
     auto ref = ctx.reference.results.Get(sample.name);
     // A reference stopped at a limit: the target is not made to wait as long.
-    auto test = ref || !IsStopped(ref.error()) ? RunOn(ctx, *ctx.target.session(), sample) : ref;
+    auto test = ref || !IsStopped(ref.error()) ? TargetRun(ctx, sample, ref) : ref;
     const std::string ref_behaviour = Behaviour(ref);
     result.behaviour = Behaviour(test);
     if (!test) result.error = test.error().message();
