@@ -99,6 +99,11 @@ TEST(CheckSamePlan, AnUnchangedPlanRunsOneSessionForBoth) {
   EXPECT_EQ(Runs(one.report, "numerics"), 0);
   EXPECT_GT(Runs(two.report, "numerics"), 0);
   EXPECT_LT(Runs(one.report, ""), Runs(two.report, ""));
+  // One session timed, under the target's config: no row of a `disable`
+  // session that never ran.
+  ASSERT_EQ(one.report.performance.size(), 1u);
+  EXPECT_EQ(one.report.performance[0].config, "all");
+  EXPECT_EQ(two.report.performance.size(), 2u);
   EXPECT_EQ(one.report.overall, Verdict::kPass);
   EXPECT_EQ(one.report.overall, two.report.overall);
   ASSERT_EQ(one.report.samples.size(), two.report.samples.size());

@@ -222,10 +222,16 @@ void StageSyntax(Context& ctx) {
     reference.reset();  // before the target's session holds its own copy of the weights (a child: its process ends)
   }
   ctx.flags.curve_skipped = CurveSkipReason(ctx);
-  if (shared)
-    ctx.target.runner = std::move(shared);  // the session the reference's pass ran on (check_reference_same_plan.h)
-  else if (!LoadTargetWithPlan(ctx, f))
+  if (shared) {
+    // The session the reference's pass ran on (check_reference_same_plan.h).
+    // Its timing there (the curve's estimate) was the target's session's:
+    // the runtime stage times that session once, under the target's name.
+    ctx.reference.performance.reset();
+    ctx.reference.runtime.clear();
+    ctx.target.runner = std::move(shared);
+  } else if (!LoadTargetWithPlan(ctx, f)) {
     LoadTarget(ctx, f);
+  }
   stage.status = StatusOf(f);
   ctx.report.stages.push_back(std::move(stage));
 }
