@@ -33,7 +33,11 @@ ORT reference and the PyTorch dumps, declared in check_reference.h, built
 once before the stages in check_reference_load.cc, run in
 check_reference.cc (with check_reference_same_plan.*, whether the reference's
 pass can run on the target's session), and what they give the later steps in
-check_reference_stages.cc; each file under 400 lines).
+check_reference_stages.cc; each file under 400 lines), and
+src/engine/dataset/dataset_reference* (check --dataset's reference: stored
+outputs, or an ORT reference run by a Runner in process or on another
+release; what it gives the evaluator, the entry loop, locate and a Ray
+worker's arguments).
 The home is kept to these files so that a new kind of reference is added in
 one place; everything else asks the reference what it provides or loops over
 the references.
@@ -43,9 +47,8 @@ CLI (parsing option strings into References), src/report/ (writing a
 finished report's data), a request's option strings before they become a
 Reference (locate's `reference_ort_library`), a config with no reference
 run on a child (bench refuses one: its runner's kind against kOrtSession),
-and a part under another name (a local alias of `traced_sample`, the dataset
-evaluator's `reference_` runner and `stored` outputs). A failure names each
-file and line.
+and a part under another name (a local alias of `traced_sample`). A failure
+names each file and line.
 """
 
 import collections
@@ -53,21 +56,13 @@ import pathlib
 import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-HOME = ("src/engine/load/reference", "src/engine/runner/", "src/engine/check/check_reference")
+HOME = ("src/engine/load/reference", "src/engine/runner/", "src/engine/check/check_reference",
+        "src/engine/dataset/dataset_reference")
 
 # Files not yet converted, with their count (a ratchet: a count that changes
-# fails until it is written here; a file at 0 leaves the list). What is left:
-# `check --dataset`'s reference (stored outputs, or a model or config run in
-# ORT, in a child on another release) is still decided where it is used, in
-# the evaluator, the entry loop, locate and the Ray worker's arguments; it
-# needs a home of its own like check_reference*.
-PENDING = {
-    "src/engine/dataset/dataset.cc": 3,
-    "src/engine/dataset/dataset_eval.cc": 3,
-    "src/engine/dataset/dataset_locate.cc": 1,
-    "src/engine/ray/dataset_ray.cc": 2,
-    "src/engine/ray/dataset_worker.cc": 2,
-}
+# fails until it is written here; a file at 0 leaves the list). Empty: every
+# command's reference is decided in its home.
+PENDING = {}
 
 # A comparison with, or a case on, a reference kind; a reference's kind
 # compared; is_torch() asked; a kind's accessor; the runner's kind; a

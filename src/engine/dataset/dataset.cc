@@ -22,23 +22,19 @@ DatasetEntryResult EvaluateDatasetEntry(const DatasetEvaluator& evaluator, const
     out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = samples.error().message()});
     return out;
   }
-  std::vector<Sample> stored;
-  if (!evaluator.reference_outputs().empty()) {
-    auto loaded = LoadDatasetReference(evaluator.reference_outputs(), entry, evaluator.allow_symlinks());
-    if (!loaded) {
-      out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = loaded.error().message()});
-      return out;
-    }
-    stored = std::move(*loaded);
+  auto reference = evaluator.reference().ForEntry(entry);
+  if (!reference) {
+    out.bad.push_back({.id = DatasetSampleId(entry, "", 1), .error = reference.error().message()});
+    return out;
   }
   for (const Sample& sample : *samples) {
     const std::string id = DatasetSampleId(entry, sample.name, samples->size());
-    const TensorSet* reference = stored.empty() ? nullptr : FindDatasetReference(stored, sample, samples->size());
-    if (!evaluator.reference_outputs().empty() && reference == nullptr) {
-      out.bad.push_back({.id = id, .error = "no stored reference outputs for this sample (--reference-outputs)"});
+    auto values = (*reference)(sample, samples->size());
+    if (!values) {
+      out.bad.push_back({.id = id, .error = values.error().message()});
       continue;
     }
-    auto cells = evaluator.Evaluate(sample, reference);
+    auto cells = evaluator.Evaluate(sample, *values);
     if (!cells) {
       out.bad.push_back({.id = id, .error = cells.error().message()});
       continue;
@@ -61,13 +57,14 @@ Status TakeBad(const DatasetOptions& o, std::vector<DatasetBadSample>& bad, Data
   return {};
 }
 
-Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* reference_model,
-                     const ModelInfo& info, const std::vector<fs::path>& entries, DatasetReport& report) {
+Status StreamLocally(const DatasetOptions& o, const Model& model, const ReferenceModel& reference_model,
+                     const DatasetReference& reference, const ModelInfo& info, const std::vector<fs::path>& entries,
+                     DatasetReport& report) {
   PARITY_ASSIGN_OR_RETURN(
       DatasetEvaluator evaluator,
-      DatasetEvaluator::Create(model, reference_model,
-                               {.reference = o.reference, .target = o.target, .policy = o.policy, .label = o.model_path,
-                                .model_path = o.model_path, .reference_outputs = o.reference_outputs, .allow_symlinks = o.allow_symlinks}));
+      DatasetEvaluator::Create(model, reference_model, reference,
+                               {.target = o.target, .policy = o.policy, .label = o.model_path,
+                                .model_path = o.model_path, .allow_symlinks = o.allow_symlinks}));
   for (size_t i = 0; i < entries.size(); ++i) {
     DatasetEntryResult r = EvaluateDatasetEntry(evaluator, info, entries[i], i, o.model_path);
     PARITY_RETURN_IF_ERROR(TakeBad(o, r.bad, report));
@@ -77,39 +74,33 @@ Status StreamLocally(const DatasetOptions& o, const Model& model, const Model* r
   return {};
 }
 
-std::string ReferenceLabel(const Reference& r, const fs::path& outputs) {
-  if (!outputs.empty()) return "outputs:" + outputs.string();
-  // Another ORT release runs the reference (in a child process): named by its file.
-  if (!r.config.ort_library.empty()) return fmt::format("{} on {}", parity::ReferenceLabel(r), r.config.ort_library);
-  return parity::ReferenceLabel(r);
-}
-
 }  // namespace
 
 Result<DatasetReport> RunDataset(const DatasetOptions& o) {
   PARITY_RETURN_IF_ERROR(RequireOrtReference(o.reference, "check --dataset"));
   PARITY_ASSIGN_OR_RETURN(Model model, Model::Load(o.model_path));
-  PARITY_RETURN_IF_ERROR(RequireOneReference(o.reference, o.reference_outputs, "check --dataset"));
-  PARITY_ASSIGN_OR_RETURN(const ReferenceModel reference, ReferenceModel::Load(o.reference));
+  PARITY_ASSIGN_OR_RETURN(const DatasetReference reference,
+                          DatasetReference::Of(o.reference, o.reference_outputs, "check --dataset"));
+  PARITY_ASSIGN_OR_RETURN(const ReferenceModel reference_model, reference.LoadModel());
   const ModelInfo info = Inspect(model);
   if (info.outputs.empty())
     return InvalidArgument(fmt::format("{}: the model has no outputs; there is nothing to check", o.model_path));
   PARITY_ASSIGN_OR_RETURN(std::vector<fs::path> entries, ListDatasetEntries(o.source, o.allow_symlinks));
 
-  DatasetReport report{.engine = o.engine, .model = o.model_path, .reference = ReferenceLabel(o.reference, o.reference_outputs),
+  DatasetReport report{.engine = o.engine, .model = o.model_path, .reference = reference.Label(),
                        .target = o.target, .tolerance = o.policy, .source = o.source,
                        .locate_worst = o.locate_worst, .locate_flip_cap = o.locate_flip_cap};
   report.env = CurrentEnvironment();
   report.tool_version = report.env.parity_version;
-  for (const auto& v : Inspect(reference.Of(model)).outputs) report.outputs.push_back(v.name);
+  for (const auto& v : Inspect(reference_model.Of(model)).outputs) report.outputs.push_back(v.name);
   const auto start = std::chrono::steady_clock::now();
   if (o.rows) {
-    PARITY_RETURN_IF_ERROR(o.rows(entries, report));
+    PARITY_RETURN_IF_ERROR(o.rows(entries, reference, report));
     if (!o.skip_bad && !report.bad.empty())
       return InvalidArgument(fmt::format("sample '{}': {} (--on-bad-sample skip to go on without it)",
                                          report.bad.front().id, report.bad.front().error));
   } else {
-    PARITY_RETURN_IF_ERROR(StreamLocally(o, model, reference.Loaded(), info, entries, report));
+    PARITY_RETURN_IF_ERROR(StreamLocally(o, model, reference_model, reference, info, entries, report));
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (report.rows.empty())
@@ -117,13 +108,11 @@ Result<DatasetReport> RunDataset(const DatasetOptions& o) {
                                        report.skipped));
   report.count = static_cast<int64_t>(report.rows.size());
   SummarizeDataset(report);
-  if (!o.reference_outputs.empty()) {
-    // locate compares ORT runs (configs or models) tensor by tensor; stored
-    // outputs have no intermediate tensors to compare against.
-    report.notes.push_back("not located: the reference is stored outputs (--reference-outputs), which locate cannot run");
+  if (std::string why = reference.NotLocated(); !why.empty()) {
+    report.notes.push_back(std::move(why));
     return report;
   }
-  LocateDatasetSamples(o, model, reference, info, entries, report);
+  LocateDatasetSamples(o, model, reference_model, reference, info, entries, report);
   return report;
 }
 

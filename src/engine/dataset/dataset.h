@@ -21,6 +21,7 @@
 #include "core/run_config.h"
 #include "core/status.h"
 #include "engine/dataset/dataset_eval.h"
+#include "engine/dataset/dataset_reference.h"
 #include "engine/dataset/dataset_result.h"
 #include "engine/load/reference.h"
 #include "engine/load/reference_model.h"
@@ -31,10 +32,11 @@ namespace parity {
 inline constexpr size_t kDatasetLocateWorst = 3;     // --dataset-locate's default
 inline constexpr size_t kDatasetLocateFlipCap = 20;  // flipped samples located at most
 
-// Rows computed elsewhere (the Ray engine): gets the entries and the outputs,
-// appends to report.rows (entry order) and report.bad / report.skipped.
-using DatasetRowSource =
-    std::function<Status(const std::vector<std::filesystem::path>& entries, DatasetReport& report)>;
+// Rows computed elsewhere (the Ray engine): gets the entries, the reference
+// (what its workers are told of it: DatasetReference::WorkerArgs) and the
+// outputs, appends to report.rows (entry order) and report.bad / report.skipped.
+using DatasetRowSource = std::function<Status(const std::vector<std::filesystem::path>& entries,
+                                              const DatasetReference& reference, DatasetReport& report)>;
 
 struct DatasetOptions {
   std::string model_path;
@@ -72,10 +74,11 @@ struct DatasetEntryResult {
 DatasetEntryResult EvaluateDatasetEntry(const DatasetEvaluator& evaluator, const ModelInfo& info,
                                         const std::filesystem::path& entry, size_t index, const std::string& label);
 
-// The located samples' first divergences ranked (dataset_locate.cc): fills
+// The located samples' first divergences (DatasetReference::Locate) ranked
+// (dataset_locate.cc): fills
 // report.located and report.ranking. Sessions of the stream are released.
-void LocateDatasetSamples(const DatasetOptions& options, const Model& model, const ReferenceModel& reference,
-                          const ModelInfo& info, const std::vector<std::filesystem::path>& entries,
+void LocateDatasetSamples(const DatasetOptions& options, const Model& model, const ReferenceModel& reference_model,
+                          const DatasetReference& reference, const ModelInfo& info, const std::vector<std::filesystem::path>& entries,
                           DatasetReport& report);
 
 }  // namespace parity

@@ -7,7 +7,6 @@
 
 #include "compare/judge.h"
 #include "engine/quant/top1.h"
-#include "onnx/inspect.h"
 
 namespace parity {
 namespace {
@@ -23,31 +22,16 @@ Result<std::unique_ptr<Runner>> MakeTarget(const RunnerJob& job, const DatasetEv
 
 }  // namespace
 
-Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const Model* reference_model,
+Result<DatasetEvaluator> DatasetEvaluator::Create(const Model& model, const ReferenceModel& reference_model,
+                                                  const DatasetReference& reference,
                                                   const DatasetEvalOptions& options) {
-  PARITY_RETURN_IF_ERROR(RequireOrtReference(options.reference, "check --dataset"));
+  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<DatasetReferenceValues> values,
+                          reference.Open(model, reference_model, options.model_path, options.allow_symlinks));
   // The target: MODEL as loaded, one kept session (ORT's CPU arena on, as
   // deployed), in process or on target.ort_library's release in a child.
   RunnerJob target_job{.model = options.label, .loaded = &model, .keep_session = true, .cpu_mem_arena = true};
-  if (!options.reference_outputs.empty()) {
-    PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> target, MakeTarget(target_job, options));
-    DatasetEvaluator evaluator(nullptr, {}, std::move(target), std::move(target_job), options);
-    for (const auto& out : Inspect(model).outputs) evaluator.outputs_.push_back(out.name);
-    return evaluator;
-  }
-  const bool derived = options.reference.model_file() != nullptr;
-  if (derived && reference_model == nullptr) return InternalError("DatasetEvaluator: a model reference without its model");
-  if (options.model_path.empty()) return InternalError("DatasetEvaluator: no model file");
-  // The reference's session first: it is kept for every sample (one job, one model).
-  PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> reference,
-                          WithContext(MakeOrtRunner(options.reference.config), "the reference"));
-  RunnerJob job{.model = derived ? options.reference.path : options.model_path, .keep_session = true};
-  PARITY_RETURN_IF_ERROR(reference->Prepare(job));
   PARITY_ASSIGN_OR_RETURN(std::unique_ptr<Runner> target, MakeTarget(target_job, options));
-  DatasetEvaluator evaluator(std::move(reference), std::move(job), std::move(target), std::move(target_job),
-                             options);
-  for (const auto& out : Inspect(derived ? *reference_model : model).outputs) evaluator.outputs_.push_back(out.name);
-  return evaluator;
+  return DatasetEvaluator(std::move(values), std::move(target), std::move(target_job), options);
 }
 
 namespace {
@@ -72,14 +56,7 @@ DatasetCell CellOf(const TensorComparison& t) {
 
 }  // namespace
 
-Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample, const TensorSet* stored) const {
-  if (!reference_ && stored == nullptr) return InternalError("DatasetEvaluator: stored reference outputs not given");
-  TensorSet ran;
-  if (reference_) {
-    PARITY_ASSIGN_OR_RETURN(ran, WithContext(reference_->Run(job_, sample.tensors),
-                                             fmt::format("sample '{}' on the reference", sample.name)));
-  }
-  const TensorSet& ref = reference_ ? ran : *stored;
+Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample, const TensorSet& ref) const {
   RunnerJob target_job = target_job_;  // its errors name the sample
   target_job.sample = sample.name;
   PARITY_ASSIGN_OR_RETURN(TensorSet test, target_->Run(target_job, sample.tensors));
@@ -89,13 +66,14 @@ Result<std::vector<DatasetCell>> DatasetEvaluator::Evaluate(const Sample& sample
                           WithContext(CompareSets(ref, test, compare), fmt::format("sample '{}'", sample.name)));
   std::vector<Top1Agreement> top1;
   AddTop1(ref, test, top1);
-  std::vector<DatasetCell> cells(outputs_.size());
-  for (size_t i = 0; i < outputs_.size(); ++i) {
+  const std::vector<std::string>& outputs = reference_->outputs();
+  std::vector<DatasetCell> cells(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
     cells[i] = {.cosine = 0, .score = std::numeric_limits<double>::infinity(), .passed = false};
     for (const TensorComparison& t : cmp.tensors)
-      if (t.name == outputs_[i]) cells[i] = CellOf(t);
+      if (t.name == outputs[i]) cells[i] = CellOf(t);
     for (const Top1Agreement& a : top1)
-      if (a.output == outputs_[i]) {
+      if (a.output == outputs[i]) {
         cells[i].top1_rows = a.rows;
         cells[i].top1_agree = a.agree;
       }

@@ -7,8 +7,6 @@
 #include "engine/dataset/dataset.h"
 #include "engine/dataset/dataset_source.h"
 #include "engine/dataset/dataset_stats.h"
-#include "engine/locate/locate.h"
-#include "engine/locate/runtime_diff.h"
 #include "engine/torch/torch_scope.h"
 #include "onnx/graph.h"
 
@@ -24,53 +22,6 @@ Result<Sample> ReadAgain(const ModelInfo& info, const fs::path& entry, const Dat
   for (Sample& s : samples)
     if (s.name == row.sample) return std::move(s);
   return NotFound(fmt::format("{}: sample '{}' is gone", entry.string(), row.sample));
-}
-
-// Where one sample first diverges. With a reference model whose first
-// divergence covers several nodes, the two models are compared unfused too,
-// which names the original node that computes differently (as check does).
-void LocateOne(const DatasetOptions& o, const Model& model, const ReferenceModel& reference, const Sample& sample,
-               DatasetLocated& out) {
-  if (!o.reference.config.ort_library.empty() && !reference.ModelsDiffer()) {
-    // Two ORT releases: the reference runs on its own library in a child
-    // process, the fused plans of both compared (engine/locate/runtime_diff.h).
-    RuntimeLocateOptions across{.reference = o.reference.config, .target = o.target, .policy = o.policy,
-                                .model_label = o.model_path};
-    auto report = LocateAcrossRuntimes(model, sample, across);
-    if (!report) {
-      out.error = report.error().message();
-      return;
-    }
-    out.first = report->first_divergence;
-    if (out.first && out.first->covers.size() <= 1) {
-      out.node = out.first->producer;
-      out.node_op = out.first->op_type;
-    }
-    return;
-  }
-  LocateOptions options{.reference = o.reference.config, .target = o.target, .policy = o.policy,
-                        .model_label = reference.Label(o.model_path),
-                        .target_label = reference.TargetLabel(o.model_path), .ablation = false, .precision = false};
-  auto report = Locate(reference.Of(model), reference.DerivedFrom(model), sample, options);
-  if (!report) {
-    out.error = report.error().message();
-    return;
-  }
-  out.first = report->first_divergence;
-  if (!reference.ModelsDiffer() || !out.first) return;
-  if (out.first->covers.size() <= 1) {
-    out.node = out.first->producer;
-    out.node_op = out.first->op_type;
-    return;
-  }
-  LocateOptions unfused = options;
-  unfused.target = o.reference.config;
-  unfused.drilldown = false;
-  auto fine = Locate(reference.Of(model), reference.DerivedFrom(model), sample, unfused);
-  if (fine && fine->first_divergence) {
-    out.node = fine->first_divergence->producer;
-    out.node_op = fine->first_divergence->op_type;
-  }
 }
 
 // The PyTorch module a located sample first diverges in: the innermost module
@@ -138,8 +89,8 @@ void Rank(DatasetReport& report) {
 
 }  // namespace
 
-void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const ReferenceModel& reference,
-                          const ModelInfo& info, const std::vector<fs::path>& entries, DatasetReport& report) {
+void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const ReferenceModel& reference_model,
+                          const DatasetReference& reference, const ModelInfo& info, const std::vector<fs::path>& entries, DatasetReport& report) {
   report.located.clear();
   for (const DatasetPick& p : PickSamplesToLocate(report, o.locate_worst, o.locate_flip_cap)) {
     const DatasetRow& row = report.rows[p.row];
@@ -149,11 +100,11 @@ void LocateDatasetSamples(const DatasetOptions& o, const Model& model, const Ref
     if (!sample)
       located.error = sample.error().message();
     else
-      LocateOne(o, model, reference, *sample, located);
+      reference.Locate(model, reference_model, *sample, o.target, o.policy, o.model_path, located);
     report.located.push_back(std::move(located));
   }
   std::vector<GraphView> views;
-  for (const Model* m : reference.Models(model))
+  for (const Model* m : reference_model.Models(model))
     if (auto g = BuildGraphView(*m)) views.push_back(std::move(*g));
   std::vector<const GraphView*> graphs;
   for (const GraphView& g : views) graphs.push_back(&g);

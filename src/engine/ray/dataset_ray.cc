@@ -22,33 +22,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o) {
+Status WriteInputs(const fs::path& tmp, const std::vector<fs::path>& entries, const DatasetOptions& o,
+                   const DatasetReference& reference) {
   // Framed records (core/worker_protocol.h): a file name holding a
   // newline or bytes that are not UTF-8 stays one entry, exactly.
   std::string list;
   for (size_t i = 0; i < entries.size(); ++i) list += FormatEntryRecord(i, fs::absolute(entries[i]).string()) + "\n";
   PARITY_RETURN_IF_ERROR(WriteFileAtomic(tmp / "entries.jsonl", list));
   PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "target.json", RunConfigToJson(o.target)));
-  PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "reference.json", RunConfigToJson(o.reference.config)));
+  PARITY_RETURN_IF_ERROR(WriteJsonFile(tmp / "reference.json", RunConfigToJson(reference.config())));
   return WriteJsonFile(tmp / "tolerance.json", TolerancePolicyToJson(o.policy));
 }
 
 std::vector<std::string> DriverArgv(const DriverPython& py, const RayEngineOptions& ray, const DatasetOptions& o,
-                                    const fs::path& tmp) {
+                                    const DatasetReference& reference, const fs::path& tmp) {
   std::vector<std::string> argv = RayDriverArgv(py, ray, tmp, /*progress=*/false);
   argv.insert(argv.end(), {"dataset-worker", fs::absolute(o.model_path).string(), "--target-config",
-                           (tmp / "target.json").string(), "--reference-config", (tmp / "reference.json").string(),
-                           "--tolerance-policy", (tmp / "tolerance.json").string()});
-  if (const auto* file = o.reference.model_file())
-    argv.insert(argv.end(), {"--reference-model", fs::absolute(*file).string()});
-  if (!o.reference_outputs.empty())
-    argv.insert(argv.end(), {"--reference-outputs", fs::absolute(o.reference_outputs).string()});
+                           (tmp / "target.json").string(), "--tolerance-policy", (tmp / "tolerance.json").string()});
+  // The reference: its config, and its model or stored outputs (FromWorker reads them back).
+  const std::vector<std::string> reference_args = reference.WorkerArgs(tmp / "reference.json");
+  argv.insert(argv.end(), reference_args.begin(), reference_args.end());
   if (o.allow_symlinks) argv.push_back("--allow-symlinks");
   // The actors run the ORT and the plugin EPs this process runs, whatever
   // their environment says (--ort-library, PARITY_ORT_LIBRARY, --ep-library).
   argv.insert(argv.end(), {"--ort-library", CurrentOrt().library});
   std::vector<std::string> providers = o.target.providers;
-  providers.insert(providers.end(), o.reference.config.providers.begin(), o.reference.config.providers.end());
+  providers.insert(providers.end(), reference.config().providers.begin(), reference.config().providers.end());
   for (const ort::EpLibrary& lib : ort::EpLibrariesFor(providers))
     argv.insert(argv.end(), {"--ep-library", lib.name + "=" + lib.path});
   return argv;
@@ -78,13 +77,14 @@ Status ReadRows(const fs::path& path, DatasetReport& report) {
 }  // namespace
 
 DatasetRowSource RayRowSource(const RayEngineOptions& ray, const DatasetOptions& o) {
-  return [ray, o](const std::vector<fs::path>& entries, DatasetReport& report) -> Status {
+  return [ray, o](const std::vector<fs::path>& entries, const DatasetReference& reference,
+                  DatasetReport& report) -> Status {
     // Registered: an interrupt before the driver runs (or after it) removes it too.
     PARITY_ASSIGN_OR_RETURN(ScratchDir scratch, WithContext(ScratchDir::Create("ray"), "--engine ray"));
     const fs::path tmp = scratch.path();
-    PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o));
+    PARITY_RETURN_IF_ERROR(WriteInputs(tmp, entries, o, reference));
     PARITY_ASSIGN_OR_RETURN(const DriverPython py, FindDriverPython(ray.python));
-    PARITY_RETURN_IF_ERROR(RunRayDriver(DriverArgv(py, ray, o, tmp), py.pythonpath, tmp));
+    PARITY_RETURN_IF_ERROR(RunRayDriver(DriverArgv(py, ray, o, reference, tmp), py.pythonpath, tmp));
     return ReadRows(tmp / "rows.txt", report);
   };
 }

@@ -1,7 +1,6 @@
 #include "engine/ray/dataset_worker.h"
 
 #include <istream>
-#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 #include "core/regular_file.h"
 #include "engine/dataset/dataset.h"
 #include "engine/dataset/dataset_eval.h"
+#include "engine/dataset/dataset_reference.h"
 #include "engine/dataset/dataset_rows.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
@@ -24,32 +24,27 @@ Result<TolerancePolicy> ReadPolicy(const std::string& path) {
   return WithContext(TolerancePolicyFromJson(j), path);
 }
 
-Result<DatasetEvalOptions> EvalOptions(const DatasetWorkerOptions& o) {
-  DatasetEvalOptions e{.label = o.model, .model_path = o.model, .reference_outputs = o.reference_outputs,
-                       .allow_symlinks = o.allow_symlinks};
+// The evaluator's options, and the reference's config (`reference_config`),
+// read from the files the driver wrote.
+Result<DatasetEvalOptions> EvalOptions(const DatasetWorkerOptions& o, RunConfig& reference_config) {
+  DatasetEvalOptions e{.label = o.model, .model_path = o.model, .allow_symlinks = o.allow_symlinks};
   PARITY_ASSIGN_OR_RETURN(e.target, LoadRunConfig(o.target_config));
-  PARITY_ASSIGN_OR_RETURN(e.reference.config, LoadRunConfig(o.reference_config));
+  PARITY_ASSIGN_OR_RETURN(reference_config, LoadRunConfig(o.reference_config));
   PARITY_ASSIGN_OR_RETURN(e.policy, ReadPolicy(o.tolerance));
-  if (!o.reference_model.empty()) {
-    e.reference.kind = Reference::Kind::kModel;
-    e.reference.path = o.reference_model;
-  }
-  if (o.threads > 0) e.target.intra_op_threads = e.reference.config.intra_op_threads = o.threads;
+  if (o.threads > 0) e.target.intra_op_threads = reference_config.intra_op_threads = o.threads;
   return e;
 }
 
 }  // namespace
 
 Status ServeDatasetWorker(const DatasetWorkerOptions& o, std::istream& in, std::ostream& out) {
-  PARITY_ASSIGN_OR_RETURN(const DatasetEvalOptions options, EvalOptions(o));
+  RunConfig reference_config;
+  PARITY_ASSIGN_OR_RETURN(const DatasetEvalOptions options, EvalOptions(o, reference_config));
+  const DatasetReference reference =
+      DatasetReference::FromWorker(std::move(reference_config), o.reference_model, o.reference_outputs);
   PARITY_ASSIGN_OR_RETURN(const Model model, Model::Load(o.model));
-  std::optional<Model> reference;
-  if (!o.reference_model.empty()) {
-    PARITY_ASSIGN_OR_RETURN(Model m, Model::Load(o.reference_model));
-    reference.emplace(std::move(m));
-  }
-  PARITY_ASSIGN_OR_RETURN(DatasetEvaluator evaluator,
-                          DatasetEvaluator::Create(model, reference ? &*reference : nullptr, options));
+  PARITY_ASSIGN_OR_RETURN(const ReferenceModel reference_model, reference.LoadModel());
+  PARITY_ASSIGN_OR_RETURN(DatasetEvaluator evaluator, DatasetEvaluator::Create(model, reference_model, reference, options));
   const ModelInfo info = Inspect(model);
   out << FormatReadyLine({std::to_string(evaluator.outputs().size())}) << std::endl;
   std::string line;
