@@ -13,9 +13,9 @@
 namespace parity::check_internal {
 
 // Whether the reference config and the target differ only in their graph
-// optimizations (level, disabled optimizers): both on the process's ORT, the
-// reference MODEL itself, the same providers, provider options, threads,
-// execution mode and session entries, neither saving an optimized model.
+// optimizations (level, disabled optimizers): both on the process's ORT's
+// CPU EP alone, the reference MODEL itself, the same threads, execution mode
+// and session entries, neither saving an optimized model.
 bool DiffersOnlyInOptimizations(const CheckOptions& o);
 
 // When the configs qualify and a cheap probe of each optimizing config

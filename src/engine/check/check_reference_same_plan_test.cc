@@ -62,6 +62,9 @@ TEST(CheckSamePlan, OnlyTheOptimizationsMayDiffer) {
   EXPECT_TRUE(check_internal::DiffersOnlyInOptimizations(o));
   o.target.disabled_optimizers = {"LayerNormFusionL1"};
   EXPECT_TRUE(check_internal::DiffersOnlyInOptimizations(o));
+  CheckOptions cuda = o;  // another EP may change its plan by the level unlogged
+  cuda.target.providers = cuda.reference.config.providers = {"cuda", "cpu"};
+  EXPECT_FALSE(check_internal::DiffersOnlyInOptimizations(cuda));
   for (auto change : {+[](RunConfig& c) { c.intra_op_threads = 1; },
                       +[](RunConfig& c) { c.session_entries["session.set_denormal_as_zero"] = "1"; },
                       +[](RunConfig& c) { c.providers = {"cuda", "cpu"}; },
