@@ -85,10 +85,11 @@ endif
 # One pytest worker per core (pytest-xdist): a worker runs whole groups, a test
 # module or the modules that share a cache or a Ray cluster, longest first
 # (python/tests/conftest.py). PYTEST_JOBS=0 runs them in this process, in order.
+# --durations=25: the slowest tests close the log, where a CI run's time goes.
 PYTEST_JOBS ?= $(JOBS)
 python-tests: build python-package
 	PARITY_REQUIRE_PACKAGE=1 PARITY_BINARY=$(abspath $(PARITY)) PYTHONPATH=build-pkg:python $(PY) -m pytest -q \
-	  -n $(PYTEST_JOBS) --dist loadgroup python/tests
+	  -n $(PYTEST_JOBS) --dist loadgroup --durations=25 python/tests
 
 # Repository rules (function lengths, docs cite real tests, layers, the package
 # layout): they read the tree, not the product. docs/architecture.md, "Where to
