@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <future>
+#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>
@@ -205,6 +206,18 @@ void NameArithmetic(CheckReport& r, const RunConfig& target, const ReferenceMode
   if (!r.tf32_probe.empty() && r.arithmetic && r.arithmetic->arithmetic == "tf32") r.arithmetic.reset();
 }
 
+// The runtime stage's findings and measures into the report.
+void TakeRuntime(CheckReport& r, RuntimeFound found) {
+  std::move(found.performance.begin(), found.performance.end(), std::back_inserter(r.performance));
+  r.stages.push_back(std::move(found.stage));
+}
+
+// The robustness stage's findings and anomaly samples into the report.
+void TakeRobustness(CheckReport& r, RobustnessFound found) {
+  std::move(found.samples.begin(), found.samples.end(), std::back_inserter(r.samples));
+  r.stages.push_back(std::move(found.stage));
+}
+
 }  // namespace
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
@@ -234,15 +247,15 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   // Every ORT run of the check obeys the per-sample limits (ort/run_limits.h);
   // the default time limit is known once the reference's pass has timed it.
   ort::ScopedRunLimits limits(RunLimitsOf(o, o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s));
-  timed(StageSyntax);
+  r.stages.push_back(timed(StageSyntax));
   limits.Set(RunLimitsOf(o, ctx.bounds.sample_timeout_s));
-  timed(StageSignature);
+  r.stages.push_back(timed(StageSignature));
   timed(StageNumerics);
   timed.MoveReferencePass();
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target.session() && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target.session()->ep_assignment();
-  timed(StageRuntime);
-  timed(StageRobustness);
+  TakeRuntime(r, timed(StageRuntime));
+  TakeRobustness(r, timed(StageRobustness));
   // The target's session is released before the steps that create their
   // own: one session (one copy of the weights) alive at a time.
   ctx.flags.sessions_loaded = ctx.reference.loaded && ctx.target.session() != nullptr;

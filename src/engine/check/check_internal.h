@@ -1,6 +1,7 @@
 // Shared state of the check stages (engine/check*.cc); not a public header.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "engine/torch/torch_dump.h"
 #include "onnx/inspect.h"
 #include "onnx/model.h"
+#include "ort/run_count.h"
 #include "ort/run_limits.h"
 #include "ort/session.h"
 
@@ -228,6 +230,22 @@ bool WasJudged(const SampleResult& s);
 // failed test (check_evidence.cc).
 void ExcursionNotes(const TorchComparison& c, std::vector<std::string>& notes);
 
+// What the runtime stage found: its findings, and each session's measure
+// (the report's `performance`: the reference's, when timed, then the target's).
+struct RuntimeFound {
+  StageResult stage;
+  std::vector<PerformanceResult> performance;
+};
+// What the robustness stage found: its findings, and each anomaly sample's
+// result (into the report's `samples`, after the numerics stage's).
+struct RobustnessFound {
+  StageResult stage;
+  std::vector<SampleResult> samples;
+};
+inline StageResult& StageOf(StageResult& stage) { return stage; }
+template <class Found>
+StageResult& StageOf(Found& found) { return found.stage; }
+
 // Times each stage and counts each step's ORT runs (ort/run_count.h) into
 // the report's `ort_runs` (check_meter.cc).
 class StepMeter {
@@ -235,6 +253,18 @@ class StepMeter {
   explicit StepMeter(Context& ctx) : ctx_(ctx) {}
   // A stage: its seconds and its runs.
   void operator()(void (*stage)(Context&));
+  // A stage that returns what it found (StageResult, RuntimeFound, ...):
+  // its seconds into its StageResult, its runs counted.
+  template <class Found>
+  Found operator()(Found (*stage)(Context&)) {
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t runs = ort::OrtRuns();
+    Found found = stage(ctx_);
+    StageResult& s = StageOf(found);
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Count(s.name, runs);
+    return found;
+  }
   // A step that is no stage: its runs.
   void Step(std::string_view name, void (*step)(Context&));
   // The reference's pass is a numerics cost, made while syntax loaded it.
@@ -245,12 +275,14 @@ class StepMeter {
   Context& ctx_;
 };
 
-// Each stage appends its StageResult to ctx.report.stages.
-void StageSyntax(Context& ctx);
-void StageSignature(Context& ctx);
+// Syntax, signature, runtime and robustness return what they found, which
+// RunCheck puts into the report; the other stages append their StageResult
+// to ctx.report.stages.
+StageResult StageSyntax(Context& ctx);
+StageResult StageSignature(Context& ctx);
 void StageNumerics(Context& ctx);
-void StageRuntime(Context& ctx);
-void StageRobustness(Context& ctx);
+RuntimeFound StageRuntime(Context& ctx);
+RobustnessFound StageRobustness(Context& ctx);
 // The numerics stage's steps that build sessions of their own (the layers
 // against PyTorch, the tensors shared with --reference-model), after the
 // target's session is released; their findings join the numerics stage.

@@ -147,35 +147,33 @@ bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, co
   return true;
 }
 
-void StageRuntime(Context& ctx) {
-  StageResult stage{.name = "runtime"};
-  std::vector<CheckFinding>& f = stage.findings;
+RuntimeFound StageRuntime(Context& ctx) {
+  RuntimeFound found{.stage = {.name = "runtime"}};
+  std::vector<CheckFinding>& f = found.stage.findings;
   const Sample* sample = TimingSample(ctx);
   if (!ctx.reference.loaded || !ctx.target.session() || sample == nullptr) {
     f.push_back(Skip("runtime", "skipped: no session or no sample to time"));
-    ctx.report.stages.push_back(std::move(stage));
-    return;
+    return found;
   }
   // The reference was timed while its session alone was alive (RunReferencePass).
   if (ctx.options.progress) ctx.options.progress("runtime", 0, 2);
   f.insert(f.end(), ctx.reference.runtime.begin(), ctx.reference.runtime.end());
-  if (ctx.reference.performance) ctx.report.performance.push_back(*ctx.reference.performance);
+  if (ctx.reference.performance) found.performance.push_back(*ctx.reference.performance);
   if (ctx.options.progress) ctx.options.progress("runtime", 1, 2);
   // What the numerics stage's run of the same sample gave: determinism's first run.
   const TensorSet* first = TargetFirstRun(ctx, *sample);
   if (auto perf = TimeSession(ctx, "target", ctx.options.target, *ctx.target.session(), *sample, f, first))
-    ctx.report.performance.push_back(std::move(*perf));
-  stage.status = StatusOf(f);
-  ctx.report.stages.push_back(std::move(stage));
+    found.performance.push_back(std::move(*perf));
+  found.stage.status = StatusOf(f);
+  return found;
 }
 
-void StageRobustness(Context& ctx) {
-  StageResult stage{.name = "robustness"};
-  std::vector<CheckFinding>& f = stage.findings;
+RobustnessFound StageRobustness(Context& ctx) {
+  RobustnessFound found{.stage = {.name = "robustness"}};
+  std::vector<CheckFinding>& f = found.stage.findings;
   if (!ctx.reference.loaded || !ctx.target.session()) {
     f.push_back(Skip("robustness", "skipped: ORT could not load the model (see syntax)"));
-    ctx.report.stages.push_back(std::move(stage));
-    return;
+    return found;
   }
   CompareOptions compare;
   compare.policy = ctx.judging.policy;
@@ -242,11 +240,11 @@ void StageRobustness(Context& ctx) {
       result.status = Verdict::kUnchecked;
       f.push_back(Skip(id, fmt::format("raised under both configs (not judged): {}", result.error)));
     }
-    ctx.report.samples.push_back(std::move(result));
+    found.samples.push_back(std::move(result));
   }
   if (f.empty()) f.push_back(Skip("robustness", "no anomaly samples"));
-  stage.status = StatusOf(f);
-  ctx.report.stages.push_back(std::move(stage));
+  found.stage.status = StatusOf(f);
+  return found;
 }
 
 }  // namespace parity::check_internal

@@ -186,7 +186,7 @@ CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
 
 }  // namespace
 
-void StageSyntax(Context& ctx) {
+StageResult StageSyntax(Context& ctx) {
   StageResult stage{.name = "syntax"};
   std::vector<CheckFinding>& f = stage.findings;
   // The ONNX checker reads the graph only (a copy without the weights' bytes):
@@ -233,10 +233,10 @@ void StageSyntax(Context& ctx) {
     LoadTarget(ctx, f);
   }
   stage.status = StatusOf(f);
-  ctx.report.stages.push_back(std::move(stage));
+  return stage;
 }
 
-void StageSignature(Context& ctx) {
+StageResult StageSignature(Context& ctx) {
   StageResult stage{.name = "signature"};
   std::vector<CheckFinding>& f = stage.findings;
   for (const auto& v : ctx.subject.info.inputs) {
@@ -275,7 +275,7 @@ void StageSignature(Context& ctx) {
     }
   }
   stage.status = StatusOf(f);
-  ctx.report.stages.push_back(std::move(stage));
+  return stage;
 }
 
 }  // namespace parity::check_internal
