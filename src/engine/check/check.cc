@@ -218,6 +218,14 @@ void TakeRobustness(CheckReport& r, RobustnessFound found) {
   r.stages.push_back(std::move(found.stage));
 }
 
+// The generation stage's findings, loop and prompts into the report.
+void TakeGeneration(CheckReport& r, GenerationFound found) {
+  if (!found.stage) return;
+  r.generation = std::move(found.generation);
+  if (!found.prompts.empty()) r.generation_prompts = std::move(found.prompts);
+  r.stages.push_back(std::move(*found.stage));
+}
+
 }  // namespace
 
 Result<CheckReport> RunCheck(const CheckOptions& o) {
@@ -260,13 +268,15 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   // own: one session (one copy of the weights) alive at a time.
   ctx.flags.sessions_loaded = ctx.reference.loaded && ctx.target.session() != nullptr;
   ctx.target.Release();
-  timed.Step("tf32 probe", ProbeTf32);
+  Tf32Probe tf32 = timed.Step("tf32 probe", [&r](Context& c) { return ProbeTf32(c, r.samples); });
+  r.tf32_probe = std::move(tf32.note);
+  r.arithmetic = std::move(tf32.tf32);
   timed.Step("numerics", FinishNumerics);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   timed.Step("layer curve / locate", Localize);
-  timed(StageGeneration);
+  TakeGeneration(r, timed(StageGeneration));
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  timed.Step("control flow", ObserveControlFlow);
+  r.control_flow = timed.Step("control flow", [&r](Context& c) { return ObserveControlFlow(c, r.samples); });
   AttachOutputRules(ctx);
   NameArithmetic(r, o.target, ctx.subject.reference, OrtAgainst(o));
   ReconcileAccepts(r);

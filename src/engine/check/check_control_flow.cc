@@ -22,9 +22,9 @@ namespace {
 // The least time all control-flow probes of a check get together.
 constexpr double kProbeBudgetSeconds = 10;
 
-// Whether the report holds a judged result (WasJudged) for sample `name`.
-bool Judged(const CheckReport& report, const std::string& name) {
-  return std::any_of(report.samples.begin(), report.samples.end(),
+// Whether `samples` (the report's) hold a judged result (WasJudged) for sample `name`.
+bool Judged(const std::vector<SampleResult>& samples, const std::string& name) {
+  return std::any_of(samples.begin(), samples.end(),
                      [&](const SampleResult& s) { return s.name == name && WasJudged(s); });
 }
 
@@ -32,12 +32,12 @@ bool Judged(const CheckReport& report, const std::string& name) {
 // branch are the dump's own, judged against PyTorch (an export's fault shows
 // nowhere else); without one, the check's samples judged against the ORT
 // reference (ObserveControlFlow counts those as it probes them).
-std::vector<Sample> TorchJudgedSamples(const Context& ctx) {
+std::vector<Sample> TorchJudgedSamples(const Context& ctx, const std::vector<SampleResult>& judged) {
   std::vector<Sample> out;
   for (const TorchDump& dump : ctx.torch.Traced())
     for (const TorchDumpSample& s : dump.Samples()) {
       const std::string name = s.name == "traced" ? "torch" : "torch:" + s.name;
-      if (!Judged(ctx.report, name)) continue;
+      if (!Judged(judged, name)) continue;
       auto dumped = LoadTorchFiles(dump, s.inputs);
       if (!dumped) continue;
       std::vector<std::string> names;
@@ -91,9 +91,9 @@ std::vector<std::string> Unjudged(const Model& model, ControlFlowReport& cf, con
 
 // The check's samples probed for their branches within `deadline`; each
 // counts as judged when its values were (with a dump, only PyTorch's count:
-// ProbeTorchSamples).
-void ProbeCheckSamples(Context& ctx, const BranchJudge& judge, std::chrono::steady_clock::time_point deadline) {
-  ControlFlowReport& cf = ctx.report.control_flow;
+// ProbeTorchSamples). `judged`: the report's samples.
+void ProbeCheckSamples(const Context& ctx, const std::vector<SampleResult>& judged, const BranchJudge& judge,
+                       std::chrono::steady_clock::time_point deadline, ControlFlowReport& cf) {
   std::vector<std::string> refused, stopped, unprobed;
   for (const Sample& sample : ctx.subject.samples) {
     if (std::chrono::steady_clock::now() > deadline) {
@@ -115,7 +115,7 @@ void ProbeCheckSamples(Context& ctx, const BranchJudge& judge, std::chrono::stea
       continue;
     }
     AddSample(cf, *flat, judge.counts_check_samples && SampleKindOf(sample.name) != SampleKind::kAnomaly &&
-                             Judged(ctx.report, sample.name));
+                             Judged(judged, sample.name));
   }
   if (!refused.empty())
     cf.notes.push_back(fmt::format("{} sample(s) the model refused took no branch: {}", refused.size(),
@@ -132,9 +132,9 @@ void ProbeCheckSamples(Context& ctx, const BranchJudge& judge, std::chrono::stea
 
 }  // namespace
 
-void ObserveControlFlow(Context& ctx) {
-  if (!HasControlFlow(ctx.subject.model)) return;
-  ControlFlowReport& cf = ctx.report.control_flow;
+ControlFlowReport ObserveControlFlow(const Context& ctx, const std::vector<SampleResult>& judged) {
+  ControlFlowReport cf;
+  if (!HasControlFlow(ctx.subject.model)) return cf;
   cf.present = true;
   const BranchJudge judge = BranchJudgeOf(ctx.torch);
   cf.judged_against = judge.name;
@@ -145,11 +145,11 @@ void ObserveControlFlow(Context& ctx) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(std::max(kProbeBudgetSeconds, ctx.bounds.sample_timeout_s)));
-  ProbeCheckSamples(ctx, judge, deadline);
+  ProbeCheckSamples(ctx, judged, judge, deadline, cf);
   // Coverage counts only the samples whose values were judged (issues 50,
   // 51): with a dump, a branch taken by generated samples judged between two
   // ORT configs says nothing of an export's fault, which only PyTorch shows.
-  for (const Sample& sample : TorchJudgedSamples(ctx)) {
+  for (const Sample& sample : TorchJudgedSamples(ctx, judged)) {
     if (std::chrono::steady_clock::now() > deadline) break;  // their branches stay unjudged: NOT JUDGED, not PASS
     auto flat = FlattenForSample(ctx.subject.model, sample, ctx.subject.label,
                                  {.probe = ctx.options.reference.config, .check_copy = false,
@@ -158,6 +158,7 @@ void ObserveControlFlow(Context& ctx) {
   }
   NoteUntakenBranches(cf);
   cf.unjudged = Unjudged(ctx.subject.model, cf, judge);
+  return cf;
 }
 
 }  // namespace parity::check_internal

@@ -126,11 +126,12 @@ CheckFinding PromptsFinding(const std::vector<GenerationPrompt>& prompts) {
 
 }  // namespace
 
-void StageGeneration(Context& ctx) {
+GenerationFound StageGeneration(Context& ctx) {
   std::vector<std::pair<std::string, TensorSet>> judged_steps;
   GenerationOptions o{.model_path = ctx.options.model_path, .encoder_path = ctx.options.encoder_path,
                       .config = ctx.options.target, .policy = ctx.judging.policy, .judged_steps = &judged_steps,
                       .cache_form = ctx.options.cache_form};
+  GenerationFound found;
   StageResult stage{.name = "generation"};
   std::vector<GenerationPrompt> prompts;
   for (const TorchDump& d : ctx.torch.dumps) {
@@ -138,7 +139,7 @@ void StageGeneration(Context& ctx) {
     auto record = LoadGenerationRecord(*dump);
     if (!record) {
       ctx.input_error = record.error();
-      return;
+      return found;
     }
     if (!*record) continue;
     // A record that cannot be used is bad input (exit 2); ORT failing on
@@ -147,21 +148,22 @@ void StageGeneration(Context& ctx) {
     if (!result) {
       const Error& e = result.error();
       ctx.input_error = e.message().starts_with("manifest.json") ? e.With(dump->dir.string()) : e;
-      return;
+      return found;
     }
     prompts.push_back(PromptOf(*dump, *result));
     if (prompts.size() > 1) continue;  // the first record's loop is the report's section
     stage.findings = Findings(*result);
-    ctx.report.generation = std::move(*result);
+    found.generation = std::move(*result);
   }
-  if (prompts.empty()) return;
+  if (prompts.empty()) return found;
   for (auto& [name, inputs] : judged_steps) ctx.torch.generation_samples.push_back(Sample{name, std::move(inputs)});
   if (prompts.size() > 1) {
     stage.findings.push_back(PromptsFinding(prompts));
-    ctx.report.generation_prompts = std::move(prompts);
+    found.prompts = std::move(prompts);
   }
   stage.status = StatusOf(stage.findings);
-  ctx.report.stages.push_back(std::move(stage));
+  found.stage = std::move(stage);
+  return found;
 }
 
 }  // namespace parity::check_internal

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "engine/check/check.h"
@@ -242,9 +243,24 @@ struct RobustnessFound {
   StageResult stage;
   std::vector<SampleResult> samples;
 };
-inline StageResult& StageOf(StageResult& stage) { return stage; }
+// What the generation stage found: nothing when no dump records a
+// generation; else its findings, the first record's loop and, with more
+// than one, every prompt's summary.
+struct GenerationFound {
+  std::optional<StageResult> stage;
+  std::optional<GenerationResult> generation;
+  std::vector<GenerationPrompt> prompts;
+};
+// What the TF32 probe found: its note (the report's `tf32_probe`, empty when
+// it did not run) and, when TF32 is the cause, the arithmetic it names.
+struct Tf32Probe {
+  std::string note;
+  std::optional<ArithmeticVerdict> tf32;
+};
+inline StageResult* StageOf(StageResult& stage) { return &stage; }
+inline StageResult* StageOf(GenerationFound& found) { return found.stage ? &*found.stage : nullptr; }
 template <class Found>
-StageResult& StageOf(Found& found) { return found.stage; }
+StageResult* StageOf(Found& found) { return &found.stage; }
 
 // Times each stage and counts each step's ORT runs (ort/run_count.h) into
 // the report's `ort_runs` (check_meter.cc).
@@ -260,13 +276,25 @@ class StepMeter {
     const auto start = std::chrono::steady_clock::now();
     const int64_t runs = ort::OrtRuns();
     Found found = stage(ctx_);
-    StageResult& s = StageOf(found);
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Count(s.name, runs);
+    StageResult* s = StageOf(found);
+    if (s == nullptr) return found;  // the stage did not apply (no generation recorded)
+    s->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Count(s->name, runs);
     return found;
   }
-  // A step that is no stage: its runs.
-  void Step(std::string_view name, void (*step)(Context&));
+  // A step that is no stage: its runs; what it returns, if anything.
+  template <class F>
+  auto Step(std::string_view name, F&& step) {
+    const int64_t runs = ort::OrtRuns();
+    if constexpr (std::is_void_v<std::invoke_result_t<F, Context&>>) {
+      step(ctx_);
+      Count(name, runs);
+    } else {
+      auto found = step(ctx_);
+      Count(name, runs);
+      return found;
+    }
+  }
   // The reference's pass is a numerics cost, made while syntax loaded it.
   void MoveReferencePass();
 
@@ -275,7 +303,7 @@ class StepMeter {
   Context& ctx_;
 };
 
-// Syntax, signature, runtime and robustness return what they found, which
+// Syntax, signature, runtime, robustness and generation return what they found, which
 // RunCheck puts into the report; the other stages append their StageResult
 // to ctx.report.stages.
 StageResult StageSyntax(Context& ctx);
@@ -312,18 +340,20 @@ void AddDeclaredShapesFinding(const DeclaredShapes& declared, CheckReport& repor
 void Localize(Context& ctx);
 // The generation stage (check_generation.cc): a dump with PyTorch's greedy
 // decode is replayed on ORT; its own session, made after the target's is released.
-void StageGeneration(Context& ctx);
+GenerationFound StageGeneration(Context& ctx);
 // For a model with If/Loop/Scan (check_control_flow.cc): each sample's
-// branches and unobserved bodies into report.control_flow, with a note per
-// branch no sample took. Creates probe sessions: call after the target's is
-// released.
-void ObserveControlFlow(Context& ctx);
+// branches and unobserved bodies (the report's control_flow), with a note
+// per branch no sample took; a branch counts as judged when `judged` (the
+// report's samples) judged a sample that took it. Creates probe sessions:
+// call after the target's is released.
+ControlFlowReport ObserveControlFlow(const Context& ctx, const std::vector<SampleResult>& judged);
 
-// For a CUDA target with TF32 allowed and a failing output: re-runs the worst
-// failing sample with use_tf32=0 and names TF32 (report.arithmetic) only if
-// the error falls (check_tf32.cc). Runs on runners of its own (a session
-// each): call after the target's is released.
-void ProbeTf32(Context& ctx);
+// For a CUDA target with TF32 allowed and a failing output among `samples`
+// (the report's so far): re-runs the worst failing sample with use_tf32=0
+// and names TF32 (Tf32Probe::tf32, the report's arithmetic) only if the
+// error falls (check_tf32.cc). Runs on runners of its own (a session each):
+// call after the target's is released.
+Tf32Probe ProbeTf32(const Context& ctx, const std::vector<SampleResult>& samples);
 
 // One finding line.
 inline CheckFinding Pass(std::string id, std::string message) {

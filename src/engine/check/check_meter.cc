@@ -19,12 +19,6 @@ void StepMeter::operator()(void (*stage)(Context&)) {
   Count(s.name, runs);
 }
 
-void StepMeter::Step(std::string_view name, void (*step)(Context&)) {
-  const int64_t runs = ort::OrtRuns();
-  step(ctx_);
-  Count(name, runs);
-}
-
 void StepMeter::MoveReferencePass() {
   const PassCost& pass = ctx_.reference.pass;
   for (StageResult& stage : ctx_.report.stages) {

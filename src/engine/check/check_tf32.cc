@@ -42,9 +42,9 @@ struct Worst {
 };
 
 // The failing output against the ONNX reference (its name: `ort`) with the lowest SNR.
-Worst WorstFailure(const CheckReport& r, const std::string& ort) {
+Worst WorstFailure(const std::vector<SampleResult>& samples, const std::string& ort) {
   Worst w;
-  for (const SampleResult& s : r.samples)
+  for (const SampleResult& s : samples)
     for (const OutputResult& out : s.outputs)
       if (out.against == ort && out.comparison.status == Verdict::kFail &&
           std::isfinite(out.comparison.metrics.snr_db) &&
@@ -99,28 +99,28 @@ Result<double> ErrorWithoutTf32(const Context& ctx, const Sample& sample, const 
 
 }  // namespace
 
-void ProbeTf32(Context& ctx) {
-  CheckReport& r = ctx.report;
-  if (!TargetRunsTf32(ctx.options.target)) return;
-  const Worst worst = WorstFailure(r, OrtAgainst(ctx.options));
+Tf32Probe ProbeTf32(const Context& ctx, const std::vector<SampleResult>& samples) {
+  Tf32Probe r;
+  if (!TargetRunsTf32(ctx.options.target)) return r;
+  const Worst worst = WorstFailure(samples, OrtAgainst(ctx.options));
   const Sample* sample = worst.sample ? FindSample(ctx.subject.samples, worst.sample->name) : nullptr;
-  if (sample == nullptr) return;  // nothing failed against the ONNX reference: nothing to explain
+  if (sample == nullptr) return r;  // nothing failed against the ONNX reference: nothing to explain
   const std::string& output = worst.output->output;
   const double with_tf32 = RelativeError(worst.output->comparison.metrics.snr_db);
   const Result<double> without = ErrorWithoutTf32(ctx, *sample, output);
   if (!without) {
-    r.tf32_probe = fmt::format("TF32 not tested: the run with use_tf32=0 failed: {}", without.error().message());
-    return;
+    r.note = fmt::format("TF32 not tested: the run with use_tf32=0 failed: {}", without.error().message());
+    return r;
   }
   const bool named = *without * kFallFactor <= with_tf32;
-  r.tf32_probe = fmt::format(
+  r.note = fmt::format(
       "sample '{}', output '{}': normwise relative error {:.2e} as deployed (TF32 allowed), {:.2e} with "
       "use_tf32=0 alone changed{}: {}",
       sample->name, output, with_tf32, *without,
       TargetRunsTf32(ctx.options.reference.config) ? " on both sides" : "",
       named ? "TF32 is the cause" : "TF32 is not the cause (the error stays without it)");
-  if (named) {
-    r.arithmetic = ArithmeticVerdict{
+  if (named)
+    r.tf32 = ArithmeticVerdict{
         .arithmetic = "tf32",
         .relative_error = with_tf32,
         .unit_roundoff = std::ldexp(1.0, -11),
@@ -129,9 +129,7 @@ void ProbeTf32(Context& ctx) {
                              "falls to {:.2e} (measured on sample '{}')",
                              *without, sample->name),
         .fix = "run fp32 with --provider-option cuda:use_tf32=0"};
-  } else if (r.arithmetic && r.arithmetic->arithmetic != "fp32") {
-    r.arithmetic.reset();  // the error's size resembled TF32's; the re-run says it is something else
-  }
+  return r;
 }
 
 }  // namespace parity::check_internal
