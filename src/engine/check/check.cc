@@ -218,6 +218,18 @@ void TakeRobustness(CheckReport& r, RobustnessFound found) {
   r.stages.push_back(std::move(found.stage));
 }
 
+// What localizing found into the report: its findings into the numerics stage.
+void TakeLocalized(CheckReport& r, Localized found) {
+  StageResult* numerics = nullptr;
+  for (StageResult& stage : r.stages)
+    if (stage.name == "numerics") numerics = &stage;
+  if (numerics) numerics->findings.insert(numerics->findings.end(), found.numerics.begin(), found.numerics.end());
+  r.layer_curve.insert(r.layer_curve.end(), found.layer_curve.begin(), found.layer_curve.end());
+  if (found.quant) r.quant = std::move(found.quant);
+  r.notes.insert(r.notes.end(), found.notes.begin(), found.notes.end());
+  if (found.locate) r.locate = std::move(found.locate);
+}
+
 // The generation stage's findings, loop and prompts into the report.
 void TakeGeneration(CheckReport& r, GenerationFound found) {
   if (!found.stage) return;
@@ -273,7 +285,7 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   r.arithmetic = std::move(tf32.tf32);
   timed.Step("numerics", FinishNumerics);
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
-  timed.Step("layer curve / locate", Localize);
+  TakeLocalized(r, timed.Step("layer curve / locate", [&r](Context& c) { return Localize(c, r.samples); }));
   TakeGeneration(r, timed(StageGeneration));
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   r.control_flow = timed.Step("control flow", [&r](Context& c) { return ObserveControlFlow(c, r.samples); });

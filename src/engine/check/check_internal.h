@@ -335,9 +335,20 @@ void BindDeclaredShapes(DeclaredShapes& declared, const ModelInfo& info, const s
 // The one signature.declared_shapes finding for the model, from every run
 // bound: a warning when some symbol named two sizes.
 void AddDeclaredShapesFinding(const DeclaredShapes& declared, CheckReport& report);
+// What localizing found: the findings that join the numerics stage, the
+// layer curve, the per-layer quantization report, notes, and on a failure
+// locate's report.
+struct Localized {
+  std::vector<CheckFinding> numerics;
+  std::vector<LayerErrorPoint> layer_curve;
+  std::optional<QuantReport> quant;
+  std::vector<std::string> notes;
+  std::optional<LocateReport> locate;
+};
 // After the stages (check_locate.cc): the layer curve, and on a numeric
-// failure the first diverging fused node into the numerics stage.
-void Localize(Context& ctx);
+// failure among `judged` (the report's samples) the first diverging fused
+// node.
+Localized Localize(Context& ctx, const std::vector<SampleResult>& judged);
 // The generation stage (check_generation.cc): a dump with PyTorch's greedy
 // decode is replayed on ORT; its own session, made after the target's is released.
 GenerationFound StageGeneration(Context& ctx);

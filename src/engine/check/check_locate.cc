@@ -20,9 +20,9 @@ std::string NodeList(const std::vector<std::string>& nodes) {
 }
 
 // The first sample whose numerics failed, else the first non-anomalous one.
-const Sample* SampleToLocate(const Context& ctx, bool* failed) {
+const Sample* SampleToLocate(const Context& ctx, const std::vector<SampleResult>& judged, bool* failed) {
   *failed = false;
-  for (const auto& result : ctx.report.samples) {
+  for (const auto& result : judged) {
     if (result.status != Verdict::kFail || !result.error.empty() || result.timed_out ||
         result.kind == SampleKindName(SampleKind::kAnomaly))
       continue;
@@ -86,12 +86,13 @@ void AddLayerCurve(const Model& graph_model, const LocateReport& report, std::ve
 }  // namespace
 
 // Runs locate on one sample: the per-layer error curve always, and, when a
-// sample failed, the fused node that departs first goes into the report.
-void Localize(Context& ctx) {
+// sample failed, the fused node that departs first.
+Localized Localize(Context& ctx, const std::vector<SampleResult>& judged) {
+  Localized out;
   bool failed = false;
-  const Sample* sample = SampleToLocate(ctx, &failed);
-  if (sample == nullptr || !ctx.flags.sessions_loaded) return;
-  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx.flags.curve_skipped, ctx.report.notes)) return;
+  const Sample* sample = SampleToLocate(ctx, judged, &failed);
+  if (sample == nullptr || !ctx.flags.sessions_loaded) return out;
+  if (failed ? !ctx.options.locate_on_failure : SkipCurve(ctx.flags.curve_skipped, out.notes)) return out;
   if (ctx.options.progress) ctx.options.progress("locate", 0, 1);
   LocateOptions options = ReferenceLocateOptions(ctx);
   options.ablation = failed;
@@ -100,38 +101,35 @@ void Localize(Context& ctx) {
   options.observe.fallback = failed;
   if (!failed) sample = ReuseForCurve(ctx, *sample, options);
   auto report = ctx.reference.Locate(ctx, *sample, options);
-  StageResult* numerics = nullptr;
-  for (auto& stage : ctx.report.stages)
-    if (stage.name == "numerics") numerics = &stage;
+  std::vector<CheckFinding>& numerics = out.numerics;
   if (!report) {
-    if (numerics && failed)
-      numerics->findings.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
-    return;
+    if (failed) numerics.push_back(Skip("numerics.locate", "locate could not run: " + report.error().message()));
+    return out;
   }
-  AddLayerCurve(ctx.subject.ReferenceModel(), *report, ctx.report.layer_curve);
-  if (report->quant) ctx.report.quant = report->quant;
+  AddLayerCurve(ctx.subject.ReferenceModel(), *report, out.layer_curve);
+  out.quant = report->quant;
   if (!failed && !report->observer_check)
-    ctx.report.notes.push_back(fmt::format(
+    out.notes.push_back(fmt::format(
         "layer_curve: exposing the surviving tensors changed what ORT runs ({}), so the curve is of that exposed "
         "plan, not exactly the deployed one (`parity locate` observes the deployed plan through ORT's saved "
         "optimized model)",
         report->observer_notes.empty() ? "its fusions, or the outputs' bits"
                                        : fmt::format("{}", fmt::join(report->observer_notes, "; "))));
-  if (!failed) return;
-  ctx.report.locate = *report;
-  if (numerics == nullptr) return;
+  if (!failed) return out;
+  out.locate = *report;
   if (report->first_divergence) {
     const auto& d = *report->first_divergence;
-    numerics->findings.push_back(
+    numerics.push_back(
         Fail("numerics.locate.first_divergence",
              fmt::format("sample '{}': first divergence at tensor '{}', produced by '{}' ({}), fused node '{}' "
                          "covering [{}]",
                          sample->name, d.tensor, d.producer, d.op_type, d.fused_node, NodeList(d.covers))));
   }
-  if (auto difference = ModelDifference(ctx, *report, *sample, options)) numerics->findings.push_back(*difference);
+  if (auto difference = ModelDifference(ctx, *report, *sample, options)) numerics.push_back(*difference);
   // A culprit without any error is no failed test (locate drops such ones).
   if (!report->culprits.empty() && report->culprits.front().HasError())
-    numerics->findings.push_back(TopCulpritFinding(report->culprits.front()));
+    numerics.push_back(TopCulpritFinding(report->culprits.front()));
+  return out;
 }
 
 }  // namespace parity::check_internal
