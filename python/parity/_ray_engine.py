@@ -181,7 +181,14 @@ class _Pool:
     """The driver's side of the actor pool: each actor has _DEPTH chunks in
     flight (it starts the next while its rows travel back); an actor that dies
     fails them all, and each is sent to it again once it restarts; only the
-    one it had started counts as run again."""
+    one it had started counts as run again.
+
+    Ray places the actors, restarts them and carries the chunks; this class
+    only decides which chunk goes to which actor next. Not ray.util.ActorPool:
+    it keeps one call in flight per actor (each actor would wait for its rows
+    to travel back before starting the next chunk) and cannot say which of a
+    dead actor's calls had started, which the report's retried entries need;
+    nor Ray's own task retries (max_task_retries), for the same reason."""
 
     def __init__(self, ray, actors, items, most: int):
         self._ray, self._items, self._most, self._actors = ray, items, most, len(actors)
