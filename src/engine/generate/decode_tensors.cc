@@ -63,6 +63,19 @@ Tensor CopyColumns(const Tensor& t, int64_t begin, int64_t cols_out) {
   return out;
 }
 
+// Element `i` of a mask or flag set to 1 (int64, int32, float32, bool); any
+// other dtype is unsupported for `what`.
+Status SetOne(Tensor& t, int64_t i, std::string_view what) {
+  switch (t.dtype()) {
+    case DType::kInt64: t.mutable_view<int64_t>()[i] = 1; break;
+    case DType::kInt32: t.mutable_view<int32_t>()[i] = 1; break;
+    case DType::kFloat32: t.mutable_view<float>()[i] = 1; break;
+    case DType::kBool: t.mutable_view<uint8_t>()[i] = 1; break;
+    default: return Unsupported(fmt::format("{} of dtype {}", what, DTypeName(t.dtype())));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Tensor> AppendOnes(const Tensor& mask) {
@@ -70,15 +83,7 @@ Result<Tensor> AppendOnes(const Tensor& mask) {
     return InvalidArgument(fmt::format("mask of shape {}: expected [batch, length]", ShapeToString(mask.shape())));
   Tensor out = CopyColumns(mask, 0, mask.shape().back() + 1);
   const int64_t cols = out.shape().back();
-  for (int64_t i = cols - 1; i < out.size(); i += cols) {
-    switch (out.dtype()) {
-      case DType::kInt64: out.mutable_view<int64_t>()[i] = 1; break;
-      case DType::kInt32: out.mutable_view<int32_t>()[i] = 1; break;
-      case DType::kFloat32: out.mutable_view<float>()[i] = 1; break;
-      case DType::kBool: out.mutable_view<uint8_t>()[i] = 1; break;
-      default: return Unsupported(fmt::format("mask of dtype {}", DTypeName(out.dtype())));
-    }
-  }
+  for (int64_t i = cols - 1; i < out.size(); i += cols) PARITY_RETURN_IF_ERROR(SetOne(out, i, "mask"));
   return out;
 }
 
@@ -99,15 +104,7 @@ Result<Tensor> NextPositions(const Tensor& positions) {
 
 Result<Tensor> AllOnes(const Tensor& flag) {
   PARITY_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(flag.dtype(), flag.shape()));
-  for (int64_t i = 0; i < out.size(); ++i) {
-    switch (out.dtype()) {
-      case DType::kBool: out.mutable_view<uint8_t>()[i] = 1; break;
-      case DType::kInt64: out.mutable_view<int64_t>()[i] = 1; break;
-      case DType::kInt32: out.mutable_view<int32_t>()[i] = 1; break;
-      case DType::kFloat32: out.mutable_view<float>()[i] = 1; break;
-      default: return Unsupported(fmt::format("a cache branch flag of dtype {}", DTypeName(out.dtype())));
-    }
-  }
+  for (int64_t i = 0; i < out.size(); ++i) PARITY_RETURN_IF_ERROR(SetOne(out, i, "a cache branch flag"));
   return out;
 }
 
