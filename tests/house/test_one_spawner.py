@@ -43,27 +43,27 @@ def files(top, *suffixes):
             yield path, path.relative_to(ROOT).as_posix()
 
 
-def spawns(paths):
+def matches(paths, allowed, pattern, text):
+    """Each line of `paths` (but the files `allowed` and tests) in whose
+    `text(path, line)` `pattern` is found, as "FILE:LINE: line"."""
     found = []
     for path, rel in paths:
-        if rel in SPAWNER or is_test(rel):
+        if rel in allowed or is_test(rel):
             continue
         for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            if SPAWN.search(code(line)):
+            if pattern.search(text(path, line)):
                 found.append(f"{rel}:{n}: {line.strip()}")
     return found
+
+
+def spawns(paths):
+    return matches(paths, SPAWNER, SPAWN, lambda path, line: code(line))
 
 
 def control_lines(paths):
-    found = []
-    for path, rel in paths:
-        if rel in PROTOCOL or is_test(rel):
-            continue
-        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
-            text = line.split("//")[0] if path.suffix != ".py" else line.split("#")[0]
-            if CONTROL_LINE.search(text):
-                found.append(f"{rel}:{n}: {line.strip()}")
-    return found
+    # The literals are what is looked for: only the comment is cut.
+    return matches(paths, PROTOCOL, CONTROL_LINE,
+                   lambda path, line: line.split("#")[0] if path.suffix == ".py" else line.split("//")[0])
 
 
 def test_only_the_spawner_starts_processes():
