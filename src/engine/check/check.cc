@@ -55,7 +55,8 @@ namespace {
 using namespace check_internal;
 
 
-Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& model) {
+// The samples given, else generated (what generating them decided into `notes`).
+Result<std::vector<Sample>> LoadOrGenerateSamples(const Context& ctx, const Model& model, SampleNotes& notes) {
   const CheckOptions& o = ctx.options;
   if (!o.inputs_path.empty()) {
     return LoadSamplesFor(model, o.inputs_path, {.model_label = o.model_path});
@@ -63,22 +64,19 @@ Result<std::vector<Sample>> LoadOrGenerateSamples(Context& ctx, const Model& mod
   SampleGenOptions gen = o.generate;
   gen.seed = o.seed;
   gen.traced_dims = ctx.torch.TracedDims(ctx.subject.info);
-  SampleNotes notes;
-  auto samples = GenerateSamples(model, gen, &notes);
-  if (samples) ctx.report.sample_notes = std::move(notes);
-  return samples;
+  return GenerateSamples(model, gen, &notes);
 }
 
 // The rule of each output's band goes into `quant`, made here when locate
 // made none (a model past the layer curve's size).
-void AttachOutputRules(Context& ctx) {
-  if (ctx.judging.output_rules.empty()) return;
-  auto& q = ctx.report.quant;
+void AttachOutputRules(const Judging& judging, CheckReport& r) {
+  if (judging.output_rules.empty()) return;
+  auto& q = r.quant;
   if (!q) {
-    const bool half = ctx.judging.output_rules.front().rule == "float16_roundoff";
+    const bool half = judging.output_rules.front().rule == "float16_roundoff";
     q = QuantReport{.kind = half ? "float16" : "qdq", .rule = "the outputs' verdict bands only (no per-layer report)"};
   }
-  q->outputs = ctx.judging.output_rules;
+  q->outputs = judging.output_rules;
 }
 
 // The signature stage says "accepts" from the declared shapes, before any
@@ -117,8 +115,8 @@ std::optional<std::string> ModelSha(Sha256FileInBackground& hash) {
 // For each dump whose export record names another file than the model (or,
 // with --reference-model, the model it was derived from): a note, first
 // among the report's notes. Each file is hashed once per check.
-void ProvenanceNotes(Context& ctx, Sha256FileInBackground& model_sha,
-                     std::optional<Sha256FileInBackground>& reference_sha) {
+void ProvenanceNotes(const Context& ctx, Sha256FileInBackground& model_sha,
+                     std::optional<Sha256FileInBackground>& reference_sha, CheckReport& r) {
   std::vector<std::string> shas;
   if (auto sha = ModelSha(model_sha)) shas.push_back(std::move(*sha));
   if (reference_sha)
@@ -126,7 +124,7 @@ void ProvenanceNotes(Context& ctx, Sha256FileInBackground& model_sha,
   std::vector<std::string> notes;
   for (const TorchDump& d : ctx.torch.dumps)
     if (auto note = DumpProvenanceNote(d, ctx.options.model_path, shas); !note.empty()) notes.push_back(note);
-  ctx.report.notes.insert(ctx.report.notes.begin(), notes.begin(), notes.end());
+  r.notes.insert(r.notes.begin(), notes.begin(), notes.end());
 }
 
 CheckedModel ModelFacts(const Subject& subject, const std::optional<std::string>& sha256) {
@@ -206,6 +204,31 @@ void NameArithmetic(CheckReport& r, const RunConfig& target, const ReferenceMode
   if (!r.tf32_probe.empty() && r.arithmetic && r.arithmetic->arithmetic == "tf32") r.arithmetic.reset();
 }
 
+// The syntax stage's findings and note into the report.
+void TakeSyntax(CheckReport& r, SyntaxFound found) {
+  r.stages.push_back(std::move(found.stage));
+  r.notes.insert(r.notes.end(), found.notes.begin(), found.notes.end());
+}
+
+// The numerics stage's findings, samples, tallies, alignment and notes into
+// the report; its deferred half (FinishNumerics) joins the stage there.
+void TakeNumerics(CheckReport& r, NumericsFound found) {
+  auto there = std::find_if(r.stages.begin(), r.stages.end(),
+                            [&](const StageResult& s) { return s.name == found.stage.name; });
+  if (there == r.stages.end()) {
+    r.stages.push_back(std::move(found.stage));
+  } else {
+    there->findings.insert(there->findings.end(), found.stage.findings.begin(), found.stage.findings.end());
+    there->status = StatusOf(there->findings);
+    there->seconds += found.stage.seconds;
+  }
+  std::move(found.samples.begin(), found.samples.end(), std::back_inserter(r.samples));
+  std::move(found.top1.begin(), found.top1.end(), std::back_inserter(r.top1));
+  std::move(found.detections.begin(), found.detections.end(), std::back_inserter(r.detections));
+  if (found.alignment) r.alignment = std::move(found.alignment);
+  r.notes.insert(r.notes.end(), found.notes.begin(), found.notes.end());
+}
+
 // The runtime stage's findings and measures into the report.
 void TakeRuntime(CheckReport& r, RuntimeFound found) {
   std::move(found.performance.begin(), found.performance.end(), std::back_inserter(r.performance));
@@ -253,24 +276,27 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
               .subject = {.model = std::move(model), .label = o.model_path},
               .reference = {.results = RunResults("reference", o.reference_outputs_in_memory)}};
   ctx.subject.info = Inspect(ctx.subject.model);
+  // The report, built here from what each stage returns: no stage holds it.
+  CheckReport r;
   std::optional<Sha256FileInBackground> reference_sha;  // for the dumps' provenance
-  PARITY_RETURN_IF_ERROR(LoadReferences(ctx, reference_sha));
+  PARITY_ASSIGN_OR_RETURN(r.notes, LoadReferences(ctx, reference_sha));
   PARITY_RETURN_IF_ERROR(HasTensorOutputs(ctx.subject));
-  PARITY_ASSIGN_OR_RETURN(ctx.subject.samples, LoadOrGenerateSamples(ctx, SampleModel(ctx.subject)));
+  PARITY_ASSIGN_OR_RETURN(ctx.subject.samples,
+                          LoadOrGenerateSamples(ctx, SampleModel(ctx.subject), r.sample_notes));
   ctx.judging = JudgingOf(ctx.subject, o.policy);
-  CheckReport& r = ctx.report;
   r.tool_version = CurrentEnvironment().parity_version;
   r.env = CurrentEnvironment();
   r.config = ConfigOf(o);
 
-  StepMeter timed(ctx);
+  StepMeter timed(ctx, r);
   // Every ORT run of the check obeys the per-sample limits (ort/run_limits.h);
   // the default time limit is known once the reference's pass has timed it.
   ort::ScopedRunLimits limits(RunLimitsOf(o, o.sample_timeout_s < 0 ? kFirstRunTimeout : o.sample_timeout_s));
-  r.stages.push_back(timed(StageSyntax));
+  TakeSyntax(r, timed(StageSyntax));
   limits.Set(RunLimitsOf(o, ctx.bounds.sample_timeout_s));
   r.stages.push_back(timed(StageSignature));
-  timed(StageNumerics);
+  TakeNumerics(r, timed(StageNumerics));
+  AddDeclaredShapesFinding(ctx.target.declared, r);  // every run the numerics stage bound
   timed.MoveReferencePass();
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   if (ctx.target.session() && ort::RecordsAssignment(o.target)) r.target_assignment = ctx.target.session()->ep_assignment();
@@ -283,20 +309,20 @@ Result<CheckReport> RunCheck(const CheckOptions& o) {
   Tf32Probe tf32 = timed.Step("tf32 probe", [&r](Context& c) { return ProbeTf32(c, r.samples); });
   r.tf32_probe = std::move(tf32.note);
   r.arithmetic = std::move(tf32.tf32);
-  timed.Step("numerics", FinishNumerics);
+  if (auto deferred = timed.Step("numerics", FinishNumerics)) TakeNumerics(r, std::move(*deferred));
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   TakeLocalized(r, timed.Step("layer curve / locate", [&r](Context& c) { return Localize(c, r.samples); }));
   TakeGeneration(r, timed(StageGeneration));
   if (ctx.input_error) return std::unexpected(std::move(*ctx.input_error));
   r.control_flow = timed.Step("control flow", [&r](Context& c) { return ObserveControlFlow(c, r.samples); });
-  AttachOutputRules(ctx);
+  AttachOutputRules(ctx.judging, r);
   NameArithmetic(r, o.target, ctx.subject.reference, OrtAgainst(o));
   ReconcileAccepts(r);
   r.reference_runtime = ctx.reference.ort;
   r.model = ModelFacts(ctx.subject, ModelSha(model_sha));  // hashed while the check ran
-  ProvenanceNotes(ctx, model_sha, reference_sha);
+  ProvenanceNotes(ctx, model_sha, reference_sha, r);
   Decide(r, o.strict);
-  return std::move(ctx.report);
+  return r;
 }
 
 }  // namespace parity

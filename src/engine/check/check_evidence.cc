@@ -59,7 +59,6 @@ void JudgeForRobustness(Context& ctx, SampleResult& result, const std::string& i
   else
     f.push_back(Fail(id + ".robustness", fmt::format("{}: NaN/Inf where the reference is finite in {}", rule,
                                                      fmt::join(nonfinite, ", "))));
-  ctx.report.samples.push_back(std::move(result));
 }
 
 // Layers outside their band by an isolated excursion (layer_evidence.h):

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/check/check.h"
+#include "engine/check/check_found.h"
 #include "engine/check/check_reference.h"
 #include "engine/inputs/sample_gen.h"
 #include "engine/quant/quant_result.h"
@@ -141,7 +142,6 @@ struct Context {
   Judging judging;
   StageFlags flags;
   RunBounds bounds;
-  CheckReport report;
   // A user's mistake found while a stage ran (a PyTorch dump none of whose
   // layers align with the model): RunCheck returns it instead of a report.
   std::optional<Error> input_error;
@@ -162,8 +162,8 @@ inline constexpr std::string_view kReferenceDied = "reference runtime died";
 inline bool IsStopped(const Error& e) { return IsTimeout(e) || IsOutOfMemory(e); }
 
 // For a numerics sample a run of which was stopped at a limit (IsStopped):
-// its result TIMEOUT or OVER MEMORY, a finding, the result into the report,
-// and the sample into ctx.bounds.stopped: abandoned, never run again. The
+// its result TIMEOUT or OVER MEMORY (the caller keeps it), a finding, and
+// the sample into ctx.bounds.stopped: abandoned, never run again. The
 // reference's run over a generated sample is outside what parity should
 // have asked for: not judged (SKIPPED); over the user's sample, or the
 // target's run alone: FAIL. Returns false (nothing done) when neither run
@@ -212,7 +212,7 @@ std::optional<TensorSet> ConditioningSpread(const Context& ctx, const Sample& sa
 // A derived model's boundary sample beyond the range its numbers are judged
 // on (engine/quant/input_range.h, `why`): judged for robustness, every
 // output finite where the reference's is; its comparisons kept, unjudged,
-// and the result into the report (check_evidence.cc).
+// in `result`, which the caller keeps (check_evidence.cc).
 void JudgeForRobustness(Context& ctx, SampleResult& result, const std::string& id, const std::string& why,
                         const SetComparison& cmp, std::vector<CheckFinding>& f);
 
@@ -231,44 +231,11 @@ bool WasJudged(const SampleResult& s);
 // failed test (check_evidence.cc).
 void ExcursionNotes(const TorchComparison& c, std::vector<std::string>& notes);
 
-// What the runtime stage found: its findings, and each session's measure
-// (the report's `performance`: the reference's, when timed, then the target's).
-struct RuntimeFound {
-  StageResult stage;
-  std::vector<PerformanceResult> performance;
-};
-// What the robustness stage found: its findings, and each anomaly sample's
-// result (into the report's `samples`, after the numerics stage's).
-struct RobustnessFound {
-  StageResult stage;
-  std::vector<SampleResult> samples;
-};
-// What the generation stage found: nothing when no dump records a
-// generation; else its findings, the first record's loop and, with more
-// than one, every prompt's summary.
-struct GenerationFound {
-  std::optional<StageResult> stage;
-  std::optional<GenerationResult> generation;
-  std::vector<GenerationPrompt> prompts;
-};
-// What the TF32 probe found: its note (the report's `tf32_probe`, empty when
-// it did not run) and, when TF32 is the cause, the arithmetic it names.
-struct Tf32Probe {
-  std::string note;
-  std::optional<ArithmeticVerdict> tf32;
-};
-inline StageResult* StageOf(StageResult& stage) { return &stage; }
-inline StageResult* StageOf(GenerationFound& found) { return found.stage ? &*found.stage : nullptr; }
-template <class Found>
-StageResult* StageOf(Found& found) { return &found.stage; }
-
 // Times each stage and counts each step's ORT runs (ort/run_count.h) into
-// the report's `ort_runs` (check_meter.cc).
+// `report`'s `ort_runs` (check_meter.cc).
 class StepMeter {
  public:
-  explicit StepMeter(Context& ctx) : ctx_(ctx) {}
-  // A stage: its seconds and its runs.
-  void operator()(void (*stage)(Context&));
+  StepMeter(Context& ctx, CheckReport& report) : ctx_(ctx), report_(report) {}
   // A stage that returns what it found (StageResult, RuntimeFound, ...):
   // its seconds into its StageResult, its runs counted.
   template <class Found>
@@ -301,30 +268,31 @@ class StepMeter {
  private:
   void Count(std::string_view name, int64_t since);
   Context& ctx_;
+  CheckReport& report_;
 };
 
-// Syntax, signature, runtime, robustness and generation return what they found, which
-// RunCheck puts into the report; the other stages append their StageResult
-// to ctx.report.stages.
-StageResult StageSyntax(Context& ctx);
+// Every stage returns what it found, which RunCheck puts into the report
+// it builds; no stage holds the report.
+SyntaxFound StageSyntax(Context& ctx);
 StageResult StageSignature(Context& ctx);
-void StageNumerics(Context& ctx);
+NumericsFound StageNumerics(Context& ctx);
 RuntimeFound StageRuntime(Context& ctx);
 RobustnessFound StageRobustness(Context& ctx);
 // The numerics stage's steps that build sessions of their own (the layers
 // against PyTorch, the tensors shared with --reference-model), after the
-// target's session is released; their findings join the numerics stage.
-void FinishNumerics(Context& ctx);
-// Every sample of every dump against PyTorch, through the target's session;
-// numerics.torch.sizes when there is more than one. Returns false when the
-// first dump's traced sample cannot be read (check_torch_numerics.cc).
-bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f);
+// target's session is released: what they found joins the numerics stage's
+// (its seconds included); none when the stage did not run its samples.
+std::optional<NumericsFound> FinishNumerics(Context& ctx);
+// Every sample of every dump against PyTorch, through the target's session,
+// into `found`; numerics.torch.sizes when there is more than one. Returns
+// false when the first dump's traced sample cannot be read (check_torch_numerics.cc).
+bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, NumericsFound& found);
 // Layer by layer against the first dump through the unfused reference
-// (FinishNumerics, after the target's release).
-void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f);
+// (FinishNumerics, after the target's release): the alignment into `found`.
+void CheckTorchLayers(Context& ctx, NumericsFound& found);
 // With --reference-model: every tensor the two models share, both unfused,
 // on the first non-anomalous sample (FinishNumerics; check_numerics.cc).
-void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f);
+void CheckSharedTensors(Context& ctx, NumericsFound& found);
 // Each compared tensor into `result` as an output judged `against`; a
 // failing one fails the sample.
 void AddOutputs(SampleResult& result, const SetComparison& cmp, const std::string& against);
@@ -335,16 +303,6 @@ void BindDeclaredShapes(DeclaredShapes& declared, const ModelInfo& info, const s
 // The one signature.declared_shapes finding for the model, from every run
 // bound: a warning when some symbol named two sizes.
 void AddDeclaredShapesFinding(const DeclaredShapes& declared, CheckReport& report);
-// What localizing found: the findings that join the numerics stage, the
-// layer curve, the per-layer quantization report, notes, and on a failure
-// locate's report.
-struct Localized {
-  std::vector<CheckFinding> numerics;
-  std::vector<LayerErrorPoint> layer_curve;
-  std::optional<QuantReport> quant;
-  std::vector<std::string> notes;
-  std::optional<LocateReport> locate;
-};
 // After the stages (check_locate.cc): the layer curve, and on a numeric
 // failure among `judged` (the report's samples) the first diverging fused
 // node.

@@ -8,24 +8,13 @@
 
 namespace parity::check_internal {
 
-void StepMeter::operator()(void (*stage)(Context&)) {
-  const auto start = std::chrono::steady_clock::now();
-  const int64_t runs = ort::OrtRuns();
-  const size_t before = ctx_.report.stages.size();
-  stage(ctx_);
-  if (ctx_.report.stages.size() == before) return;
-  StageResult& s = ctx_.report.stages.back();
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  Count(s.name, runs);
-}
-
 void StepMeter::MoveReferencePass() {
   const PassCost& pass = ctx_.reference.pass;
-  for (StageResult& stage : ctx_.report.stages) {
+  for (StageResult& stage : report_.stages) {
     if (stage.name == "syntax") stage.seconds = std::max(0.0, stage.seconds - pass.seconds);
     if (stage.name == "numerics") stage.seconds += pass.seconds;
   }
-  auto& runs = ctx_.report.ort_runs;
+  auto& runs = report_.ort_runs;
   if (pass.runs == 0) return;
   for (StepRuns& step : runs)
     if (step.step == "syntax") step.runs -= pass.runs;
@@ -37,7 +26,7 @@ void StepMeter::MoveReferencePass() {
 void StepMeter::Count(std::string_view name, int64_t since) {
   const int64_t n = ort::OrtRuns() - since;
   if (n <= 0) return;
-  auto& runs = ctx_.report.ort_runs;
+  auto& runs = report_.ort_runs;
   auto it = std::find_if(runs.begin(), runs.end(), [&](const StepRuns& s) { return s.step == name; });
   if (it != runs.end())
     it->runs += n;

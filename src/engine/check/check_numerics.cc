@@ -73,28 +73,32 @@ std::string Undecidable(const SetComparison& cmp) {
 
 // A sample the reference's runtime (a child process) died before running:
 // not judged, and the coverage says why (CoverageOf: never a PASS).
-void ReportReferenceDied(Context& ctx, SampleResult result, const std::string& id, const Error& e,
-                         std::vector<CheckFinding>& f) {
+void ReportReferenceDied(SampleResult result, const std::string& id, const Error& e, NumericsFound& found) {
   result.status = Verdict::kUnchecked;
   result.behaviour = kReferenceDied;
   result.error = e.message();
-  f.push_back(Skip(id, "not judged: the reference could not run it: " + result.error));
-  ctx.report.samples.push_back(std::move(result));
+  found.stage.findings.push_back(Skip(id, "not judged: the reference could not run it: " + result.error));
+  found.samples.push_back(std::move(result));
 }
 
-// Runs one non-anomalous sample under both configs and compares the outputs.
-// A sample a run of which was stopped at a limit is reported so
-// (ReportStopped) and the check goes on. `ranges`: a derived model's input ranges (null otherwise).
+// Runs one non-anomalous sample under both configs and compares the outputs,
+// its result and findings into `found`. A sample a run of which was stopped
+// at a limit is reported so (ReportStopped) and the check goes on.
+// `ranges`: a derived model's input ranges (null otherwise).
 void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const CompareOptions& compare,
-                 const std::map<std::string, InputRange>* ranges, std::vector<CheckFinding>& f) {
+                 const std::map<std::string, InputRange>* ranges, NumericsFound& found) {
+  std::vector<CheckFinding>& f = found.stage.findings;
   SampleResult result{.name = sample.name,
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
   auto ref = ctx.reference.results.Get(sample.name);
   auto test = ref ? TargetRun(ctx, sample, ref) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
-  if (ReportStopped(ctx, result, id, ref, test, f)) return;
-  if (!ref && IsRunnerDied(ref.error())) return ReportReferenceDied(ctx, std::move(result), id, ref.error(), f);
+  if (ReportStopped(ctx, result, id, ref, test, f)) {
+    found.samples.push_back(std::move(result));
+    return;
+  }
+  if (!ref && IsRunnerDied(ref.error())) return ReportReferenceDied(std::move(result), id, ref.error(), found);
   if (!ref) {
     // A sample the model refuses even unfused (a size a detector cannot
     // take, a 1x1 image under a 3x3 kernel) is outside the model's domain,
@@ -109,14 +113,14 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
                                      ctx.options.inputs_path.empty() ? "give --inputs or --shape for legal sizes"
                                                                      : "give --torch to judge it against PyTorch",
                                      result.error)));
-    ctx.report.samples.push_back(std::move(result));
+    found.samples.push_back(std::move(result));
     return;
   }
   if (!test) {
     result.status = Verdict::kFail;
     result.error = test.error().message();
     f.push_back(Fail(id, result.error));
-    ctx.report.samples.push_back(std::move(result));
+    found.samples.push_back(std::move(result));
     return;
   }
   // The layer curve observes the first non-anomalous sample: the target's
@@ -143,10 +147,11 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
     if (const std::string why = OutOfRange(sample, *ranges); !why.empty()) {
       BindDeclaredShapes(ctx.target.declared, ctx.subject.info, sample.name, sample.tensors, *test);
       JudgeForRobustness(ctx, result, id, why, *cmp, f);
+      found.samples.push_back(std::move(result));
       return;
     }
-  AddTop1(*ref, *test, ctx.report.top1);
-  AddDetections(*ref, *test, ctx.report.detections);
+  AddTop1(*ref, *test, found.top1);
+  AddDetections(*ref, *test, found.detections);
   AddOutputs(result, *cmp, OrtAgainst(ctx.options));
   BindDeclaredShapes(ctx.target.declared, ctx.subject.info, sample.name, sample.tensors, *test);
   if (const std::string why = Undecidable(*cmp); !why.empty()) {
@@ -156,8 +161,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   } else {
     AddReferenceFindings(ctx.reference.Versus(ctx.options), ctx.judging, id, *cmp, f);
   }
-  ctx.report.samples.push_back(std::move(result));
-  return;
+  found.samples.push_back(std::move(result));
 }
 
 }  // namespace
@@ -167,7 +171,8 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
 // sample. A fault inside the model that leaves the outputs within tolerance
 // (a weight scaled in a network whose outputs are small) fails here, at the
 // first tensor that departs.
-void CheckSharedTensors(Context& ctx, std::vector<CheckFinding>& f) {
+void CheckSharedTensors(Context& ctx, NumericsFound& found) {
+  std::vector<CheckFinding>& f = found.stage.findings;
   const std::string id = "numerics.reference_model.tensors";
   const Sample* sample = FirstOrdinarySample(ctx);
   if (sample == nullptr) return;
@@ -231,13 +236,12 @@ Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const S
                    ctx.bounds.sample_timeout_s);
 }
 
-void StageNumerics(Context& ctx) {
-  StageResult stage{.name = "numerics"};
-  std::vector<CheckFinding>& f = stage.findings;
+NumericsFound StageNumerics(Context& ctx) {
+  NumericsFound found{.stage = {.name = "numerics"}};
+  std::vector<CheckFinding>& f = found.stage.findings;
   if (!ctx.reference.loaded || !ctx.target.session()) {
     f.push_back(Skip("numerics", "skipped: ORT could not load the model (see syntax)"));
-    ctx.report.stages.push_back(std::move(stage));
-    return;
+    return found;
   }
   CompareOptions compare;
   compare.policy = ctx.judging.policy;
@@ -258,28 +262,24 @@ void StageNumerics(Context& ctx) {
     if (ctx.options.progress) ctx.options.progress("numerics", done++, static_cast<int>(ctx.subject.samples.size()));
     const SampleKind kind = SampleKindOf(sample.name);
     if (kind == SampleKind::kAnomaly) continue;
-    CheckSample(ctx, sample, kind, compare, ranges ? &*ranges : nullptr, f);
+    CheckSample(ctx, sample, kind, compare, ranges ? &*ranges : nullptr, found);
   }
   // Against PyTorch: the dump's own inputs through the target config here;
   // layer by layer through the unfused reference in FinishNumerics.
-  ctx.flags.torch_outputs_read = CheckTorchOutputs(ctx, against_torch, f);
-  AddDeclaredShapesFinding(ctx.target.declared, ctx.report);
+  ctx.flags.torch_outputs_read = CheckTorchOutputs(ctx, against_torch, found);
   ctx.flags.numerics_deferred = true;
-  stage.status = StatusOf(f);
-  ctx.report.stages.push_back(std::move(stage));
+  found.stage.status = StatusOf(f);
+  return found;
 }
 
-void FinishNumerics(Context& ctx) {
-  if (!ctx.flags.numerics_deferred) return;
-  StageResult* stage = nullptr;
-  for (auto& s : ctx.report.stages)
-    if (s.name == "numerics") stage = &s;
-  if (stage == nullptr) return;
+std::optional<NumericsFound> FinishNumerics(Context& ctx) {
+  if (!ctx.flags.numerics_deferred) return std::nullopt;
   const auto start = std::chrono::steady_clock::now();
-  std::vector<CheckFinding>& f = stage->findings;
-  for (DeferredStep step : DeferredNumerics(ctx)) step(ctx, f);
-  stage->status = StatusOf(f);
-  stage->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  NumericsFound found{.stage = {.name = "numerics"}};
+  for (DeferredStep step : DeferredNumerics(ctx)) step(ctx, found);
+  found.stage.status = StatusOf(found.stage.findings);
+  found.stage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return found;
 }
 
 }  // namespace parity::check_internal

@@ -34,6 +34,7 @@ namespace parity::check_internal {
 struct Context;
 struct Subject;
 struct Judging;
+struct NumericsFound;
 
 // What the reference's pass cost: it runs while syntax loads the reference,
 // and is counted as numerics' (RunCheck).
@@ -123,9 +124,12 @@ BranchJudge BranchJudgeOf(const TorchSide& torch);
 // kinds validated (a config or a model in ORT; PyTorch dumps), the
 // --reference-model loaded (its file hashed in `reference_sha` when a dump's
 // provenance is checked), the dumps read and checked against MODEL, the
-// traced sample read. A user's mistake is the error.
+// traced sample read. Returns what a reader should know about the dumps
+// (the report's first notes: a changed model, the exporter's TracerWarnings,
+// sizes PyTorch refused); a user's mistake is the error.
 Status CheckReferenceKinds(const CheckOptions& o);
-Status LoadReferences(Context& ctx, std::optional<Sha256FileInBackground>& reference_sha);
+Result<std::vector<std::string>> LoadReferences(Context& ctx,
+                                                std::optional<Sha256FileInBackground>& reference_sha);
 // What the report says the check was run with.
 CheckConfig ConfigOf(const CheckOptions& o);
 // The model the samples are made for: MODEL, or the float --reference-model
@@ -190,7 +194,7 @@ std::optional<CheckFinding> ModelDifference(const Context& ctx, const LocateRepo
 
 // A step of the numerics stage that builds sessions of its own, run after
 // the target's release (FinishNumerics): each reference contributes its own.
-using DeferredStep = void (*)(Context&, std::vector<CheckFinding>&);
+using DeferredStep = void (*)(Context&, NumericsFound&);
 std::vector<DeferredStep> DeferredNumerics(const Context& ctx);
 
 }  // namespace parity::check_internal

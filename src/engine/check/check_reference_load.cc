@@ -16,32 +16,32 @@ namespace {
 // model is the user's mistake, found before any run (input_check.h); the
 // reference model's export counts as this one's. What a reader should know
 // about it (a changed model, the exporter's TracerWarnings, sizes PyTorch
-// refused) goes into the report's notes.
+// refused) goes into `notes`, the report's.
 // Whether the dump was made from this very file is said once the file's
 // hash is there (ProvenanceNotes): the hash runs while the check does.
-Result<TorchDump> LoadDump(Context& ctx, const std::string& dir) {
+Result<TorchDump> LoadDump(Context& ctx, const std::string& dir, std::vector<std::string>& notes) {
   PARITY_ASSIGN_OR_RETURN(TorchDump dump,
                           LoadFittingDump(dir, ctx.subject.info, ctx.options.model_path, ctx.options.allow_symlinks));
   if (dump.export_record)
     for (const auto& w : dump.export_record->tracer_warnings)
-      ctx.report.notes.push_back(
+      notes.push_back(
           fmt::format("{}: the exporter warned that the trace may be wrong for other shapes: {}", dir, w));
   for (const auto& r : dump.sizes_refused)
-    ctx.report.notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
+    notes.push_back(fmt::format("{}: PyTorch itself refused the size {}; it is not judged", dir, r));
   if (std::string dropped = DroppedInputsNote(dump, ctx.options.model_path); !dropped.empty())
-    ctx.report.notes.push_back(std::move(dropped));
+    notes.push_back(std::move(dropped));
   return dump;
 }
 
 // --torch and its further dumps, each checked against the model.
-Status LoadDumps(Context& ctx) {
+Status LoadDumps(Context& ctx, std::vector<std::string>& notes) {
   const CheckOptions& o = ctx.options;
   std::vector<const Reference*> given;
   if (o.torch) given.push_back(&*o.torch);
   if (!o.more_torch.empty() && given.empty()) return InvalidArgument("more PyTorch dumps given without a first one");
   for (const auto& more : o.more_torch) given.push_back(&more);
   for (const Reference* torch : given) {
-    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, torch->path.string()));
+    PARITY_ASSIGN_OR_RETURN(TorchDump dump, LoadDump(ctx, torch->path.string(), notes));
     ctx.torch.dumps.push_back(std::move(dump));
   }
   // The size PyTorch ran is the deployed one: latency is measured there.
@@ -105,14 +105,17 @@ Status CheckReferenceKinds(const CheckOptions& o) {
   return {};
 }
 
-Status LoadReferences(Context& ctx, std::optional<Sha256FileInBackground>& reference_sha) {
+Result<std::vector<std::string>> LoadReferences(Context& ctx,
+                                                std::optional<Sha256FileInBackground>& reference_sha) {
   const CheckOptions& o = ctx.options;
   if (const auto* file = o.reference.model_file()) {
     if (o.torch) reference_sha.emplace(*file);  // for the dumps' provenance
     PARITY_ASSIGN_OR_RETURN(Model reference, Model::Load(file->string()));
     ctx.subject.reference = ReferenceModel(std::move(reference), file->string());
   }
-  return LoadDumps(ctx);
+  std::vector<std::string> notes;
+  PARITY_RETURN_IF_ERROR(LoadDumps(ctx, notes));
+  return notes;
 }
 
 CheckConfig ConfigOf(const CheckOptions& o) {

@@ -84,7 +84,8 @@ bool DiffersOnlyInOptimizations(const CheckOptions& o) {
   return ref != target && WithoutOptimizations(ref) == WithoutOptimizations(target);
 }
 
-std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding>& f) {
+std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding>& f,
+                                          std::vector<std::string>& notes) {
   const CheckOptions& o = ctx.options;
   if (!DiffersOnlyInOptimizations(o)) return nullptr;
   std::vector<std::string> evidence;
@@ -107,7 +108,7 @@ std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding
   f.push_back(Pass("syntax.ort_load.reference", why));
   f.push_back(Pass("syntax.ort_load.target", fmt::format("ORT {} loads the model at [{}] in {:.1f} ms, once",
                                                           ort::OrtVersion(), o.target.Label(), load_ms)));
-  ctx.report.notes.push_back(why);
+  notes.push_back(why);
   ctx.flags.one_session = true;
   return std::make_unique<SharedRunner>(std::move(runner));
 }

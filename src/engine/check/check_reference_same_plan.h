@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/check/check_internal.h"
@@ -22,9 +23,10 @@ bool DiffersOnlyInOptimizations(const CheckOptions& o);
 // (prepacking off, ORT's optimizer log captured) finds no optimizer
 // modifying the graph: the target's session, loaded once, as the runner the
 // reference's pass runs on and the target keeps afterwards (its load and the
-// probe's evidence in `f`, a note in the report; each sample then runs once,
-// its values both sides', TargetRun). Null otherwise: the check
+// probe's evidence in `f`, the report's note in `notes`; each sample then
+// runs once, its values both sides', TargetRun). Null otherwise: the check
 // loads two sessions, one after the other, as before.
-std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding>& f);
+std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding>& f,
+                                          std::vector<std::string>& notes);
 
 }  // namespace parity::check_internal

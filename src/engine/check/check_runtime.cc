@@ -143,7 +143,6 @@ bool ReportStopped(Context& ctx, SampleResult& result, const std::string& id, co
                                                                     ctx.options.reference.config.Label()))));
   }
   ctx.bounds.stopped.insert(result.name);
-  ctx.report.samples.push_back(std::move(result));
   return true;
 }
 

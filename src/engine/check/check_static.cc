@@ -186,8 +186,9 @@ CheckFinding RuntimeOpFinding(const Finding& finding, bool ort_loaded) {
 
 }  // namespace
 
-StageResult StageSyntax(Context& ctx) {
-  StageResult stage{.name = "syntax"};
+SyntaxFound StageSyntax(Context& ctx) {
+  SyntaxFound found{.stage = {.name = "syntax"}};
+  StageResult& stage = found.stage;
   std::vector<CheckFinding>& f = stage.findings;
   // The ONNX checker reads the graph only (a copy without the weights' bytes):
   // it runs on a thread of its own while ORT loads the reference (0.1-0.3 s
@@ -195,7 +196,7 @@ StageResult StageSyntax(Context& ctx) {
   auto checked = std::async(std::launch::async, [&model = ctx.subject.model] { return Check(model); });
   std::vector<CheckFinding> reference_load;
   // One session for both when the target's optimizations leave the graph as it is.
-  std::unique_ptr<Runner> shared = LoadSharedSession(ctx, reference_load);
+  std::unique_ptr<Runner> shared = LoadSharedSession(ctx, reference_load, found.notes);
   std::unique_ptr<Runner> reference = shared ? nullptr : LoadReference(ctx, reference_load);
   Runner* const reference_runner = shared ? shared.get() : reference.get();
   const auto findings = checked.get();
@@ -233,7 +234,7 @@ StageResult StageSyntax(Context& ctx) {
     LoadTarget(ctx, f);
   }
   stage.status = StatusOf(f);
-  return stage;
+  return found;
 }
 
 StageResult StageSignature(Context& ctx) {

@@ -21,14 +21,15 @@ struct SizeOutcome {
 };
 
 // One sample of a dump through the target config against the dump's outputs
-// (result `name`, finding ids under `id`). The dump's float64 outputs
+// (result `name` and findings, ids under `id`, into `found`). The dump's float64 outputs
 // calibrate the default band (CalibrateOnTorchFp64); a dump whose float64
 // outputs cannot be read fails the comparison, as in locate. Returns false
 // when the sample's inputs or outputs cannot be read. `for_curve`: the
 // sample and the target's outputs are kept for the layer curve.
 bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample& s, const std::string& name,
-                      const std::string& id, const CompareOptions& compare, std::vector<CheckFinding>& f,
+                      const std::string& id, const CompareOptions& compare, NumericsFound& found,
                       std::vector<SizeOutcome>& outcomes, bool for_curve) {
+  std::vector<CheckFinding>& f = found.stage.findings;
   auto inputs = LoadTorchFiles(dump, s.inputs);
   auto expected = LoadTorchFiles(dump, s.outputs);
   if (!inputs || !expected) {
@@ -85,7 +86,7 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
   } else {
     fail(id, cmp.error().message());
   }
-  ctx.report.samples.push_back(std::move(result));
+  found.samples.push_back(std::move(result));
   outcomes.push_back(std::move(outcome));
   return true;
 }
@@ -95,7 +96,8 @@ bool CheckTorchSample(Context& ctx, const TorchDump& dump, const TorchDumpSample
 // Every sample of every dump against PyTorch; then, when there is more than
 // one, numerics.torch.sizes names the sizes where the export departs.
 // Returns false when the first dump's traced sample cannot be read.
-bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<CheckFinding>& f) {
+bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, NumericsFound& found) {
+  std::vector<CheckFinding>& f = found.stage.findings;
   std::vector<SizeOutcome> outcomes;
   bool traced_read = false;
   for (size_t k = 0; k < ctx.torch.dumps.size(); ++k) {
@@ -106,7 +108,7 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
       const std::string name = traced ? prefix : prefix + ":" + s.name;
       const std::string id = "numerics." + prefix + (traced ? "" : "." + s.name);
       const bool first_traced = k == 0 && traced;  // the curve's sample; unreadable, it ends the stage
-      const bool read = CheckTorchSample(ctx, dump, s, name, id, compare, f, outcomes, first_traced);
+      const bool read = CheckTorchSample(ctx, dump, s, name, id, compare, found, outcomes, first_traced);
       if (first_traced && !read) return false;
       traced_read |= first_traced;
     }
@@ -139,7 +141,8 @@ bool CheckTorchOutputs(Context& ctx, const CompareOptions& compare, std::vector<
 // The run also keeps, for the layer curve (check_locate.cc), the tensors the
 // deployed plan leaves and the outputs, when it runs the reference's own
 // unoptimized config: the curve then reads the reference from them.
-void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
+void CheckTorchLayers(Context& ctx, NumericsFound& found) {
+  std::vector<CheckFinding>& f = found.stage.findings;
   TorchCompareOptions torch_options{.policy = ctx.options.policy, .label = ctx.subject.label};
   const RunConfig& config = ctx.options.torch->config;
   KeptValues kept;
@@ -160,8 +163,8 @@ void CheckTorchLayers(Context& ctx, std::vector<CheckFinding>& f) {
     f.push_back(Fail("numerics.torch.layers", layers.error().message()));
     return;
   }
-  ctx.report.alignment = *layers;
-  ExcursionNotes(*layers, ctx.report.notes);
+  found.alignment = *layers;
+  ExcursionNotes(*layers, found.notes);
   const size_t aligned = layers->layers.size() - layers->Count(AlignHow::kNone);
   if (auto s = CheckSomeLayerAligned(dump, aligned, ctx.subject.label); !s) ctx.input_error = s.error();
   if (layers->first_divergence) {
