@@ -106,7 +106,9 @@ Result<LatencyStats> MeasureLatency(const ort::Session& session, const TensorSet
     if (!out) return std::unexpected(std::move(out.error()).With(fmt::format("timed run {}", samples.size() + 1)));
     samples.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
-  return SummarizeLatency(std::move(samples));
+  LatencyStats stats = SummarizeLatency(std::move(samples));
+  stats.reused_runs = static_cast<int>(options.earlier_ms.size());
+  return stats;
 }
 
 int64_t PeakRssBytes() {

@@ -79,16 +79,19 @@ TEST(MeasureLatency, StopsOnceStableAndCountsEarlierRuns) {
   auto stable = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 1000, .max_seconds = 100, .stable_within = 100});
   ASSERT_TRUE(stable.has_value());
   EXPECT_EQ(stable->runs, kMinLatencyRuns);
+  EXPECT_EQ(stable->reused_runs, 0);
   // Never stable: the runs asked for, the earlier ones first and not re-run.
   auto counted = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 5, .max_seconds = 100, .earlier_ms = {7.5, 8.5}});
   ASSERT_TRUE(counted.has_value());
   ASSERT_EQ(counted->runs, 5);
   EXPECT_EQ(counted->samples_ms[0], 7.5);
   EXPECT_EQ(counted->samples_ms[1], 8.5);
+  EXPECT_EQ(counted->reused_runs, 2);  // said in the report: the check's own runs
   // As many earlier runs as asked for: nothing more runs.
   auto none = MeasureLatency(*session, inputs, {.warmup = 0, .runs = 1, .earlier_ms = {9.5}});
   ASSERT_TRUE(none.has_value());
   EXPECT_EQ(none->samples_ms, std::vector<double>{9.5});
+  EXPECT_EQ(none->reused_runs, 1);
 }
 
 TEST(MeasureLatency, RejectsBadOptionsAndReportsRunErrors) {

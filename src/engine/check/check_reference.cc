@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/bench/latency.h"
 #include "engine/check/check_internal.h"
 #include "engine/quant/cast.h"
 #include "engine/runner/runner.h"
@@ -32,6 +33,21 @@ RunnerJob ReferenceJob(const Context& ctx) {
   return {.model = ctx.subject.label, .loaded = &ctx.subject.ReferenceModel(), .keep_session = true};
 }
 
+// With one session for both (check_reference_same_plan.h) the runtime stage
+// times it once, as the target's, its first run the pass's (TimeSession):
+// here only what the layer curve's estimate reads (CurveSkipReason), the
+// session's creation and the pass's run of the first ordinary sample (a first
+// run: an estimate on the high side), without a run of its own.
+std::optional<PerformanceResult> SharedSessionEstimate(const Context& ctx, const ort::Session& session) {
+  const Sample* first = FirstOrdinarySample(ctx);
+  const double run_ms = first != nullptr ? ctx.reference.results.RunMs(first->name) : 0;
+  if (run_ms <= 0) return std::nullopt;
+  return PerformanceResult{.config = ctx.options.target.Label(),
+                           .sample = first->name,
+                           .session_creation_ms = session.creation_ms(),
+                           .latency = SummarizeLatency({run_ms})};
+}
+
 // Every sample on the reference (`run`), and, given its session, its timing
 // (its runtime findings and performance), into ctx.reference.
 using ReferenceRun = std::function<Result<TensorSet>(const Sample&)>;
@@ -46,15 +62,18 @@ void RunReferencePass(Context& ctx, const ReferenceRun& run, const ort::Session*
     if (ctx.options.progress) ctx.options.progress("reference", done++, static_cast<int>(ctx.subject.samples.size()));
     const auto run_start = std::chrono::steady_clock::now();
     auto outputs = run(sample);
+    const auto took = std::chrono::steady_clock::now() - run_start;
     if (outputs && default_timeout && !measured && SampleKindOf(sample.name) != SampleKind::kAnomaly) {
-      ctx.bounds.sample_timeout_s = DefaultTimeout(std::chrono::steady_clock::now() - run_start);
+      ctx.bounds.sample_timeout_s = DefaultTimeout(took);
       measured = true;
     }
     // A run stopped at a limit is the numerics stage's to report (ReportStopped).
-    ctx.reference.results.Add(sample.name, std::move(outputs));
+    ctx.reference.results.Add(sample.name, std::move(outputs), std::chrono::duration<double, std::milli>(took).count());
   }
   const Sample* timed = reference != nullptr ? TimingSample(ctx) : nullptr;
-  if (timed != nullptr) {
+  if (timed != nullptr && ctx.flags.one_session) {
+    ctx.reference.performance = SharedSessionEstimate(ctx, *reference);
+  } else if (timed != nullptr) {
     // The pass's own run of the sample is the first of determinism's two
     // (the dump's traced sample is not one of the pass's).
     const TensorSet* first = !ctx.torch.traced_sample ? ctx.reference.results.InMemory(timed->name) : nullptr;

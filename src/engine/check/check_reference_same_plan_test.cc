@@ -106,6 +106,13 @@ TEST(CheckSamePlan, AnUnchangedPlanRunsOneSessionForBoth) {
   // session that never ran.
   ASSERT_EQ(one.report.performance.size(), 1u);
   EXPECT_EQ(one.report.performance[0].config, "all");
+  // The pass runs each sample once and times nothing (the session is timed
+  // once, in the runtime stage): determinism's re-run, which is the first of
+  // the --runs 2 timed, and one more.
+  EXPECT_EQ(Runs(one.report, "reference pass"), static_cast<int64_t>(one.report.samples.size()));
+  EXPECT_EQ(Runs(one.report, "runtime"), 2);
+  EXPECT_EQ(one.report.performance[0].latency.runs, 2);
+  EXPECT_EQ(one.report.performance[0].latency.reused_runs, 1);
   EXPECT_EQ(two.report.performance.size(), 2u);
   EXPECT_EQ(one.report.overall, Verdict::kPass);
   EXPECT_EQ(one.report.overall, two.report.overall);

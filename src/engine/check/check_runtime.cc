@@ -11,16 +11,22 @@
 #include "compare/compare_sets.h"
 #include "engine/bench/latency.h"
 #include "engine/check/check_internal.h"
+#include "engine/check/check_latency.h"
 #include "engine/quant/cast.h"
 #include "engine/runner/session_run.h"
 
 namespace parity::check_internal {
 namespace {
 
-// A costly config's timed runs stop once the standard error of their mean is
-// within this fraction of it (LatencyStable; about +-10% at 95%): the check's
-// latency is indicative, `parity bench` measures.
-constexpr double kStableLatency = 0.05;
+// How long the run that gave `first_run` took, when it was this session's
+// own run of `sample` and the check timed it: the reference's pass, on the
+// reference's session or, with one session for both, on the target's
+// (check_reference_same_plan.h). 0 otherwise (the target's numerics run is
+// not timed).
+double FirstRunMs(const Context& ctx, std::string_view which, const Sample& sample, const TensorSet* first_run) {
+  if (first_run == nullptr || (which != "reference" && !ctx.flags.one_session)) return 0;
+  return ctx.reference.results.RunMs(sample.name);
+}
 
 // "raised", "nan/inf propagated" or "outputs finite".
 std::string Behaviour(const Result<TensorSet>& outputs) {
@@ -52,34 +58,6 @@ bool AllBitwiseEqual(const TensorSet& a, const TensorSet& b) {
   return true;
 }
 
-// How many warm-up and timed runs fit in the budget, judged by one run of
-// `run_ms` (the session is warm by then: two runs came before).
-LatencyOptions BudgetedLatency(const CheckOptions& o, double run_ms) {
-  LatencyOptions l{.warmup = o.latency_warmup, .runs = o.latency_runs, .max_seconds = o.latency_seconds};
-  const double fit = run_ms > 0 ? o.latency_seconds * 1000 / run_ms : l.runs + l.warmup;
-  const int fits = static_cast<int>(std::min<double>(fit, l.runs + l.warmup));
-  l.runs = std::clamp(fits, 1, l.runs);
-  l.warmup = std::clamp(fits - l.runs, 0, l.warmup);
-  // Runs too costly for --runs to fit the budget stop once the estimate is
-  // stable (a 0.28 s run of a 4 GB model: 3 to 6 runs, not 7); cheaper ones
-  // keep every run asked for.
-  if (fit < o.latency_runs) l.stable_within = kStableLatency;
-  return l;
-}
-
-// A config's timed runs. A costly reference's (its --runs do not fit the
-// budget), unless --time-reference, are determinism's re-run alone: what is
-// deployed, and timed, is the target; a cheap one is timed as the target.
-LatencyOptions CheckLatency(const CheckOptions& o, std::string_view which, double run_ms) {
-  LatencyOptions l = BudgetedLatency(o, run_ms);
-  const bool costly = l.stable_within > 0;
-  if (which == "reference" && costly && !o.time_reference) l = {.warmup = 0, .runs = 1, .max_seconds = 0};
-  // Without a warm-up asked for, determinism's second run is the first timed
-  // run (a run of a 500 MB model is 0.2 s here, issue 26).
-  if (l.warmup == 0) l.earlier_ms = {run_ms};
-  return l;
-}
-
 std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* which, const RunConfig& config,
                                              const ort::Session& session, const Sample& sample,
                                              std::vector<CheckFinding>& f, const TensorSet* first_run) {
@@ -105,7 +83,8 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
                                      "config (threads? parallel execution?)",
                                      perf.config, sample.name)));
   const Sample fed = FedTo(ctx.subject, session, sample);
-  Result<LatencyStats> stats = MeasureLatency(session, fed.tensors, CheckLatency(ctx.options, which, second_ms));
+  Result<LatencyStats> stats = MeasureLatency(
+      session, fed.tensors, CheckLatency(ctx.options, which, second_ms, FirstRunMs(ctx, which, sample, first_run)));
   if (!stats) {
     f.push_back(Fail(id + ".latency", stats.error().message()));
     return std::nullopt;
@@ -114,10 +93,11 @@ std::optional<PerformanceResult> TimeSession(const Context& ctx, const char* whi
   perf.peak_rss_bytes = PeakRssBytes();
   perf.gpu_peak_bytes = session.CudaPeakBytes();
   f.push_back(Pass(id + ".latency",
-                   fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} runs; session created in "
+                   fmt::format("[{}]: p50 {:.3f} ms, p95 {:.3f} ms, p99 {:.3f} ms over {} run{}{}; session created in "
                                "{:.1f} ms",
                                perf.config, perf.latency.p50_ms, perf.latency.p95_ms, perf.latency.p99_ms,
-                               perf.latency.runs, perf.session_creation_ms)));
+                               perf.latency.runs, perf.latency.runs == 1 ? "" : "s",
+                               OwnRuns(perf.latency), perf.session_creation_ms)));
   return perf;
 }
 

@@ -19,9 +19,10 @@ size_t BytesOf(const TensorSet& tensors) {
 
 }  // namespace
 
-void RunResults::Add(const std::string& sample, Result<TensorSet> outputs) {
+void RunResults::Add(const std::string& sample, Result<TensorSet> outputs, double run_ms) {
   in_memory_.erase(sample);
   on_disk_.erase(sample);
+  run_ms_.insert_or_assign(sample, run_ms);
   if (outputs && kept_ + BytesOf(*outputs) > budget_) {
     if (!spill_) {
       if (auto dir = ScratchDir::Create("results_" + source_)) spill_.emplace(std::move(*dir));
@@ -64,6 +65,11 @@ RunResults::Status RunResults::StatusOf(const std::string& sample) const {
 bool RunResults::Failed(const std::string& sample) const {
   const auto it = in_memory_.find(sample);
   return it != in_memory_.end() && !it->second;
+}
+
+double RunResults::RunMs(const std::string& sample) const {
+  const auto it = run_ms_.find(sample);
+  return it != run_ms_.end() ? it->second : 0;
 }
 
 const TensorSet* RunResults::InMemory(const std::string& sample) const {

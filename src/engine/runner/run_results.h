@@ -39,8 +39,10 @@ class RunResults {
 
   // Keeps what `sample`'s run gave (replacing an earlier one): its outputs
   // in memory within the budget, else on disk (in memory when they cannot
-  // be written there), or its error.
-  void Add(const std::string& sample, Result<TensorSet> outputs);
+  // be written there), or its error; and how long the run took (`run_ms`,
+  // wall time around it; 0: not timed), as Polygraphy's IterationResult
+  // keeps its runtime.
+  void Add(const std::string& sample, Result<TensorSet> outputs, double run_ms = 0);
 
   // What `sample`'s run gave, read back when on disk; kInternal when it was
   // not run here.
@@ -53,6 +55,10 @@ class RunResults {
   // not run.
   const TensorSet* InMemory(const std::string& sample) const;
 
+  // How long `sample`'s run took in milliseconds; 0 when it was not timed or
+  // not run.
+  double RunMs(const std::string& sample) const;
+
   size_t size() const { return in_memory_.size() + on_disk_.size(); }
   size_t spilled() const { return on_disk_.size(); }
 
@@ -63,6 +69,7 @@ class RunResults {
   std::map<std::string, Result<TensorSet>> in_memory_;
   std::optional<ScratchDir> spill_;
   std::map<std::string, std::filesystem::path> on_disk_;
+  std::map<std::string, double> run_ms_;
   std::vector<std::string> output_names_;
 };
 

@@ -87,5 +87,18 @@ TEST(RunResults, ANewRunOfASampleReplacesTheOldOne) {
   EXPECT_EQ(r.size(), 1u);
 }
 
+TEST(RunResults, KeepsHowLongEachRunTookOnDiskOrInMemory) {
+  RunResults r("reference", 0);  // every output on disk
+  r.SetOutputNames({"b", "a"});
+  r.Add("timed", Outputs(1), 12.5);
+  r.Add("untimed", Outputs(2));
+  EXPECT_EQ(r.spilled(), 2u);
+  EXPECT_DOUBLE_EQ(r.RunMs("timed"), 12.5);
+  EXPECT_DOUBLE_EQ(r.RunMs("untimed"), 0);
+  EXPECT_DOUBLE_EQ(r.RunMs("never run"), 0);
+  r.Add("timed", InvalidArgument("refused"), 3);  // a new run's time replaces the old one's
+  EXPECT_DOUBLE_EQ(r.RunMs("timed"), 3);
+}
+
 }  // namespace
 }  // namespace parity

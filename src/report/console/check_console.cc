@@ -47,11 +47,12 @@ std::string LatencyLines(const CheckReport& r, const Paint& paint) {
   std::string out;
   for (const auto& p : r.performance)
     out += fmt::format(
-        "latency [{}]{}: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} run{}); session {:.1f} ms; "
+        "latency [{}]{}: mean {:.3f} ms, p50 {:.3f}, p95 {:.3f}, p99 {:.3f} ({} run{}{}); session {:.1f} ms; "
         "peak RSS {}{}{}\n",
         p.config, p.inputs.empty() ? "" : fmt::format(" at {} (sample '{}')", p.inputs, p.sample), p.latency.mean_ms,
-        p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs,
-        p.latency.runs == 1 ? "" : "s", p.session_creation_ms, Bytes(p.peak_rss_bytes),
+        p.latency.p50_ms, p.latency.p95_ms, p.latency.p99_ms, p.latency.runs, p.latency.runs == 1 ? "" : "s",
+        p.latency.reused_runs > 0 ? fmt::format(", {} the check's own", p.latency.reused_runs) : std::string(),
+        p.session_creation_ms, Bytes(p.peak_rss_bytes),
         p.gpu_peak_bytes ? fmt::format("; GPU arena peak {}", Bytes(*p.gpu_peak_bytes)) : std::string(),
         p.deterministic ? "" : paint(ansi::kYellow, "; NOT deterministic"));
   return out;

@@ -26,6 +26,16 @@ TEST(CheckConsole, SummaryLeadsWithTheVerdictAndListsFailures) {
   EXPECT_EQ(s.find('\x1b'), std::string::npos);  // no colour unless asked
 }
 
+// A latency that took the check's own runs of the sample says how many (issue 55).
+TEST(CheckConsole, ALatencyLineSaysHowManyOfItsRunsWereTheChecksOwn) {
+  CheckReport r = testing_util::MakeSampleReport();
+  r.performance.back().latency.runs = 3;
+  r.performance.back().latency.reused_runs = 2;
+  const std::string s = FormatCheckSummary(r, ConsoleStyle{});
+  EXPECT_NE(s.find("(3 runs, 2 the check's own); session"), std::string::npos) << s;
+  EXPECT_NE(s.find("(50 runs); session"), std::string::npos) << s;  // the other config took none
+}
+
 // Issue 54: a PASS prints the tolerance once (its worst output's), not a line per output.
 TEST(CheckConsole, APassingSummaryStatesTheToleranceOnce) {
   CheckReport r = testing_util::MakeSampleReport();

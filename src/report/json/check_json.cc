@@ -186,7 +186,8 @@ json PerformanceToJson(const PerformanceResult& p) {
             {"p99_ms", JsonNumber(l.p99_ms)},
             {"min_ms", JsonNumber(l.min_ms)},
             {"max_ms", JsonNumber(l.max_ms)},
-            {"samples_ms", samples}}},
+            {"samples_ms", samples},
+            {"reused_runs", l.reused_runs}}},
           {"peak_rss_bytes", p.peak_rss_bytes},
           {"gpu_peak_bytes", p.gpu_peak_bytes ? json(*p.gpu_peak_bytes) : json(nullptr)},
           {"deterministic", p.deterministic}};
