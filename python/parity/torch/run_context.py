@@ -3,6 +3,7 @@ seed, no grad, and torch's fused transformer fast path off (so that every
 submodule runs as the ONNX exporters trace it); all restored afterwards."""
 
 import contextlib
+import sys
 
 import torch
 
@@ -70,6 +71,14 @@ def run_context(model, seed, slow):
 
 
 def _set_deterministic(on, warn_only):
+    """torch.use_deterministic_algorithms, less its import of torch._inductor.config
+    (torch >= 2.6), which loads torch._dynamo to copy the flag into inductor's config:
+    1.4 s of CPU per dump process (measured: docs/bench.md, "make test time"). While
+    inductor is not loaded nothing compiled with it, so the flag is set alone; once it
+    is, torch's own function keeps its config in step."""
+    if "torch._inductor.config" not in sys.modules and hasattr(torch._C, "_set_deterministic_algorithms"):
+        torch._C._set_deterministic_algorithms(on, warn_only=warn_only)
+        return
     try:
         torch.use_deterministic_algorithms(on, warn_only=warn_only)
     except TypeError:  # torch < 1.11: no warn_only
