@@ -5,10 +5,12 @@
 #include <cmath>
 #include <limits>
 
+#include "core/testing/random_tensor.h"
+
 namespace parity {
 namespace {
 
-Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
+using testing::F32;
 
 TEST(CompareSets, ReportsMissingExtraShapeAndDtypeWithBothSides) {
   TensorSet ref, test;

@@ -7,13 +7,14 @@
 #include <limits>
 
 #include "compare/compare_sets.h"
+#include "core/testing/random_tensor.h"
 
 namespace parity {
 namespace {
 
 using ::testing::HasSubstr;
 
-Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
+using testing::F32;
 
 // A fixed band decided by the max: the score's edge is the verdict's edge.
 TolerancePolicy FixedMax(double atol, double rtol) {

@@ -7,13 +7,14 @@
 #include <random>
 
 #include "compare/compare_sets.h"
+#include "core/testing/random_tensor.h"
 
 namespace parity {
 namespace {
 
 using ::testing::HasSubstr;
 
-Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
+using testing::F32;
 
 std::vector<float> Noise(size_t n, uint64_t seed, float scale, float offset = 0) {
   std::mt19937_64 rng(seed);
@@ -24,7 +25,7 @@ std::vector<float> Noise(size_t n, uint64_t seed, float scale, float offset = 0)
 }
 
 // Compares one output named "y" under `policy` and returns its verdict.
-TensorComparison CompareOne(const Tensor& ref, const Tensor& test, TolerancePolicy policy,
+TensorComparison JudgeY(const Tensor& ref, const Tensor& test, TolerancePolicy policy,
                             const Tensor* noise = nullptr) {
   TensorSet r, t, n;
   EXPECT_TRUE(r.Add("y", ref));
@@ -52,13 +53,13 @@ TEST(AdaptiveTolerance, CatchesAProbabilityErrorAFixedAtolPasses) {
     }
   }
   const Tensor ref = F32({4, k}, p), test = F32({4, k}, q);
-  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);  // fixed misses it
-  TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
+  EXPECT_EQ(JudgeY(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);  // fixed misses it
+  TensorComparison c = JudgeY(ref, test, {.mode = ToleranceMode::kAdaptive});
   EXPECT_EQ(c.status, Verdict::kFail);
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("probabilities"));
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("axis 1 of 1000"));
   // The same output without the error passes adaptive too.
-  EXPECT_EQ(CompareOne(ref, ref, {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
+  EXPECT_EQ(JudgeY(ref, ref, {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
 }
 
 TEST(AdaptiveTolerance, TightensANearConstantOutput) {
@@ -66,15 +67,15 @@ TEST(AdaptiveTolerance, TightensANearConstantOutput) {
   // which atol 1e-4 + rtol 1e-3*0.5 cannot see.
   const auto v = Noise(1000, 2, 1e-6f, 0.5f);
   const Tensor ref = F32({1000}, v), test = F32({1000}, std::vector<float>(1000, 0.5f));
-  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
-  TensorComparison c = CompareOne(ref, test, {.mode = ToleranceMode::kAdaptive});
+  EXPECT_EQ(JudgeY(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
+  TensorComparison c = JudgeY(ref, test, {.mode = ToleranceMode::kAdaptive});
   EXPECT_EQ(c.status, Verdict::kFail);
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("near-constant"));
   EXPECT_EQ(c.tolerance.tolerance.rtol, 0);
   // Rounding-level differences still pass.
   std::vector<float> w = v;
   for (float& x : w) x = std::nextafter(x, 1.0f);
-  EXPECT_EQ(CompareOne(ref, F32({1000}, w), {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
+  EXPECT_EQ(JudgeY(ref, F32({1000}, w), {.mode = ToleranceMode::kAdaptive}).status, Verdict::kPass);
 }
 
 TEST(CalibratedTolerance, TheNoiseFloorDecides) {
@@ -89,16 +90,16 @@ TEST(CalibratedTolerance, TheNoiseFloorDecides) {
   const TolerancePolicy calibrated{.mode = ToleranceMode::kCalibrated};
   // A quiet noise floor (1e-6): an error of 5e-5 passes the fixed default but not 10x the floor.
   const Tensor quiet = shifted(1e-6f, 4, true), error = shifted(5e-5f, 0, false);
-  EXPECT_EQ(CompareOne(ref, error, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
-  TensorComparison c = CompareOne(ref, error, calibrated, &quiet);
+  EXPECT_EQ(JudgeY(ref, error, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
+  TensorComparison c = JudgeY(ref, error, calibrated, &quiet);
   EXPECT_EQ(c.status, Verdict::kFail);
   EXPECT_THAT(c.tolerance.rules_fired.back(), HasSubstr("the reference's own error"));
   // A loud noise floor (1e-3, e.g. fp16 vs fp32): an error of 5e-3 is within 10x of it.
   const Tensor loud = shifted(1e-3f, 5, true), big = shifted(5e-3f, 0, false);
-  EXPECT_EQ(CompareOne(ref, big, {.mode = ToleranceMode::kFixed}).status, Verdict::kFail);
-  EXPECT_EQ(CompareOne(ref, big, calibrated, &loud).status, Verdict::kPass);
+  EXPECT_EQ(JudgeY(ref, big, {.mode = ToleranceMode::kFixed}).status, Verdict::kFail);
+  EXPECT_EQ(JudgeY(ref, big, calibrated, &loud).status, Verdict::kPass);
   // Without a second reference it says so and falls back to the scaled band.
-  const auto fallback = CompareOne(ref, big, calibrated).tolerance.rules_fired;
+  const auto fallback = JudgeY(ref, big, calibrated).tolerance.rules_fired;
   EXPECT_THAT(fallback.at(fallback.size() - 2), HasSubstr("no second reference"));
   EXPECT_THAT(fallback.back(), HasSubstr("scaled"));
 }
@@ -118,12 +119,12 @@ TEST(ScaledTolerance, PassesRoundingAndFailsOnePercentAtEveryScale) {
       rounded[i] = static_cast<float>(v[i] * (1 + 3e-6 * jitter[i]));  // ~25 float32 roundings
       shifted[i] = static_cast<float>(v[i] + 0.01 * scale * (i % 7 == 0));
     }
-    const TensorComparison healthy = CompareOne(ref, F32({4096}, rounded), {});
+    const TensorComparison healthy = JudgeY(ref, F32({4096}, rounded), {});
     EXPECT_EQ(healthy.status, Verdict::kPass) << healthy.reason;
     EXPECT_EQ(healthy.tolerance.mode, ToleranceMode::kScaled);
     EXPECT_THAT(healthy.tolerance.Why(), HasSubstr("scaled: atol = 0.0001 x rms(ref)"));
     EXPECT_NEAR(healthy.tolerance.tolerance.atol, 1e-4 * scale, 2e-5 * scale);
-    EXPECT_EQ(CompareOne(ref, F32({4096}, shifted), {}).status, Verdict::kFail);
+    EXPECT_EQ(JudgeY(ref, F32({4096}, shifted), {}).status, Verdict::kFail);
   }
 }
 
@@ -135,11 +136,11 @@ TEST(ScaledTolerance, SmallOutputsThatDoubleFail) {
   std::vector<float> doubled = v;
   for (float& x : doubled) x *= 2;
   const Tensor ref = F32({1, 1000}, v), test = F32({1, 1000}, doubled);
-  EXPECT_EQ(CompareOne(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
-  EXPECT_EQ(CompareOne(ref, test, {}).status, Verdict::kFail);
+  EXPECT_EQ(JudgeY(ref, test, {.mode = ToleranceMode::kFixed}).status, Verdict::kPass);
+  EXPECT_EQ(JudgeY(ref, test, {}).status, Verdict::kFail);
   TolerancePolicy explicit_atol;
   explicit_atol.global.atol = 1e-4;
-  const TensorComparison c = CompareOne(ref, test, explicit_atol);
+  const TensorComparison c = JudgeY(ref, test, explicit_atol);
   EXPECT_EQ(c.status, Verdict::kPass);
   EXPECT_EQ(c.tolerance.tolerance.atol, 1e-4);
   ASSERT_EQ(c.tolerance.warnings.size(), 1u);
@@ -147,7 +148,7 @@ TEST(ScaledTolerance, SmallOutputsThatDoubleFail) {
   // --rtol alone keeps the scaled atol.
   TolerancePolicy rtol_only;
   rtol_only.global.rtol = 0.5;
-  EXPECT_THAT(CompareOne(ref, test, rtol_only).tolerance.Why(), HasSubstr("scaled"));
+  EXPECT_THAT(JudgeY(ref, test, rtol_only).tolerance.Why(), HasSubstr("scaled"));
 }
 
 TEST(ScaledTolerance, AFloat64ReferenceJudgesAFloat32RunWithFloat32Bands) {
@@ -158,7 +159,7 @@ TEST(ScaledTolerance, AFloat64ReferenceJudgesAFloat32RunWithFloat32Bands) {
     w[i] = static_cast<float>(v[i]);
   }
   const TensorComparison c =
-      CompareOne(Tensor::FromVector(DType::kFloat64, {100}, v), F32({100}, w), {});
+      JudgeY(Tensor::FromVector(DType::kFloat64, {100}, v), F32({100}, w), {});
   EXPECT_EQ(c.status, Verdict::kPass) << c.reason;  // the dtype change itself is a structural finding
   EXPECT_EQ(c.metrics.mismatches, 0);
   EXPECT_THAT(c.tolerance.rules_fired[0], HasSubstr("the test's looser dtype"));

@@ -39,7 +39,7 @@ int Register(const void* begin, size_t size, const std::string& path) {
   return -1;  // not registered: a SIGBUS in it is then reported as a crash
 }
 
-void Unregister(int slot) {
+void ForgetMapping(int slot) {
   if (slot >= 0) g_slots[slot].state.store(0, std::memory_order_release);
 }
 
@@ -78,7 +78,7 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       slot_(std::exchange(other.slot_, -1)) {}
 
 MappedFile::~MappedFile() {
-  Unregister(slot_);
+  ForgetMapping(slot_);
   if (map_ != nullptr) ::munmap(map_, size_);
 }
 

@@ -59,7 +59,7 @@ void External(onnx::TensorProto* t, const std::string& name, int64_t elements, c
   add("length", std::to_string(elements * 4));
 }
 
-fs::path Save(const onnx::ModelProto& m, const fs::path& path) {
+fs::path SaveProto(const onnx::ModelProto& m, const fs::path& path) {
   std::string bytes;
   m.SerializeToString(&bytes);
   WriteRaw(path, bytes);
@@ -79,14 +79,14 @@ TEST(HostileModel, ExternalDataThroughASymlinkOutOfTheFolderIsRefused) {
   fs::create_symlink(dir / "secret.bin", dir / "model" / "weights.bin");
   auto m = BaseModel();
   External(m.mutable_graph()->add_initializer(), "w", 4, "weights.bin");
-  ExpectRefused(Model::Load(Save(m, dir / "model" / "m.onnx")), "outside the model's directory");
+  ExpectRefused(Model::Load(SaveProto(m, dir / "model" / "m.onnx")), "outside the model's directory");
   // A symlinked folder on the way counts the same.
   fs::create_directories(dir / "elsewhere");
   WriteRaw(dir / "elsewhere" / "w.bin", std::string(16, 'S'));
   fs::create_directory_symlink(dir / "elsewhere", dir / "model" / "sub");
   auto m2 = BaseModel();
   External(m2.mutable_graph()->add_initializer(), "w", 4, "sub/w.bin");
-  ExpectRefused(Model::Load(Save(m2, dir / "model" / "m2.onnx")), "outside the model's directory");
+  ExpectRefused(Model::Load(SaveProto(m2, dir / "model" / "m2.onnx")), "outside the model's directory");
 }
 
 TEST(HostileModel, ExternalDataSymlinkInsideTheFolderIsRead) {
@@ -95,7 +95,7 @@ TEST(HostileModel, ExternalDataSymlinkInsideTheFolderIsRead) {
   fs::create_symlink("real.bin", dir / "link.bin");
   auto m = BaseModel();
   External(m.mutable_graph()->add_initializer(), "w", 4, "link.bin");
-  auto r = Model::Load(Save(m, dir / "m.onnx"));
+  auto r = Model::Load(SaveProto(m, dir / "m.onnx"));
   ASSERT_TRUE(r) << r.error().message();
 }
 
@@ -112,7 +112,7 @@ TEST(HostileModel, SparseInitializerLocationsAreCheckedAndInlined) {
   idx->set_data_type(onnx::TensorProto::INT64);
   idx->add_dims(4);
   for (int i = 0; i < 4; ++i) idx->add_int64_data(i);
-  ExpectRefused(Model::Load(Save(m, dir / "model" / "m.onnx")), "leaves the model's directory");
+  ExpectRefused(Model::Load(SaveProto(m, dir / "model" / "m.onnx")), "leaves the model's directory");
 
   // A sparse attribute tensor with an absolute location.
   auto m2 = BaseModel();
@@ -124,7 +124,7 @@ TEST(HostileModel, SparseInitializerLocationsAreCheckedAndInlined) {
   a->set_type(onnx::AttributeProto::SPARSE_TENSOR);
   a->mutable_sparse_tensor()->add_dims(4);
   External(a->mutable_sparse_tensor()->mutable_values(), "v", 4, (dir / "secret.bin").string());
-  ExpectRefused(Model::Load(Save(m2, dir / "model" / "m2.onnx")), "absolute");
+  ExpectRefused(Model::Load(SaveProto(m2, dir / "model" / "m2.onnx")), "absolute");
 
   // Inside the folder, a sparse initializer's values are read into the model.
   WriteRaw(dir / "model" / "values.bin", std::string(16, '\0'));
@@ -133,7 +133,7 @@ TEST(HostileModel, SparseInitializerLocationsAreCheckedAndInlined) {
   s3->add_dims(4);
   External(s3->mutable_values(), "s", 4, "values.bin");
   *s3->mutable_indices() = *idx;
-  auto r = Model::Load(Save(m3, dir / "model" / "m3.onnx"));
+  auto r = Model::Load(SaveProto(m3, dir / "model" / "m3.onnx"));
   ASSERT_TRUE(r) << r.error().message();
   const auto& values = onnx_adapter::Proto(*r).graph().sparse_initializer(0).values();
   EXPECT_NE(values.data_location(), onnx::TensorProto::EXTERNAL);
@@ -147,12 +147,12 @@ TEST(HostileModel, ManyTensorsClaimingOneRegionAreRefusedBeforeReading) {
   // 600 tensors naming the same 4 KiB: 2.4 MB of tensors from a 4 KiB file.
   for (int i = 0; i < 600; ++i)
     External(m.mutable_graph()->add_initializer(), "w" + std::to_string(i), 1024, "w.bin");
-  ExpectRefused(Model::Load(Save(m, dir / "m.onnx")), "claim more than its 4096 bytes");
+  ExpectRefused(Model::Load(SaveProto(m, dir / "m.onnx")), "claim more than its 4096 bytes");
   // Two tensors splitting the file between them are fine.
   auto ok = BaseModel();
   External(ok.mutable_graph()->add_initializer(), "a", 512, "w.bin", 0);
   External(ok.mutable_graph()->add_initializer(), "b", 512, "w.bin", 2048);
-  auto r = Model::Load(Save(ok, dir / "ok.onnx"));
+  auto r = Model::Load(SaveProto(ok, dir / "ok.onnx"));
   EXPECT_TRUE(r) << r.error().message();
 }
 
@@ -163,7 +163,7 @@ TEST(HostileModel, FifoAndDeviceAsModelOrExternalDataAreRefusedWithoutBlocking) 
   ASSERT_EQ(::mkfifo((dir / "w.bin").c_str(), 0600), 0);
   auto m = BaseModel();
   External(m.mutable_graph()->add_initializer(), "w", 4, "w.bin");
-  ExpectRefused(Model::Load(Save(m, dir / "m.onnx")), "not a regular file");
+  ExpectRefused(Model::Load(SaveProto(m, dir / "m.onnx")), "not a regular file");
   fs::create_symlink("/dev/zero", dir / "zero.onnx");
   ExpectRefused(Model::Load(dir / "zero.onnx"), "not a regular file");
 }
@@ -175,7 +175,7 @@ TEST(HostileModel, NodeWithTooManyOutputsIsRefusedAtLoad) {
   split->set_op_type("Split");
   split->add_input("x");
   for (int i = 0; i <= kMaxNodeOutputs; ++i) split->add_output("s" + std::to_string(i));
-  ExpectRefused(Model::Load(Save(m, dir / "m.onnx")), "outputs, more than the limit");
+  ExpectRefused(Model::Load(SaveProto(m, dir / "m.onnx")), "outputs, more than the limit");
 }
 
 // Issue 29, probe 2: a 122-byte model whose STRING initializer declares 2e8
@@ -189,7 +189,7 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     t->set_data_type(onnx::TensorProto::STRING);
     t->add_dims(200'000'000);
     t->add_string_data("x");
-    const auto path = Save(m, dir / "strings.onnx");
+    const auto path = SaveProto(m, dir / "strings.onnx");
     EXPECT_LT(fs::file_size(path), 200u);
     auto r = Model::Load(path);
     ExpectRefused(r, "not a valid ONNX model (initializer 's': 1 strings for shape [200000000])");
@@ -212,7 +212,7 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     value->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
     value->mutable_t()->add_dims(1'000'000);
     value->mutable_t()->set_raw_data(std::string(8, '\0'));
-    ExpectRefused(Model::Load(Save(m, dir / "raw.onnx")),
+    ExpectRefused(Model::Load(SaveProto(m, dir / "raw.onnx")),
                   "node 'c' (Constant), attribute 'value': raw_data has 8 bytes, shape [1000000] of float32 needs "
                   "4000000");
   }
@@ -223,7 +223,7 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     t->set_data_type(onnx::TensorProto::FLOAT);
     t->add_dims(3);
     t->add_float_data(1.0f);
-    ExpectRefused(Model::Load(Save(m, dir / "typed.onnx")), "initializer 'w': float_data has 1 elements");
+    ExpectRefused(Model::Load(SaveProto(m, dir / "typed.onnx")), "initializer 'w': float_data has 1 elements");
   }
   {  // a STRING tensor carrying raw_data (found by fuzz/string_tensor_fuzz.cc)
     auto m = BaseModel();
@@ -233,7 +233,7 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     t->add_dims(1);
     t->add_string_data("a");
     t->set_raw_data("raw");
-    ExpectRefused(Model::Load(Save(m, dir / "string_raw.onnx")),
+    ExpectRefused(Model::Load(SaveProto(m, dir / "string_raw.onnx")),
                   "initializer 's': a STRING tensor with raw_data (strings go in string_data)");
   }
   {  // an honest one loads
@@ -244,7 +244,7 @@ TEST(HostileModel, TensorsDeclaringMoreThanTheyHoldAreRefusedAtLoad) {
     t->add_dims(2);
     t->add_string_data("a");
     t->add_string_data("b");
-    auto r = Model::Load(Save(m, dir / "honest.onnx"));
+    auto r = Model::Load(SaveProto(m, dir / "honest.onnx"));
     EXPECT_TRUE(r.has_value()) << r.error().message();
   }
 }
@@ -278,7 +278,7 @@ TEST(HostileModel, ConvWithScalarWeightIsReportedNotCrashedOn) {
   n->add_input("in2");
   n->add_output("out0");
   TempDir dir;
-  auto model = Model::Load(Save(m, dir / "conv.onnx"));
+  auto model = Model::Load(SaveProto(m, dir / "conv.onnx"));
   ASSERT_TRUE(model) << model.error().message();
   const auto findings = Check(*model);
   bool named = false;

@@ -29,7 +29,7 @@ struct LibraryState {
   // EP names each registered library brought (a plugin may bring several).
   std::map<std::string, std::vector<std::string>> ep_names_by_library;
 };
-LibraryState& State() {
+LibraryState& LibraryRegistry() {
   static auto* state = new LibraryState();  // leaked like the Ort::Env it feeds
   return *state;
 }
@@ -163,7 +163,7 @@ Result<EpLibrary> ParseEpLibrary(std::string_view spec, std::string_view origin)
 }
 
 void AddEpLibrary(EpLibrary library) {
-  LibraryState& s = State();
+  LibraryState& s = LibraryRegistry();
   std::lock_guard lock(s.mutex);
   std::erase_if(s.added, [&](const EpLibrary& l) { return l.name == library.name; });
   s.added.push_back(std::move(library));
@@ -172,7 +172,7 @@ void AddEpLibrary(EpLibrary library) {
 std::vector<EpLibrary> EpLibraries() {
   std::vector<EpLibrary> all;
   {
-    LibraryState& s = State();
+    LibraryState& s = LibraryRegistry();
     std::lock_guard lock(s.mutex);
     all = s.added;
   }
@@ -223,7 +223,7 @@ Status RegisterLocked(LibraryState& s, const EpLibrary& lib) {
 }
 
 Status Register(const std::vector<EpLibrary>& libraries) {
-  LibraryState& s = State();
+  LibraryState& s = LibraryRegistry();
   std::lock_guard lock(s.mutex);
   for (const EpLibrary& lib : libraries) PARITY_RETURN_IF_ERROR(RegisterLocked(s, lib));
   return {};
@@ -243,7 +243,7 @@ std::string ProviderLibraryName(std::string_view provider) {
 }
 
 std::vector<std::string> EpNamesOfLibrary(const std::string& name) {
-  LibraryState& s = State();
+  LibraryState& s = LibraryRegistry();
   std::lock_guard lock(s.mutex);
   auto it = s.ep_names_by_library.find(name);
   return it == s.ep_names_by_library.end() ? std::vector<std::string>{} : it->second;
@@ -256,7 +256,7 @@ Result<std::vector<EpDeviceInfo>> EpDevices() {
     for (const Ort::ConstEpDevice& d : GlobalEnv().GetEpDevices()) {
       EpDeviceInfo info{.ep_name = d.EpName(), .ep_vendor = d.EpVendor(),
                         .device_type = DeviceTypeName(d.Device().Type()), .device_vendor = d.Device().Vendor()};
-      LibraryState& s = State();
+      LibraryState& s = LibraryRegistry();
       std::lock_guard lock(s.mutex);
       for (const auto& [library, names] : s.ep_names_by_library)
         if (std::find(names.begin(), names.end(), info.ep_name) != names.end()) info.library = library;

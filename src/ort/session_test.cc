@@ -21,7 +21,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::ModelBuilder;
 
-RunConfig Config(OptLevel level) {
+RunConfig LevelConfig(OptLevel level) {
   RunConfig c;
   c.opt_level = level;
   return c;
@@ -48,7 +48,7 @@ TensorSet AddInputs(DType a_type = DType::kFloat32, Shape shape = {2, 3}) {
 class SessionAtLevel : public ::testing::TestWithParam<OptLevel> {};
 
 TEST_P(SessionAtLevel, RunsAddAndRelu) {
-  Session s = MustCreate(AddModel(), Config(GetParam()));
+  Session s = MustCreate(AddModel(), LevelConfig(GetParam()));
   auto out = s.Run(AddInputs());
   ASSERT_TRUE(out.has_value()) << out.error().message();
   ASSERT_THAT(out->Names(), ElementsAre("sum", "relu"));
@@ -90,7 +90,7 @@ TEST(Session, RunsSelectedOutputsInRequestedOrder) {
 }
 
 TEST(Session, IsMovableAndRunsConcurrently) {
-  Session first = MustCreate(AddModel(), Config(OptLevel::kAll));
+  Session first = MustCreate(AddModel(), LevelConfig(OptLevel::kAll));
   Session s = std::move(first);
   const TensorSet in = AddInputs();
   std::vector<std::thread> threads;
@@ -284,7 +284,7 @@ TEST(SessionCreate, UnknownProviderIsInvalidArgument) {
 }
 
 TEST(SessionCreate, AppliesThreadsModeAndSessionEntries) {
-  RunConfig c = Config(OptLevel::kAll);
+  RunConfig c = LevelConfig(OptLevel::kAll);
   c.intra_op_threads = 1;
   c.inter_op_threads = 1;
   c.parallel_execution = true;

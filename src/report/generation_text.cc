@@ -37,8 +37,6 @@ std::string FormatGeneration(const GenerationResult& g, size_t max_rows) {
 
 namespace {
 
-std::string Esc(std::string_view s) { return HtmlEscape(s); }
-
 double LogY(double v, double lo, double hi, double top, double height) {
   const double l = std::log10(std::clamp(v, lo, hi));
   return top + height * (std::log10(hi) - l) / (std::log10(hi) - std::log10(lo));
@@ -95,8 +93,8 @@ std::string GenerationHtmlSection(const GenerationResult& g) {
   s += GenerationSvg(g);
   s += "<table class=\"generation\">\n<tr><th>check</th><th>status</th><th>what</th></tr>\n";
   for (const auto& c : g.checks)
-    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{}</td></tr>\n", Esc(c.id),
-                     CheckVerdictName(c.status), Esc(c.message));
+    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{}</td></tr>\n", HtmlEscape(c.id),
+                     CheckVerdictName(c.status), HtmlEscape(c.message));
   s += "</table>\n<table class=\"generation-steps\">\n<tr><th>step</th><th>PyTorch</th><th>ORT</th><th>logits "
        "max_abs</th><th>band</th><th>logits</th><th>cache</th></tr>\n";
   for (const auto& st : g.steps)
@@ -141,8 +139,8 @@ std::string GenerationPromptsHtml(const std::vector<GenerationPrompt>& prompts) 
   std::string s = "<section id=\"generation-prompts\">\n<h2>Generation, prompt by prompt</h2>\n"
                   "<table class=\"generation\">\n<tr><th>dump</th><th>status</th><th>prompt</th><th>what</th></tr>\n";
   for (const auto& p : prompts)
-    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{} tokens</td><td>{}</td></tr>\n", Esc(p.dump),
-                     CheckVerdictName(p.verdict), p.prompt_length, Esc(PromptRow(p)));
+    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{} tokens</td><td>{}</td></tr>\n", HtmlEscape(p.dump),
+                     CheckVerdictName(p.verdict), p.prompt_length, HtmlEscape(PromptRow(p)));
   return s + "</table>\n</section>\n";
 }
 

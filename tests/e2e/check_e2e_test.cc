@@ -19,10 +19,7 @@ namespace {
 
 bool HaveTorch() { return e2e::RunProgram({PARITY_PYTHON, "-c", "import torch, onnx"}).exit_code == 0; }
 
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using e2e::ReadJson;
 
 // Validates with Debian's python3-jsonschema; empty when valid.
 std::string SchemaErrors(const fs::path& report) {

@@ -8,8 +8,11 @@
 #include <poll.h>
 #include <signal.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -94,6 +97,20 @@ ProcessResult RunProgram(const std::vector<std::string>& argv) {
 ProcessResult RunParity(const std::vector<std::string>& args) {
   Child child = StartParity(args);
   return Finish(child);
+}
+
+nlohmann::json ReadJson(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return nlohmann::json::parse(in);
+}
+
+void WriteText(const std::filesystem::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+void ExpectExit(const ProcessResult& r, int code) {
+  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
+  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
 }
 
 std::vector<std::string> Lines(const std::string& text) {

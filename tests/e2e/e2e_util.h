@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/tensor.h"
 #include "core/testing/temp_dir.h"
 #include "onnx/model.h"
@@ -70,6 +72,16 @@ using testing::TempDir;
 
 // Lines of `text` (no trailing empty line).
 std::vector<std::string> Lines(const std::string& text);
+
+// The JSON document at `p` (a report parity wrote); throws when it is not JSON.
+nlohmann::json ReadJson(const std::filesystem::path& p);
+
+// Writes `text` to `p` byte for byte, replacing what was there.
+void WriteText(const std::filesystem::path& p, const std::string& text);
+
+// Expects `r` to have exited with `code`, not killed by a signal; prints its
+// output when not.
+void ExpectExit(const ProcessResult& r, int code);
 
 // The small model the security tests write, refuse and run again:
 // input[1,4] -> Add c -> Relu -> `output`, its nodes in `scope` when one is

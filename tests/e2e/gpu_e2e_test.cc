@@ -23,10 +23,7 @@ bool HasCuda() { return e2e::RunParity({"env"}).out.find("CUDAExecutionProvider"
   GTEST_SKIP() << "this ONNX Runtime has no CUDA EP (PARITY_ORT_LIBRARY: onnxruntime-gpu's, "                 \
                   "scripts/gpu-setup.sh); scripts/gpu-check.sh runs these on a GPU"
 
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using e2e::ReadJson;
 
 // y = x @ W with x [64, 4096], W [4096, 256] of N(0, 1) values. TF32 keeps 10
 // bits of each operand's mantissa: over 4096 terms an element moves by about

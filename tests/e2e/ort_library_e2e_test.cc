@@ -21,10 +21,7 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using e2e::ReadJson;
 
 // The onnxruntime wheel's library in this checkout's venv
 // (site-packages/onnxruntime/capi/libonnxruntime.so.X.Y.Z); empty when absent.

@@ -26,10 +26,7 @@ namespace {
 
 constexpr char kF32Hint[] = R"(openvino:load_config={"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})";
 
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using e2e::ReadJson;
 
 // The plugin parity finds in this checkout's venv; empty when the venv lacks it.
 std::string OpenVinoPlugin() { return e2e::OpenVinoPluginInVenv(); }

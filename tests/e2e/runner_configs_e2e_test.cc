@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-void Write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+using e2e::WriteText;
 
 std::string ConfigOn(const fs::path& library) {
   return fmt::format(R"({{"opt": "all", "ort_library": "{}"}})", library.string());
@@ -51,8 +51,8 @@ class RunnerConfigs : public ::testing::Test {
     TensorSet s;
     EXPECT_TRUE(s.Add("input", e2e::AddReluInput()));
     EXPECT_TRUE(WriteNpz(Path("s0.npz"), s));
-    Write(Path("ref.json"), "{}");
-    Write(Path("tol.json"), "{}");
+    WriteText(Path("ref.json"), "{}");
+    WriteText(Path("tol.json"), "{}");
     std::string hex;
     for (unsigned char c : Path("s0.npz")) hex += fmt::format("{:02x}", c);
     const std::string worker = fmt::format(
@@ -68,7 +68,7 @@ class RunnerConfigs : public ::testing::Test {
 TEST_F(RunnerConfigs, BenchRefusesAConfigOnAnotherReleaseAndBenchesItUnderOrtLibrary) {
   const fs::path wheel = e2e::WheelOrt();
   if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
-  Write(Path("wheel.json"), ConfigOn(wheel));
+  WriteText(Path("wheel.json"), ConfigOn(wheel));
   auto refused = Bench(Path("wheel.json"));
   EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
   ASSERT_EQ(e2e::Lines(refused.err).size(), 1u) << refused.err;
@@ -84,7 +84,7 @@ TEST_F(RunnerConfigs, BenchRefusesAConfigOnAnotherReleaseAndBenchesItUnderOrtLib
 }
 
 TEST_F(RunnerConfigs, BenchSaysOneLineForAConfigsLibraryThatDoesNotExist) {
-  Write(Path("nope.json"), ConfigOn(Path("no/libonnxruntime.so")));
+  WriteText(Path("nope.json"), ConfigOn(Path("no/libonnxruntime.so")));
   auto r = Bench(Path("nope.json"));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   ASSERT_EQ(e2e::Lines(r.err).size(), 1u) << r.err;
@@ -94,7 +94,7 @@ TEST_F(RunnerConfigs, BenchSaysOneLineForAConfigsLibraryThatDoesNotExist) {
 TEST_F(RunnerConfigs, TheDatasetsTargetRunsOnItsConfigsRelease) {
   const fs::path wheel = e2e::WheelOrt();
   if (wheel.empty()) GTEST_SKIP() << "no onnxruntime wheel in the venv";
-  Write(Path("target.json"), ConfigOn(wheel));
+  WriteText(Path("target.json"), ConfigOn(wheel));
   auto r = DatasetWorker(Path("target.json"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto lines = e2e::Lines(r.out);
@@ -105,7 +105,7 @@ TEST_F(RunnerConfigs, TheDatasetsTargetRunsOnItsConfigsRelease) {
 }
 
 TEST_F(RunnerConfigs, ADatasetTargetOnALibraryThatDoesNotExistIsTheTargetsOneLine) {
-  Write(Path("nope.json"), ConfigOn(Path("no/libonnxruntime.so")));
+  WriteText(Path("nope.json"), ConfigOn(Path("no/libonnxruntime.so")));
   auto r = DatasetWorker(Path("nope.json"));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   ASSERT_EQ(e2e::Lines(r.err).size(), 1u) << r.err;

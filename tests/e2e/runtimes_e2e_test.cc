@@ -24,10 +24,7 @@ namespace fs = std::filesystem;
 namespace parity {
 namespace {
 
-nlohmann::json ReadJson(const fs::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
-}
+using e2e::ReadJson;
 
 using e2e::WheelOrt;
 

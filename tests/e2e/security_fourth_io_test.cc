@@ -34,10 +34,7 @@ using e2e::RunParity;
 using e2e::RunProgram;
 using e2e::TempDir;
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 // Every path below `dir`, relative to it.
 std::set<std::string> Tree(const fs::path& dir) {

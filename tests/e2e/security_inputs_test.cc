@@ -24,15 +24,9 @@ namespace fs = std::filesystem;
 using e2e::RunParity;
 using e2e::TempDir;
 
-void Write(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
-}
+using e2e::WriteText;
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 void SaveRelu(const fs::path& path) {
   ModelBuilder b;
@@ -46,7 +40,7 @@ TEST(SecurityJsonBudget, DeepOrDenseManifestsAndConfigsAreRefusedBeforeParsing) 
   TempDir tmp("parity_inputs");
   ASSERT_NO_FATAL_FAILURE(SaveRelu(tmp / "m.onnx"));
   fs::create_directories(tmp / "dump");
-  Write(tmp / "dump" / "manifest.json", std::string(4 << 20, '[') + std::string(4 << 20, ']'));
+  WriteText(tmp / "dump" / "manifest.json", std::string(4 << 20, '[') + std::string(4 << 20, ']'));
   auto r = RunParity({"align", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("JSON nested 4194304 levels deep (parity reads at most 128)"), std::string::npos) << r.err;
@@ -55,13 +49,13 @@ TEST(SecurityJsonBudget, DeepOrDenseManifestsAndConfigsAreRefusedBeforeParsing) 
   std::string dense = "[";
   for (int i = 0; i < (4 << 20); ++i) dense += "{},";
   dense += "{}]";
-  Write(tmp / "dump" / "manifest.json", dense);
+  WriteText(tmp / "dump" / "manifest.json", dense);
   r = RunParity({"align", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string()});
   ExpectExit(r, 2);
   EXPECT_NE(r.err.find("too many small values"), std::string::npos) << r.err;
   if (!e2e::kSanitized) EXPECT_LT(r.peak_rss_bytes, int64_t{400} << 20) << "12 MiB of text";
 
-  Write(tmp / "c.json", std::string(1000, '[') + std::string(1000, ']'));
+  WriteText(tmp / "c.json", std::string(1000, '[') + std::string(1000, ']'));
   r = RunParity({"run", (tmp / "m.onnx").string(), "--config", (tmp / "c.json").string(), "--inputs", "x", "-o",
                  (tmp / "o.npz").string()});
   ExpectExit(r, 2);
@@ -79,7 +73,7 @@ TEST(SecurityDump, SymlinkedFilesInADumpAreRefusedNamingTheFlag) {
   ASSERT_TRUE(WriteNpy(tmp / "outside.npy", ones));
   ASSERT_TRUE(WriteNpy(tmp / "dump" / "y.npy", ones));
   fs::create_symlink(tmp / "outside.npy", tmp / "dump" / "x.npy");
-  Write(tmp / "dump" / "manifest.json",
+  WriteText(tmp / "dump" / "manifest.json",
         R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {"x": "x.npy"},
             "outputs": {"y": "y.npy"}, "layers": []})");
   auto r = RunParity({"check", (tmp / "m.onnx").string(), "--torch", (tmp / "dump").string(), "--runs", "1"});
@@ -109,7 +103,7 @@ TEST(SecurityModelExit, RunOnAModelTheCheckerRefusesIsBadInputNotARuntimeFailure
   graph.Msg(1, node).Bytes(2, "g").Msg(11, value("x", 1)).Msg(12, value("y", 1));
   Pb model;
   model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
-  Write(tmp / "m.onnx", model.bytes);
+  WriteText(tmp / "m.onnx", model.bytes);
   Tensor ones(DType::kFloat32, {1, 4});
   ASSERT_TRUE(WriteNpy(tmp / "x.npy", ones));
   auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npy").string(), "-o",

@@ -21,10 +21,7 @@ using e2e::RunParity;
 using e2e::RunProgram;
 using e2e::TempDir;
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 // ROOT/lib/python3.12/site-packages/onnxruntime_ep_planted/libonnxruntime_providers_planted_plugin.so,
 // a copy of the planted fixture.

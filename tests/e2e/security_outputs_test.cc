@@ -27,10 +27,7 @@ using e2e::TempDir;
 
 using testing::ReadFileString;
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 // Probe 3: `check m.onnx --json m.onnx` replaced the model with its report;
 // a symlink or a hard link to the model is the same file.

@@ -30,12 +30,9 @@ using Json = nlohmann::json;
 using e2e::TempDir;
 
 using testing::ReadFileString;
-void Write(const fs::path& p, const std::string& s) {
-  std::ofstream out(p, std::ios::binary);
-  out << s;
-}
-Json ReadJson(const fs::path& p) { return Json::parse(ReadFileString(p)); }
-void WriteJson(const fs::path& p, const Json& j) { Write(p, j.dump(2)); }
+using e2e::WriteText;
+using e2e::ReadJson;
+void WriteJson(const fs::path& p, const Json& j) { WriteText(p, j.dump(2)); }
 
 // The small model in scope "blk": its intermediate is a layer.
 Model SmallModel() { return e2e::AddReluModel(0.5f, "output", "blk"); }
@@ -49,17 +46,14 @@ void MakeBaseline(const TempDir& tmp) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 // The critical finding: a shipped baseline's config named optimized_model_path
 // and ORT renamed its output over a shell start-up file.
 TEST(SecurityBaseline, StoredConfigCannotMakeVerifyWriteAFile) {
   TempDir tmp("parity_security");
   MakeBaseline(tmp);
-  Write(tmp / "victim.sh", "echo safe\n");
+  WriteText(tmp / "victim.sh", "echo safe\n");
   Json manifest = ReadJson(tmp / "bl" / "manifest.json");
   manifest["config"]["optimized_model_path"] = (tmp / "victim.sh").string();
   WriteJson(tmp / "bl" / "manifest.json", manifest);
@@ -192,7 +186,7 @@ TEST(SecurityBaseline, GraphInputThatIsAlsoAnOutputKeepsItsInputFile) {
   graph.Msg(12, FloatValue("relu", {1, 4})).Msg(12, FloatValue("input", {1, 4}));
   Pb model;
   model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
-  Write(tmp / "m.onnx", model.bytes);
+  WriteText(tmp / "m.onnx", model.bytes);
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   auto r = RunParity({"baseline", (tmp / "m.onnx").string(), "--inputs", (tmp / "in.npy").string(), "-o",
                       (tmp / "bl").string()});
@@ -221,7 +215,7 @@ TEST(SecurityModel, StringInitializerDeclaringMoreThanItHoldsExitsTwoAtOnce) {
   graph.Msg(12, FloatValue("relu", {1, 4}));
   Pb model;
   model.Int(1, 8).Msg(7, graph).Msg(8, Pb().Int(2, 17));
-  Write(tmp / "m.onnx", model.bytes);
+  WriteText(tmp / "m.onnx", model.bytes);
   ASSERT_LT(model.bytes.size(), 200u);
   ASSERT_TRUE(WriteNpy(tmp / "in.npy", e2e::AddReluInput()));
   for (std::vector<std::string> args :
@@ -248,7 +242,7 @@ TEST(SecurityModel, ConvThatCrashesShapeInferenceIsReportedNotASignal) {
   graph.Msg(12, Pb().Bytes(1, "out0").Msg(2, Pb().Msg(1, Pb().Int(1, 1))));
   Pb model;
   model.Int(1, 9).Msg(7, graph).Msg(8, Pb().Int(2, 11));
-  Write(tmp / "conv.onnx", model.bytes);
+  WriteText(tmp / "conv.onnx", model.bytes);
   auto r = RunParity({"inspect", (tmp / "conv.onnx").string()});
   ExpectExit(r, 0);
   EXPECT_NE(r.out.find("weight has rank 0"), std::string::npos) << r.out;
@@ -301,7 +295,7 @@ TEST(SecurityTerminal, EscapeSequencesInModelNamesDoNotReachTheTerminal) {
 TEST(SecurityRepro, ReproIntoAFolderOfTheUsersOwnFilesIsRefusedBeforeRunning) {
   TempDir tmp("parity_security");
   ASSERT_TRUE(SmallModel().Save(tmp / "m.onnx"));
-  Write(tmp / "model.onnx", "the user's own model");
+  WriteText(tmp / "model.onnx", "the user's own model");
   auto r = RunParity({"locate", (tmp / "m.onnx").string(), "--repro", tmp.path().string()});
   ExpectExit(r, 2);
   EXPECT_EQ(ReadFileString(tmp / "model.onnx"), "the user's own model");

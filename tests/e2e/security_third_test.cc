@@ -27,12 +27,9 @@ using e2e::RunParity;
 using e2e::RunProgram;
 using e2e::TempDir;
 
-void Write(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
+using e2e::WriteText;
 
-void ExpectExit(const e2e::ProcessResult& r, int code) {
-  EXPECT_EQ(r.term_signal, 0) << "killed by signal " << r.term_signal << "\n" << r.err;
-  EXPECT_EQ(r.exit_code, code) << r.out << r.err;
-}
+using e2e::ExpectExit;
 
 // DIR/m.onnx (AddReluModel: `input` [1, 4] -> `output`) and DIR/data with
 // two samples.
@@ -61,7 +58,7 @@ TEST(SecurityThird, ADumpLayerFileThatIsAFifoOrAFolderIsBadInputNotAFail) {
   Tensor y = e2e::AddReluInput();
   for (float& v : y.mutable_view<float>()) v = 1.5f;
   ASSERT_TRUE(WriteNpy(tmp / "dump" / "y.npy", y));
-  Write(tmp / "dump" / "manifest.json",
+  WriteText(tmp / "dump" / "manifest.json",
         R"({"schema": "parity.torch_dump/1", "torch_version": "2", "inputs": {"input": "x.npy"},
             "outputs": {"output": "y.npy"}, "layers": [{"file": "layer.npy", "module": "block", "type": "Block",
             "call": 0, "output_index": null, "dtype": "float32", "shape": [1, 4], "is_leaf": true}]})");
@@ -156,8 +153,8 @@ TEST(SecurityThird, ParitysOwnReportInsideTheDatasetIsNoEntry) {
 TEST(SecurityThird, DatasetWorkerRefusesHugeIndicesLongLinesAndFifos) {
   TempDir tmp("parity_third");
   ASSERT_TRUE(e2e::AddReluModel().Save(tmp / "m.onnx"));
-  Write(tmp / "c.json", "{}");
-  Write(tmp / "t.json", "{}");
+  WriteText(tmp / "c.json", "{}");
+  WriteText(tmp / "t.json", "{}");
   const std::string worker = std::string(PARITY_BINARY) + " dataset-worker " + (tmp / "m.onnx").string() +
                              " --target-config " + (tmp / "c.json").string() + " --reference-config " +
                              (tmp / "c.json").string() + " --tolerance-policy ";
@@ -204,7 +201,7 @@ TEST(SecurityThird, RunOnAnUnloadableIrVersionIsBadInput) {
   for (int ir : {99, 1000}) {  // 13 and 14 load in this ORT
     Pb model;
     model.Int(1, ir).Msg(7, graph).Msg(8, Pb().Int(2, 17));
-    Write(tmp / "m.onnx", model.bytes);
+    WriteText(tmp / "m.onnx", model.bytes);
     ASSERT_TRUE(WriteNpy(tmp / "x.npy", e2e::AddReluInput()));
     auto r = RunParity({"run", (tmp / "m.onnx").string(), "--inputs", (tmp / "x.npy").string(), "-o",
                         (tmp / "o.npz").string()});

@@ -22,7 +22,7 @@
 namespace parity {
 namespace {
 
-CheckOptions Options(const std::filesystem::path& model) {
+CheckOptions SessionsOptions(const std::filesystem::path& model) {
   CheckOptions o;
   o.model_path = model.string();
   o.target.opt_level = OptLevel::kAll;
@@ -35,7 +35,7 @@ TEST(CheckSessions, APassingCheckHoldsOneSessionAtATime) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
   ort::ResetPeakLiveSessions();
-  auto report = RunCheck(Options(dir / "m.onnx"));
+  auto report = RunCheck(SessionsOptions(dir / "m.onnx"));
   ASSERT_TRUE(report) << report.error().message();
   EXPECT_EQ(report->overall, Verdict::kPass);
   EXPECT_FALSE(report->layer_curve.empty());  // the curve's sessions were made too
@@ -52,7 +52,7 @@ TEST(CheckSessions, APassingChecksCurveReusesTheTargetsPlan) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
   const int before = ort::SessionsCreated();
-  auto report = RunCheck(Options(dir / "m.onnx"));
+  auto report = RunCheck(SessionsOptions(dir / "m.onnx"));
   ASSERT_TRUE(report) << report.error().message();
   EXPECT_EQ(report->overall, Verdict::kPass);
   EXPECT_FALSE(report->layer_curve.empty());
@@ -66,7 +66,7 @@ TEST(CheckSessions, EveryOrtRunOfACheckIsCountedInItsStep) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
   const int64_t before = ort::OrtRuns();
-  auto report = RunCheck(Options(dir / "m.onnx"));
+  auto report = RunCheck(SessionsOptions(dir / "m.onnx"));
   ASSERT_TRUE(report) << report.error().message();
   const int64_t made = ort::OrtRuns() - before;
   int64_t counted = 0;
@@ -91,7 +91,7 @@ TEST(CheckSessions, ACurveOverItsBudgetIsNotComputedAndItsSessionsNotMade) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
   for (const double budget : {1e-9, 0.0}) {
-    CheckOptions o = Options(dir / "m.onnx");
+    CheckOptions o = SessionsOptions(dir / "m.onnx");
     o.curve_seconds = budget;
     const int before = ort::SessionsCreated();
     auto report = RunCheck(o);
@@ -167,7 +167,7 @@ TEST(CheckSessions, AFailingCheckAndItsLocateHoldOneSessionAtATime) {
   ASSERT_TRUE(planted) << planted.error().message();
   ASSERT_TRUE(healthy.Save(dir / "healthy.onnx"));
   ASSERT_TRUE(planted->Save(dir / "planted.onnx"));
-  CheckOptions o = Options(dir / "planted.onnx");
+  CheckOptions o = SessionsOptions(dir / "planted.onnx");
   o.reference.kind = Reference::Kind::kModel;
   o.reference.path = dir / "healthy.onnx";
   ort::ResetPeakLiveSessions();
@@ -198,8 +198,8 @@ TEST(CheckSessions, AFailingCheckAndItsLocateHoldOneSessionAtATime) {
 TEST(CheckSessions, ReferenceOutputsPastTheBudgetAreReadBackFromScratch) {
   testing::TempDir dir;
   ASSERT_TRUE(WithNodeNames(ResidualCnn()).Save(dir / "m.onnx"));
-  auto kept = RunCheck(Options(dir / "m.onnx"));
-  CheckOptions o = Options(dir / "m.onnx");
+  auto kept = RunCheck(SessionsOptions(dir / "m.onnx"));
+  CheckOptions o = SessionsOptions(dir / "m.onnx");
   o.reference_outputs_in_memory = 0;  // every sample's outputs spilled
   auto spilled = RunCheck(o);
   ASSERT_TRUE(kept && spilled);

@@ -14,19 +14,19 @@
 namespace parity {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
-std::unexpected<Error> Wrong(const std::string& key, std::string_view expected, const Json& got) {
+std::unexpected<Error> Wrong(const std::string& key, std::string_view expected, const OrderedJson& got) {
   return InvalidArgument(fmt::format("manifest.json: {}: expected {}, got {}", key, expected, JsonTypeName(got)));
 }
 
-const Json* Find(const Json& j, std::string_view key) {
+const OrderedJson* Find(const OrderedJson& j, std::string_view key) {
   auto it = j.find(std::string(key));
   return it == j.end() || it->is_null() ? nullptr : &*it;
 }
 
-Result<std::string> String(const Json& j, const std::string& path, std::string_view key, bool required = true) {
-  const Json* v = Find(j, key);
+Result<std::string> String(const OrderedJson& j, const std::string& path, std::string_view key, bool required = true) {
+  const OrderedJson* v = Find(j, key);
   if (!v) {
     if (required) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
     return std::string();
@@ -36,7 +36,7 @@ Result<std::string> String(const Json& j, const std::string& path, std::string_v
 }
 
 // A file inside the dump: relative, no "..".
-Result<std::string> File(const Json& j, const std::string& path, std::string_view key, bool required = true) {
+Result<std::string> File(const OrderedJson& j, const std::string& path, std::string_view key, bool required = true) {
   PARITY_ASSIGN_OR_RETURN(std::string file, String(j, path, key, required));
   if (file.empty()) return file;
   const std::filesystem::path p(file);
@@ -49,7 +49,7 @@ Result<std::string> File(const Json& j, const std::string& path, std::string_vie
 }
 
 // A non-empty string: a name the loop looks up.
-Result<std::string> Name(const Json& j, const std::string& path, std::string_view key, bool required = true) {
+Result<std::string> Name(const OrderedJson& j, const std::string& path, std::string_view key, bool required = true) {
   PARITY_ASSIGN_OR_RETURN(std::string name, String(j, path, key, required));
   if (name.empty() && Find(j, key) != nullptr)
     return InvalidArgument(fmt::format("manifest.json: {}.{}: an empty name", path, key));
@@ -57,7 +57,7 @@ Result<std::string> Name(const Json& j, const std::string& path, std::string_vie
 }
 
 // An integer in [lo, hi]; an unsigned one past int64 is out of range, never wrapped.
-Result<int64_t> IntIn(const Json& v, const std::string& key, int64_t lo, int64_t hi) {
+Result<int64_t> IntIn(const OrderedJson& v, const std::string& key, int64_t lo, int64_t hi) {
   if (!v.is_number_integer() && !v.is_number_unsigned()) return Wrong(key, "an integer", v);
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(hi))
     return InvalidArgument(fmt::format("manifest.json: {}: {} is not in [{}, {}]", key, v.get<uint64_t>(), lo, hi));
@@ -68,14 +68,15 @@ Result<int64_t> IntIn(const Json& v, const std::string& key, int64_t lo, int64_t
   return x;
 }
 
-Result<int64_t> Int(const Json& j, const std::string& path, std::string_view key, int64_t lo, int64_t hi) {
-  const Json* v = Find(j, key);
+Result<int64_t> Int(const OrderedJson& j, const std::string& path, std::string_view key, int64_t lo, int64_t hi) {
+  const OrderedJson* v = Find(j, key);
   if (!v) return InvalidArgument(fmt::format("manifest.json: {}.{}: required key missing", path, key));
   return IntIn(*v, fmt::format("{}.{}", path, key), lo, hi);
 }
 
 // An array of at most `max_count` integers in [lo, hi], each named by its index.
-Result<std::vector<int64_t>> Ints(const Json& v, const std::string& key, int64_t lo, int64_t hi, size_t max_count) {
+Result<std::vector<int64_t>> Ints(const OrderedJson& v, const std::string& key, int64_t lo, int64_t hi,
+                                  size_t max_count) {
   if (!v.is_array()) return Wrong(key, "an array of integers", v);
   if (v.size() > max_count)
     return InvalidArgument(fmt::format("manifest.json: {}: {} entries, more than {}", key, v.size(), max_count));
@@ -92,11 +93,11 @@ Result<std::vector<int64_t>> Ints(const Json& v, const std::string& key, int64_t
 constexpr int64_t kMaxDim = int64_t{1} << 40;
 constexpr size_t kMaxRank = 64;
 
-Result<TorchFiles> FileMap(const Json& j, const std::string& key) {
+Result<TorchFiles> FileMap(const OrderedJson& j, const std::string& key) {
   if (!j.is_object()) return Wrong(key, "an object of files", j);
   TorchFiles out;
   for (const auto& [name, v] : j.items()) {
-    Json one = {{"file", v}};
+    OrderedJson one = {{"file", v}};
     PARITY_ASSIGN_OR_RETURN(std::string file, File(one, key + "." + name, "file"));
     out.emplace_back(name, std::move(file));
   }
@@ -104,7 +105,7 @@ Result<TorchFiles> FileMap(const Json& j, const std::string& key) {
 }
 
 // Step `index` of a record of `batch` rows (`stepwise`: the prompt one token at a time, no index or tokens).
-Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepwise, int64_t index = 0,
+Result<RecordedStep> ParseStep(const OrderedJson& j, const std::string& key, bool stepwise, int64_t index = 0,
                                int64_t batch = 1) {
   if (!j.is_object()) return Wrong(key, "an object", j);
   RecordedStep s;
@@ -113,22 +114,23 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
     if (s.step != index)
       return InvalidArgument(fmt::format("manifest.json: {}.step: {} where step {} is due (steps are 0, 1, ... in order)",
                                          key, s.step, index));
-    const Json* tokens = Find(j, "tokens");
+    const OrderedJson* tokens = Find(j, "tokens");
     if (!tokens) return InvalidArgument(fmt::format("manifest.json: {}.tokens: required key missing", key));
     // Token ids index the vocabulary: never negative.
-    PARITY_ASSIGN_OR_RETURN(s.tokens, Ints(*tokens, key + ".tokens", 0, INT64_MAX, static_cast<size_t>(kMaxGenerationTokens)));
+    PARITY_ASSIGN_OR_RETURN(s.tokens,
+                            Ints(*tokens, key + ".tokens", 0, INT64_MAX, static_cast<size_t>(kMaxGenerationTokens)));
     if (static_cast<int64_t>(s.tokens.size()) != batch)
       return InvalidArgument(fmt::format("manifest.json: {}.tokens: {} tokens for a batch of {}", key, s.tokens.size(),
                                          batch));
-    if (const Json* origins = Find(j, "origins")) {
+    if (const OrderedJson* origins = Find(j, "origins")) {
       PARITY_ASSIGN_OR_RETURN(s.origins, Ints(*origins, key + ".origins", 0, batch - 1, static_cast<size_t>(batch)));
       if (static_cast<int64_t>(s.origins.size()) != batch)
         return InvalidArgument(fmt::format("manifest.json: {}.origins: {} for {} beams", key, s.origins.size(), batch));
     }
-    if (const Json* draws = Find(j, "draws")) {
+    if (const OrderedJson* draws = Find(j, "draws")) {
       if (!draws->is_array() || static_cast<int64_t>(draws->size()) != batch)
         return Wrong(key + ".draws", fmt::format("an array of {} numbers in [0, 1)", batch), *draws);
-      for (const Json& d : *draws) {
+      for (const OrderedJson& d : *draws) {
         if (!d.is_number() || !(d.get<double>() >= 0 && d.get<double>() < 1))
           return Wrong(key + ".draws", "numbers in [0, 1)", d);
         s.draws.push_back(d.get<double>());
@@ -137,7 +139,7 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
     PARITY_ASSIGN_OR_RETURN(s.logits_fp64, File(j, key, "logits_fp64", false));
   }
   PARITY_ASSIGN_OR_RETURN(s.logits, File(j, key, "logits"));
-  const Json* presents = Find(j, "presents");
+  const OrderedJson* presents = Find(j, "presents");
   if (presents && !presents->is_object()) return Wrong(key + ".presents", "an object", *presents);
   if (presents)
     for (const auto& [name, p] : presents->items()) {
@@ -145,7 +147,7 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
       if (!p.is_object()) return Wrong(pkey, "an object", p);
       RecordedPresent rp{.name = name};
       PARITY_ASSIGN_OR_RETURN(rp.file, File(p, pkey, "file", false));
-      if (const Json* shape = Find(p, "shape")) {
+      if (const OrderedJson* shape = Find(p, "shape")) {
         PARITY_ASSIGN_OR_RETURN(rp.shape, Ints(*shape, pkey + ".shape", 0, kMaxDim, kMaxRank));
       }
       s.presents.push_back(std::move(rp));
@@ -153,8 +155,8 @@ Result<RecordedStep> ParseStep(const Json& j, const std::string& key, bool stepw
   return s;
 }
 
-Status ParseEncoder(const Json& g, GenerationRecord& r) {
-  if (const Json* feeds = Find(g, "encoder_feeds")) {
+Status ParseEncoder(const OrderedJson& g, GenerationRecord& r) {
+  if (const OrderedJson* feeds = Find(g, "encoder_feeds")) {
     if (!feeds->is_array()) return Wrong("generation.encoder_feeds", "an array", *feeds);
     for (size_t i = 0; i < feeds->size(); ++i) {
       const std::string key = fmt::format("generation.encoder_feeds[{}]", i);
@@ -164,11 +166,11 @@ Status ParseEncoder(const Json& g, GenerationRecord& r) {
       r.encoder_feeds.emplace_back(std::move(input), std::move(output));
     }
   }
-  const Json* enc = Find(g, "encoder");
+  const OrderedJson* enc = Find(g, "encoder");
   if (!enc) return {};
   if (!enc->is_object()) return Wrong("generation.encoder", "an object", *enc);
-  const Json* in = Find(*enc, "inputs");
-  const Json* out = Find(*enc, "outputs");
+  const OrderedJson* in = Find(*enc, "inputs");
+  const OrderedJson* out = Find(*enc, "outputs");
   if (!in || !out) return InvalidArgument("manifest.json: generation.encoder: needs inputs and outputs");
   PARITY_ASSIGN_OR_RETURN(r.encoder_inputs, FileMap(*in, "generation.encoder.inputs"));
   PARITY_ASSIGN_OR_RETURN(r.encoder_outputs, FileMap(*out, "generation.encoder.outputs"));
@@ -176,8 +178,8 @@ Status ParseEncoder(const Json& g, GenerationRecord& r) {
 }
 
 // "search": {kind, beams, top_k, top_p, temperature}; absent: greedy.
-Status ParseSearch(const Json& g, GenerationRecord& r) {
-  const Json* j = Find(g, "search");
+Status ParseSearch(const OrderedJson& g, GenerationRecord& r) {
+  const OrderedJson* j = Find(g, "search");
   if (!j) return {};
   if (!j->is_object()) return Wrong("generation.search", "an object", *j);
   const std::string k = "generation.search";
@@ -192,7 +194,7 @@ Status ParseSearch(const Json& g, GenerationRecord& r) {
   }
   for (auto [key, out, lo, hi] : {std::tuple{"top_p", &r.search.top_p, 0.0, 1.0},
                                   std::tuple{"temperature", &r.search.temperature, 0.0, 1e6}})
-    if (const Json* v = Find(*j, key)) {
+    if (const OrderedJson* v = Find(*j, key)) {
       if (!v->is_number() || !(v->get<double>() > lo && v->get<double>() <= hi))
         return Wrong(fmt::format("{}.{}", k, key), fmt::format("a number in ({}, {}]", lo, hi), *v);
       *out = v->get<double>();
@@ -207,7 +209,7 @@ Status ParseSearch(const Json& g, GenerationRecord& r) {
   return {};
 }
 
-Result<GenerationRecord> Parse(const Json& g) {
+Result<GenerationRecord> Parse(const OrderedJson& g) {
   const std::string k = "generation";
   if (!g.is_object()) return Wrong(k, "an object", g);
   GenerationRecord r;
@@ -225,7 +227,7 @@ Result<GenerationRecord> Parse(const Json& g) {
   PARITY_ASSIGN_OR_RETURN(r.positions_input, Name(g, k, "positions_input", false));
   PARITY_ASSIGN_OR_RETURN(r.cache_branch_input, Name(g, k, "cache_branch_input", false));
   PARITY_ASSIGN_OR_RETURN(r.logits_output, Name(g, k, "logits_output"));
-  const Json* kv = Find(g, "kv_map");
+  const OrderedJson* kv = Find(g, "kv_map");
   if (!kv || !kv->is_array() || kv->empty())
     return InvalidArgument("manifest.json: generation.kv_map: expected a non-empty array of {present, past}");
   for (size_t i = 0; i < kv->size(); ++i) {
@@ -239,7 +241,7 @@ Result<GenerationRecord> Parse(const Json& g) {
   PARITY_RETURN_IF_ERROR(ParseSearch(g, r));
   // Beam search: K rows after the prefill, each step's tokens one per beam.
   const int64_t rows = r.batch * r.search.beams;
-  const Json* steps = Find(g, "steps");
+  const OrderedJson* steps = Find(g, "steps");
   if (!steps || !steps->is_array()) return InvalidArgument("manifest.json: generation.steps: expected an array");
   // Counted before any step is read: the loop runs, and the report lists, one per step.
   if (static_cast<int64_t>(steps->size()) != r.length)
@@ -258,7 +260,7 @@ Result<GenerationRecord> Parse(const Json& g) {
       return InvalidArgument(fmt::format("manifest.json: generation.steps[{}].draws: required for sampling", i));
     r.steps.push_back(std::move(s));
   }
-  if (const Json* sw = Find(g, "stepwise")) {
+  if (const OrderedJson* sw = Find(g, "stepwise")) {
     PARITY_ASSIGN_OR_RETURN(r.stepwise, ParseStep(*sw, k + ".stepwise", true));
   }
   return r;
@@ -270,8 +272,8 @@ Result<std::optional<GenerationRecord>> LoadGenerationRecord(const TorchDump& du
   // LoadTorchDump has read and checked this manifest (not a symlink unless allowed).
   const auto path = dump.dir / "manifest.json";
   PARITY_ASSIGN_OR_RETURN(std::string text, ReadRegularFile(path, kMaxManifestBytes));
-  PARITY_ASSIGN_OR_RETURN(Json j, WithContext(ParseOrderedJsonBounded(text, path.string()), path.string()));
-  const Json* g = Find(j, "generation");
+  PARITY_ASSIGN_OR_RETURN(OrderedJson j, WithContext(ParseOrderedJsonBounded(text, path.string()), path.string()));
+  const OrderedJson* g = Find(j, "generation");
   if (!g) return std::optional<GenerationRecord>();
   PARITY_ASSIGN_OR_RETURN(GenerationRecord r, WithContext(Parse(*g), dump.dir.string()));
   return std::optional<GenerationRecord>(std::move(r));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/npz.h"
+#include "core/testing/random_tensor.h"
 #include "core/testing/temp_dir.h"
 #include "onnx/builder.h"
 #include "onnx/test_util.h"
@@ -14,7 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::TempDir;
 
-Tensor F32(Shape shape, const std::vector<float>& v) { return Tensor::FromVector(DType::kFloat32, std::move(shape), v); }
+using testing::F32;
 
 using testing::ReluModel;
 

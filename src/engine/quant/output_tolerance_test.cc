@@ -17,7 +17,7 @@ Model Built(ModelBuilder& b) {
 }
 
 // x -> MatMul(W) -> Reshape -> y, and Softmax -> p.
-Model FloatNet() {
+Model TolerantFloatNet() {
   ModelBuilder b;
   const std::string x = b.Input("x", DType::kFloat32, {1, 4});
   const std::string w = b.RandomWeight("w", {4, 4}, 0.5f);
@@ -32,7 +32,7 @@ Model FloatNet() {
 // What quantize_static writes: x and the MatMul's output through
 // QuantizeLinear/DequantizeLinear (scale 0.05 on the output), then the same
 // Reshape (y, on the grid) and Softmax (p, off it).
-Model QdqNet() {
+Model TolerantQdqNet() {
   ModelBuilder b;
   Tensor zp(DType::kUInt8, {});
   const std::string x = b.Input("x", DType::kFloat32, {1, 4});
@@ -53,7 +53,7 @@ Model QdqNet() {
 }
 
 TEST(DeriveOutputRules, AQdqOutputIsJudgedInStepsOfTheLastScaleAndAnOffGridOneFallsBack) {
-  const auto rules = DeriveOutputRules(FloatNet(), QdqNet(), {});
+  const auto rules = DeriveOutputRules(TolerantFloatNet(), TolerantQdqNet(), {});
   ASSERT_EQ(rules.size(), 2u);
   EXPECT_EQ(rules[0].output, "y");
   EXPECT_EQ(rules[0].rule, "qdq_steps");
@@ -85,11 +85,11 @@ TEST(DeriveOutputRules, AQdqOutputIsJudgedInStepsOfTheLastScaleAndAnOffGridOneFa
 TEST(DeriveOutputRules, AUsersAtolWinsAndAModelNotDerivedGetsNoRule) {
   TolerancePolicy user;
   user.global.atol = 1e-3;
-  const auto rules = DeriveOutputRules(FloatNet(), QdqNet(), user);
+  const auto rules = DeriveOutputRules(TolerantFloatNet(), TolerantQdqNet(), user);
   ASSERT_EQ(rules.size(), 2u);
   EXPECT_EQ(rules[0].rule, "user");
   EXPECT_TRUE(WithOutputRules(user, rules).rules.empty());
-  EXPECT_TRUE(DeriveOutputRules(FloatNet(), FloatNet(), {}).empty());
+  EXPECT_TRUE(DeriveOutputRules(TolerantFloatNet(), TolerantFloatNet(), {}).empty());
 }
 
 }  // namespace

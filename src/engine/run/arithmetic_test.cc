@@ -29,19 +29,19 @@ Environment Bf16Cpu() {
   return e;
 }
 
-ArithmeticEvidence Error(double e) { return {.snr_db = Snr(e)}; }
+ArithmeticEvidence ErrorOf(double e) { return {.snr_db = Snr(e)}; }
 
 // The SNR buckets of old named bf16 for a planted fp32 fault, int8 and
 // saturation alike (issue 40): an error's size alone names nothing now.
 TEST(Arithmetic, SizeAloneNamesNothing) {
   const RunConfig cpu;
   const Environment env;
-  for (double e : {2e-3, 6e-5, 3e-7, 0.2}) EXPECT_FALSE(DiagnoseArithmetic(Error(e), cpu, env).has_value()) << e;
+  for (double e : {2e-3, 6e-5, 3e-7, 0.2}) EXPECT_FALSE(DiagnoseArithmetic(ErrorOf(e), cpu, env).has_value()) << e;
   EXPECT_FALSE(DiagnoseArithmetic({}, cpu, env).has_value());
 }
 
 TEST(Arithmetic, DerivedModelIsNamedByItsKind) {
-  ArithmeticEvidence int8 = Error(2e-3);
+  ArithmeticEvidence int8 = ErrorOf(2e-3);
   int8.derived = "int8";
   // Even on a config that would round: the model knows what it is.
   auto v = DiagnoseArithmetic(int8, OnOpenVino(), Bf16Cpu());
@@ -50,13 +50,13 @@ TEST(Arithmetic, DerivedModelIsNamedByItsKind) {
   EXPECT_EQ(v->unit_roundoff, 0);
   EXPECT_TRUE(v->fix.empty());
   EXPECT_THAT(ArithmeticLine(*v), Not(HasSubstr("bf16")));
-  ArithmeticEvidence half = Error(2e-3);
+  ArithmeticEvidence half = ErrorOf(2e-3);
   half.derived = "fp16";
   EXPECT_EQ(DiagnoseArithmetic(half, RunConfig{}, Environment{})->arithmetic, "fp16 model");
 }
 
 TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
-  ArithmeticEvidence e = Error(2e-3);
+  ArithmeticEvidence e = ErrorOf(2e-3);
   e.emulation = EmulationEvidence{.format = "bf16", .compared = 12, .reproduced = 11, .median_ratio = 1.2};
   auto v = DiagnoseArithmetic(e, OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Environment{});
   ASSERT_TRUE(v.has_value());
@@ -82,7 +82,7 @@ TEST(Arithmetic, EmulationNamesTheFormatOnlyWhereItReproducesTheErrors) {
 // bf16 arithmetic" because an emulation reproduced it (issue 50): the CPU
 // EP never computes a float32 model in bf16, so nothing names it there.
 TEST(Arithmetic, AFormatTheConfigCannotComputeInIsNeverNamed) {
-  ArithmeticEvidence e = Error(2e-3);
+  ArithmeticEvidence e = ErrorOf(2e-3);
   e.emulation = EmulationEvidence{.format = "bf16", .compared = 5, .reproduced = 5, .median_ratio = 1.1};
   const RunConfig cpu;
   EXPECT_FALSE(ConfigCanCompute("bf16", cpu));
@@ -106,7 +106,7 @@ TEST(Arithmetic, AFormatTheConfigCannotComputeInIsNeverNamed) {
 // A hand-edited float copy judged against its original: the error is the
 // models' difference, whatever the config or an emulation would say.
 TEST(Arithmetic, AModelDifferenceNamesNoArithmetic) {
-  ArithmeticEvidence e = Error(2e-3);
+  ArithmeticEvidence e = ErrorOf(2e-3);
   e.model_differs = true;
   e.local_node = "/layer2/conv/Conv";
   e.emulation = EmulationEvidence{.format = "bf16", .compared = 5, .reproduced = 5, .median_ratio = 1.1};
@@ -114,7 +114,7 @@ TEST(Arithmetic, AModelDifferenceNamesNoArithmetic) {
 }
 
 TEST(Arithmetic, OpenVinoOnABf16CpuNamesTheHintAndTheF32Option) {
-  auto v = DiagnoseArithmetic(Error(2e-3), OnOpenVino(), Bf16Cpu());
+  auto v = DiagnoseArithmetic(ErrorOf(2e-3), OnOpenVino(), Bf16Cpu());
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->arithmetic, "bf16");
   EXPECT_THAT(v->cause, HasSubstr("INFERENCE_PRECISION_HINT=bf16"));
@@ -122,21 +122,21 @@ TEST(Arithmetic, OpenVinoOnABf16CpuNamesTheHintAndTheF32Option) {
   EXPECT_THAT(ArithmeticLine(*v), HasSubstr("consistent with bf16 arithmetic"));
   // With the f32 hint given, or on a CPU without BF16, nothing says bf16.
   EXPECT_FALSE(
-      DiagnoseArithmetic(Error(2e-3), OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Bf16Cpu()));
-  EXPECT_FALSE(DiagnoseArithmetic(Error(2e-3), OnOpenVino(), Environment{}));
+      DiagnoseArithmetic(ErrorOf(2e-3), OnOpenVino(R"({"CPU":{"INFERENCE_PRECISION_HINT":"f32"}})"), Bf16Cpu()));
+  EXPECT_FALSE(DiagnoseArithmetic(ErrorOf(2e-3), OnOpenVino(), Environment{}));
   // Nor for an error far past any rounding.
-  EXPECT_FALSE(DiagnoseArithmetic(Error(0.3), OnOpenVino(), Bf16Cpu()));
+  EXPECT_FALSE(DiagnoseArithmetic(ErrorOf(0.3), OnOpenVino(), Bf16Cpu()));
 }
 
 TEST(Arithmetic, CudaNamesTf32UnlessItIsOff) {
   RunConfig cuda;
   cuda.providers = {"cuda"};
-  auto v = DiagnoseArithmetic(Error(6e-5), cuda, Environment{});
+  auto v = DiagnoseArithmetic(ErrorOf(6e-5), cuda, Environment{});
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->arithmetic, "tf32");
   EXPECT_THAT(v->fix, HasSubstr("cuda:use_tf32=0"));
   cuda.provider_options["cuda"]["use_tf32"] = "0";
-  EXPECT_FALSE(DiagnoseArithmetic(Error(6e-5), cuda, Environment{}));
+  EXPECT_FALSE(DiagnoseArithmetic(ErrorOf(6e-5), cuda, Environment{}));
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ GraphView NchwcPlan(int64_t block, const std::string& first_name, const std::str
   return v;
 }
 
-std::string Describe(const FusionMap& m) {
+std::string DescribeAliases(const FusionMap& m) {
   std::string s;
   for (const auto& r : m.regions) {
     s += r.OpSummary() + " [";
@@ -92,21 +92,21 @@ TEST(LayoutAlias, EachNchwcConvIsItsOwnRegionOnBothBlockSizes) {
     EXPECT_EQ(aliases.of_blocked.at("reorder_token_1"), "r1");  // carried over the folded Relu
     EXPECT_EQ(aliases.of_blocked.at("reorder_token_2"), "y");
     const FusionMap map = BuildFusionMap(original, plan);
-    ASSERT_EQ(map.regions.size(), 2u) << Describe(map);
+    ASSERT_EQ(map.regions.size(), 2u) << DescribeAliases(map);
     EXPECT_THAT(map.regions[0].nodes, ElementsAre("r1_nchwc"));
     EXPECT_THAT(map.regions[0].covers, ElementsAre("/conv1/Conv", "/relu/Relu"));
     EXPECT_THAT(map.regions[1].nodes, ElementsAre("c2_nchwc"));
     EXPECT_THAT(map.regions[1].covers, ElementsAre("/conv2/Conv", "/Add", "/relu_1/Relu"));
     EXPECT_THAT(map.regions[1].inputs, ElementsAre("r1"));
     EXPECT_EQ(map.layout_sources.at("r1"), "reorder_token_1");  // what the fallback reorders back
-    described.push_back(Describe(map));
+    described.push_back(DescribeAliases(map));
   }
   EXPECT_EQ(described[0], described[1]);  // the block size changes nothing
 }
 
 TEST(LayoutAlias, TakenNameWithOrtsTokenSuffixStillAnchors) {
   const FusionMap map = BuildFusionMap(OriginalBlock(), NchwcPlan(16, "r1_nchwc_token_7", "c2_nchwc"));
-  ASSERT_EQ(map.regions.size(), 2u) << Describe(map);
+  ASSERT_EQ(map.regions.size(), 2u) << DescribeAliases(map);
   EXPECT_THAT(map.regions[0].covers, ElementsAre("/conv1/Conv", "/relu/Relu"));
 }
 
@@ -115,7 +115,7 @@ TEST(LayoutAlias, NamesThatContradictTheStructureFallBackToOneRegion) {
   // nodes compute from x only through r1, and the second reads what does not
   // match; every inferred alias is dropped and the chain is one region again.
   const FusionMap map = BuildFusionMap(OriginalBlock(), NchwcPlan(8, "c2_nchwc", "r1_nchwc"));
-  ASSERT_EQ(map.regions.size(), 1u) << Describe(map);
+  ASSERT_EQ(map.regions.size(), 1u) << DescribeAliases(map);
   EXPECT_THAT(map.regions[0].covers,
               ElementsAre("/conv1/Conv", "/relu/Relu", "/conv2/Conv", "/Add", "/relu_1/Relu"));
   EXPECT_THAT(map.layout_sources, IsEmpty());
@@ -143,21 +143,21 @@ TEST(LayoutAlias, OrtsResidualTrunkMapsOneNodeToOneRegion) {
     size_t computing = 0;
     for (size_t i = 0; i < r.op_types.size(); ++i)
       computing += r.op_types[i] != "ReorderInput" && r.op_types[i] != "ReorderOutput";
-    EXPECT_LE(computing, 1u) << Describe(*map);
+    EXPECT_LE(computing, 1u) << DescribeAliases(*map);
     nchwc_regions += std::count(r.domains.begin(), r.domains.end(), kNchwc) > 0;
     for (const auto& c : r.covers) convs += original->nodes[*original->FindNode(c)].op_type == "Conv";
   }
   size_t original_convs = 0;
   for (const auto& n : original->nodes) original_convs += n.op_type == "Conv";
-  EXPECT_EQ(convs, original_convs) << Describe(*map);  // each once
+  EXPECT_EQ(convs, original_convs) << DescribeAliases(*map);  // each once
   if (nchwc_regions == 0) GTEST_SKIP() << "ORT made no NCHWc plan here (not x86?)";
-  EXPECT_GE(nchwc_regions, original_convs) << Describe(*map);
+  EXPECT_GE(nchwc_regions, original_convs) << DescribeAliases(*map);
   const FusedRegion* skip = nullptr;  // a block's second conv, with the skip Add and Relu folded in
   for (const auto& r : map->regions)
     if (std::any_of(r.covers.begin(), r.covers.end(), [](const std::string& c) { return c.find("Add") != c.npos; }))
       skip = &r;
-  ASSERT_NE(skip, nullptr) << Describe(*map);
-  EXPECT_EQ(skip->op_types[skip->MainNode()], "Conv") << Describe(*map);
+  ASSERT_NE(skip, nullptr) << DescribeAliases(*map);
+  EXPECT_EQ(skip->op_types[skip->MainNode()], "Conv") << DescribeAliases(*map);
 }
 
 }  // namespace

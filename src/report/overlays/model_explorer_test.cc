@@ -19,7 +19,7 @@ const ModelExplorerFile* Find(const std::vector<ModelExplorerFile>& files, const
   return nullptr;
 }
 
-LocateTensor Tensor(const std::string& name, const std::string& producer, Verdict status, double score,
+LocateTensor Row(const std::string& name, const std::string& producer, Verdict status, double score,
                     const std::string& fused = "") {
   LocateTensor t{.name = name, .producer = producer, .fused_node = fused, .status = status};
   t.score = score;
@@ -29,7 +29,7 @@ LocateTensor Tensor(const std::string& name, const std::string& producer, Verdic
 TEST(ModelExplorer, HostileNodeNamesStayValidJson) {
   const std::string hostile = "a\"b\\c\n</script><x>\x01\xff\xfe";
   LocateReport r;
-  r.tensors.push_back(Tensor("t", hostile, Verdict::kFail, 3.0));
+  r.tensors.push_back(Row("t", hostile, Verdict::kFail, 3.0));
   r.fused_nodes.push_back({.name = hostile + "_fused", .op_type = "Conv\"", .nodes = {hostile + "_fused"},
                            .covers = {hostile}});
   r.optimized_graph = "not parsed here";
@@ -57,11 +57,11 @@ TEST(ModelExplorer, HostileNodeNamesStayValidJson) {
 
 TEST(ModelExplorer, ScoresAreColouredPassNearFailAndInfinityIsAFailure) {
   LocateReport r;
-  r.tensors.push_back(Tensor("a", "A", Verdict::kPass, 0.2));
-  r.tensors.push_back(Tensor("b", "B", Verdict::kPass, 0.9));
-  r.tensors.push_back(Tensor("c", "C", Verdict::kFail, std::numeric_limits<double>::infinity()));
-  r.tensors.push_back(Tensor("d", "D", Verdict::kFail, std::numeric_limits<double>::quiet_NaN()));
-  r.tensors.push_back(Tensor("e", "E", Verdict::kUnchecked, 0));
+  r.tensors.push_back(Row("a", "A", Verdict::kPass, 0.2));
+  r.tensors.push_back(Row("b", "B", Verdict::kPass, 0.9));
+  r.tensors.push_back(Row("c", "C", Verdict::kFail, std::numeric_limits<double>::infinity()));
+  r.tensors.push_back(Row("d", "D", Verdict::kFail, std::numeric_limits<double>::quiet_NaN()));
+  r.tensors.push_back(Row("e", "E", Verdict::kUnchecked, 0));
   const auto files = RenderModelExplorerFiles({.model = "m.onnx", .locate = &r}, "d");
   const json error = json::parse(Find(files, "original_error.json")->text);
   EXPECT_EQ(error["results"]["A"]["value"], 0.2);
@@ -81,8 +81,8 @@ TEST(ModelExplorer, ScoresAreColouredPassNearFailAndInfinityIsAFailure) {
 
 TEST(ModelExplorer, ANodeFailsWhenAnyOfItsOutputsFails) {
   LocateReport r;
-  r.tensors.push_back(Tensor("a0", "A", Verdict::kFail, 5));
-  r.tensors.push_back(Tensor("a1", "A", Verdict::kPass, 0.1));
+  r.tensors.push_back(Row("a0", "A", Verdict::kFail, 5));
+  r.tensors.push_back(Row("a1", "A", Verdict::kPass, 0.1));
   const auto files = RenderModelExplorerFiles({.model = "m.onnx", .locate = &r}, "d");
   EXPECT_EQ(json::parse(Find(files, "original_status.json")->text)["results"]["A"]["value"], "fail");
   EXPECT_EQ(json::parse(Find(files, "original_error.json")->text)["results"]["A"]["value"], 5.0);
@@ -106,7 +106,7 @@ TEST(ModelExplorer, UnnamedAndRepeatedNodesTakeTheAdaptersIds) {
   EXPECT_EQ(ids.at("node"), "node_2");  // taken by then: renamed as a repeated name
 
   LocateReport r;
-  for (const char* n : {"conv", "Relu_1"}) r.tensors.push_back(Tensor(n, n, Verdict::kPass, 0.1));
+  for (const char* n : {"conv", "Relu_1"}) r.tensors.push_back(Row(n, n, Verdict::kPass, 0.1));
   const auto files = RenderModelExplorerFiles({.model = "m.onnx", .graph = &g, .locate = &r}, "d");
   const json error = json::parse(Find(files, "original_error.json")->text);
   EXPECT_EQ(error["results"].size(), 2u) << error.dump();
@@ -117,7 +117,7 @@ TEST(ModelExplorer, TheOptimizedGraphCarriesTheCulpritsLocalErrorAndWhatEachFuse
   LocateReport r;
   r.fused_nodes.push_back({.name = "fused_conv", .op_type = "FusedConv", .nodes = {"fused_conv", "reorder"},
                            .covers = {"conv", "relu"}});
-  r.tensors.push_back(Tensor("y", "relu", Verdict::kFail, 4, "fused_conv"));
+  r.tensors.push_back(Row("y", "relu", Verdict::kFail, 4, "fused_conv"));
   LocateCulprit c{.fused_node = "fused_conv", .op_type = "FusedConv", .covers = {"conv", "relu"}};
   c.local = {.tensor = "y", .score = 3.5, .pass = false};
   r.culprits.push_back(c);
