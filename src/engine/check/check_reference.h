@@ -161,9 +161,12 @@ TensorSet AsReference(const Subject& subject, const TensorSet& test, const Tenso
 // model), or another release in a child (ctx.reference.ort set; null when
 // the library cannot be loaded: ctx.input_error, the user's mistake).
 std::unique_ptr<Runner> LoadReference(Context& ctx, std::vector<CheckFinding>& f);
-// Every sample on that runner's one kept session, into ctx.reference.results;
-// in this process the session is also timed (its runtime findings and
-// performance; a child's latency is another process's).
+// Every sample on that runner's one kept session, into ctx.reference.results
+// with each run's time; in this process the session is also timed (its
+// runtime findings and performance; a child's latency is another process's),
+// unless it serves the target too (one session for both): the runtime stage
+// times it once, as the target's, and the pass leaves only the curve's
+// estimate (its creation and its run of the first ordinary sample).
 void PassReference(Context& ctx, Runner& reference);
 
 // The sample latency and determinism are measured on (check_runtime.cc): the

@@ -225,8 +225,8 @@ SyntaxFound StageSyntax(Context& ctx) {
   ctx.flags.curve_skipped = CurveSkipReason(ctx);
   if (shared) {
     // The session the reference's pass ran on (check_reference_same_plan.h).
-    // Its timing there (the curve's estimate) was the target's session's:
-    // the runtime stage times that session once, under the target's name.
+    // The pass timed nothing there but the curve's estimate: the runtime
+    // stage times that session once, under the target's name.
     ctx.reference.performance.reset();
     ctx.reference.runtime.clear();
     ctx.target.runner = std::move(shared);
