@@ -13,7 +13,6 @@ handling; docs/generation.md), torchscript is fine.
 """
 
 import os
-import subprocess
 import sys
 
 import onnx
@@ -21,6 +20,7 @@ import torch
 from onnx import compose, helper
 
 import encdec_models as em
+from gen_build import dump_here
 from parity.torch.exporter import export
 
 STEPS = 12
@@ -129,9 +129,8 @@ def merge_branches(cached, first):
 def dump(name, out, seed, steps=STEPS):
     path = os.path.join(out, f"dump_seed{seed}")
     outputs = em.MERGED_OUTPUTS if name.endswith("merged") else em.STEP_OUTPUTS
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", f"encdec_models:{FACTORIES[name]}",
-                    "--generate", str(steps), "--seed", str(seed), "--sizes", "none", "-o", path, "--force",
-                    "--output-names", ",".join(outputs)], check=True, capture_output=True, text=True, env=CHILD_ENV)
+    dump_here("dump", f"encdec_models:{FACTORIES[name]}", "--generate", str(steps), "--seed", str(seed),
+              "--sizes", "none", "-o", path, "--force", "--output-names", ",".join(outputs))
     return path
 
 

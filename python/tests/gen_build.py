@@ -4,6 +4,8 @@ exports of gen_models' decode steps and their dumps with --generate.
     PYTHONPATH=python:python/tests python -m gen_build OUT_DIR [llama|whisper ...]
 """
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -27,8 +29,22 @@ def dump_torch(factory, *argv, check=True):
                           check=check, capture_output=True, text=True, env=CHILD_ENV)
 
 
+def dump_here(*argv):
+    """`python -m parity.torch ARGV...` run in this process, for the builders: the
+    same command and files, without a second interpreter importing torch, transformers
+    and torch._dynamo again (3-5 s of CPU a dump; docs/bench.md, "make test time").
+    The command line itself is tested as a child process (dump_torch, test_torch_cli).
+    Raises RuntimeError with its output when it exits non-zero."""
+    from parity.torch.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(list(argv))
+    if code:
+        raise RuntimeError(f"parity.torch {' '.join(argv)}: exit {code}\n{out.getvalue()}")
+
+
 def _dump(factory, out, extra=()):
-    dump_torch(factory, "--generate", str(STEPS), "-o", out, "--force", *extra)
+    dump_here("dump", f"gen_models:{factory}", "--generate", str(STEPS), "-o", out, "--force", *extra)
 
 
 def build_llama(out, exporter="dynamo"):
