@@ -16,13 +16,12 @@ OUT_DIR/corpus/            PyTorch's record: STEPS steps a prompt, top-64
 
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 import gen_models as gm
-from gen_build import CHILD_ENV
+from gen_build import dump_here
 
 
 def write_prompts(path, count, seed=0):
@@ -50,10 +49,9 @@ def export_faults(out):
 
 
 def record(out, steps, extra=()):
-    subprocess.run([sys.executable, "-m", "parity.torch", "corpus", "gen_models:llama_step", "--prompts",
-                    os.path.join(out, "prompts.jsonl"), "--generate", str(steps), "--output-names",
-                    ",".join(gm.LLAMA_OUTPUTS), "-o", os.path.join(out, "corpus"), "--quiet", *extra],
-                   check=True, env=CHILD_ENV)
+    dump_here("corpus", "gen_models:llama_step", "--prompts", os.path.join(out, "prompts.jsonl"), "--generate",
+              str(steps), "--output-names", ",".join(gm.LLAMA_OUTPUTS), "-o", os.path.join(out, "corpus"), "--quiet",
+              *extra)
 
 
 def main(argv):

@@ -25,9 +25,6 @@ from parity.torch.exporter import export
 
 STEPS = 12
 FAULT = 1.05
-HERE = os.path.dirname(os.path.abspath(__file__))
-CHILD_ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(
-    [HERE, os.path.dirname(HERE)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
 FACTORIES = {"t5": "t5_step", "t5_merged": "t5_merged", "whisper": "whisper_step2",
              "whisper_merged": "whisper_merged"}
 

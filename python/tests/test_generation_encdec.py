@@ -13,7 +13,6 @@ outputs passes), a decoder fault on the decoder (its encoder passes)."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -21,7 +20,8 @@ from parity_binary import PARITY, needs_parity
 
 pytest.importorskip("transformers")
 pytest.importorskip("onnxruntime")
-from encdec_build import CHILD_ENV, STEPS, build  # noqa: E402
+from encdec_build import STEPS, build  # noqa: E402
+from gen_build import dump_here  # noqa: E402
 from encdec_models import DECODER_FAULT, STEP_OUTPUTS  # noqa: E402
 
 SEEDS = (0, 1, 2)
@@ -139,9 +139,8 @@ def test_a_position_fault_in_block_0_is_located_in_block_0(built, tmp_path):
     assert g["first_failing_logits_step"] == 1 and p.returncode == 1, p.stdout
     assert checks["fault"]["message"].startswith("the decoder: ") and "step 1" in checks["fault"]["message"], checks
     at = str(tmp_path / "at1")
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "encdec_models:t5_step", "--at-step", "1",
-                    "--sizes", "none", "-o", at, "--output-names", ",".join(STEP_OUTPUTS)],
-                   check=True, capture_output=True, text=True, env=CHILD_ENV)
+    dump_here("dump", "encdec_models:t5_step", "--at-step", "1", "--sizes", "none", "-o", at, "--output-names",
+              ",".join(STEP_OUTPUTS))
     loc = subprocess.run([PARITY, "locate", os.path.join(out, "step_position_fault.onnx"), "--reference",
                           f"torch:{at}"], capture_output=True, text=True)
     line = next(x for x in loc.stdout.splitlines() if "first divergent layer" in x)

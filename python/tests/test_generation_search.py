@@ -10,7 +10,6 @@ sequences part."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 import torch
@@ -20,7 +19,7 @@ from parity_binary import PARITY, needs_parity
 pytest.importorskip("transformers")
 pytest.importorskip("onnxruntime")
 import gen_models as gm  # noqa: E402
-from gen_build import CHILD_ENV  # noqa: E402
+from gen_build import dump_here  # noqa: E402
 from parity.torch.exporter import export  # noqa: E402
 from parity.torch.search import Search  # noqa: E402
 
@@ -31,9 +30,8 @@ SAMPLING = ("top_k=40,top_p=0.95,temperature=1.5,seed={}")
 
 def _dump(out, name, *argv):
     path = os.path.join(out, name)
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "gen_models:llama_step", "--generate", str(STEPS),
-                    *argv, "--sizes", "none", "-o", path, "--force", "--output-names", ",".join(gm.LLAMA_OUTPUTS)],
-                   check=True, capture_output=True, text=True, env=CHILD_ENV)
+    dump_here("dump", "gen_models:llama_step", "--generate", str(STEPS), *argv, "--sizes", "none", "-o", path,
+              "--force", "--output-names", ",".join(gm.LLAMA_OUTPUTS))
     return path
 
 

@@ -14,7 +14,6 @@ seqlens_k convention off by one."""
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -23,7 +22,7 @@ from parity_binary import PARITY, needs_parity
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 import shared_cache_models as scm  # noqa: E402
-from gen_build import CHILD_ENV  # noqa: E402
+from gen_build import dump_here  # noqa: E402
 
 pytestmark = needs_parity
 STEPS = 8
@@ -40,9 +39,8 @@ def shared(tmp_path_factory):
     scm.build_gqa_onnx(gqa, str(out / "step_gqa_seqlens.onnx"), "seqlens")
     scm.build_onnx(scm.small_shared_step(), str(out / "step_small.onnx"))
     for factory, dump in (("shared_step", "dump"), ("gqa_step", "gqa_dump"), ("small_shared_step", "small_dump")):
-        subprocess.run([sys.executable, "-m", "parity.torch", "dump", f"shared_cache_models:{factory}", "--generate",
-                        str(STEPS), "--sizes", "none", "-o", str(out / dump), "--force", "--output-names",
-                        ",".join(scm.OUTPUTS)], check=True, capture_output=True, text=True, env=CHILD_ENV)
+        dump_here("dump", f"shared_cache_models:{factory}", "--generate", str(STEPS), "--sizes", "none", "-o",
+                  str(out / dump), "--force", "--output-names", ",".join(scm.OUTPUTS))
     return out
 
 

@@ -10,7 +10,6 @@ export of the same function (served_models.py)."""
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,7 +20,7 @@ from parity_binary import PARITY, needs_parity
 pytest.importorskip("transformers")
 pytest.importorskip("onnxruntime")
 import served_models as sm  # noqa: E402
-from gen_build import CHILD_ENV  # noqa: E402
+from gen_build import dump_here  # noqa: E402
 from parity.torch.exporter import export  # noqa: E402
 from zoo.decode import DecodeStep  # noqa: E402
 
@@ -45,9 +44,8 @@ def steps(tmp_path_factory):
     _export(DecodeStep(), args, os.path.join(out, "ref.onnx"))
     for name, fault in (("healthy", None), ("past_mask", "past_mask"), ("positions", "positions")):
         _export(sm.PaddedStep(fault), args, os.path.join(out, f"{name}.onnx"))
-    subprocess.run([sys.executable, "-m", "parity.torch", "dump", "served_models:padded_step", "--generate", "8",
-                    "-o", os.path.join(out, "dump"), "--force", "--output-names", ",".join(sm.PADDED_OUTPUTS)],
-                   check=True, capture_output=True, text=True, env=CHILD_ENV)
+    dump_here("dump", "served_models:padded_step", "--generate", "8", "-o", os.path.join(out, "dump"), "--force",
+              "--output-names", ",".join(sm.PADDED_OUTPUTS))
     return out
 
 
