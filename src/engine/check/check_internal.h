@@ -79,6 +79,13 @@ struct TargetSide {
   // the first of the determinism check's two runs, and the untouched outputs
   // of `plan` for the layer curve.
   std::optional<TensorSet> first_outputs;
+  double first_ms = 0;  // how long the run that gave first_outputs took (TargetRun; 0: not timed)
+  // The numerics stage's run of FirstOrdinarySample: determinism's first, and
+  // for a costly session maybe a timed one (check_latency.h).
+  void KeepFirstRun(const TensorSet& outputs, double ms) {
+    first_outputs = outputs;
+    first_ms = ms;
+  }
   DeclaredShapes declared;
 
   const ort::Session* session() const {
@@ -188,7 +195,9 @@ Result<TensorSet> RunOn(const Context& ctx, const ort::Session& session, const S
 // session for both (StageFlags::one_session) the reference's pass ran it on
 // the target's session already, so that result, not a second run; else
 // RunOn the target's session (check_reference_same_plan.cc).
-Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref);
+// `run_ms`, when given: how long that run took (the pass's, with one session).
+Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref,
+                            double* run_ms = nullptr);
 
 // Two runtimes (check_runtimes.cc): a failing sample localized across both
 // runtimes (LocateAcrossRuntimes).

@@ -28,8 +28,8 @@ LatencyOptions BudgetedLatency(const CheckOptions& o, double run_ms);
 
 // A config's timed runs (`which`: "reference" or "target"), given
 // determinism's re-run of `run_ms` on the session and `first_ms`, the
-// session's first run of the same sample when the check timed it (its pass;
-// 0: not timed). A costly reference's, unless --time-reference, are
+// session's first run of the same sample when the check timed it (the
+// reference's pass, the target's numerics run; 0: not timed). A costly reference's, unless --time-reference, are
 // determinism's re-run alone. Without a warm-up (every costly config),
 // determinism's re-run is the first timed run; a costly session's first run
 // counts before it when no slower than it by more than kFirstRunSpread (else

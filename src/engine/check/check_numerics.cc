@@ -92,7 +92,8 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
                       .kind = std::string(SampleKindName(kind)),
                       .input_summary = DescribeTensors(sample.tensors)};
   auto ref = ctx.reference.results.Get(sample.name);
-  auto test = ref ? TargetRun(ctx, sample, ref) : ref;
+  double test_ms = 0;
+  auto test = ref ? TargetRun(ctx, sample, ref, &test_ms) : ref;
   const std::string id = fmt::format("numerics.{}", sample.name);
   if (ReportStopped(ctx, result, id, ref, test, f)) {
     found.samples.push_back(std::move(result));
@@ -125,7 +126,7 @@ void CheckSample(Context& ctx, const Sample& sample, SampleKind kind, const Comp
   }
   // The layer curve observes the first non-anomalous sample: the target's
   // plan keeps what the deployed session gave for it.
-  if (&sample == FirstOrdinarySample(ctx)) ctx.target.first_outputs = *test;
+  if (&sample == FirstOrdinarySample(ctx)) ctx.target.KeepFirstRun(*test, test_ms);
   // A float16 model's outputs are compared in the float model's dtype.
   *test = AsReference(ctx.subject, *test, *ref);
   auto cmp = CompareSets(*ref, *test, compare);

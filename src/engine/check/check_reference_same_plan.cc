@@ -113,9 +113,16 @@ std::unique_ptr<Runner> LoadSharedSession(Context& ctx, std::vector<CheckFinding
   return std::make_unique<SharedRunner>(std::move(runner));
 }
 
-Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref) {
-  if (ctx.flags.one_session) return ref;
-  return RunOn(ctx, *ctx.target.session(), sample);
+Result<TensorSet> TargetRun(const Context& ctx, const Sample& sample, const Result<TensorSet>& ref, double* run_ms) {
+  if (ctx.flags.one_session) {
+    if (run_ms != nullptr) *run_ms = ctx.reference.results.RunMs(sample.name);
+    return ref;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto outputs = RunOn(ctx, *ctx.target.session(), sample);
+  if (run_ms != nullptr)
+    *run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return outputs;
 }
 
 }  // namespace parity::check_internal

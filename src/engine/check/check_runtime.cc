@@ -19,13 +19,14 @@ namespace parity::check_internal {
 namespace {
 
 // How long the run that gave `first_run` took, when it was this session's
-// own run of `sample` and the check timed it: the reference's pass, on the
-// reference's session or, with one session for both, on the target's
-// (check_reference_same_plan.h). 0 otherwise (the target's numerics run is
-// not timed).
+// own run of `sample` and the check timed it: the reference's pass on the
+// reference's session, the numerics stage's run on the target's (with one
+// session for both, the pass's; TargetRun). 0 otherwise (the target's run
+// of PyTorch's traced sample is not timed).
 double FirstRunMs(const Context& ctx, std::string_view which, const Sample& sample, const TensorSet* first_run) {
-  if (first_run == nullptr || (which != "reference" && !ctx.flags.one_session)) return 0;
-  return ctx.reference.results.RunMs(sample.name);
+  if (first_run == nullptr) return 0;
+  if (which == "reference") return ctx.reference.results.RunMs(sample.name);
+  return ctx.target.first_outputs && first_run == &*ctx.target.first_outputs ? ctx.target.first_ms : 0;
 }
 
 // "raised", "nan/inf propagated" or "outputs finite".
