@@ -113,8 +113,8 @@ SHARED_GROUPS = {
 }
 # The longest groups start first, so that no worker begins one of them near the end while the
 # other sits idle (measured: docs/bench.md, "make test time").
-LONGEST_FIRST = ("test_zoo_real.py", "ray", "test_generation.py", "test_sizes.py", "test_torch_cli.py",
-                 "test_decode_sizes.py", "zoo-cache")
+LONGEST_FIRST = ("test_zoo_real.py", "ray", "zoo-cache", "test_fix.py", "test_generation.py", "test_decode_sizes.py",
+                 "test_genai.py", "test_torch_cli.py", "test_sizes.py")
 
 
 def group_of(nodeid):
