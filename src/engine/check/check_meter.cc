@@ -1,7 +1,6 @@
 // The check's meter: each stage's seconds, each step's ORT runs
 // (check_internal.h StepMeter, the report's `ort_runs`).
 #include <algorithm>
-#include <chrono>
 
 #include "engine/check/check_internal.h"
 #include "ort/run_count.h"
