@@ -15,9 +15,8 @@ a shared one into a header both include).
 What it reads is the text, not the compiler's view: a helper that shadows a
 class of a header (`Tensor(...)` beside parity::Tensor) or an overload that
 makes a call ambiguous only the unity build itself finds. On the tree before
-the unity build (0623473) it names 12 of the 17 clashing names the compiler
-found (not the alias `Json`, which fell into one batch only at a later commit,
-nor the four shadowing or ambiguous ones).
+the unity build (0623473) it names 13 of the 17 clashing names the compiler
+found (not the four shadowing or ambiguous ones).
 """
 
 import collections
@@ -30,13 +29,18 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "namespace", "using", "els
 
 
 def file_scope_names(text):
-    """Names defined at column 0 inside a top-level `namespace {` block; a
+    """Names a file defines for itself at namespace scope (column 0): all of an
+    anonymous namespace's, and aliases, statics and constants elsewhere; a
     function's with its parameters' types (overloads do not clash)."""
     names, depth, anon_depth = set(), 0, None
     lines = text.split("\n")
     for i, line in enumerate(lines):
         code = re.sub(r'"(\\.|[^"\\])*"', '""', re.sub(r"//.*", "", line))
-        if anon_depth is not None and depth == anon_depth and line and not line[0].isspace():
+        # In an anonymous namespace every name is the file's own; in a named
+        # one, what has internal linkage there: aliases, statics, constants.
+        in_anon = anon_depth is not None and depth == anon_depth
+        internal = line.startswith(("using ", "static ", "constexpr ", "const "))
+        if line and not line[0].isspace() and depth >= 1 and (in_anon or internal):
             name = _defined_name(line)
             if name and name.endswith("("):
                 after = re.split(rf"\b{name[:-1]}\s*\(", " ".join(lines[i:i + 6]), maxsplit=1)
