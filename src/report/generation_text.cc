@@ -139,8 +139,8 @@ std::string GenerationPromptsHtml(const std::vector<GenerationPrompt>& prompts) 
   std::string s = "<section id=\"generation-prompts\">\n<h2>Generation, prompt by prompt</h2>\n"
                   "<table class=\"generation\">\n<tr><th>dump</th><th>status</th><th>prompt</th><th>what</th></tr>\n";
   for (const auto& p : prompts)
-    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{} tokens</td><td>{}</td></tr>\n", HtmlEscape(p.dump),
-                     CheckVerdictName(p.verdict), p.prompt_length, HtmlEscape(PromptRow(p)));
+    s += fmt::format("<tr><td class=\"mono\">{}</td><td>{}</td><td>{} tokens</td><td>{}</td></tr>\n",
+                     HtmlEscape(p.dump), CheckVerdictName(p.verdict), p.prompt_length, HtmlEscape(PromptRow(p)));
   return s + "</table>\n</section>\n";
 }
 

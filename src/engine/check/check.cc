@@ -210,12 +210,17 @@ void TakeSyntax(CheckReport& r, SyntaxFound found) {
   r.notes.insert(r.notes.end(), found.notes.begin(), found.notes.end());
 }
 
+// The report's stage named `name`; null before that stage ran.
+StageResult* StageNamed(CheckReport& r, std::string_view name) {
+  auto it = std::find_if(r.stages.begin(), r.stages.end(), [&](const StageResult& s) { return s.name == name; });
+  return it != r.stages.end() ? &*it : nullptr;
+}
+
 // The numerics stage's findings, samples, tallies, alignment and notes into
 // the report; its deferred half (FinishNumerics) joins the stage there.
 void TakeNumerics(CheckReport& r, NumericsFound found) {
-  auto there = std::find_if(r.stages.begin(), r.stages.end(),
-                            [&](const StageResult& s) { return s.name == found.stage.name; });
-  if (there == r.stages.end()) {
+  StageResult* there = StageNamed(r, found.stage.name);
+  if (there == nullptr) {
     r.stages.push_back(std::move(found.stage));
   } else {
     there->findings.insert(there->findings.end(), found.stage.findings.begin(), found.stage.findings.end());
@@ -243,10 +248,8 @@ void TakeRobustness(CheckReport& r, RobustnessFound found) {
 
 // What localizing found into the report: its findings into the numerics stage.
 void TakeLocalized(CheckReport& r, Localized found) {
-  StageResult* numerics = nullptr;
-  for (StageResult& stage : r.stages)
-    if (stage.name == "numerics") numerics = &stage;
-  if (numerics) numerics->findings.insert(numerics->findings.end(), found.numerics.begin(), found.numerics.end());
+  if (StageResult* numerics = StageNamed(r, "numerics"))
+    numerics->findings.insert(numerics->findings.end(), found.numerics.begin(), found.numerics.end());
   r.layer_curve.insert(r.layer_curve.end(), found.layer_curve.begin(), found.layer_curve.end());
   if (found.quant) r.quant = std::move(found.quant);
   r.notes.insert(r.notes.end(), found.notes.begin(), found.notes.end());

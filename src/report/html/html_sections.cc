@@ -292,7 +292,9 @@ std::string PerformanceSection(const CheckReport& r) {
         "class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-        Esc(p.config), l.reused_runs > 0 ? fmt::format("{} ({} the check's own)", l.runs, l.reused_runs) : std::to_string(l.runs), Num(l.mean_ms), Num(l.p50_ms), Num(l.p95_ms), Num(l.p99_ms), Num(l.min_ms),
+        Esc(p.config),
+        l.reused_runs > 0 ? fmt::format("{} ({} the check's own)", l.runs, l.reused_runs) : std::to_string(l.runs),
+        Num(l.mean_ms), Num(l.p50_ms), Num(l.p95_ms), Num(l.p99_ms), Num(l.min_ms),
         Num(l.max_ms), Num(p.session_creation_ms),
         (p.peak_rss_bytes > 0 ? fmt::format("{:.1f} MiB", static_cast<double>(p.peak_rss_bytes) / 1048576.0)
                               : std::string("n/a")) +
